@@ -1,0 +1,97 @@
+// Package sse reads and writes text/event-stream bodies the way a conforming
+// (WHATWG) client parses them, one event block at a time, keeping every byte.
+//
+// The pipeline inside fray is
+//
+//	upstream body -> Reader.Next -> *Event (raw bytes + fields + client view) -> Event.AppendTo -> client
+//
+// An Event that nobody modified is written back byte for byte. An Event whose
+// fields were removed or changed is written in a canonical form that keeps the
+// block's line-end style. Memory per stream is bounded by the Reader's maximum
+// block size; past it the rest of the stream is passed on raw, unparsed.
+package sse
+
+// DefaultMaxBlock is the largest event block, in bytes, that a Reader parses
+// when no other limit is given.
+const DefaultMaxBlock = 1 << 20
+
+// Line is one line of an event block, without its line end in Name and Value.
+// Raw holds the whole line as read, line end included.
+type Line struct {
+	// Name is the field name: everything before the first colon, or the
+	// whole line when there is no colon. Empty for a comment.
+	Name []byte
+	// Value is the field value with one leading space removed, or the
+	// comment text after the colon for a comment.
+	Value []byte
+	// Raw is the line exactly as it was read, line end included.
+	Raw []byte
+	// Comment reports whether the line started with a colon.
+	Comment bool
+}
+
+// Event is one block of an event stream: the lines up to and including the
+// empty line that ends it, and what a conforming client makes of them.
+//
+// The byte slices of an Event returned by Reader.Next point into the
+// Reader's buffer and are valid only until the next call to Next. An Event is
+// not safe for concurrent use.
+type Event struct {
+	// Raw is the block exactly as read: its lines, the empty line that ended
+	// it and, for the first block of a stream, a leading UTF-8 BOM.
+	Raw []byte
+	// Lines are the block's lines in order, the ending empty line excluded.
+	Lines []Line
+
+	// Type is the value of the last "event" field; empty means "message".
+	Type []byte
+	// Data is the data buffer as dispatched: data values joined by LF, the
+	// final LF removed. Nil when the block has no data line.
+	Data []byte
+	// ID is the value of the last "id" field that had no NUL in it.
+	ID []byte
+	// HasID reports whether the block set the last event id (possibly to
+	// the empty string, which resets it).
+	HasID bool
+	// Retry is the reconnection time in milliseconds set by the last valid
+	// "retry" field; meaningful only when HasRetry.
+	Retry int64
+	// HasRetry reports whether a valid (ASCII digits only) retry field was read.
+	HasRetry bool
+	// Dispatched reports whether a conforming client fires an event for this
+	// block: it had at least one data line and was complete.
+	Dispatched bool
+	// Complete reports whether the block was ended by an empty line. A
+	// trailing block cut by the end of the stream is not complete: a client
+	// discards it and does not commit its id.
+	Complete bool
+	// Unparsed reports that these bytes were passed through without parsing
+	// because the stream exceeded the Reader's maximum block size. Once one
+	// Unparsed event is returned, every later one is Unparsed too.
+	Unparsed bool
+	// BOM reports that Raw starts with the stream's UTF-8 byte order mark.
+	BOM bool
+
+	// modified is set by the mutating methods; AppendTo then writes the
+	// canonical form instead of Raw.
+	modified bool
+	// removed marks Lines dropped by RemoveField (index-aligned with Lines).
+	removed []bool
+	// extra holds the lines added or replaced by SetField, in canonical
+	// form without line end, as name/value pairs.
+	extra []Line
+	// scratch backs Data when it had to be joined from several lines, and
+	// the values of extra lines; reused across events.
+	scratch []byte
+}
+
+// Priming reports whether the event is a priming event in the sense of
+// SEP-1699: a complete block that sets a non-empty id and carries empty data
+// (no data line, or data lines that join to the empty string).
+func (e *Event) Priming() bool {
+	return e.Complete && e.HasID && len(e.ID) > 0 && len(e.Data) == 0
+}
+
+// Modified reports whether a mutating method changed the event, so that
+// AppendTo writes the canonical form rather than Raw.
+func (e *Event) Modified() bool { return e.modified }
