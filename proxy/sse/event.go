@@ -24,7 +24,9 @@ type Line struct {
 	// Value is the field value with one leading space removed, or the
 	// comment text after the colon for a comment.
 	Value []byte
-	// Raw is the line exactly as it was read, line end included.
+	// Raw is the line exactly as it was read, line end included. It is nil
+	// for a line added by Event.SetField, which AppendTo writes in canonical
+	// form.
 	Raw []byte
 	// Comment reports whether the line started with a colon.
 	Comment bool
@@ -35,28 +37,40 @@ type Line struct {
 //
 // The byte slices of an Event returned by Reader.Next point into the
 // Reader's buffer and are valid only until the next call to Next. An Event is
-// not safe for concurrent use.
+// not safe for concurrent use. The zero Event is an empty block that is not
+// Complete; AppendTo writes nothing for it.
 type Event struct {
 	// Raw is the block exactly as read: its lines, the empty line that ended
-	// it and, for the first block of a stream, a leading UTF-8 BOM.
+	// it and, for the first block of a stream, a leading UTF-8 BOM. When the
+	// previous block ended in a CR at the end of a read and the next read
+	// began with an LF, that LF is the first byte of this Raw (see Reader).
 	Raw []byte
 	// Lines are the block's lines in order, the ending empty line excluded.
+	// A trailing block cut by the end of the stream ends with the cut line,
+	// whose Raw has no line end; a client ignores that line. RemoveField and
+	// SetField edit Lines in place.
 	Lines []Line
 
 	// Type is the value of the last "event" field; empty means "message".
 	Type []byte
 	// Data is the data buffer as dispatched: data values joined by LF, the
-	// final LF removed. Nil when the block has no data line.
+	// final LF removed. Nil when the block has no data line; empty, not nil,
+	// when its data lines join to the empty string.
 	Data []byte
 	// ID is the value of the last "id" field that had no NUL in it.
 	ID []byte
 	// HasID reports whether the block set the last event id (possibly to
-	// the empty string, which resets it).
+	// the empty string, which resets it). The last event id is a property
+	// of the stream: a client keeps it across blocks and commits it only for
+	// a Complete block.
 	HasID bool
 	// Retry is the reconnection time in milliseconds set by the last valid
 	// "retry" field; meaningful only when HasRetry.
 	Retry int64
-	// HasRetry reports whether a valid (ASCII digits only) retry field was read.
+	// HasRetry reports whether a valid (ASCII digits only) retry field was
+	// read. A client applies retry as soon as it reads the line, so this
+	// holds for a block that is not Complete too. A value too large for
+	// int64 is read as math.MaxInt64.
 	HasRetry bool
 	// Dispatched reports whether a conforming client fires an event for this
 	// block: it had at least one data line and was complete.
@@ -67,7 +81,9 @@ type Event struct {
 	Complete bool
 	// Unparsed reports that these bytes were passed through without parsing
 	// because the stream exceeded the Reader's maximum block size. Once one
-	// Unparsed event is returned, every later one is Unparsed too.
+	// Unparsed event is returned, every later one is Unparsed too. An
+	// Unparsed event has no Lines and no client view, and is never
+	// Complete; the mutating methods leave it alone.
 	Unparsed bool
 	// BOM reports that Raw starts with the stream's UTF-8 byte order mark.
 	BOM bool
@@ -75,13 +91,19 @@ type Event struct {
 	// modified is set by the mutating methods; AppendTo then writes the
 	// canonical form instead of Raw.
 	modified bool
-	// removed marks Lines dropped by RemoveField (index-aligned with Lines).
-	removed []bool
-	// extra holds the lines added or replaced by SetField, in canonical
-	// form without line end, as name/value pairs.
-	extra []Line
-	// scratch backs Data when it had to be joined from several lines, and
-	// the values of extra lines; reused across events.
+	// prefix is how many bytes of Raw come before the first line: the
+	// stream's BOM, or an LF that completes the CR ending the previous block.
+	prefix int
+	// term is where the terminating empty line starts in Raw; len(Raw) when
+	// the block is not complete.
+	term int
+	// eol is the block's line-end style, used for lines written canonically.
+	eol eolStyle
+	// edit holds the names and values of the lines added by SetField;
+	// reused across events.
+	edit []byte
+	// scratch backs Data when it had to be joined from several lines;
+	// reused across events.
 	scratch []byte
 }
 

@@ -1,0 +1,145 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// chunkReader returns its data in pieces whose sizes cycle through sizes,
+// so a test controls exactly where the reads of a stream break.
+type chunkReader struct {
+	data  []byte
+	sizes []int
+	i     int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(c.data)
+	if len(c.sizes) > 0 {
+		n = max(c.sizes[c.i%len(c.sizes)], 1)
+		c.i++
+	}
+	n = min(n, len(p), len(c.data))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+// piecesReader returns each of its pieces in one read.
+type piecesReader struct{ pieces []string }
+
+func (p *piecesReader) Read(b []byte) (int, error) {
+	for len(p.pieces) > 0 && p.pieces[0] == "" {
+		p.pieces = p.pieces[1:]
+	}
+	if len(p.pieces) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, p.pieces[0])
+	p.pieces[0] = p.pieces[0][n:]
+	return n, nil
+}
+
+// snap is an Event copied out of the Reader's buffers.
+type snap struct {
+	Raw        string
+	Lines      []string // raw lines
+	Type       string
+	Data       string
+	DataNil    bool
+	ID         string
+	HasID      bool
+	Retry      int64
+	HasRetry   bool
+	Dispatched bool
+	Complete   bool
+	Unparsed   bool
+	BOM        bool
+	Priming    bool
+}
+
+func snapshot(e *Event) snap {
+	s := snap{
+		Raw: string(e.Raw), Type: string(e.Type), Data: string(e.Data), DataNil: e.Data == nil,
+		ID: string(e.ID), HasID: e.HasID, Retry: e.Retry, HasRetry: e.HasRetry,
+		Dispatched: e.Dispatched, Complete: e.Complete, Unparsed: e.Unparsed, BOM: e.BOM,
+		Priming: e.Priming(),
+	}
+	for _, l := range e.Lines {
+		s.Lines = append(s.Lines, string(l.Raw))
+	}
+	return s
+}
+
+// readAll reads src to the end and returns snapshots of every event and
+// the error that ended the stream (nil for io.EOF).
+func readAll(t testing.TB, src io.Reader, maxBlock int) ([]snap, error) {
+	t.Helper()
+	r := NewReader(src, maxBlock)
+	var out []snap
+	for {
+		e, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, snapshot(e))
+	}
+}
+
+func rawOf(events []snap) string {
+	var b bytes.Buffer
+	for _, e := range events {
+		b.WriteString(e.Raw)
+	}
+	return b.String()
+}
+
+// msg is an event as a client's application receives it.
+type msg struct {
+	Type, Data, LastID string
+	Retry              int64
+}
+
+// view is what a client makes of a whole stream.
+type view struct {
+	Msgs   []msg
+	LastID string
+	Retry  int64
+}
+
+// clientView replays events as a client would: the id of a complete block
+// is committed, a retry applies at once, and a dispatched block fires a
+// message carrying the last event id.
+func clientView(events []snap) view {
+	var v view
+	for _, e := range events {
+		if e.Unparsed {
+			continue
+		}
+		if e.HasRetry {
+			v.Retry = e.Retry
+		}
+		if !e.Complete {
+			continue
+		}
+		if e.HasID {
+			v.LastID = e.ID
+		}
+		if e.Dispatched {
+			typ := e.Type
+			if typ == "" {
+				typ = "message"
+			}
+			v.Msgs = append(v.Msgs, msg{Type: typ, Data: e.Data, LastID: v.LastID, Retry: v.Retry})
+		}
+	}
+	return v
+}

@@ -1,0 +1,260 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// minRead is the initial buffer size and the slack the buffer may grow past
+// the block limit, so that a block of exactly the limit still leaves room
+// for a read.
+const minRead = 4096
+
+// maxEmptyReads bounds how many reads in a row may return neither bytes nor
+// an error before the Reader gives up with io.ErrNoProgress, as bufio does.
+const maxEmptyReads = 100
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// errNoSource is returned by Next on a Reader that was never given a source.
+var errNoSource = errors.New("sse: Reader has no source (use NewReader or Reset)")
+
+// Reader reads an event stream one block at a time, from whatever pieces
+// its source delivers, and keeps every byte: the Raw of the events it
+// returns, concatenated, is exactly the stream it read.
+//
+// A line that ends in CR at the end of the bytes read so far is complete at
+// once, so a block ended by such a line is returned without waiting for the
+// next read. If the next read then starts with an LF, that LF is the second
+// half of the CRLF; since the block is already gone it becomes the first byte
+// of the next event's Raw, before its first line (an event that is only that
+// LF, when the stream ends there, is returned with Complete false).
+//
+// Memory is bounded by the maximum block size: a block larger than that is
+// not parsed, and from then on the rest of the stream is returned in
+// Unparsed events, each holding what one read delivered.
+//
+// The zero Reader has no source: call Reset before Next. A Reader is not safe
+// for concurrent use.
+type Reader struct {
+	src io.Reader
+	max int // largest block parsed, in bytes
+
+	buf   []byte // buf[start:end] are the bytes read and not yet returned
+	start int    // first byte of the current block
+	end   int
+	line  int // first byte of the line being scanned
+	lf    seek
+	cr    seek
+	done  int // end of the event last returned; start moves there on Next
+
+	spans     []span // lines of the current block, relative to start
+	prefix    int    // bytes of the block before its first line
+	hasBOM    bool   // the current block starts with the stream's BOM
+	pendingLF bool   // the last line end was a CR at the end of the buffer
+	begun     bool   // the check for a BOM at the start of the stream is done
+	unparsed  bool   // the stream overflowed; pass the rest through raw
+	err       error  // sticky error from the source
+
+	ev Event
+}
+
+// NewReader returns a Reader of the event stream src that parses blocks of
+// up to maxBlock bytes; maxBlock <= 0 means DefaultMaxBlock.
+func NewReader(src io.Reader, maxBlock int) *Reader {
+	r := &Reader{max: maxBlock}
+	r.Reset(src)
+	return r
+}
+
+// Reset makes r read a new stream from src, keeping its buffers and its
+// maximum block size (DefaultMaxBlock for a zero Reader). Events returned
+// before are no longer valid.
+func (r *Reader) Reset(src io.Reader) {
+	max := r.max
+	if max <= 0 {
+		max = DefaultMaxBlock
+	}
+	ev := r.ev
+	ev.reset()
+	*r = Reader{src: src, max: max, buf: r.buf, spans: r.spans[:0], ev: ev}
+}
+
+// Next returns the next block of the stream. It returns io.EOF once the
+// stream has ended and every byte has been returned, and any other error of
+// the source as it is, after the blocks it had already buffered and then
+// whatever bytes of a cut block remained (in an Event that is not Complete).
+// Errors are sticky: once Next has returned one, it returns it again.
+//
+// The Event and its slices are valid until the next call to Next or Reset.
+func (r *Reader) Next() (*Event, error) {
+	if r.src == nil {
+		return nil, errNoSource
+	}
+	r.consume()
+	if r.unparsed {
+		return r.nextUnparsed()
+	}
+	for {
+		if !r.begun && !r.checkBOM() {
+			r.fill()
+			continue
+		}
+		end := r.scan()
+		if end-r.start > r.max || end < 0 && r.end-r.start > r.max {
+			return r.overflow(), nil
+		}
+		if end >= 0 {
+			return r.finish(end, true), nil
+		}
+		if r.err != nil {
+			if r.end > r.start {
+				return r.finish(r.end, false), nil
+			}
+			return nil, r.err
+		}
+		r.fill()
+	}
+}
+
+// consume drops the event last returned and starts a new block after it.
+func (r *Reader) consume() {
+	r.start = r.done
+	r.line = r.done
+	r.spans = r.spans[:0]
+	r.prefix = 0
+	r.hasBOM = false
+}
+
+// checkBOM strips a BOM at the very start of the stream. It reports false
+// when it needs more bytes to decide.
+func (r *Reader) checkBOM() bool {
+	b := r.buf[r.start:r.end]
+	if len(b) < len(bom) && bytes.HasPrefix(bom, b) && r.err == nil {
+		return false
+	}
+	r.begun = true
+	if bytes.HasPrefix(b, bom) {
+		r.hasBOM = true
+		r.prefix = len(bom)
+		r.line += len(bom)
+	}
+	return true
+}
+
+// fill reads more bytes into the buffer, moving the current block to its
+// start first and growing it when the block fills it. The caller makes sure
+// the block is within the limit, so the buffer never grows past
+// max + minRead.
+func (r *Reader) fill() {
+	if r.start > 0 {
+		r.shift(r.start)
+	}
+	if r.end == len(r.buf) {
+		r.grow()
+	}
+	for range maxEmptyReads {
+		n, err := r.src.Read(r.buf[r.end:])
+		if n < 0 || n > len(r.buf)-r.end {
+			r.err = fmt.Errorf("sse: source returned an invalid count %d from Read", n)
+			return
+		}
+		r.end += n
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// shift moves the unconsumed bytes down by n, keeping every offset in step,
+// so that no byte already scanned is scanned again.
+func (r *Reader) shift(n int) {
+	copy(r.buf, r.buf[n:r.end])
+	r.start -= n
+	r.end -= n
+	r.line -= n
+	r.lf.at -= n
+	r.cr.at -= n
+}
+
+// grow doubles the buffer, up to max + minRead.
+func (r *Reader) grow() {
+	n := max(2*len(r.buf), minRead)
+	n = min(n, r.max+minRead)
+	if n <= len(r.buf) {
+		return
+	}
+	buf := make([]byte, n)
+	copy(buf, r.buf[:r.end])
+	r.buf = buf
+}
+
+// finish returns the block buf[start:end] as the Reader's Event.
+func (r *Reader) finish(end int, complete bool) *Event {
+	r.done = end
+	e := &r.ev
+	e.reset()
+	e.Raw = r.buf[r.start:end]
+	e.BOM = r.hasBOM
+	e.Complete = complete
+	e.prefix = r.prefix
+	e.term = len(e.Raw)
+	from := r.prefix
+	for _, s := range r.spans {
+		e.Lines = append(e.Lines, newLine(e.Raw[from:s.rawEnd], s.end-from))
+		from = s.rawEnd
+	}
+	if complete {
+		e.term = from
+	} else if from < len(e.Raw) {
+		e.Lines = append(e.Lines, newLine(e.Raw[from:], len(e.Raw)-from))
+	}
+	e.eol = eolLF
+	if len(r.spans) > 0 {
+		s := r.spans[0]
+		e.eol = styleOf(e.Raw[s.end:s.rawEnd])
+	} else if complete {
+		e.eol = styleOf(e.Raw[e.term:])
+	}
+	e.interpret()
+	return e
+}
+
+// overflow switches to passing the stream through unparsed and returns what
+// is buffered of the block that was too large.
+func (r *Reader) overflow() *Event {
+	r.unparsed = true
+	return r.rawEvent()
+}
+
+// nextUnparsed returns whatever the next read delivers.
+func (r *Reader) nextUnparsed() (*Event, error) {
+	r.start, r.end, r.done = 0, 0, 0
+	if r.err == nil {
+		r.fill()
+	}
+	if r.end == 0 {
+		return nil, r.err
+	}
+	return r.rawEvent(), nil
+}
+
+// rawEvent returns buf[start:end] as an Unparsed event.
+func (r *Reader) rawEvent() *Event {
+	r.done = r.end
+	e := &r.ev
+	e.reset()
+	e.Raw = r.buf[r.start:r.end]
+	e.BOM = r.hasBOM
+	e.Unparsed = true
+	e.prefix = len(e.Raw)
+	e.term = len(e.Raw)
+	return e
+}

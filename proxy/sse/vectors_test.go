@@ -1,0 +1,184 @@
+package sse
+
+import (
+	"bytes"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// vector is a case of the parsing note: the stream in the pieces one read
+// each delivers, the data of the events dispatched and the last event id.
+type vector struct {
+	name   string
+	pieces []string
+	data   []string
+	lastID string
+	retry  int64
+}
+
+var vectors = []vector{
+	{name: "1 CRLF split across reads",
+		pieces: []string{"data: Hello\r", "\ndata: World\r", "\n\r\ndata: OK\r", "\n", "\r", "\n"},
+		data:   []string{"Hello\nWorld", "OK"}},
+	{name: "2 CR then CRLF", pieces: []string{"data: one\r", "\r", "\n"}, data: []string{"one"}},
+	{name: "3 CR CR", pieces: []string{"data: a\r\r"}, data: []string{"a"}},
+	{name: "4 mixed ends and bare data", pieces: []string{"data:test\r\ndata\ndata:test\r\n\r\n"},
+		data: []string{"test\n\ntest"}},
+	{name: "5 LF then CR", pieces: []string{"data: a\n\rdata: b\n\n"}, data: []string{"a", "b"}},
+	{name: "6 CRLF then CR", pieces: []string{"data: a\r\n\rdata: b\r\n\r\n"}, data: []string{"a", "b"}},
+	{name: "7 empty data", pieces: []string{"data:\n\ndata\ndata\n\ndata:test\n\n"},
+		data: []string{"", "\n", "test"}},
+	{name: "8 id with NUL ignored", pieces: []string{"id: 123\nid: bad\x00id\ndata: hello\n\n"},
+		data: []string{"hello"}, lastID: "123"},
+	{name: "9 bare id resets", pieces: []string{"id: 1\ndata: a\n\nid\n\ndata: b\n\n"},
+		data: []string{"a", "b"}},
+	{name: "10 type resets", pieces: []string{"event: foo\n\ndata: x\n\n"}, data: []string{"x"}},
+	{name: "11 cut block discarded", pieces: []string{"data: a\n\ndata: b\n"}, data: []string{"a"}},
+	{name: "12a retry leading zero", pieces: []string{"retry: 02000\n\n"}, retry: 2000},
+	{name: "12b retry with letter", pieces: []string{"retry: 1000x\n\n"}},
+	{name: "12c bare retry", pieces: []string{"retry\n\n"}},
+	{name: "12d retry with sign", pieces: []string{"retry: +5\n\n"}},
+	// The note lists vector 13 as "nothing dispatched", but its input has a
+	// data line, and by the note's own rule (and vector 7) "data:" makes the
+	// buffer "\n", which is dispatched as "". Browsers fire that event; an
+	// MCP client skips it as a priming event.
+	{name: "13 priming", pieces: []string{"id: 7\ndata:\n\n"}, data: []string{""}, lastID: "7"},
+}
+
+func TestVectors(t *testing.T) {
+	for _, v := range vectors {
+		input := strings.Join(v.pieces, "")
+		feeds := map[string]func() io.Reader{
+			"pieces": func() io.Reader { return &piecesReader{pieces: append([]string(nil), v.pieces...)} },
+			"whole":  func() io.Reader { return strings.NewReader(input) },
+			"1-byte": func() io.Reader { return iotest.OneByteReader(strings.NewReader(input)) },
+			"2-byte": func() io.Reader { return &chunkReader{data: []byte(input), sizes: []int{2}} },
+		}
+		for feed, src := range feeds {
+			t.Run(v.name+"/"+feed, func(t *testing.T) {
+				events, err := readAll(t, src(), 0)
+				if err != nil {
+					t.Fatalf("Next: %v", err)
+				}
+				if got := rawOf(events); got != input {
+					t.Errorf("concatenated Raw = %q, want the input %q", got, input)
+				}
+				cv := clientView(events)
+				var data []string
+				for _, m := range cv.Msgs {
+					data = append(data, m.Data)
+				}
+				if !reflect.DeepEqual(data, v.data) {
+					t.Errorf("dispatched data = %q, want %q", data, v.data)
+				}
+				if cv.LastID != v.lastID {
+					t.Errorf("last event id = %q, want %q", cv.LastID, v.lastID)
+				}
+				if cv.Retry != v.retry {
+					t.Errorf("retry = %d, want %d", cv.Retry, v.retry)
+				}
+				if ref := refParse([]byte(input)); !reflect.DeepEqual(cv, ref) {
+					t.Errorf("client view %+v, reference parser %+v", cv, ref)
+				}
+			})
+		}
+	}
+}
+
+func TestVectorDetails(t *testing.T) {
+	t.Run("9 ids per message", func(t *testing.T) {
+		events, _ := readAll(t, strings.NewReader("id: 1\ndata: a\n\nid\n\ndata: b\n\n"), 0)
+		cv := clientView(events)
+		want := []msg{{Type: "message", Data: "a", LastID: "1"}, {Type: "message", Data: "b", LastID: ""}}
+		if !reflect.DeepEqual(cv.Msgs, want) {
+			t.Errorf("messages = %+v, want %+v", cv.Msgs, want)
+		}
+	})
+	t.Run("10 type is message", func(t *testing.T) {
+		events, _ := readAll(t, strings.NewReader("event: foo\n\ndata: x\n\n"), 0)
+		if len(events) != 2 || events[0].Dispatched || events[0].Type != "foo" || events[1].Type != "" {
+			t.Errorf("events = %+v, want an undispatched foo block and an untyped x", events)
+		}
+	})
+	t.Run("11 cut block", func(t *testing.T) {
+		events, _ := readAll(t, strings.NewReader("data: a\n\ndata: b\n"), 0)
+		if len(events) != 2 || events[1].Complete || events[1].Dispatched || events[1].Data != "b" {
+			t.Errorf("events = %+v, want the cut block last, not complete, not dispatched", events)
+		}
+	})
+	t.Run("13 priming", func(t *testing.T) {
+		events, _ := readAll(t, strings.NewReader("id: 7\ndata:\n\n"), 0)
+		if len(events) != 1 || !events[0].Priming || events[0].DataNil {
+			t.Errorf("events = %+v, want one priming event with empty, non-nil data", events)
+		}
+	})
+	t.Run("13 priming without data line", func(t *testing.T) {
+		events, _ := readAll(t, strings.NewReader("id: 7\n\n"), 0)
+		if len(events) != 1 || !events[0].Priming || events[0].Dispatched || !events[0].DataNil {
+			t.Errorf("events = %+v, want one undispatched priming event", events)
+		}
+	})
+}
+
+// lastReader delivers its pieces and then fails the test if it is read
+// again: a block ended by a CR at the end of a read must not wait for more.
+type lastReader struct {
+	t      *testing.T
+	pieces []string
+}
+
+func (l *lastReader) Read(p []byte) (int, error) {
+	if len(l.pieces) == 0 {
+		l.t.Errorf("Read called again after the block's final CR was delivered")
+		return 0, io.ErrUnexpectedEOF
+	}
+	n := copy(p, l.pieces[0])
+	l.pieces = l.pieces[1:]
+	return n, nil
+}
+
+func TestCREndsBlockAtOnce(t *testing.T) {
+	for _, pieces := range [][]string{
+		{"data: a\r\r"},
+		{"data: a\r", "\r"},
+		{"d", "ata: a", "\r", "\r"},
+		{"data: a\r\n\r"},
+	} {
+		r := NewReader(&lastReader{t: t, pieces: pieces}, 0)
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("%q: Next: %v", pieces, err)
+		}
+		if !e.Dispatched || string(e.Data) != "a" {
+			t.Errorf("%q: got data %q dispatched=%v, want \"a\" dispatched", pieces, e.Data, e.Dispatched)
+		}
+		if got, want := string(e.Raw), strings.Join(pieces, ""); got != want {
+			t.Errorf("%q: Raw = %q, want %q", pieces, got, want)
+		}
+	}
+}
+
+func TestSwallowedLFStartsNextRaw(t *testing.T) {
+	r := NewReader(&piecesReader{pieces: []string{"data: a\r", "\r", "\ndata: b\n\n"}}, 0)
+	var raws []string
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		raws = append(raws, string(e.Raw))
+		if e.prefix > 0 && !bytes.Equal(e.Lines[0].Raw, []byte("data: b\n")) {
+			t.Errorf("first line after the LF = %q", e.Lines[0].Raw)
+		}
+	}
+	want := []string{"data: a\r\r", "\ndata: b\n\n"}
+	if !reflect.DeepEqual(raws, want) {
+		t.Errorf("Raws = %q, want %q", raws, want)
+	}
+}
