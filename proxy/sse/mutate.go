@@ -40,12 +40,14 @@ func (e *Event) RemoveField(name string) int {
 //
 // SetField panics if name is empty or holds a colon, CR or LF, since such a
 // line would read as a comment or as another field. It does nothing to an
-// Unparsed event.
+// Unparsed event, nor to an event that is no block at all: one that is cut
+// by the end of the stream with no line in it, holding only a BOM or the LF
+// that completed the previous block's CR.
 func (e *Event) SetField(name string, value []byte) {
 	if name == "" || strings.ContainsAny(name, ":\r\n") {
 		panic(fmt.Sprintf("sse: SetField: invalid field name %q", name))
 	}
-	if e.Unparsed {
+	if e.Unparsed || !e.Complete && len(e.Lines) == 0 {
 		return
 	}
 	at := -1

@@ -1,0 +1,270 @@
+package sse
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestBOM(t *testing.T) {
+	tests := []struct {
+		name   string
+		input  string
+		bom    []bool
+		data   []string
+		sizes  []int
+		prefix int
+	}{
+		{name: "stripped at start", input: "\xEF\xBB\xBFdata: x\n\n", bom: []bool{true}, data: []string{"x"}},
+		{name: "split over reads", input: "\xEF\xBB\xBFdata: x\n\n", bom: []bool{true}, data: []string{"x"}, sizes: []int{1}},
+		{name: "later is a character", input: "data: a\n\n\xEF\xBB\xBFdata: b\n\n",
+			bom: []bool{false, false}, data: []string{"a"}},
+		{name: "twice", input: "\xEF\xBB\xBF\xEF\xBB\xBFdata: b\n\n", bom: []bool{true}},
+		{name: "alone", input: "\xEF\xBB\xBF", bom: []bool{true}},
+		{name: "part of one", input: "\xEF\xBB", bom: []bool{false}},
+		{name: "empty block", input: "\xEF\xBB\xBF\r", bom: []bool{true}, sizes: []int{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			events, err := readAll(t, &chunkReader{data: []byte(tt.input), sizes: tt.sizes}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rawOf(events); got != tt.input {
+				t.Errorf("Raw = %q, want %q", got, tt.input)
+			}
+			var boms []bool
+			var data []string
+			for _, e := range events {
+				boms = append(boms, e.BOM)
+				if e.Dispatched {
+					data = append(data, e.Data)
+				}
+			}
+			if !reflect.DeepEqual(boms, tt.bom) || !reflect.DeepEqual(data, tt.data) {
+				t.Errorf("BOM flags %v data %q, want %v %q", boms, data, tt.bom, tt.data)
+			}
+		})
+	}
+}
+
+func TestLines(t *testing.T) {
+	input := "\xEF\xBB\xBF: hi\r\nevent:up\r\ndata\r\nid:  x\r\nretry: 10\r\n\r\n"
+	events, _ := readAll(t, strings.NewReader(input), 0)
+	r := NewReader(strings.NewReader(input), 0)
+	e, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type line struct {
+		Name, Value, Raw string
+		Comment          bool
+	}
+	var got []line
+	for _, l := range e.Lines {
+		got = append(got, line{string(l.Name), string(l.Value), string(l.Raw), l.Comment})
+	}
+	want := []line{
+		{"", " hi", ": hi\r\n", true},
+		{"event", "up", "event:up\r\n", false},
+		{"data", "", "data\r\n", false},
+		{"id", " x", "id:  x\r\n", false},
+		{"retry", "10", "retry: 10\r\n", false},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lines = %+v\nwant %+v", got, want)
+	}
+	if s := events[0]; s.Type != "up" || s.Data != "" || s.ID != " x" || !s.HasID || s.Retry != 10 || !s.Dispatched || !s.BOM {
+		t.Errorf("client view = %+v", s)
+	}
+}
+
+func TestRetryValues(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		ok   bool
+		want int64
+	}{
+		{"0", true, 0}, {"02000", true, 2000}, {"", false, 0}, {"1000x", false, 0}, {"+5", false, 0},
+		{"-1", false, 0}, {" 5", false, 0}, {"99999999999999999999999", true, 1<<63 - 1},
+		{"9223372036854775807", true, 1<<63 - 1}, {"9223372036854775806", true, 1<<63 - 2},
+	} {
+		got, ok := parseRetry([]byte(tt.in))
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("parseRetry(%q) = %d, %v, want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+var errBroken = errors.New("connection reset")
+
+func TestReadErrorAfterBufferedBlocks(t *testing.T) {
+	src := io.MultiReader(strings.NewReader("data: a\n\ndata: b\n\ndata: c"), iotest.ErrReader(errBroken))
+	r := NewReader(src, 0)
+	var raw bytes.Buffer
+	var data []string
+	var err error
+	for {
+		var e *Event
+		e, err = r.Next()
+		if err != nil {
+			break
+		}
+		raw.Write(e.Raw)
+		if e.Dispatched {
+			data = append(data, string(e.Data))
+		}
+	}
+	if !errors.Is(err, errBroken) {
+		t.Fatalf("Next error = %v, want %v", err, errBroken)
+	}
+	if raw.String() != "data: a\n\ndata: b\n\ndata: c" || !reflect.DeepEqual(data, []string{"a", "b"}) {
+		t.Errorf("read %q dispatching %q before the error", raw.String(), data)
+	}
+	if _, again := r.Next(); !errors.Is(again, errBroken) {
+		t.Errorf("second Next error = %v, want the same error again", again)
+	}
+}
+
+func TestDataAndErrorInOneRead(t *testing.T) {
+	events, err := readAll(t, iotest.DataErrReader(strings.NewReader("data: a\n\ndata: b")), 0)
+	if err != nil || len(events) != 2 || !events[0].Dispatched || events[1].Complete {
+		t.Errorf("events %+v err %v, want a then a cut block", events, err)
+	}
+}
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+func TestNoProgress(t *testing.T) {
+	_, err := NewReader(emptyReader{}, 0).Next()
+	if !errors.Is(err, io.ErrNoProgress) {
+		t.Errorf("Next on a reader that never delivers = %v, want io.ErrNoProgress", err)
+	}
+}
+
+func TestZeroReader(t *testing.T) {
+	var r Reader
+	if _, err := r.Next(); err == nil {
+		t.Error("Next on a zero Reader succeeded")
+	}
+	r.Reset(strings.NewReader("data: z\n\n"))
+	e, err := r.Next()
+	if err != nil || string(e.Data) != "z" || r.max != DefaultMaxBlock {
+		t.Errorf("after Reset: %v %v max %d", e, err, r.max)
+	}
+}
+
+func TestReset(t *testing.T) {
+	r := NewReader(&chunkReader{data: []byte("\xEF\xBB\xBFdata: a\r"), sizes: []int{5}}, 64)
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+	}
+	buf := r.buf
+	r.Reset(strings.NewReader("\ndata: b\n\n"))
+	events := []snap{}
+	for {
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		events = append(events, snapshot(e))
+	}
+	// A new stream owes nothing to the old one: no BOM check carried over,
+	// no pending LF from the old stream's CR.
+	if len(events) != 2 || events[0].Raw != "\n" || events[1].Data != "b" {
+		t.Errorf("events after Reset = %+v", events)
+	}
+	if &r.buf[0] != &buf[0] || r.max != 64 {
+		t.Error("Reset dropped the buffer or the block limit")
+	}
+}
+
+func TestBoundedMemory(t *testing.T) {
+	const maxBlock = 1 << 20
+	input := make([]byte, 10<<20)
+	for i := range input {
+		input[i] = 'a' + byte(i%26)
+	}
+	copy(input, "data: ")
+	input = append(input, "\n\ndata: after\n\n"...)
+	for _, sizes := range [][]int{nil, {4096}, {1<<20 + 7}} {
+		r := NewReader(&chunkReader{data: input, sizes: sizes}, maxBlock)
+		var out []byte
+		unparsed, parsed := 0, 0
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Unparsed {
+				unparsed++
+			} else if unparsed > 0 {
+				t.Fatal("a parsed event after an Unparsed one")
+			} else {
+				parsed++
+			}
+			out = e.AppendTo(out)
+			if c := cap(r.buf); c > maxBlock+minRead {
+				t.Fatalf("buffer capacity %d, want at most %d", c, maxBlock+minRead)
+			}
+		}
+		if !bytes.Equal(out, input) {
+			t.Errorf("sizes %v: output differs from input (%d bytes, want %d)", sizes, len(out), len(input))
+		}
+		if parsed != 0 || unparsed < 2 {
+			t.Errorf("sizes %v: %d parsed and %d Unparsed events, want only Unparsed ones", sizes, parsed, unparsed)
+		}
+	}
+}
+
+func TestBlockLimitIndependentOfReads(t *testing.T) {
+	input := "data: 0123456789\n\ndata: " + strings.Repeat("x", 40) + "\n\ndata: z\n\n"
+	for _, sizes := range [][]int{nil, {1}, {3}, {50}} {
+		events, err := readAll(t, &chunkReader{data: []byte(input), sizes: sizes}, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rawOf(events) != input {
+			t.Errorf("sizes %v: Raw differs from input", sizes)
+		}
+		if len(events) < 2 || !events[0].Dispatched || events[0].Data != "0123456789" || !events[1].Unparsed {
+			t.Errorf("sizes %v: events %+v, want one parsed block then Unparsed ones", sizes, events)
+		}
+	}
+}
+
+func TestSeekSearchesOnce(t *testing.T) {
+	// A stream of bare-CR lines has no LF: the search for LF must remember
+	// that it reached the end rather than search the rest of the buffer
+	// again for every line.
+	b := []byte("data: x\rdata: y\r")
+	var s seek
+	if i := s.next(b, 0, '\n'); i != -1 || s.at != len(b) {
+		t.Fatalf("next = %d, at %d; want -1 at %d", i, s.at, len(b))
+	}
+	b[3] = '\n' // not looked at again: the bytes before at are known
+	if i := s.next(b, 8, '\n'); i != -1 {
+		t.Errorf("next searched bytes it had already searched: %d", i)
+	}
+	b = append(b, "a\nb\n"...)
+	if i := s.next(b, 8, '\n'); i != 17 {
+		t.Errorf("next after more bytes = %d, want 17", i)
+	}
+	if i := s.next(b, 10, '\n'); i != 17 {
+		t.Errorf("next from before a found byte = %d, want 17", i)
+	}
+	if i := s.next(b, 18, '\n'); i != 19 {
+		t.Errorf("next past a found byte = %d, want 19", i)
+	}
+}
