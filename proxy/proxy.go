@@ -1,50 +1,150 @@
 // Package proxy is fray's HTTP reverse proxy: it forwards every exchange to
 // one upstream, passes text/event-stream bodies through the SSE reader one
-// event block at a time, and classifies each exchange for faults and checks.
+// event block at a time, classifies each exchange for faults and checks, and
+// carries out the decisions of a fault plan.
 //
-//	client <-> Proxy (classify, faults, SSE pump) <-> upstream
+//	client <-> Proxy.ServeHTTP (classify, exchange faults)
+//	               |
+//	               +-> upstream request --> response
+//	                                          |
+//	                       text/event-stream: pump (sse.Reader -> faults -> write+flush per event)
+//	                       anything else:     streamed through
 package proxy
 
 import (
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/sse"
 )
 
 // Options configures a Proxy. The zero value of every field but Upstream is
 // usable.
 type Options struct {
-	// Upstream is the base URL every request is forwarded under. Required.
+	// Upstream is the base URL every request is forwarded under: a client
+	// path P goes to Upstream.Path joined with P. Required; http or https.
 	Upstream *url.URL
-	// Transport carries requests to the upstream. Nil means a transport
-	// cloned from http.DefaultTransport.
+	// Transport carries requests to the upstream. Nil means NewTransport(nil).
 	Transport http.RoundTripper
 	// Logger receives the proxy's log lines. Nil discards them.
 	Logger *slog.Logger
 	// MaxBlock bounds an SSE event block in bytes; 0 means sse.DefaultMaxBlock.
 	MaxBlock int
+	// MaxRequestBody bounds the JSON-RPC request bodies the proxy reads to
+	// classify; a larger body is answered 413. 0 means 16 MiB.
+	MaxRequestBody int64
+	// MaxSessions bounds the sessions tracked at once; the oldest is
+	// forgotten past it. 0 means 65536.
+	MaxSessions int
+	// Faults decides which faults hit which traffic. Nil injects none.
+	// A Plan swapped at run time must be swapped inside the Plan (see
+	// faults' switchable plan); the Proxy reads this field once per exchange.
+	Faults faults.Plan
+	// LogFaults logs every fault decision at info level.
+	LogFaults bool
+	// Clock gives the time and timers. Nil means the real clock.
+	Clock Clock
 }
 
 // Proxy is an http.Handler that forwards to Options.Upstream. It is safe for
 // concurrent use.
 type Proxy struct {
-	opts Options
-	rp   *httputil.ReverseProxy
+	opts     Options
+	upstream *url.URL
+	log      *slog.Logger
+	clock    Clock
+	start    time.Time
+	sessions *sessions
+	legacy   legacyPaths
+	exchSeq  atomic.Uint64
+	readers  sync.Pool // of *sse.Reader
 }
 
 // New checks opts and returns a Proxy.
 func New(opts Options) (*Proxy, error) {
-	if opts.Upstream == nil {
-		return nil, errors.New("proxy: no upstream URL")
+	u, err := checkUpstream(opts.Upstream)
+	if err != nil {
+		return nil, err
 	}
-	rp := httputil.NewSingleHostReverseProxy(opts.Upstream)
-	rp.FlushInterval = -1
-	return &Proxy{opts: opts, rp: rp}, nil
+	if opts.Transport == nil {
+		opts.Transport = NewTransport(nil)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxRequestBody <= 0 {
+		opts.MaxRequestBody = 16 << 20
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 1 << 16
+	}
+	if opts.Clock == nil {
+		opts.Clock = realClock{}
+	}
+	p := &Proxy{
+		opts:     opts,
+		upstream: u,
+		log:      opts.Logger,
+		clock:    opts.Clock,
+		start:    opts.Clock.Now(),
+		sessions: newSessions(opts.MaxSessions),
+	}
+	p.readers.New = func() any { return sse.NewReader(nil, opts.MaxBlock) }
+	return p, nil
 }
 
-// ServeHTTP forwards one exchange.
-func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.rp.ServeHTTP(w, r)
+// ParseUpstream parses a user-given upstream URL and checks that fray can
+// forward to it: an absolute http or https URL with a host.
+func ParseUpstream(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: %w", raw, err)
+	}
+	return checkUpstream(u)
+}
+
+func checkUpstream(u *url.URL) (*url.URL, error) {
+	if u == nil {
+		return nil, errors.New("proxy: no upstream URL")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("upstream %q: scheme must be http or https", u.String())
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("upstream %q: no host", u.String())
+	}
+	if u.User != nil || u.Fragment != "" {
+		return nil, fmt.Errorf("upstream %q: must not carry user info or a fragment", u.Redacted())
+	}
+	c := *u
+	c.Path = strings.TrimSuffix(c.Path, "/")
+	c.RawPath = ""
+	return &c, nil
+}
+
+// Upstream returns the base URL the proxy forwards to.
+func (p *Proxy) Upstream() *url.URL { c := *p.upstream; return &c }
+
+// NewTransport returns the transport fray uses to reach an upstream: the
+// settings of http.DefaultTransport, no transparent decompression (bytes
+// pass as sent), more idle connections per host (a proxy talks to one
+// host), and tlsConfig for https upstreams (nil means the system roots).
+func NewTransport(tlsConfig *tls.Config) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableCompression = true
+	t.MaxIdleConnsPerHost = 256
+	t.MaxIdleConns = 1024
+	t.TLSClientConfig = tlsConfig
+	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	return t
 }

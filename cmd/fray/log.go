@@ -1,0 +1,34 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// logFlags are the logging options every long-running command takes.
+func logFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log line format: text or json"},
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "least severe level logged: debug, info, warn or error"},
+	}
+}
+
+// newLogger builds the logger the flags ask for, writing to w.
+func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return nil, usagef("--log-level %q: want debug, info, warn or error", c.String("log-level"))
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch strings.ToLower(c.String("log-format")) {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	default:
+		return nil, usagef("--log-format %q: want text or json", c.String("log-format"))
+	}
+}

@@ -1,0 +1,72 @@
+// Command fray is an SSE-aware chaos proxy for MCP traffic: it sits between
+// an MCP client and server, injects faults into their event streams, and
+// checks that both ends recover.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes; documented in the README.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitUsage    = 2
+)
+
+func main() {
+	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the process's exit code. Only
+// here is an exit code chosen; the commands return errors.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(args)
+	if err == nil {
+		return exitOK
+	}
+	msg := err.Error()
+	code := exitFindings
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		code = ec.ExitCode()
+	}
+	if msg != "" {
+		fmt.Fprintf(stderr, "fray: %s\n", msg)
+	}
+	return code
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "fray",
+		Usage:     "an SSE-aware chaos proxy for MCP servers and clients",
+		UsageText: "fray COMMAND [options]\n\nexample:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Commands: []*cli.Command{
+			proxyCommand(),
+			versionCommand(),
+		},
+		// Exit codes are chosen in run, never inside the library.
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError:    usageError,
+		HideHelpCommand: false,
+	}
+}
+
+// usageError turns flag parsing problems into exit code 2.
+func usageError(_ *cli.Context, err error, _ bool) error {
+	return cli.Exit(err.Error(), exitUsage)
+}
+
+// usagef reports a bad invocation (exit code 2).
+func usagef(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), exitUsage)
+}

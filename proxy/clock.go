@@ -1,0 +1,42 @@
+package proxy
+
+import (
+	"context"
+	"time"
+)
+
+// Clock is the proxy's source of time. Tests give a fake one so that delays,
+// stalls and timed closes run without waiting. Implementations must be safe
+// for concurrent use.
+type Clock interface {
+	// Now returns the current time.
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d, unless stop is
+	// called first; stop reports whether it prevented the call.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
+}
+
+// sleep waits d on c, or until ctx is done; it reports whether the full
+// wait elapsed.
+func sleep(ctx context.Context, c Clock, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	done := make(chan struct{})
+	stop := c.AfterFunc(d, func() { close(done) })
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		stop()
+		return false
+	}
+}

@@ -1,0 +1,266 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
+)
+
+// errFaultClosed is the cancellation cause when a fault ends a stream on
+// purpose: the upstream request is cancelled, and the client's response ends
+// cleanly rather than abruptly.
+var errFaultClosed = errors.New("proxy: stream closed by a fault")
+
+// ServeHTTP forwards one exchange to the upstream, applying the fault plan.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ex := &exchange{seq: p.exchSeq.Add(1)}
+	ex.SinceRun = p.clock.Now().Sub(p.start)
+	if r.Method == http.MethodConnect {
+		plainError(w, http.StatusMethodNotAllowed, "fray forwards only to its upstream; CONNECT is not supported")
+		return
+	}
+	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
+		body, err := readBounded(r.Body, p.opts.MaxRequestBody)
+		if err != nil {
+			p.requestBodyError(w, r, err)
+			return
+		}
+		ex.body = body
+	}
+	p.classify(r, ex)
+	p.log.LogAttrs(r.Context(), slog.LevelDebug, "exchange", ex.logAttrs()...)
+
+	var act faults.ExchangeAction
+	if plan := p.opts.Faults; plan != nil {
+		act = plan.Exchange(&ex.Exchange)
+		p.logFired(r.Context(), ex, "exchange", act.Fired)
+	}
+	if p.answerInstead(w, r, &act) {
+		return
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	resp, err := p.opts.Transport.RoundTrip(p.outRequest(ctx, r, ex, &act))
+	if err != nil {
+		p.badGateway(w, r, ex, err)
+		return
+	}
+	defer resp.Body.Close()
+	if act.Latency > 0 && !sleep(r.Context(), p.clock, act.Latency) {
+		return
+	}
+	p.learnSession(ex, resp)
+	removeHopHeaders(resp.Header)
+	for _, h := range act.StripResponseHeaders {
+		resp.Header.Del(h)
+	}
+	if isEventStream(resp.Header) && identityEncoded(resp.Header) {
+		p.pump(w, r, ex, resp, cancel)
+		return
+	}
+	if isEventStream(resp.Header) {
+		p.log.LogAttrs(r.Context(), slog.LevelWarn, "event stream has a content coding; passing it through unparsed",
+			append(ex.logAttrs(), slog.String("content_encoding", resp.Header.Get("Content-Encoding")))...)
+	}
+	p.copyResponse(w, r, ex, resp)
+}
+
+// answerInstead carries out the exchange faults that answer the client
+// without forwarding. It reports whether the exchange is over.
+func (p *Proxy) answerInstead(w http.ResponseWriter, r *http.Request, act *faults.ExchangeAction) bool {
+	switch {
+	case act.Status != 0:
+		if act.Latency > 0 && !sleep(r.Context(), p.clock, act.Latency) {
+			return true
+		}
+		copyHeader(w.Header(), act.Header)
+		if len(act.Body) > 0 && w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		}
+		w.WriteHeader(act.Status)
+		_, _ = w.Write(act.Body)
+		return true
+	case act.DropRequest && act.Hang:
+		<-r.Context().Done()
+		return true
+	case act.DropRequest:
+		w.WriteHeader(http.StatusAccepted)
+		return true
+	}
+	return false
+}
+
+// outRequest builds the request to the upstream: the client's, under the
+// upstream base URL, minus hop-by-hop fields, with the exchange faults'
+// header changes.
+func (p *Proxy) outRequest(ctx context.Context, r *http.Request, ex *exchange, act *faults.ExchangeAction) *http.Request {
+	out := r.Clone(ctx)
+	out.RequestURI = ""
+	u := *p.upstream
+	u.Path, u.RawPath = p.upstreamPath(r.URL)
+	u.RawQuery = r.URL.RawQuery
+	out.URL = &u
+	out.Host = ""
+	out.Close = false
+	keepTrailers := teTrailers(r.Header)
+	removeHopHeaders(out.Header)
+	if keepTrailers {
+		out.Header.Set("Te", "trailers")
+	}
+	out.Header.Add("Via", fmt.Sprintf("%d.%d fray", r.ProtoMajor, r.ProtoMinor))
+	if ex.body != nil {
+		out.Body = io.NopCloser(bytes.NewReader(ex.body))
+		out.ContentLength = int64(len(ex.body))
+		out.GetBody = nil
+	} else if r.ContentLength == 0 {
+		out.Body = http.NoBody
+	}
+	if act.StripLastEventID {
+		out.Header.Del(headerLastEventID)
+	}
+	if act.HasLastEventID {
+		out.Header.Set(headerLastEventID, act.SetLastEventID)
+	}
+	for _, h := range act.StripRequestHeaders {
+		out.Header.Del(h)
+	}
+	return out
+}
+
+// upstreamPath maps a client path under the upstream's base path. The
+// root maps to the base itself, so that `--upstream http://h/mcp` serves
+// the endpoint at fray's `/` without a trailing slash the server may not
+// route. The escaped form is kept when the client sent one.
+func (p *Proxy) upstreamPath(cu *url.URL) (path, rawPath string) {
+	if cu.Path == "/" || cu.Path == "" {
+		if p.upstream.Path == "" {
+			return "/", ""
+		}
+		return p.upstream.Path, p.upstream.RawPath
+	}
+	path = p.upstream.Path + cu.Path
+	if cu.RawPath == "" && p.upstream.RawPath == "" {
+		return path, ""
+	}
+	return path, p.upstream.EscapedPath() + cu.EscapedPath()
+}
+
+// clientPath maps an upstream path back to the path a client uses at fray:
+// the inverse of upstreamPath. It reports false for a path outside the
+// upstream's base.
+func (p *Proxy) clientPath(upstreamPath string) (string, bool) {
+	base := p.upstream.Path
+	if base == "" {
+		return upstreamPath, true
+	}
+	if upstreamPath == base {
+		return "/", true
+	}
+	if rest, ok := strings.CutPrefix(upstreamPath, base); ok && strings.HasPrefix(rest, "/") {
+		return rest, true
+	}
+	return "", false
+}
+
+// learnSession updates the session table from a response: the session id
+// an initialize answer assigns, a DELETE that ended a session, and the
+// protocol revision an initialize result negotiated (JSON answers; SSE ones
+// are read in the pump).
+func (p *Proxy) learnSession(ex *exchange, resp *http.Response) {
+	if sid := resp.Header.Get(headerSession); sid != "" && ex.Session == "" {
+		ex.Session = sid
+		ex.SessionSeq, _, _ = p.sessions.touch(sid, ex.Stream)
+	}
+	if ex.Method == http.MethodDelete && ex.Session != "" && resp.StatusCode < 300 {
+		p.sessions.forget(ex.Session)
+	}
+}
+
+// noteInitialize records the protocol revision from an initialize response.
+func (p *Proxy) noteInitialize(ex *exchange, msg []byte) {
+	if v, ok := jsonrpc.ProtocolVersion(msg); ok {
+		ex.protocol = v
+		p.sessions.setProtocol(ex.Session, v)
+		p.log.Debug("protocol negotiated", "exchange", ex.seq, "session", ex.SessionSeq, "protocol", v)
+	}
+}
+
+// badGateway answers a failed upstream round trip with 502 and a one-line
+// reason, unless the client has already gone.
+func (p *Proxy) badGateway(w http.ResponseWriter, r *http.Request, ex *exchange, err error) {
+	if r.Context().Err() != nil {
+		p.log.LogAttrs(r.Context(), slog.LevelDebug, "client went away before the upstream answered", ex.logAttrs()...)
+		return
+	}
+	p.log.LogAttrs(r.Context(), slog.LevelError, "upstream failed",
+		append(ex.logAttrs(), slog.String("upstream", p.upstream.String()), slog.String("error", err.Error()))...)
+	plainError(w, http.StatusBadGateway, fmt.Sprintf("fray: upstream %s: %s", p.upstream, oneLine(err.Error())))
+}
+
+func (p *Proxy) requestBodyError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, errBodyTooLarge) {
+		p.log.Warn("request body too large", "method", r.Method, "path", r.URL.Path, "limit", p.opts.MaxRequestBody)
+		plainError(w, http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("fray: request body exceeds the limit of %d bytes", p.opts.MaxRequestBody))
+		return
+	}
+	p.log.Debug("reading the request body failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	plainError(w, http.StatusBadRequest, "fray: reading the request body: "+oneLine(err.Error()))
+}
+
+// logFired logs fault decisions when asked to.
+func (p *Proxy) logFired(ctx context.Context, ex *exchange, where string, fired []faults.Firing) {
+	if !p.opts.LogFaults || len(fired) == 0 {
+		return
+	}
+	for _, f := range fired {
+		p.log.LogAttrs(ctx, slog.LevelInfo, "fault",
+			append(ex.logAttrs(), slog.String("at", where), slog.Int("fault", f.Index), slog.String("kind", f.Kind))...)
+	}
+}
+
+func plainError(w http.ResponseWriter, code int, msg string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, msg+"\n")
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func teTrailers(h http.Header) bool {
+	for _, v := range h.Values("Te") {
+		for part := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(part), "trailers") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var errBodyTooLarge = errors.New("request body too large")
+
+// readBounded reads all of r, failing with errBodyTooLarge past max bytes.
+func readBounded(r io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, errBodyTooLarge
+	}
+	return b, nil
+}

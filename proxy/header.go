@@ -1,0 +1,65 @@
+package proxy
+
+import (
+	"net/http"
+	"net/textproto"
+	"strings"
+)
+
+// hopHeaders are the hop-by-hop fields of RFC 9110 section 7.6.1 (and the
+// historical ones that proxies still see); they describe one connection and
+// are never forwarded.
+var hopHeaders = []string{
+	"Connection",
+	"Proxy-Connection",
+	"Keep-Alive",
+	"Proxy-Authenticate",
+	"Proxy-Authorization",
+	"Te",
+	"Trailer",
+	"Transfer-Encoding",
+	"Upgrade",
+}
+
+// removeHopHeaders deletes the hop-by-hop fields of h, and every field that
+// its Connection header names, as a proxy must.
+func removeHopHeaders(h http.Header) {
+	for _, v := range h["Connection"] {
+		for name := range strings.SplitSeq(v, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, name := range hopHeaders {
+		h.Del(name)
+	}
+}
+
+// copyHeader adds every value of src to dst.
+func copyHeader(dst, src http.Header) {
+	for k, vv := range src {
+		dst[k] = append(dst[k], vv...)
+	}
+}
+
+// mediaType returns the lower-cased media type of a Content-Type value,
+// without parameters.
+func mediaType(contentType string) string {
+	if i := strings.IndexByte(contentType, ';'); i >= 0 {
+		contentType = contentType[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(contentType))
+}
+
+// isEventStream reports whether a response header announces an SSE body
+// that fray can parse: text/event-stream with no content coding.
+func isEventStream(h http.Header) bool {
+	return mediaType(h.Get("Content-Type")) == "text/event-stream"
+}
+
+// identityEncoded reports whether a body has no content coding.
+func identityEncoded(h http.Header) bool {
+	ce := strings.TrimSpace(h.Get("Content-Encoding"))
+	return ce == "" || strings.EqualFold(ce, "identity")
+}

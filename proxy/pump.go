@@ -1,0 +1,342 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/sse"
+)
+
+// pump carries one text/event-stream response from the upstream to the
+// client, one event block at a time, and carries out the stream plan's
+// decisions. It runs on the handler's goroutine: no goroutine of its own.
+type pump struct {
+	p      *Proxy
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	r      *http.Request
+	resp   *http.Response
+	ex     *exchange
+	cancel context.CancelCauseFunc
+
+	sp      faults.StreamPlan
+	lim     *rate.Limiter
+	stopTTL func() bool // stops a timed close, when one is armed
+	ev      faults.Event
+	started time.Time
+	index   int
+	lose    int // events still to swallow before closing
+	out     []byte
+	scratch []byte
+	warned  bool
+}
+
+// pump streams resp to w. cancel ends the upstream request.
+func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp *http.Response, cancel context.CancelCauseFunc) {
+	h := w.Header()
+	copyHeader(h, resp.Header)
+	// Faults may change the length of the body; an SSE body has none anyway.
+	h.Del("Content-Length")
+	w.WriteHeader(resp.StatusCode)
+	pm := &pump{p: p, w: w, rc: http.NewResponseController(w), r: r, resp: resp, ex: ex, cancel: cancel}
+	if err := pm.rc.Flush(); err != nil {
+		return
+	}
+	rd := p.newReader(resp.Body)
+	defer p.putReader(rd)
+	pm.started = p.clock.Now()
+	defer pm.stopTimers()
+	// A plain GET may turn out to be a legacy stream when its first event
+	// announces an endpoint; its plan is chosen once that is known.
+	if ex.Stream != faults.StreamGet {
+		if !pm.startPlan() {
+			return
+		}
+	}
+	for {
+		e, err := rd.Next()
+		if err != nil {
+			pm.finish(err)
+			return
+		}
+		if !pm.event(e) {
+			return
+		}
+	}
+}
+
+// newReader takes an SSE reader from the proxy's pool, so that a busy
+// proxy reuses buffers rather than growing one per stream.
+func (p *Proxy) newReader(body io.Reader) *sse.Reader {
+	rd := p.readers.Get().(*sse.Reader)
+	rd.Reset(body)
+	return rd
+}
+
+func (p *Proxy) putReader(rd *sse.Reader) {
+	rd.Reset(nil)
+	p.readers.Put(rd)
+}
+
+// startPlan asks the fault plan for this stream's decisions and arms the
+// stream-level ones. It reports whether the stream goes on.
+func (pm *pump) startPlan() bool {
+	plan := pm.p.opts.Faults
+	if plan == nil {
+		return true
+	}
+	pm.sp = plan.Stream(&pm.ex.Exchange)
+	act := pm.sp.Start()
+	pm.p.logFired(pm.r.Context(), pm.ex, "stream", act.Fired)
+	if act.Throttle > 0 {
+		burst := act.ThrottleBurst
+		if burst <= 0 {
+			burst = max(act.Throttle/10, 1)
+		}
+		pm.lim = rate.NewLimiter(rate.Limit(act.Throttle), burst)
+	}
+	if act.CloseAfter > 0 {
+		pm.stopTTL = pm.p.clock.AfterFunc(act.CloseAfter, func() { pm.cancel(errFaultClosed) })
+	}
+	switch act.Close {
+	case faults.CloseBefore, faults.CloseAfter:
+		pm.cancel(errFaultClosed)
+		return false
+	case faults.CloseReset:
+		pm.reset()
+		return false
+	}
+	return true
+}
+
+func (pm *pump) stopTimers() {
+	if pm.stopTTL != nil {
+		pm.stopTTL()
+	}
+}
+
+// event handles one block from the upstream. It reports whether the
+// stream goes on.
+func (pm *pump) event(e *sse.Event) bool {
+	if e.Unparsed || !e.Complete {
+		// Past the block limit, or a block cut by the end of the stream:
+		// the bytes pass as they came, for the client to judge.
+		if e.Unparsed && !pm.warned {
+			pm.warned = true
+			pm.p.log.LogAttrs(pm.r.Context(), slog.LevelWarn, "event block exceeds the limit; passing the rest of the stream through unparsed",
+				append(pm.ex.logAttrs(), slog.Int("limit", pm.maxBlock()))...)
+		}
+		return pm.write(e.Raw, 0)
+	}
+	return pm.complete(e)
+}
+
+func (pm *pump) maxBlock() int {
+	if pm.p.opts.MaxBlock > 0 {
+		return pm.p.opts.MaxBlock
+	}
+	return sse.DefaultMaxBlock
+}
+
+// complete handles a complete event block.
+func (pm *pump) complete(e *sse.Event) bool {
+	var msg jsonrpc.Message
+	if e.Dispatched {
+		msg = jsonrpc.Scan(e.Data)
+		if pm.ex.initReq && msg.Kind == faults.RPCResponse {
+			pm.p.noteInitialize(pm.ex, e.Data)
+		}
+	}
+	if pm.index == 0 && pm.ex.Stream == faults.StreamGet {
+		if string(e.Type) == "endpoint" {
+			pm.rewriteEndpoint(e)
+		}
+		if !pm.startPlan() {
+			return false
+		}
+	} else if string(e.Type) == "endpoint" && pm.ex.Stream == faults.StreamLegacy {
+		pm.rewriteEndpoint(e)
+	}
+	pm.index++
+	if pm.lose > 0 {
+		return pm.swallow()
+	}
+	if pm.sp == nil {
+		return pm.writeEvent(e, 0)
+	}
+	now := pm.p.clock.Now()
+	pm.ev = faults.Event{
+		Index:       pm.index - 1,
+		Type:        e.Type,
+		ID:          e.ID,
+		HasID:       e.HasID,
+		HasRetry:    e.HasRetry,
+		Priming:     e.Priming(),
+		Dispatched:  e.Dispatched,
+		RPCKind:     msg.Kind,
+		RPCMethod:   msg.Method,
+		SinceStream: now.Sub(pm.started),
+		SinceRun:    now.Sub(pm.p.start),
+	}
+	act := pm.sp.Event(&pm.ev)
+	pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.index-1), act.Fired)
+	return pm.apply(e, &act)
+}
+
+// apply carries out one event decision.
+func (pm *pump) apply(e *sse.Event, act *faults.EventAction) bool {
+	ctx := pm.r.Context()
+	if act.StallForever {
+		pm.cancel(errFaultClosed)
+		<-ctx.Done()
+		return false
+	}
+	if act.Stall+act.Delay > 0 && !sleep(ctx, pm.p.clock, act.Stall+act.Delay) {
+		return false
+	}
+	switch act.Close {
+	case faults.CloseBefore:
+		pm.cancel(errFaultClosed)
+		return false
+	case faults.CloseReset:
+		pm.reset()
+		return false
+	}
+	if act.Lose > 0 {
+		pm.lose = act.Lose
+		return pm.swallow()
+	}
+	if act.Drop {
+		return true
+	}
+	pm.mutate(e, act)
+	for range act.Noise {
+		if !pm.write(noiseBlock(e), 0) {
+			return false
+		}
+	}
+	for range 1 + act.Duplicate {
+		if !pm.writeEvent(e, act.Fragment) {
+			return false
+		}
+	}
+	if act.Close == faults.CloseAfter {
+		pm.cancel(errFaultClosed)
+		return false
+	}
+	return true
+}
+
+// swallow takes one event away as if lost on a dying connection; after the
+// last one the client's side is closed.
+func (pm *pump) swallow() bool {
+	pm.lose--
+	if pm.lose == 0 {
+		pm.cancel(errFaultClosed)
+		return false
+	}
+	return true
+}
+
+// mutate applies the field changes of a decision to e.
+func (pm *pump) mutate(e *sse.Event, act *faults.EventAction) {
+	if act.StripRetry {
+		e.RemoveField("retry")
+	}
+	if act.StripID {
+		e.RemoveField("id")
+	}
+	if act.HasSetRetry {
+		pm.scratch = strconv.AppendInt(pm.scratch[:0], act.SetRetry, 10)
+		e.SetField("retry", pm.scratch)
+	}
+	if act.RewriteID != nil {
+		e.SetField("id", act.RewriteID)
+	}
+	if act.Corrupt && len(e.Data) > 0 {
+		// Half the JSON and a stray brace: no JSON parser accepts it, and
+		// the event is still a well-formed SSE block.
+		pm.scratch = append(append(pm.scratch[:0], e.Data[:len(e.Data)/2]...), "}{"...)
+		e.SetField("data", pm.scratch)
+	}
+}
+
+// noiseBlock is an SSE comment block in the line-end style of e.
+func noiseBlock(e *sse.Event) []byte {
+	if len(e.Raw) > 0 && e.Raw[len(e.Raw)-1] == '\r' {
+		return []byte(": keepalive\r\r")
+	}
+	if len(e.Raw) > 1 && e.Raw[len(e.Raw)-2] == '\r' {
+		return []byte(": keepalive\r\n\r\n")
+	}
+	return []byte(": keepalive\n\n")
+}
+
+// writeEvent writes one event in its current form and flushes it.
+func (pm *pump) writeEvent(e *sse.Event, fragment int) bool {
+	if !e.Modified() {
+		return pm.write(e.Raw, fragment)
+	}
+	pm.out = e.AppendTo(pm.out[:0])
+	return pm.write(pm.out, fragment)
+}
+
+// write sends b to the client, in pieces of at most fragment bytes when
+// fragment > 0, through the throttle when there is one, flushing after each
+// piece. It reports whether the client is still there.
+func (pm *pump) write(b []byte, fragment int) bool {
+	piece := len(b)
+	if fragment > 0 {
+		piece = fragment
+	}
+	if pm.lim != nil {
+		piece = min(piece, pm.lim.Burst())
+	}
+	for len(b) > 0 {
+		n := min(piece, len(b))
+		if pm.lim != nil {
+			now := pm.p.clock.Now()
+			if !sleep(pm.r.Context(), pm.p.clock, pm.lim.ReserveN(now, n).DelayFrom(now)) {
+				return false
+			}
+		}
+		if _, err := pm.w.Write(b[:n]); err != nil {
+			pm.cancel(err)
+			return false
+		}
+		if err := pm.rc.Flush(); err != nil {
+			pm.cancel(err)
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// finish ends the stream after the reader stopped with err: cleanly when the
+// upstream ended cleanly or a fault closed it, abruptly when the upstream
+// failed, so the client sees what it would have seen direct.
+func (pm *pump) finish(err error) {
+	ctx := pm.r.Context()
+	switch {
+	case errors.Is(err, io.EOF):
+		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream ended by the upstream", pm.ex.logAttrs()...)
+	case errors.Is(context.Cause(pm.resp.Request.Context()), errFaultClosed):
+		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream closed by a fault", pm.ex.logAttrs()...)
+	case ctx.Err() != nil:
+		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "client went away", pm.ex.logAttrs()...)
+	default:
+		pm.p.log.LogAttrs(ctx, slog.LevelWarn, "upstream stream failed; aborting the client's response",
+			append(pm.ex.logAttrs(), slog.String("error", err.Error()))...)
+		panic(http.ErrAbortHandler)
+	}
+}

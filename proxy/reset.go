@@ -1,0 +1,35 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"net"
+	"net/http"
+)
+
+// reset aborts the client's connection with a TCP RST (SO_LINGER 0) where
+// the connection can be taken over (HTTP/1.x), and resets the stream
+// otherwise (HTTP/2). The upstream request is cancelled first.
+func (pm *pump) reset() {
+	pm.cancel(errFaultClosed)
+	conn, _, err := pm.rc.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc := tcpConn(conn); tc != nil {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+func tcpConn(c net.Conn) *net.TCPConn {
+	for {
+		switch v := c.(type) {
+		case *net.TCPConn:
+			return v
+		case *tls.Conn:
+			c = v.NetConn()
+		default:
+			return nil
+		}
+	}
+}

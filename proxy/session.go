@@ -1,0 +1,97 @@
+package proxy
+
+import (
+	"sync"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// session is what fray knows of one MCP session.
+type session struct {
+	id       string
+	seq      int
+	protocol string // negotiated revision, "" until known
+	legacy   bool
+	streams  [faults.StreamOther + 1]int // exchanges seen per stream type
+}
+
+// sessions tracks sessions by id, forgetting the oldest past a bound so
+// that a long soak run holds flat memory. Safe for concurrent use.
+type sessions struct {
+	mu    sync.Mutex
+	byID  map[string]*session
+	order []string // ring of ids in creation order, for eviction
+	next  int      // next ring slot
+	seq   int
+	max   int
+}
+
+func newSessions(max int) *sessions {
+	return &sessions{byID: make(map[string]*session), max: max}
+}
+
+// touch returns the session with id, creating it if needed, and counts one
+// exchange of type st in it. It returns the session's sequence number, the
+// exchange's ordinal within the session for st, and the protocol revision
+// known so far.
+func (s *sessions) touch(id string, st faults.StreamType) (seq, streamSeq int, protocol string) {
+	if id == "" {
+		return 0, 0, ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.getLocked(id)
+	ss.streams[st]++
+	return ss.seq, ss.streams[st], ss.protocol
+}
+
+func (s *sessions) getLocked(id string) *session {
+	if ss, ok := s.byID[id]; ok {
+		return ss
+	}
+	s.seq++
+	ss := &session{id: id, seq: s.seq}
+	if len(s.order) < s.max {
+		s.order = append(s.order, id)
+	} else {
+		delete(s.byID, s.order[s.next])
+		s.order[s.next] = id
+		s.next = (s.next + 1) % s.max
+	}
+	s.byID[id] = ss
+	return ss
+}
+
+// setProtocol records the negotiated protocol revision of a session.
+func (s *sessions) setProtocol(id, protocol string) {
+	if id == "" || protocol == "" {
+		return
+	}
+	s.mu.Lock()
+	s.getLocked(id).protocol = protocol
+	s.mu.Unlock()
+}
+
+// protocol returns the recorded revision of a session, "" if unknown.
+func (s *sessions) protocol(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.byID[id]; ok {
+		return ss.protocol
+	}
+	return ""
+}
+
+// forget drops a session that was deleted.
+func (s *sessions) forget(id string) {
+	s.mu.Lock()
+	delete(s.byID, id)
+	s.mu.Unlock()
+}
+
+// len returns the number of sessions tracked.
+func (s *sessions) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.byID)
+}
