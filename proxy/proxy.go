@@ -72,7 +72,10 @@ type Proxy struct {
 
 // New checks opts and returns a Proxy.
 func New(opts Options) (*Proxy, error) {
-	u, err := checkUpstream(opts.Upstream)
+	if opts.Upstream == nil {
+		return nil, errors.New("proxy: no upstream URL")
+	}
+	u, err := checkUpstream(opts.Upstream, opts.Upstream.String())
 	if err != nil {
 		return nil, err
 	}
@@ -110,18 +113,16 @@ func ParseUpstream(raw string) (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("upstream %q: %w", raw, err)
 	}
-	return checkUpstream(u)
+	return checkUpstream(u, raw)
 }
 
-func checkUpstream(u *url.URL) (*url.URL, error) {
-	if u == nil {
-		return nil, errors.New("proxy: no upstream URL")
-	}
+// checkUpstream validates u; name is how the user wrote it, for errors.
+func checkUpstream(u *url.URL, name string) (*url.URL, error) {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("upstream %q: scheme must be http or https", u.String())
+		return nil, fmt.Errorf("upstream %q: scheme must be http or https", name)
 	}
 	if u.Host == "" {
-		return nil, fmt.Errorf("upstream %q: no host", u.String())
+		return nil, fmt.Errorf("upstream %q: no host", name)
 	}
 	if u.User != nil || u.Fragment != "" {
 		return nil, fmt.Errorf("upstream %q: must not carry user info or a fragment", u.Redacted())

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,14 +21,14 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args, os.Stdout, os.Stderr))
+	os.Exit(run(context.Background(), os.Args, os.Stdout, os.Stderr))
 }
 
 // run executes the command line and returns the process's exit code. Only
 // here is an exit code chosen; the commands return errors.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	err := app.RunContext(ctx, args)
 	if err == nil {
 		return exitOK
 	}
@@ -44,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:      "fray",
 		Usage:     "an SSE-aware chaos proxy for MCP servers and clients",
 		UsageText: "fray COMMAND [options]\n\nexample:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070",
@@ -55,10 +56,21 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			versionCommand(),
 		},
 		// Exit codes are chosen in run, never inside the library.
-		ExitErrHandler:  func(*cli.Context, error) {},
-		OnUsageError:    usageError,
-		HideHelpCommand: false,
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   usageError,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("unknown command %q; see fray --help", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 	}
+	for _, c := range app.Commands {
+		if c.OnUsageError == nil {
+			c.OnUsageError = usageError
+		}
+	}
+	return app
 }
 
 // usageError turns flag parsing problems into exit code 2.

@@ -20,20 +20,24 @@ func proxyCommand() *cli.Command {
 			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070\n" +
 			"   (then point the client at http://127.0.0.1:7070/mcp)",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "upstream", Usage: "base URL of the MCP server (http or https); a client path P goes to URL+P", Required: true},
+			&cli.StringFlag{Name: "upstream", Usage: "base URL of the MCP server (http or https); a client path P goes to URL+P"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on"},
 			&cli.StringFlag{Name: "upstream-ca", Usage: "PEM file of extra CA certificates trusted for an https upstream"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "certificate PEM file: serve clients over TLS (with --tls-key)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "private key PEM file for --tls-cert"},
 			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
 		}, logFlags()...),
-		Action: runProxy,
+		Action:       runProxy,
+		OnUsageError: usageError,
 	}
 }
 
 func runProxy(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("proxy takes no arguments, got %q", c.Args().Slice())
+	}
+	if c.String("upstream") == "" {
+		return usagef("proxy needs --upstream URL, the MCP server to forward to")
 	}
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
