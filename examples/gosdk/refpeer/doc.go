@@ -1,0 +1,21 @@
+// Package refpeer is a reference pair of MCP peers on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk): a Streamable HTTP server with
+// resumability on, and a client that runs one scenario against it.
+//
+// The scenario exercises SEP-1699 end to end. The client calls the
+// slow-count tool with a progress token; the tool sends one progress
+// notification per step and, part-way through, closes the request's SSE
+// stream with a retry hint. The client must reconnect with a GET carrying
+// Last-Event-ID, receive the remaining notifications (replayed from the
+// server's event store or sent live) and then the result:
+//
+//	client --POST tools/call--> server   priming event, progress 1..k, close
+//	client --GET Last-Event-ID-> server  progress k+1..n, result
+//
+// Put a proxy such as fray between the two and the same scenario tests the
+// proxy's handling of priming events, retry, Last-Event-ID and replay.
+//
+// The tool's wire contract (name "slow-count"; arguments count, closeAfter,
+// delayMs; text result "counted to N") matches examples/node, so the Go and
+// TypeScript peers can be mixed.
+package refpeer

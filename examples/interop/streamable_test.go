@@ -1,0 +1,156 @@
+package interop_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/examples/gosdk/refpeer"
+)
+
+// The slow-count scenario used by every pair: 8 steps, stream closed after
+// step 3, so at least five notifications and the result must come over the
+// resumed stream.
+const (
+	scenarioCount      = 8
+	scenarioCloseAfter = 3
+	scenarioDelayMs    = 15
+)
+
+// upstream is a running server under test.
+type upstream struct {
+	origin     string            // scheme://host:port
+	path       string            // MCP endpoint path, e.g. /mcp
+	serverSent func(string) bool // whether the server emitted this SSE id
+}
+
+// clientRun is what a client reported.
+type clientRun struct {
+	OK              bool      `json:"ok"`
+	Error           string    `json:"error"`
+	ProtocolVersion string    `json:"protocolVersion"`
+	Result          string    `json:"result"`
+	ProgressValues  []float64 `json:"progressValues"`
+}
+
+type (
+	startServer func(ctx context.Context, t *testing.T) upstream
+	runClient   func(ctx context.Context, t *testing.T, endpoint string) clientRun
+)
+
+// TestStreamableResumptionThroughFray runs each client against each server
+// with fray in between. The server closes the tool call's SSE stream after
+// three progress notifications; the call must still complete with every
+// notification, and the resumption must be visible at fray: a GET carrying
+// a Last-Event-ID the server sent.
+func TestStreamableResumptionThroughFray(t *testing.T) {
+	servers := []struct {
+		name  string
+		start startServer
+	}{
+		{"ts-server", startTSStreamable},
+		{"go-server", startGoStreamable},
+	}
+	clients := []struct {
+		name string
+		run  runClient
+	}{
+		{"ts-client", runTSStreamableClient},
+		{"go-client", runGoClient},
+	}
+	for _, s := range servers {
+		for _, c := range clients {
+			t.Run(c.name+"/"+s.name, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				up := s.start(ctx, t)
+				frayURL, fray := startFray(t, up.origin)
+
+				run := c.run(ctx, t, frayURL+up.path)
+				if !run.OK {
+					t.Fatalf("client failed through fray: %s\nexchanges at fray:\n%s", run.Error, fray)
+				}
+				if run.ProtocolVersion != "2025-11-25" {
+					t.Errorf("negotiated %q, want 2025-11-25 (the revision with resumption)", run.ProtocolVersion)
+				}
+				if want := fmt.Sprintf("counted to %d", scenarioCount); run.Result != want {
+					t.Errorf("result %q, want %q", run.Result, want)
+				}
+				if len(run.ProgressValues) != scenarioCount {
+					t.Errorf("got %d progress notifications %v, want %d", len(run.ProgressValues), run.ProgressValues, scenarioCount)
+				}
+				requireResumedThroughFray(t, fray, up.serverSent)
+			})
+		}
+	}
+}
+
+// startTSStreamable runs examples/node/streamable-server.mjs with its event
+// ids traced on stdout.
+func startTSStreamable(ctx context.Context, t *testing.T) upstream {
+	env := requireNode(t)
+	s := startNodeServer(ctx, t, env, "streamable-server.mjs", "--retry-interval", "100", "--trace-events")
+	origin, path := splitURL(t, s.URL)
+	return upstream{origin: origin, path: path, serverSent: s.events.has}
+}
+
+// startGoStreamable serves refpeer in-process; the ids it sends are read off
+// its responses before they reach fray.
+func startGoStreamable(ctx context.Context, t *testing.T) upstream {
+	wire := &wireLog{}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: 100 * time.Millisecond}))
+	srv := httptest.NewServer(wire.wrap(mux))
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return upstream{origin: srv.URL, path: "/mcp", serverSent: wire.sentID}
+}
+
+// runTSStreamableClient runs examples/node/streamable-client.mjs.
+func runTSStreamableClient(ctx context.Context, t *testing.T, endpoint string) clientRun {
+	env := requireNode(t)
+	stdout, stderr, err := runNode(ctx, env, "streamable-client.mjs", endpoint,
+		"--count", strconv.Itoa(scenarioCount), "--close-after", strconv.Itoa(scenarioCloseAfter),
+		"--delay-ms", strconv.Itoa(scenarioDelayMs), "--timeout", "20000")
+	line := lastJSONLine(stdout)
+	var run clientRun
+	if jerr := json.Unmarshal([]byte(line), &run); jerr != nil {
+		t.Fatalf("client output is not a JSON summary (%v; exit: %v)\nstdout:\n%s\nstderr:\n%s", jerr, err, stdout, stderr)
+	}
+	if err != nil && run.OK {
+		t.Fatalf("client reported ok but failed: %v\nstderr:\n%s", err, stderr)
+	}
+	if !run.OK && run.Error == "" {
+		run.Error = fmt.Sprintf("%v; stderr: %s", err, stderr)
+	}
+	t.Logf("ts client: %s", line)
+	return run
+}
+
+// runGoClient runs refpeer.RunClient in-process.
+func runGoClient(ctx context.Context, t *testing.T, endpoint string) clientRun {
+	closeAfter := scenarioCloseAfter
+	res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{
+		Endpoint:      endpoint,
+		Count:         scenarioCount,
+		CloseAfter:    &closeAfter,
+		Delay:         scenarioDelayMs * time.Millisecond,
+		RequireResume: true,
+	})
+	run := clientRun{OK: err == nil}
+	if err != nil {
+		run.Error = err.Error()
+	}
+	if res != nil {
+		run.ProtocolVersion, run.Result, run.ProgressValues = res.ProtocolVersion, res.Text, res.Progress
+		t.Logf("go client: %+v", *res)
+	}
+	return run
+}
