@@ -73,11 +73,11 @@ func setupNode() (skip bool, err error) {
 
 // nodeServer is a Node example server running as a subprocess.
 type nodeServer struct {
-	URL    string       // the URL from its LISTENING line
-	stderr *syncBuffer  // its stderr, for failure reports
-	events *stringSet   // ids from "EVENT <id> <stream>" lines (--trace-events)
+	URL    string        // the URL from its LISTENING line
+	stderr *syncBuffer   // its stderr, for failure reports
+	events *stringSet    // ids from "EVENT <id> <stream>" lines (--trace-events)
 	exited chan struct{} // closed when the process has been waited for
-	err    error        // Wait's result, valid after exited is closed
+	err    error         // Wait's result, valid after exited is closed
 }
 
 // startNodeServer runs script in examples/node with args and waits for its

@@ -31,11 +31,11 @@ func TestRunClient(t *testing.T) {
 
 			closeAfter := tt.closeAfter
 			res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{
-				Endpoint:        srv.URL + "/mcp",
-				Count:           5,
-				CloseAfter:      &closeAfter,
-				Delay:           5 * time.Millisecond,
-				RequireResume:   tt.wantResumed,
+				Endpoint:      srv.URL + "/mcp",
+				Count:         5,
+				CloseAfter:    &closeAfter,
+				Delay:         5 * time.Millisecond,
+				RequireResume: tt.wantResumed,
 			})
 			if err != nil {
 				t.Fatalf("RunClient: %v", err)
