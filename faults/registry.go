@@ -1,0 +1,31 @@
+package faults
+
+// registry holds every fault kind, one line each; a kind's file defines
+// its kindDef.
+var registry = []*kindDef{
+	// On events of SSE streams from the server.
+	&dropKind,
+	&delayKind,
+	&duplicateKind,
+	&stripRetryKind,
+	&setRetryKind,
+	&stripIDKind,
+	&rewriteIDKind,
+	&dropPrimingKind,
+	&corruptKind,
+	// On whole streams.
+	&closeKind,
+	&loseKind,
+	&resetKind,
+	&stallKind,
+	&throttleKind,
+	&fragmentKind,
+	&keepaliveNoiseKind,
+	// On HTTP exchanges.
+	&statusKind,
+	&latencyKind,
+	&dropRequestKind,
+	&stripLastEventIDKind,
+	&rewriteLastEventIDKind,
+	&stripHeaderKind,
+}

@@ -1,0 +1,253 @@
+package faults
+
+import (
+	"path"
+	"strings"
+	"time"
+)
+
+// selectorKeys are the keys every fault may carry besides its kind's
+// parameters. "after" is the run-time schedule except in kinds that take
+// their own "after" parameter; "run_after" always means the schedule.
+var selectorKeys = []string{
+	"stream", "method", "path", "event", "rpc_kind", "rpc_method",
+	"priming", "nth", "after", "run_after", "for", "every",
+	"stream_after", "probability", "times", "times_scope",
+}
+
+// eventSelectorKeys only make sense where a fault looks at events.
+var eventSelectorKeys = []string{"event", "priming", "nth", "stream_after"}
+
+// tri is an optional boolean.
+type tri uint8
+
+const (
+	triAny tri = iota
+	triNo
+	triYes
+)
+
+// selector says which traffic a fault hits. Its zero value matches all.
+type selector struct {
+	streams     uint8 // bit per StreamType; 0 = any
+	methods     []string
+	paths       []string
+	events      []string // exact SSE event types
+	eventGlobs  []string // event types with * or ?
+	anyEvent    bool     // events or eventGlobs is set
+	rpcKinds    uint8 // bit per RPCKind; 0 = any
+	rpcMethods  []string
+	priming     tri
+	nth         int // -1 = any
+	streamAfter time.Duration
+	sched       schedule
+	probability float64
+	times       int64 // 0 = unlimited
+	perSession  bool
+}
+
+// selectorContext tells readSelector what the fault's effect looks at.
+type selectorContext struct {
+	ownsAfter bool // the kind takes "after" as its own parameter
+	events    bool // the effect decides at events
+	rpcEvents bool // rpc_kind and rpc_method look at events, not the request
+}
+
+func readSelector(a *args, c selectorContext) selector {
+	s := selector{nth: -1, probability: 1}
+	s.streams = readStreams(a)
+	for _, m := range a.strs("method") {
+		s.methods = append(s.methods, strings.ToUpper(m))
+	}
+	s.paths = a.strs("path")
+	for _, p := range s.paths {
+		if _, err := path.Match(p, ""); err != nil {
+			a.fail("path", ErrType, "%q is not a valid path pattern", p)
+		}
+	}
+	for _, e := range a.strs("event") {
+		if strings.ContainsAny(e, "*?") {
+			s.eventGlobs = append(s.eventGlobs, e)
+		} else {
+			s.events = append(s.events, e)
+		}
+		s.anyEvent = true
+	}
+	s.rpcKinds = readRPCKinds(a)
+	s.rpcMethods = a.strs("rpc_method")
+	if a.has("priming") {
+		s.priming = triNo
+		if a.boolean("priming", false) {
+			s.priming = triYes
+		}
+	}
+	s.nth = int(a.integer("nth", -1, 0, 1<<31-1))
+	s.streamAfter = a.duration("stream_after", 0)
+	s.sched = readSchedule(a, afterKey(a, c))
+	s.probability = a.float("probability", 1, 0, 1)
+	s.times = a.integer("times", 0, 1, 1<<62)
+	switch scope := a.str("times_scope", "run"); scope {
+	case "run":
+	case "session":
+		s.perSession = true
+	default:
+		a.fail("times_scope", ErrRange, "%q is not \"run\" or \"session\"", scope)
+	}
+	if a.has("times_scope") && !a.has("times") {
+		a.fail("times_scope", ErrConflict, "times_scope needs times")
+	}
+	if !c.events {
+		for _, k := range eventSelectorKeys {
+			if a.has(k) {
+				a.fail(k, ErrConflict, "%s selects events, but this %q fault acts before any event", k, a.kind)
+			}
+		}
+	}
+	return s
+}
+
+func afterKey(a *args, c selectorContext) string {
+	if a.has("after") && a.has("run_after") && !c.ownsAfter {
+		a.fail("run_after", ErrConflict, "run_after and after are the same key; give one")
+	}
+	if c.ownsAfter || a.has("run_after") {
+		return "run_after"
+	}
+	return "after"
+}
+
+func readStreams(a *args) uint8 {
+	var mask uint8
+	for _, name := range a.strs("stream") {
+		t, ok := streamTypeByName(name)
+		if !ok {
+			a.fail("stream", ErrRange, "%q is not one of post, get, resume, legacy, other, any", name)
+			continue
+		}
+		if t == StreamAny {
+			return 0
+		}
+		mask |= 1 << t
+	}
+	return mask
+}
+
+func streamTypeByName(name string) (StreamType, bool) {
+	for i, n := range streamTypeNames {
+		if n == name {
+			return StreamType(i), true
+		}
+	}
+	return 0, false
+}
+
+func readRPCKinds(a *args) uint8 {
+	var mask uint8
+	for _, name := range a.strs("rpc_kind") {
+		found := false
+		for i, n := range rpcKindNames {
+			if n == name {
+				mask |= 1 << i
+				found = true
+			}
+		}
+		if !found {
+			a.fail("rpc_kind", ErrRange, "%q is not one of request, response, notification, error, none", name)
+		}
+	}
+	return mask
+}
+
+// matchExchange reports whether ex is traffic of this selector; with rpc,
+// rpc_kind and rpc_method look at the client's message.
+func (s *selector) matchExchange(ex *Exchange, rpc bool) bool {
+	if s.streams != 0 && s.streams&(1<<ex.Stream) == 0 {
+		return false
+	}
+	if s.methods != nil && !anyEqual(s.methods, ex.Method) {
+		return false
+	}
+	if s.paths != nil && !anyPath(s.paths, ex.Path) {
+		return false
+	}
+	return !rpc || s.matchRPC(ex.RPCKind, ex.RPCMethod)
+}
+
+// matchEvent reports whether ev is an event of this selector, the schedule
+// included; with rpc, rpc_kind and rpc_method look at the event's message.
+func (s *selector) matchEvent(ev *Event, rpc bool) bool {
+	if s.nth >= 0 && ev.Index != s.nth {
+		return false
+	}
+	if s.priming != triAny && ev.Priming != (s.priming == triYes) {
+		return false
+	}
+	if ev.SinceStream < s.streamAfter {
+		return false
+	}
+	if s.anyEvent && !s.matchEventType(ev.Type) {
+		return false
+	}
+	if rpc && !matchRPC(s, ev.RPCKind, ev.RPCMethod) {
+		return false
+	}
+	return s.sched.on(ev.SinceRun)
+}
+
+func (s *selector) matchRPC(kind RPCKind, method string) bool {
+	return matchRPC(s, kind, method)
+}
+
+func matchRPC[S ~string | ~[]byte](s *selector, kind RPCKind, method S) bool {
+	if s.rpcKinds != 0 && s.rpcKinds&(1<<kind) == 0 {
+		return false
+	}
+	if s.rpcMethods == nil {
+		return true
+	}
+	for _, p := range s.rpcMethods {
+		if glob(p, method) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyEqual(set []string, v string) bool {
+	for _, s := range set {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+func anyPath(patterns []string, p string) bool {
+	for _, pat := range patterns {
+		if ok, _ := path.Match(pat, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// matchEventType matches an SSE event type; "message" also matches an
+// event without a type, as a client dispatches it as "message".
+func (s *selector) matchEventType(t []byte) bool {
+	if len(t) == 0 {
+		t = messageType
+	}
+	for _, e := range s.events {
+		if string(t) == e {
+			return true
+		}
+	}
+	for _, g := range s.eventGlobs {
+		if glob(g, t) {
+			return true
+		}
+	}
+	return false
+}
+
+var messageType = []byte("message")

@@ -1,0 +1,128 @@
+package faults
+
+import "time"
+
+// Stream returns the decisions for a stream opened in answer to ex. Only
+// the faults whose stream, method, path (and, for stream kinds, rpc_kind
+// and rpc_method) selectors match ex are kept, so the faults that can never
+// hit the stream cost nothing per event. A stream already running keeps its
+// faults when the Set changes, but sees faults switched off.
+func (s *Set) Stream(ex *Exchange) StreamPlan {
+	var p *streamPlan
+	for _, f := range s.stream {
+		if !f.sel.matchExchange(ex, f.def.target != onEvent) {
+			continue
+		}
+		if p == nil {
+			p = &streamPlan{sinceRun: ex.SinceRun, session: ex.SessionSeq, id: identity(ex)}
+		}
+		sl := slot{f: f}
+		sl.r.seed(s.seed, f.index, saltStream, p.id)
+		if f.def.target == onStream {
+			sl.off = !sl.r.chance(f.sel.probability)
+		}
+		p.slots = append(p.slots, sl)
+	}
+	if p == nil {
+		return emptyStream{}
+	}
+	return p
+}
+
+// emptyStream is the plan of a stream no fault can hit.
+type emptyStream struct{}
+
+func (emptyStream) Start() StreamAction      { return StreamAction{} }
+func (emptyStream) Event(*Event) EventAction { return EventAction{} }
+
+// streamPlan holds one stream's faults and their state; it is used by one
+// pump at a time.
+type streamPlan struct {
+	sinceRun time.Duration
+	session  int
+	id       uint64
+	slots    []slot
+	ended    bool
+	// act is where effects write; it lives in the plan so that passing it
+	// to them does not move a fresh action to the heap on every event.
+	act EventAction
+}
+
+// slot is one fault's state on one stream.
+type slot struct {
+	f       *fault
+	r       rng
+	st      streamState
+	off     bool // probability or times ruled the fault out on this stream
+	done    bool // a once kind fired
+	counted bool // times already counted this stream
+}
+
+// Start decides at the stream's start: throttle, and close at a time or
+// before the first event.
+func (p *streamPlan) Start() StreamAction {
+	var act StreamAction
+	for i := range p.slots {
+		sl := &p.slots[i]
+		f := sl.f
+		if f.onStart == nil || sl.off || !f.enabled.Load() || !f.sel.sched.on(p.sinceRun) {
+			continue
+		}
+		if !p.take(sl) {
+			continue
+		}
+		f.onStart.start(&act)
+		f.fired.Add(1)
+		act.Fired = append(act.Fired, f.firing())
+	}
+	return act
+}
+
+// Event decides for one event. After an action that ends the stream
+// (Close or Lose), every later call returns the zero action.
+func (p *streamPlan) Event(ev *Event) EventAction {
+	if p.ended {
+		return EventAction{}
+	}
+	p.act = EventAction{}
+	act := &p.act
+	for i := range p.slots {
+		sl := &p.slots[i]
+		f := sl.f
+		if f.onEvent == nil || sl.off || sl.done || !f.enabled.Load() {
+			continue
+		}
+		if !f.sel.matchEvent(ev, f.def.target == onEvent) || !f.onEvent.applies(ev, &sl.st) {
+			continue
+		}
+		if f.def.target == onEvent && !sl.r.chance(f.sel.probability) {
+			continue
+		}
+		if !p.take(sl) {
+			continue
+		}
+		f.onEvent.event(ev, &sl.r, act)
+		f.fired.Add(1)
+		act.Fired = append(act.Fired, f.firing())
+		sl.done = f.def.once
+	}
+	p.ended = act.Close != CloseNone || act.Lose > 0
+	return *act
+}
+
+// take counts a firing against the fault's times: every firing for event
+// kinds, the first on this stream for stream kinds.
+func (p *streamPlan) take(sl *slot) bool {
+	if sl.f.def.target == onEvent {
+		return sl.f.limit.take(p.session)
+	}
+	if sl.counted {
+		return true
+	}
+	if !sl.f.limit.take(p.session) {
+		sl.off = true
+		return false
+	}
+	sl.counted = true
+	return true
+}
