@@ -35,7 +35,7 @@ type selector struct {
 	events      []string // exact SSE event types
 	eventGlobs  []string // event types with * or ?
 	anyEvent    bool     // events or eventGlobs is set
-	rpcKinds    uint8 // bit per RPCKind; 0 = any
+	rpcKinds    uint8    // bit per RPCKind; 0 = any
 	rpcMethods  []string
 	priming     tri
 	nth         int // -1 = any
