@@ -2,11 +2,11 @@
 // the example clients can report reconnections they made themselves.
 
 /**
- * @typedef {{method: string, lastEventId: string|null, status: number|null, error?: string}} Attempt
+ * @typedef {{url: string, method: string, lastEventId: string|null, status: number|null, error?: string}} Attempt
  */
 
 /**
- * Returns a fetch that records every request's method, Last-Event-ID header
+ * Returns a fetch that records every request's URL, method, Last-Event-ID header
  * and response status into log.
  *
  * @param {Attempt[]} log
@@ -16,6 +16,7 @@ export function recordingFetch(log) {
   return async (input, init = {}) => {
     const headers = new Headers(init.headers ?? (input instanceof Request ? input.headers : undefined));
     const entry = {
+      url: String(input instanceof Request ? input.url : input),
       method: (init.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase(),
       lastEventId: headers.get('last-event-id'),
       status: null,
