@@ -1,0 +1,318 @@
+// Package jsonrpc classifies JSON-RPC 2.0 messages on fray's hot path:
+// every SSE event's data and every POSTed body goes through Scan.
+//
+//	bytes -> Scan -> Message{Kind, Method, ID, spans of params/result/error}
+//
+// Scan walks the top level of one object (or of a batch array) and skips
+// nested values without decoding them, so it neither allocates nor copies:
+// the byte slices of a Message point into the scanned data. The skipper is
+// a full validator: Scan calls a document JSON exactly when encoding/json
+// does (same grammar, same nesting limit), and anything else is RPCNone.
+// Member names and the method are matched after decoding their escapes, so
+// `{"\u006dethod":"x"}` is a notification, as encoding/json would see it.
+//
+// All functions are safe for concurrent use; they keep no state.
+package jsonrpc
+
+import (
+	"github.com/frayproxy/fray/faults"
+)
+
+// Message is what Scan learns about one JSON-RPC message. The byte slices
+// point into the scanned data and are valid as long as it is. The zero
+// value is "not JSON-RPC": Kind RPCNone and no fields.
+//
+// The Kind follows from the members present:
+//
+//   - a string "method" with an "id": RPCRequest;
+//   - a string "method" without an "id": RPCNotification;
+//   - no "method", an "id" and an "error": RPCError (even with a "result");
+//   - no "method", an "id" and a "result": RPCResponse;
+//   - anything else, including a "method" that is not a string or an "id"
+//     that is not a string, number or null: RPCNone.
+//
+// The "jsonrpc" member is not required (Version reports it), so that
+// sloppy peers are still classified. The fields are filled from the
+// members present whatever the Kind.
+type Message struct {
+	// Kind is the message's JSON-RPC kind.
+	Kind faults.RPCKind
+	// Method is the content of the "method" string, between its quotes
+	// and still escaped: nil when there is no string method.
+	Method []byte
+	// MethodEscaped reports that Method holds escape sequences or bytes
+	// beyond ASCII, so its decoded form may differ from its bytes; compare
+	// with MethodIs or decode with MethodString.
+	MethodEscaped bool
+	// ID is the raw JSON of the "id" member (`1`, `"abc"`, `null`): nil
+	// when there is none.
+	ID []byte
+	// Params, Result and Error are the raw JSON of those members, nil when
+	// absent.
+	Params []byte
+	Result []byte
+	Error  []byte
+	// Version reports a "jsonrpc" member equal to "2.0".
+	Version bool
+	// Raw is the message's own JSON, without surrounding whitespace: for a
+	// batch, the first element.
+	Raw []byte
+	// Batch reports that the data was a JSON array; the other fields then
+	// describe its first element.
+	Batch bool
+	// Count is the number of elements of a batch, 1 for a single object and
+	// 0 for anything else.
+	Count int
+}
+
+// MethodIs reports whether the decoded method equals name. It does not
+// allocate.
+func (m *Message) MethodIs(name string) bool {
+	return m.Method != nil && equalString(m.Method, m.methodFlags(), name)
+}
+
+// MethodString returns the decoded method, "" when there is none. It
+// allocates.
+func (m *Message) MethodString() string {
+	return string(appendString(nil, m.Method, m.methodFlags()))
+}
+
+func (m *Message) methodFlags() uint8 {
+	if m.MethodEscaped {
+		return strEscaped | strNonASCII
+	}
+	return 0
+}
+
+// ProgressToken returns the raw JSON of the progress token the message is
+// about: params.progressToken of a notifications/progress, or the token a
+// request asks progress for in params._meta.progressToken. It returns nil
+// when there is none, and does not allocate.
+func (m *Message) ProgressToken() []byte {
+	switch m.Kind {
+	case faults.RPCNotification:
+		if m.MethodIs("notifications/progress") {
+			return Lookup(m.Params, "progressToken")
+		}
+	case faults.RPCRequest:
+		return Lookup(Lookup(m.Params, "_meta"), "progressToken")
+	}
+	return nil
+}
+
+// Scan classifies data, the JSON of one message or of a batch. Invalid JSON
+// gives the zero Message; Scan never reads outside data and never panics.
+// It does not allocate.
+func Scan(data []byte) Message {
+	m, _ := scan(data)
+	return m
+}
+
+// ScanBatch calls fn with each message of data in order until fn returns
+// false: with each element of a batch (as Scan would describe it alone,
+// Count 1 for an object and 0 otherwise), or once with Scan's result for
+// anything else. It does not call fn at all when data is not valid JSON,
+// which it checks before the first call, so a batch is walked twice.
+// ScanBatch does not allocate.
+func ScanBatch(data []byte, fn func(Message) bool) {
+	m, ok := scan(data)
+	if !ok {
+		return
+	}
+	if !m.Batch {
+		fn(m)
+		return
+	}
+	for i := skipSpace(data, 0) + 1; ; {
+		i = skipSpace(data, i)
+		if data[i] == ']' {
+			return
+		}
+		e, end, _ := scanElement(data, i, 2)
+		if !fn(e) {
+			return
+		}
+		i = skipSpace(data, end)
+		if data[i] == ',' {
+			i++
+		}
+	}
+}
+
+// scan is Scan that also reports whether data is valid JSON.
+func scan(data []byte) (Message, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return Message{}, false
+	}
+	var m Message
+	var end int
+	var ok bool
+	switch data[i] {
+	case '{':
+		m, end, ok = scanObject(data, i, 1)
+	case '[':
+		m, end, ok = scanBatch(data, i)
+	default:
+		if end, ok = skipScalar(data, i); ok {
+			m.Raw = data[i:end]
+		}
+	}
+	if !ok || skipSpace(data, end) != len(data) {
+		return Message{}, false
+	}
+	return m, true
+}
+
+// scanBatch walks the array at data[i], describing its first element and
+// counting the rest, which are only skipped.
+func scanBatch(data []byte, i int) (m Message, end int, ok bool) {
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return Message{Batch: true}, i + 1, true
+	}
+	n := 0
+	for {
+		if i >= len(data) {
+			return Message{}, 0, false
+		}
+		if n == 0 {
+			m, i, ok = scanElement(data, i, 2)
+		} else {
+			i, ok = skipValue(data, i, 2)
+		}
+		if !ok {
+			return Message{}, 0, false
+		}
+		n++
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return Message{}, 0, false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			m.Batch, m.Count = true, n
+			return m, i + 1, true
+		default:
+			return Message{}, 0, false
+		}
+	}
+}
+
+// scanElement describes the batch element at data[i].
+func scanElement(data []byte, i, depth int) (Message, int, bool) {
+	if data[i] == '{' {
+		return scanObject(data, i, depth)
+	}
+	end, ok := skipValue(data, i, depth)
+	if !ok {
+		return Message{}, 0, false
+	}
+	return Message{Raw: data[i:end]}, end, true
+}
+
+// The members Scan looks at.
+const (
+	keyOther = iota
+	keyVersion
+	keyMethod
+	keyID
+	keyParams
+	keyResult
+	keyError
+)
+
+var keyNames = [...]string{keyVersion: "jsonrpc", keyMethod: "method", keyID: "id",
+	keyParams: "params", keyResult: "result", keyError: "error"}
+
+func whichKey(name []byte, flags uint8) int {
+	if flags == 0 {
+		switch string(name) {
+		case "jsonrpc":
+			return keyVersion
+		case "method":
+			return keyMethod
+		case "id":
+			return keyID
+		case "params":
+			return keyParams
+		case "result":
+			return keyResult
+		case "error":
+			return keyError
+		}
+		return keyOther
+	}
+	for k := keyVersion; k < len(keyNames); k++ {
+		if equalString(name, flags, keyNames[k]) {
+			return k
+		}
+	}
+	return keyOther
+}
+
+// scanObject describes the object that opens at data[i], depth levels deep.
+func scanObject(data []byte, i, depth int) (m Message, end int, ok bool) {
+	it := openObject(data, i, depth)
+	hasMethod := false
+	for {
+		mb, more := it.next()
+		if !more {
+			break
+		}
+		v := mb.Value
+		switch whichKey(mb.Key, mb.KeyFlags) {
+		case keyVersion:
+			m.Version = v[0] == '"' && equalString(v[1:len(v)-1], mb.ValueFlags, "2.0")
+		case keyMethod:
+			hasMethod, m.Method, m.MethodEscaped = true, nil, false
+			if v[0] == '"' {
+				m.Method, m.MethodEscaped = v[1:len(v)-1], mb.ValueFlags != 0
+			}
+		case keyID:
+			m.ID = v
+		case keyParams:
+			m.Params = v
+		case keyResult:
+			m.Result = v
+		case keyError:
+			m.Error = v
+		}
+	}
+	if !it.ok {
+		return Message{}, 0, false
+	}
+	m.Raw, m.Count = data[i:it.end], 1
+	m.Kind = classify(&m, hasMethod)
+	return m, it.end, true
+}
+
+func classify(m *Message, hasMethod bool) faults.RPCKind {
+	switch {
+	case m.ID != nil && !validID(m.ID):
+		return faults.RPCNone
+	case hasMethod:
+		switch {
+		case m.Method == nil:
+			return faults.RPCNone
+		case m.ID != nil:
+			return faults.RPCRequest
+		}
+		return faults.RPCNotification
+	case m.ID == nil:
+		return faults.RPCNone
+	case m.Error != nil:
+		return faults.RPCError
+	case m.Result != nil:
+		return faults.RPCResponse
+	}
+	return faults.RPCNone
+}
+
+// validID reports whether the raw id is a string, a number or null.
+func validID(id []byte) bool {
+	c := id[0]
+	return c == '"' || c == '-' || isDigit(c) || c == 'n'
+}
