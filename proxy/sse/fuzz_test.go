@@ -1,0 +1,175 @@
+package sse
+
+import (
+	"bytes"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// chunkSizes turns fuzz bytes into read sizes; none means one whole read.
+func chunkSizes(b []byte) []int {
+	var sizes []int
+	for _, c := range b {
+		sizes = append(sizes, int(c)%19+1)
+	}
+	return sizes
+}
+
+// checkLayout checks that an unmodified event's parts tile its Raw: the
+// prefix, the raw lines in order and the terminating empty line.
+func checkLayout(t *testing.T, e *Event) {
+	t.Helper()
+	if e.Unparsed {
+		return
+	}
+	var b []byte
+	b = append(b, e.Raw[:e.prefix]...)
+	for _, l := range e.Lines {
+		b = append(b, l.Raw...)
+	}
+	b = append(b, e.Raw[e.term:]...)
+	if !bytes.Equal(b, e.Raw) {
+		t.Fatalf("prefix, lines and end %q do not make up Raw %q", b, e.Raw)
+	}
+	if term := e.Raw[e.term:]; e.Complete != (len(term) > 0) || len(term) > 2 {
+		t.Fatalf("terminating line %q for a block with Complete %v", term, e.Complete)
+	}
+}
+
+func FuzzRoundTrip(f *testing.F) {
+	f.Fuzz(func(t *testing.T, input, chunks []byte) {
+		r := NewReader(&chunkReader{data: input, sizes: chunkSizes(chunks)}, 0)
+		var out []byte
+		var events []snap
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Unparsed {
+				t.Fatalf("Unparsed event from %d bytes of input", len(input))
+			}
+			checkLayout(t, e)
+			events = append(events, snapshot(e))
+			out = e.AppendTo(out)
+		}
+		if !bytes.Equal(out, input) {
+			t.Fatalf("wrote %q, read %q", out, input)
+		}
+		got, want := clientView(events), refParse(input)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("client view %+v, reference %+v", got, want)
+		}
+		again, err := readAll(t, bytes.NewReader(out), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := clientView(again); !reflect.DeepEqual(v, got) {
+			t.Fatalf("output read as %+v, input as %+v", v, got)
+		}
+
+		// A small block limit sends most of the stream through unparsed;
+		// the bytes must still come out whole.
+		small := 8 + len(chunks)%32
+		limited, err := readAll(t, &chunkReader{data: input, sizes: chunkSizes(chunks)}, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rawOf(limited) != string(input) {
+			t.Fatalf("limit %d: wrote %q, read %q", small, rawOf(limited), input)
+		}
+	})
+}
+
+// edits are the field changes FuzzMutate applies, each with what the client
+// should then see, given the view of the unchanged stream.
+var edits = []struct {
+	name   string
+	edit   func(e *Event, arg []byte)
+	expect func(events []snap, arg []byte, changed bool) view
+}{
+	{"strip retry",
+		func(e *Event, _ []byte) { e.RemoveField("retry") },
+		func(events []snap, _ []byte, _ bool) view {
+			for i := range events {
+				events[i].HasRetry = false
+			}
+			return clientView(events)
+		}},
+	{"strip id",
+		func(e *Event, _ []byte) { e.RemoveField("id") },
+		func(events []snap, _ []byte, _ bool) view {
+			for i := range events {
+				events[i].HasID = false
+			}
+			return clientView(events)
+		}},
+	{"set retry",
+		func(e *Event, arg []byte) { e.SetField("retry", digits(arg)) },
+		func(events []snap, arg []byte, changed bool) view {
+			ms, _ := parseRetry(digits(arg))
+			for i := range events {
+				if events[i].Complete || len(events[i].Lines) > 0 {
+					events[i].HasRetry, events[i].Retry = true, ms
+				}
+			}
+			return clientView(events)
+		}},
+	{"set data",
+		func(e *Event, arg []byte) { e.SetField("data", arg) },
+		func(events []snap, arg []byte, _ bool) view {
+			data := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(arg))
+			for i := range events {
+				events[i].Data, events[i].Dispatched = data, events[i].Complete
+			}
+			return clientView(events)
+		}},
+}
+
+// digits makes a retry value out of fuzz bytes: always ASCII digits.
+func digits(b []byte) []byte {
+	d := []byte{'0'}
+	for _, c := range b {
+		d = append(d, '0'+c%10)
+	}
+	return d
+}
+
+func FuzzMutate(f *testing.F) {
+	f.Fuzz(func(t *testing.T, input, chunks []byte, op uint8, arg []byte) {
+		ed := edits[int(op)%len(edits)]
+		before, err := readAll(t, bytes.NewReader(input), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(&chunkReader{data: input, sizes: chunkSizes(chunks)}, 0)
+		var out []byte
+		var events []snap
+		changed := false
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			events = append(events, snapshot(e))
+			ed.edit(e, arg)
+			changed = changed || e.Modified()
+			out = e.AppendTo(out)
+		}
+		want := ed.expect(events, arg, changed)
+		if got := refParse(out); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: wrote %q, read by a client as %+v, want %+v", ed.name, out, got, want)
+		}
+		if got := clientView(before); !reflect.DeepEqual(got, refParse(input)) {
+			t.Fatalf("input read as %+v, reference %+v", got, refParse(input))
+		}
+	})
+}
