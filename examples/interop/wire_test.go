@@ -173,14 +173,20 @@ func startFray(t *testing.T, upstream string) (string, *wireLog) {
 	return srv.URL, log
 }
 
-// testLogger returns a logger for fray whose lines are shown only if t
+// testLogger returns a logger for fray whose last lines are shown only if t
 // fails, so nothing is logged to t after it completes.
 func testLogger(t *testing.T) *slog.Logger {
 	buf := &syncBuffer{}
 	t.Cleanup(func() {
-		if t.Failed() && buf.String() != "" {
-			t.Logf("fray log:\n%s", buf)
+		if !t.Failed() || buf.String() == "" {
+			return
 		}
+		lines := strings.SplitAfter(buf.String(), "\n")
+		if len(lines) > 60 {
+			t.Logf("fray log (last 60 of %d lines):\n%s", len(lines), strings.Join(lines[len(lines)-60:], ""))
+			return
+		}
+		t.Logf("fray log:\n%s", buf)
 	})
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
