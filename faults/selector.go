@@ -10,7 +10,7 @@ import (
 // parameters. "after" is the run-time schedule except in kinds that take
 // their own "after" parameter; "run_after" always means the schedule.
 var selectorKeys = []string{
-	"stream", "method", "path", "event", "rpc_kind", "rpc_method",
+	"stream", "method", "path", "request_method", "event", "rpc_kind", "rpc_method",
 	"priming", "nth", "after", "run_after", "for", "every",
 	"stream_after", "probability", "times", "times_scope",
 }
@@ -32,6 +32,7 @@ type selector struct {
 	streams     uint8 // bit per StreamType; 0 = any
 	methods     []string
 	paths       []string
+	reqMethods  []string // globs on the client's JSON-RPC method
 	events      []string // exact SSE event types
 	eventGlobs  []string // event types with * or ?
 	anyEvent    bool     // events or eventGlobs is set
@@ -65,6 +66,7 @@ func readSelector(a *args, c selectorContext) selector {
 			a.fail("path", ErrType, "%q is not a valid path pattern", p)
 		}
 	}
+	s.reqMethods = a.strs("request_method")
 	for _, e := range a.strs("event") {
 		if strings.ContainsAny(e, "*?") {
 			s.eventGlobs = append(s.eventGlobs, e)
@@ -170,7 +172,19 @@ func (s *selector) matchExchange(ex *Exchange, rpc bool) bool {
 	if s.paths != nil && !anyPath(s.paths, ex.Path) {
 		return false
 	}
+	if s.reqMethods != nil && !anyGlob(s.reqMethods, ex.RPCMethod) {
+		return false
+	}
 	return !rpc || s.matchRPC(ex.RPCKind, ex.RPCMethod)
+}
+
+func anyGlob(patterns []string, s string) bool {
+	for _, p := range patterns {
+		if glob(p, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchEvent reports whether ev is an event of this selector, the schedule

@@ -32,6 +32,9 @@ func TestExchangeSelectors(t *testing.T) {
 		{"rpc_kind", []any{"rpc_kind", "request"}, postEx(), true},
 		{"rpc_kind differs", []any{"rpc_kind", []any{"response", "error"}}, postEx(), false},
 		{"schedule not yet", []any{"after", "1m"}, get, false},
+		{"request_method", []any{"request_method", "tools/call"}, postEx(), true},
+		{"request_method on a GET", []any{"request_method", "*"}, get, true},
+		{"request_method differs", []any{"request_method", "tools/list"}, postEx(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,6 +73,8 @@ func TestEventSelectors(t *testing.T) {
 		{"every later", []any{"after", "1s", "every", "5s", "for", "1s"}, nil},
 		{"probability 0", []any{"probability", 0.0}, nil},
 		{"times", []any{"times", int64(2)}, []int{0, 1}},
+		{"request_method", []any{"request_method", "tools/*"}, []int{0, 1, 2, 3, 4}},
+		{"request_method differs", []any{"request_method", "resources/*"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

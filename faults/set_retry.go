@@ -1,7 +1,8 @@
 package faults
 
 // setRetryKind adds or replaces the retry field of matching events (every
-// matching event, so pair it with a selector such as priming = true).
+// matching event, so pair it with a selector such as priming = true). On
+// an event that strip-retry also hits, the new value wins.
 var setRetryKind = kindDef{
 	name: "set-retry", target: onEvent, params: []string{"retry"},
 	summary: "adds or replaces the retry field of matching events",
@@ -18,5 +19,6 @@ func (setRetryEffect) applies(*Event, *streamState) bool { return true }
 func (s setRetryEffect) event(_ *Event, _ *rng, a *EventAction) {
 	if !a.HasSetRetry {
 		a.SetRetry, a.HasSetRetry = s.ms, true
+		a.StripRetry = false // a new value wins over strip-retry
 	}
 }

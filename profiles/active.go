@@ -1,0 +1,77 @@
+package profiles
+
+import (
+	"sync/atomic"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// Active is the profile in force, which an admin may swap while the proxy
+// runs. It implements faults.Plan and is safe for concurrent use. A stream
+// keeps the faults it started with when the profile is swapped (but sees
+// faults switched off); the counters start again from zero with each swap.
+type Active struct {
+	seed *uint64
+	cur  atomic.Pointer[activeState]
+}
+
+type activeState struct {
+	profile *Profile
+	set     *faults.Set
+}
+
+var _ faults.Plan = (*Active)(nil)
+
+// NewActive compiles p with its own seed, or with *seed when seed is not
+// nil (a --seed flag); the override then holds for every Swap too.
+func NewActive(p *Profile, seed *uint64) (*Active, error) {
+	a := &Active{}
+	if seed != nil {
+		s := *seed
+		a.seed = &s
+	}
+	if err := a.Swap(p); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Swap compiles p and makes it the active profile, atomically; on error
+// the active profile is unchanged.
+func (a *Active) Swap(p *Profile) error {
+	seed := p.Seed
+	if a.seed != nil {
+		seed = *a.seed
+	}
+	set, err := p.Plan(seed)
+	if err != nil {
+		return err
+	}
+	a.cur.Store(&activeState{profile: p, set: set})
+	return nil
+}
+
+// Profile returns the active profile; it must not be modified.
+func (a *Active) Profile() *Profile { return a.cur.Load().profile }
+
+// Seed returns the seed the active profile was compiled with.
+func (a *Active) Seed() uint64 { return a.cur.Load().set.Seed() }
+
+// SetEnabled switches fault index of the active profile on or off; it
+// wraps faults.ErrNoFault for a bad index.
+func (a *Active) SetEnabled(index int, on bool) error {
+	return a.cur.Load().set.SetEnabled(index, on)
+}
+
+// Stats returns the active profile's per-fault counters.
+func (a *Active) Stats() []faults.FaultStats { return a.cur.Load().set.Stats() }
+
+// Exchange implements faults.Plan with the active profile.
+func (a *Active) Exchange(ex *faults.Exchange) faults.ExchangeAction {
+	return a.cur.Load().set.Exchange(ex)
+}
+
+// Stream implements faults.Plan with the active profile.
+func (a *Active) Stream(ex *faults.Exchange) faults.StreamPlan {
+	return a.cur.Load().set.Stream(ex)
+}

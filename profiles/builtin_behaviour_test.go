@@ -1,0 +1,94 @@
+package profiles_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/profiles"
+)
+
+func exchange(stream faults.StreamType, seq int, method string) *faults.Exchange {
+	ex := &faults.Exchange{Method: "GET", Path: "/mcp", Stream: stream, SessionSeq: 1, StreamSeq: seq, Header: http.Header{}}
+	if method != "" {
+		ex.Method, ex.RPCKind, ex.RPCMethod, ex.RPCID = "POST", faults.RPCRequest, method, "1"
+	}
+	return ex
+}
+
+// answer is a server's answer stream: a priming event, a progress
+// notification, the response.
+func answer() []faults.Event {
+	return []faults.Event{
+		{Index: 0, ID: []byte("s1-0"), HasID: true, Priming: true},
+		{Index: 1, ID: []byte("s1-1"), HasID: true, Dispatched: true, RPCKind: faults.RPCNotification, RPCMethod: []byte("notifications/progress")},
+		{Index: 2, ID: []byte("s1-2"), HasID: true, Dispatched: true, RPCKind: faults.RPCResponse},
+	}
+}
+
+// closedAt returns the index of the event whose action ends the stream,
+// or -1.
+func closedAt(p faults.Plan, ex *faults.Exchange, evs []faults.Event) (int, faults.EventAction) {
+	sp := p.Stream(ex)
+	if a := sp.Start(); a.Close != faults.CloseNone {
+		return -2, faults.EventAction{}
+	}
+	for i := range evs {
+		if a := sp.Event(&evs[i]); a.Close != faults.CloseNone || a.Lose > 0 {
+			return i, a
+		}
+	}
+	return -1, faults.EventAction{}
+}
+
+func TestPollingServerCutsOnlyAfterAnID(t *testing.T) {
+	p, err := profiles.Builtin("polling-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := p.Plan(p.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withRetry := 0
+	for seq := 1; seq <= 40; seq++ {
+		at, act := closedAt(set, exchange(faults.StreamPost, seq, "tools/call"), answer())
+		if at != 0 || act.Close != faults.CloseAfter {
+			t.Fatalf("tools/call stream %d: closed at %d (%v), want a clean close after the priming event", seq, at, act.Close)
+		}
+		if act.HasSetRetry {
+			withRetry++
+		}
+	}
+	if withRetry == 0 || withRetry == 40 {
+		t.Errorf("%d of 40 cut streams got a retry, want some with and some without", withRetry)
+	}
+	noPriming := answer()[1:]
+	if at, _ := closedAt(set, exchange(faults.StreamPost, 1, "tools/call"), noPriming); at != -1 {
+		t.Errorf("a stream without a priming event was cut at %d", at)
+	}
+	for _, ex := range []*faults.Exchange{exchange(faults.StreamResume, 1, ""), exchange(faults.StreamPost, 1, "initialize")} {
+		if at, _ := closedAt(set, ex, answer()); at != -1 {
+			t.Errorf("%v %s stream cut at %d", ex.Stream, ex.RPCMethod, at)
+		}
+	}
+}
+
+func TestLossyResumeLosesOnHalf(t *testing.T) {
+	p, err := profiles.Builtin("lossy-resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := p.Plan(p.Seed)
+	lost := 0
+	for seq := 1; seq <= 200; seq++ {
+		if at, act := closedAt(set, exchange(faults.StreamPost, seq, "tools/call"), answer()); at == 2 && act.Lose == 3 {
+			lost++
+		} else if at != -1 {
+			t.Fatalf("stream %d: ended at %d with %+v", seq, at, act)
+		}
+	}
+	if lost < 70 || lost > 130 {
+		t.Errorf("lost on %d of 200 streams, want about half", lost)
+	}
+}

@@ -1,0 +1,32 @@
+package profiles_test
+
+import (
+	"testing"
+
+	"github.com/frayproxy/fray/profiles"
+)
+
+func TestBuiltinsValidate(t *testing.T) {
+	want := []string{"flaky-gateway", "legacy-sse", "lossy-resume", "mobile-network", "no-priming", "polling-server", "retry-storm", "soak"}
+	names := profiles.Names()
+	if len(names) != len(want) {
+		t.Fatalf("Names() = %v, want %v", names, want)
+	}
+	for i, name := range names {
+		if name != want[i] {
+			t.Fatalf("Names() = %v, want %v", names, want)
+		}
+		t.Run(name, func(t *testing.T) {
+			p, err := profiles.Builtin(name)
+			if err != nil {
+				t.Fatalf("Builtin(%q): %v", name, err)
+			}
+			if p.Name != name || len(p.Description) < 100 || len(p.Faults) == 0 {
+				t.Errorf("name %q, %d-byte description, %d faults", p.Name, len(p.Description), len(p.Faults))
+			}
+			if _, err := p.Plan(p.Seed); err != nil {
+				t.Errorf("Plan: %v", err)
+			}
+		})
+	}
+}

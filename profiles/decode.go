@@ -1,0 +1,193 @@
+package profiles
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// decoder turns a decoded TOML document into a Profile, collecting every
+// problem.
+type decoder struct {
+	p    *Profile
+	errs Errors
+}
+
+var topKeys = []string{"name", "description", "seed", "checks", "fault"}
+
+func (d *decoder) fail(path string, atKey bool, sentinel error, format string, v ...any) {
+	d.errs = append(d.errs, d.p.errorAt(path, atKey, sentinel, fmt.Sprintf(format, v...)))
+}
+
+func (d *decoder) top(doc map[string]any) {
+	for _, k := range sortedKeys(doc) {
+		v := doc[k]
+		switch k {
+		case "name":
+			d.p.Name = d.str(k, v)
+		case "description":
+			d.p.Description = d.str(k, v)
+		case "seed":
+			d.seed(v)
+		case "checks":
+			d.checks(v)
+		case "fault":
+			d.faults(v)
+		default:
+			d.fail(joinKey("", k), true, ErrUnknownKey, "unknown key %q (a profile has %s)", k, strings.Join(topKeys, ", "))
+		}
+	}
+}
+
+func (d *decoder) str(path string, v any) string {
+	s, ok := v.(string)
+	if !ok {
+		d.fail(path, false, ErrType, "%s is not a string", show(v))
+	}
+	return s
+}
+
+func (d *decoder) seed(v any) {
+	n, ok := v.(int64)
+	switch {
+	case !ok:
+		d.fail("seed", false, ErrType, "%s is not an integer", show(v))
+	case n < 0:
+		d.fail("seed", false, ErrRange, "%d is negative", n)
+	default:
+		d.p.Seed = uint64(n)
+	}
+}
+
+// checks flattens [checks], so `client.retry-honoured = "error"` and
+// `"client.retry-honoured" = "error"` name the same check.
+func (d *decoder) checks(v any) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.fail("checks", false, ErrType, "%s is not a table", show(v))
+		return
+	}
+	d.p.Checks = map[string]Severity{}
+	d.p.checkPaths = map[string]string{}
+	d.checkTable("checks", "", m)
+}
+
+func (d *decoder) checkTable(path, id string, m map[string]any) {
+	for _, k := range sortedKeys(m) {
+		kp, kid := joinKey(path, k), k
+		if id != "" {
+			kid = id + "." + k
+		}
+		switch v := m[k].(type) {
+		case map[string]any:
+			d.checkTable(kp, kid, v)
+		case string:
+			d.p.Checks[kid] = Severity(v)
+			d.p.checkPaths[kid] = kp
+		default:
+			d.fail(kp, false, ErrType, "%s is not \"error\", \"warning\" or \"off\"", show(v))
+		}
+	}
+}
+
+// checkErrors validates one check id and its severity.
+func (p *Profile) checkErrors(id string, s Severity) []*Error {
+	path, ok := p.checkPaths[id]
+	if !ok {
+		path = "checks." + id
+	}
+	var out []*Error
+	if !validCheckID(id) {
+		out = append(out, p.errorAt(path, true, ErrRange, fmt.Sprintf("%q is not a check id (dotted lower-case words such as \"client.retry-honoured\")", id)))
+	}
+	switch s {
+	case SeverityError, SeverityWarning, SeverityOff:
+	default:
+		out = append(out, p.errorAt(path, false, ErrRange, fmt.Sprintf("%q is not \"error\", \"warning\" or \"off\"", string(s))))
+	}
+	return out
+}
+
+func validCheckID(id string) bool {
+	parts := strings.Split(id, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" {
+			return false
+		}
+		for _, c := range p {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (d *decoder) faults(v any) {
+	arr, ok := v.([]any)
+	if !ok {
+		d.fail("fault", false, ErrType, "%s is not an array of tables (write [[fault]])", show(v))
+		return
+	}
+	for i, e := range arr {
+		path := indexKey("fault", i)
+		m, ok := e.(map[string]any)
+		if !ok {
+			d.fail(path, false, ErrType, "%s is not a table", show(e))
+			continue
+		}
+		sp := faults.Spec{Params: m}
+		if k, ok := m["kind"]; ok {
+			if s, isStr := k.(string); isStr {
+				sp.Kind = s
+			} else {
+				d.fail(joinKey(path, "kind"), false, ErrType, "%s is not a string", show(k))
+			}
+		}
+		d.p.Faults = append(d.p.Faults, sp)
+	}
+}
+
+// merge adds problems found by Validate, leaving out those at a path the
+// decoder already reported (a kind that is not a string is not also an
+// unknown kind).
+func (d *decoder) merge(es Errors) {
+	seen := map[string]bool{}
+	for _, e := range d.errs {
+		seen[e.Path] = true
+	}
+	for _, e := range es {
+		if !seen[e.Path] {
+			d.errs = append(d.errs, e)
+		}
+	}
+}
+
+func show(v any) string {
+	switch v := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", v)
+	case map[string]any:
+		return "a table"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprint(v)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func slicesSortStable(es Errors, cmp func(a, b *Error) int) { slices.SortStableFunc(es, cmp) }

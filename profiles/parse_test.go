@@ -1,0 +1,114 @@
+package profiles_test
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/profiles"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestFiveMistakesFiveErrors(t *testing.T) {
+	p, err := profiles.Load(filepath.Join("testdata", "five-mistakes.toml"))
+	if p != nil {
+		t.Fatal("Load returned a profile despite mistakes")
+	}
+	var es profiles.Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("error %v is not Errors", err)
+	}
+	if len(es) != 5 {
+		t.Errorf("%d errors, want 5:\n%v", len(es), err)
+	}
+	for _, e := range es {
+		if e.Line == 0 || e.Col == 0 {
+			t.Errorf("no position: %v", e)
+		}
+	}
+	golden(t, "five-mistakes.golden", err.Error()+"\n")
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, toml, want string
+		err              error
+	}{
+		{"syntax", "name = \n", "x.toml:1:8: unexpected character U+000A at start of value", profiles.ErrSyntax},
+		{"unknown top key", "nmae = \"x\"\n", `x.toml:1:1: nmae: unknown key "nmae" (a profile has name, description, seed, checks, fault)`, profiles.ErrUnknownKey},
+		{"seed type", "seed = \"42\"\n", `x.toml:1:8: seed: "42" is not an integer`, profiles.ErrType},
+		{"negative seed", "seed = -1\n", `x.toml:1:8: seed: -1 is negative`, profiles.ErrRange},
+		{"typo'd fault key", "[[fault]]\nkind = \"drop\"\nprobabilty = 0.5\n", `x.toml:3:1: fault[0].probabilty: unknown key "probabilty" (kind "drop" takes no parameters, and the selectors)`, faults.ErrUnknownKey},
+		{"inline fault array", "fault = [{ kind = \"delay\", delay = 5 }]\n", `x.toml:1:36: fault[0].delay: 5 is not a duration (write a string such as "250ms")`, faults.ErrType},
+		{"nested check id", "[checks]\nclient.retry-honoured = \"sometimes\"\n", `x.toml:2:25: checks.client.retry-honoured: "sometimes" is not "error", "warning" or "off"`, profiles.ErrRange},
+		{"bad check id", "[checks]\nretry = \"off\"\n", `x.toml:2:1: checks.retry: "retry" is not a check id (dotted lower-case words such as "client.retry-honoured")`, profiles.ErrRange},
+		{"header in sub-table", "[[fault]]\nkind = \"status\"\nstatus = 503\n[fault.headers]\n\"Bad Name\" = \"x\"\n", `x.toml:5:14: fault[0].headers.Bad Name: "Bad Name" is not a valid header name`, faults.ErrRange},
+		{"missing parameter", "[[fault]]\nkind = \"throttle\"\n", `x.toml:1:3: fault[0]: kind "throttle" needs bytes_per_second (an integer)`, faults.ErrMissing},
+		{"kind not a string", "[[fault]]\nkind = 3\n", `x.toml:2:8: fault[0].kind: 3 is not a string`, profiles.ErrType},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := profiles.Parse("x.toml", strings.NewReader(tt.toml))
+			if p != nil || err == nil {
+				t.Fatalf("Parse succeeded, want %s", tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n got %s\nwant %s", err, tt.want)
+			}
+			if !errors.Is(err, tt.err) {
+				t.Errorf("errors.Is(%v) = false", tt.err)
+			}
+		})
+	}
+}
+
+func TestParseDefaultsAndChecks(t *testing.T) {
+	src := `description = "d"
+[checks]
+"client.retry-honoured" = "warning"
+server.priming-event = "off"
+[[fault]]
+kind = "drop"
+`
+	p, err := profiles.Parse("dir/my-profile.toml", strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "my-profile" || p.Seed != 0 || len(p.Faults) != 1 || p.Faults[0].Kind != "drop" {
+		t.Errorf("got %+v", p)
+	}
+	if p.Checks["client.retry-honoured"] != profiles.SeverityWarning || p.Checks["server.priming-event"] != profiles.SeverityOff {
+		t.Errorf("Checks = %v", p.Checks)
+	}
+}
+
+func TestValidateCodeBuiltProfile(t *testing.T) {
+	p := &profiles.Profile{Faults: []faults.Spec{{Kind: "nope"}}, Checks: map[string]profiles.Severity{"a.b": "loud"}}
+	err := p.Validate()
+	want := "fault[0].kind: unknown kind \"nope\"\nchecks.a.b: \"loud\" is not \"error\", \"warning\" or \"off\""
+	if err == nil || err.Error() != want {
+		t.Errorf("Validate() = %v, want %s", err, want)
+	}
+}

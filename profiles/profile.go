@@ -1,0 +1,188 @@
+// Package profiles reads fault profiles: TOML files that name faults, the
+// traffic they hit and the severity of the verifier's checks. A profile is
+// read with Load (a file) or Parse (any reader), checked whole, and turned
+// into a faults.Set, the Plan the proxy consults:
+//
+//	file --Load/Parse--> Profile --Plan(seed)--> faults.Set (a faults.Plan)
+//
+// Every problem in a profile is reported at once, each with its file, line,
+// column and key, and no Profile is returned while any remains. The
+// built-in profiles are embedded; see Builtin, Names and Resolve.
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// MaxSize bounds a profile file in bytes.
+const MaxSize = 1 << 20
+
+// Severity is what the verifier makes of a failed check.
+type Severity string
+
+// The severities a [checks] table may give.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityOff     Severity = "off"
+)
+
+// Profile is a parsed fault profile. The zero value is an empty profile
+// with seed 0 that injects nothing. A Profile is not modified by this
+// package after Parse returns, so it may be read concurrently.
+type Profile struct {
+	// Name is the profile's name: its `name` key, or the file name
+	// without directory and extension.
+	Name string
+	// Description says what the profile provokes and what a correct
+	// client and server do under it.
+	Description string
+	// Seed seeds every random choice unless the caller overrides it.
+	Seed uint64
+	// Checks maps check ids ("client.retry-honoured") to severities.
+	Checks map[string]Severity
+	// Faults are the [[fault]] tables in order; a fault's index is its
+	// position here.
+	Faults []faults.Spec
+	// File is the name errors are reported under.
+	File string
+	// Text is the TOML the profile was parsed from; nil for a profile
+	// built in code.
+	Text []byte
+
+	pos        *positions
+	checkPaths map[string]string
+}
+
+// Load reads and parses the profile file at path.
+func Load(path string) (*Profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("profiles: %w", err)
+	}
+	defer f.Close()
+	return Parse(path, f)
+}
+
+// Parse reads a profile from r; name is the file name used in messages
+// and, without directory and extension, the default profile name. The
+// error, if any, is an Errors holding every problem found.
+func Parse(name string, r io.Reader) (*Profile, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("profiles: reading %s: %w", name, err)
+	}
+	if len(data) > MaxSize {
+		return nil, Errors{{File: name, Msg: fmt.Sprintf("larger than %d bytes", MaxSize), Err: ErrRange}}
+	}
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		return nil, Errors{syntaxError(name, err)}
+	}
+	p := &Profile{File: name, Text: data, pos: indexPositions(data)}
+	d := decoder{p: p}
+	d.top(doc)
+	if err := p.Validate(); err != nil {
+		var es Errors
+		errors.As(err, &es)
+		d.merge(es)
+	}
+	if len(d.errs) > 0 {
+		sortErrors(d.errs)
+		return nil, d.errs
+	}
+	if p.Name == "" {
+		p.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	}
+	return p, nil
+}
+
+func syntaxError(name string, err error) *Error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		line, col := de.Position()
+		return &Error{File: name, Line: line, Col: col, Msg: strings.TrimPrefix(de.Error(), "toml: "), Err: ErrSyntax}
+	}
+	return &Error{File: name, Msg: err.Error(), Err: ErrSyntax}
+}
+
+// Validate checks the faults and the checks table, returning an Errors
+// with every problem (positioned when the profile was parsed).
+func (p *Profile) Validate() error {
+	var errs Errors
+	if _, err := faults.Compile(p.Seed, p.Faults); err != nil {
+		var pe faults.ParamErrors
+		if !errors.As(err, &pe) {
+			return fmt.Errorf("profiles: %w", err)
+		}
+		for _, e := range pe {
+			errs = append(errs, p.faultError(e))
+		}
+	}
+	for _, id := range sortedKeys(p.Checks) {
+		errs = append(errs, p.checkErrors(id, p.Checks[id])...)
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	sortErrors(errs)
+	return errs
+}
+
+// Plan compiles the profile's faults with seed (pass p.Seed unless a
+// --seed flag overrides it). The Set implements faults.Plan.
+func (p *Profile) Plan(seed uint64) (*faults.Set, error) {
+	s, err := faults.Compile(seed, p.Faults)
+	if err != nil {
+		return nil, fmt.Errorf("profiles: %s: %w", p.Name, err)
+	}
+	return s, nil
+}
+
+// errorAt builds an Error at the value (or, with atKey, the key) of path.
+func (p *Profile) errorAt(path string, atKey bool, sentinel error, msg string) *Error {
+	e := &Error{File: p.File, Path: path, Msg: msg, Err: sentinel}
+	if pl, ok := p.pos.lookup(path); ok {
+		at := pl.value
+		if atKey {
+			at = pl.key
+		}
+		e.Line, e.Col = at.line, at.col
+	}
+	return e
+}
+
+// faultError places a faults.ParamError.
+func (p *Profile) faultError(e *faults.ParamError) *Error {
+	path := indexKey("fault", e.Fault)
+	if e.Key != "" {
+		top, sub, nested := strings.Cut(e.Key, ".")
+		path = joinKey(path, top)
+		if nested {
+			path = joinKey(path, sub)
+		}
+	}
+	atKey := errors.Is(e.Err, faults.ErrUnknownKey) || errors.Is(e.Err, faults.ErrConflict)
+	out := p.errorAt(path, atKey, e.Err, e.Msg)
+	out.Path = e.Path()
+	return out
+}
+
+func sortErrors(es Errors) {
+	// Stable, so problems at one position keep the order they were found.
+	slicesSortStable(es, func(a, b *Error) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Col - b.Col
+	})
+}
+
