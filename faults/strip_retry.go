@@ -11,6 +11,7 @@ var stripRetryKind = kindDef{
 type stripRetryEffect struct{}
 
 func (stripRetryEffect) applies(ev *Event, _ *streamState) bool { return ev.HasRetry }
+
 // event leaves the retry alone when set-retry already replaced it on this
 // event: a new value wins over removal.
 func (stripRetryEffect) event(_ *Event, _ *rng, a *EventAction) { a.StripRetry = !a.HasSetRetry }

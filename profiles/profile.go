@@ -185,4 +185,3 @@ func sortErrors(es Errors) {
 		return a.Col - b.Col
 	})
 }
-
