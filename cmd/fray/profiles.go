@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/profiles"
+	"github.com/urfave/cli/v2"
+)
+
+// profilesCommand lists, shows and validates fault profiles.
+func profilesCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "profiles",
+		Usage:     "list, show and validate fault profiles",
+		UsageText: "fray profiles list|show|validate|kinds\n\nexample:\n   fray profiles validate my-chaos.toml",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "list",
+				Usage:     "list the built-in profiles",
+				UsageText: "fray profiles list\n\nexample:\n   fray profiles list",
+				Action:    profilesList,
+			},
+			{
+				Name:      "show",
+				Usage:     "print a profile's TOML (a built-in name or a file)",
+				UsageText: "fray profiles show NAME|FILE\n\nexample:\n   fray profiles show polling-server",
+				Action:    profilesShow,
+			},
+			{
+				Name:      "validate",
+				Usage:     "check profile files; print every problem and exit 2 if any",
+				UsageText: "fray profiles validate FILE...\n\nexample:\n   fray profiles validate chaos.toml soak.toml",
+				Action:    profilesValidate,
+			},
+			{
+				Name:      "kinds",
+				Usage:     "list the fault kinds, their parameters and the selectors",
+				UsageText: "fray profiles kinds\n\nexample:\n   fray profiles kinds",
+				Action:    profilesKinds,
+			},
+		},
+	}
+}
+
+func profilesList(c *cli.Context) error {
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	for _, name := range profiles.Names() {
+		p, err := profiles.Builtin(name)
+		if err != nil {
+			return fmt.Errorf("built-in profile %s: %w", name, err)
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", name, firstSentence(p.Description))
+	}
+	return tw.Flush()
+}
+
+// firstSentence returns the description up to its first full stop.
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func profilesShow(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return cli.Exit("profiles show: give one profile name or file; see fray profiles list", exitUsage)
+	}
+	p, err := profiles.Resolve(c.Args().First())
+	if err != nil {
+		return profileError(c, err)
+	}
+	_, err = c.App.Writer.Write(p.Text)
+	return err
+}
+
+func profilesValidate(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.Exit("profiles validate: give at least one profile file", exitUsage)
+	}
+	bad := 0
+	for _, file := range c.Args().Slice() {
+		p, err := profiles.Load(file)
+		if err != nil {
+			printProblems(c, err)
+			bad++
+			continue
+		}
+		fmt.Fprintf(c.App.Writer, "%s: ok (%s, %d faults)\n", file, p.Name, len(p.Faults))
+	}
+	if bad > 0 {
+		return cli.Exit(fmt.Sprintf("%d of %d profiles invalid", bad, c.NArg()), exitUsage)
+	}
+	return nil
+}
+
+// profileError prints a profile's problems and returns an exit-2 error.
+func profileError(c *cli.Context, err error) error {
+	printProblems(c, err)
+	return cli.Exit("invalid profile", exitUsage)
+}
+
+// printProblems writes every problem of a profile on its own line.
+func printProblems(c *cli.Context, err error) {
+	var es profiles.Errors
+	if !errors.As(err, &es) {
+		fmt.Fprintln(c.App.ErrWriter, err)
+		return
+	}
+	for _, e := range es {
+		fmt.Fprintln(c.App.ErrWriter, e)
+	}
+}
+
+func profilesKinds(c *cli.Context) error {
+	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tON\tPARAMETERS\tWHAT IT DOES")
+	for _, k := range faults.Kinds() {
+		params := strings.Join(k.Params, ", ")
+		if params == "" {
+			params = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", k.Name, k.On, params, k.Summary)
+	}
+	fmt.Fprintf(tw, "\nselectors (any kind): %s\n", strings.Join(faults.SelectorKeys(), ", "))
+	return tw.Flush()
+}
