@@ -1,0 +1,148 @@
+// Package admin serves fray's JSON admin API over the active profile:
+//
+//	GET  /profile                 the active profile
+//	PUT  /profile                 a new TOML profile in the body, checked, then swapped in
+//	POST /faults/{index}/disable  switch a fault off
+//	POST /faults/{index}/enable   switch it back on
+//	GET  /stats                   decisions per fault
+//
+// Errors are answered with a status and {"errors": [{"message": ...}]};
+// a rejected profile lists every problem with its line and column.
+package admin
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/profiles"
+)
+
+// Handler is the admin API. It is safe for concurrent use; it holds no
+// state of its own beyond the Active it was given.
+type Handler struct {
+	active *profiles.Active
+	mux    *http.ServeMux
+}
+
+// New returns the admin API over active, which must not be nil.
+func New(active *profiles.Active) *Handler {
+	h := &Handler{active: active, mux: http.NewServeMux()}
+	h.mux.HandleFunc("GET /profile", h.getProfile)
+	h.mux.HandleFunc("PUT /profile", h.putProfile)
+	h.mux.HandleFunc("POST /faults/{index}/disable", h.setEnabled(false))
+	h.mux.HandleFunc("POST /faults/{index}/enable", h.setEnabled(true))
+	h.mux.HandleFunc("GET /stats", h.stats)
+	return h
+}
+
+// ServeHTTP routes a request of the admin API.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// ProfileView is the JSON of GET and PUT /profile.
+type ProfileView struct {
+	Name        string                       `json:"name"`
+	Description string                       `json:"description"`
+	Seed        uint64                       `json:"seed"`
+	File        string                       `json:"file"`
+	Checks      map[string]profiles.Severity `json:"checks"`
+	Faults      []faults.FaultStats          `json:"faults"`
+	TOML        string                       `json:"toml"`
+}
+
+// ProblemView is one error in an error answer; Line and Col are 0 when
+// the problem has no position.
+type ProblemView struct {
+	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+}
+
+// StatsView is the JSON of GET /stats.
+type StatsView struct {
+	Profile string              `json:"profile"`
+	Seed    uint64              `json:"seed"`
+	Faults  []faults.FaultStats `json:"faults"`
+}
+
+func (h *Handler) view() ProfileView {
+	p := h.active.Profile()
+	checks := p.Checks
+	if checks == nil {
+		checks = map[string]profiles.Severity{}
+	}
+	return ProfileView{
+		Name: p.Name, Description: p.Description, Seed: h.active.Seed(), File: p.File,
+		Checks: checks, Faults: h.active.Stats(), TOML: string(p.Text),
+	}
+}
+
+func (h *Handler) getProfile(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, h.view())
+}
+
+func (h *Handler) putProfile(w http.ResponseWriter, r *http.Request) {
+	body := http.MaxBytesReader(w, r.Body, profiles.MaxSize)
+	p, err := profiles.Parse("profile", body)
+	if err == nil {
+		err = h.active.Swap(p)
+	}
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeProblems(w, http.StatusRequestEntityTooLarge, err)
+			return
+		}
+		writeProblems(w, http.StatusBadRequest, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, h.view())
+}
+
+func (h *Handler) setEnabled(on bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		index, err := strconv.Atoi(r.PathValue("index"))
+		if err != nil {
+			writeProblems(w, http.StatusBadRequest, fmt.Errorf("fault index %q is not a number", r.PathValue("index")))
+			return
+		}
+		if err := h.active.SetEnabled(index, on); err != nil {
+			writeProblems(w, http.StatusNotFound, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, h.active.Stats()[index])
+	}
+}
+
+func (h *Handler) stats(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, StatsView{Profile: h.active.Profile().Name, Seed: h.active.Seed(), Faults: h.active.Stats()})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v) // the client went away; nothing to do
+}
+
+// writeProblems answers with every problem in err.
+func writeProblems(w http.ResponseWriter, status int, err error) {
+	var out []ProblemView
+	var es profiles.Errors
+	if errors.As(err, &es) {
+		for _, e := range es {
+			out = append(out, ProblemView{Message: e.Error(), Path: e.Path, Line: e.Line, Col: e.Col})
+		}
+	} else {
+		out = []ProblemView{{Message: err.Error()}}
+	}
+	writeJSON(w, status, struct {
+		Errors []ProblemView `json:"errors"`
+	}{out})
+}
+

@@ -1,0 +1,134 @@
+package admin_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/admin"
+)
+
+func newServer(t *testing.T) (*httptest.Server, *profiles.Active) {
+	t.Helper()
+	p, err := profiles.Builtin("lossy-resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := profiles.NewActive(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(admin.New(active))
+	t.Cleanup(srv.Close)
+	return srv, active
+}
+
+func do(t *testing.T, method, url, body string, into any) int {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if into != nil {
+		if err := json.Unmarshal(data, into); err != nil {
+			t.Fatalf("%s %s: %v in %s", method, url, err, data)
+		}
+	}
+	return resp.StatusCode
+}
+
+type problems struct {
+	Errors []admin.ProblemView `json:"errors"`
+}
+
+func TestGetProfile(t *testing.T) {
+	srv, _ := newServer(t)
+	var v admin.ProfileView
+	if code := do(t, "GET", srv.URL+"/profile", "", &v); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	if v.Name != "lossy-resume" || v.Seed != 42 || len(v.Faults) != 1 || v.Faults[0].Kind != "lose" || !strings.Contains(v.TOML, "lose") {
+		t.Errorf("got %+v", v)
+	}
+}
+
+func TestPutProfile(t *testing.T) {
+	srv, active := newServer(t)
+	var v admin.ProfileView
+	code := do(t, "PUT", srv.URL+"/profile", "name = \"mine\"\nseed = 5\n[[fault]]\nkind = \"drop\"\n", &v)
+	if code != 200 || v.Name != "mine" || active.Profile().Name != "mine" || active.Seed() != 5 {
+		t.Fatalf("status %d, view %+v, active %q", code, v, active.Profile().Name)
+	}
+	var p problems
+	code = do(t, "PUT", srv.URL+"/profile", "[[fault]]\nkind = \"delay\"\ndelay = \"fast\"\nstrem = 1\n", &p)
+	if code != 400 || len(p.Errors) != 2 {
+		t.Fatalf("status %d, %+v; want 400 and two problems", code, p)
+	}
+	if e := p.Errors[0]; e.Line != 3 || e.Col != 9 || e.Path != "fault[0].delay" {
+		t.Errorf("first problem %+v", e)
+	}
+	if active.Profile().Name != "mine" {
+		t.Error("a rejected profile replaced the active one")
+	}
+}
+
+func TestEnableDisable(t *testing.T) {
+	srv, active := newServer(t)
+	var st faults.FaultStats
+	if code := do(t, "POST", srv.URL+"/faults/0/disable", "", &st); code != 200 || st.Enabled {
+		t.Fatalf("disable: %d %+v", code, st)
+	}
+	if active.Stats()[0].Enabled {
+		t.Error("fault still enabled")
+	}
+	if code := do(t, "POST", srv.URL+"/faults/0/enable", "", &st); code != 200 || !st.Enabled {
+		t.Fatalf("enable: %d %+v", code, st)
+	}
+	var p problems
+	if code := do(t, "POST", srv.URL+"/faults/9/enable", "", &p); code != 404 || len(p.Errors) != 1 {
+		t.Errorf("unknown fault: %d %+v", code, p)
+	}
+	if code := do(t, "POST", srv.URL+"/faults/x/enable", "", &p); code != 400 {
+		t.Errorf("bad index: %d", code)
+	}
+	if code := do(t, "GET", srv.URL+"/faults/0/enable", "", nil); code != 405 {
+		t.Errorf("GET on a POST route: %d, want 405", code)
+	}
+}
+
+func TestStats(t *testing.T) {
+	srv, active := newServer(t)
+	ex := &faults.Exchange{Method: "POST", Stream: faults.StreamPost, SessionSeq: 1, RPCMethod: "tools/call", RPCID: "1"}
+	fired := 0
+	for seq := 1; seq <= 20; seq++ {
+		ex.StreamSeq = seq
+		sp := active.Stream(ex)
+		for i := 0; i < 4; i++ {
+			ev := faults.Event{Index: i}
+			if a := sp.Event(&ev); a.Lose > 0 {
+				fired++
+			}
+		}
+	}
+	var v admin.StatsView
+	if code := do(t, "GET", srv.URL+"/stats", "", &v); code != 200 {
+		t.Fatalf("status %d", code)
+	}
+	if fired == 0 || v.Profile != "lossy-resume" || len(v.Faults) != 1 || v.Faults[0].Fired != int64(fired) {
+		t.Errorf("stats %+v, want %d firings", v, fired)
+	}
+}
