@@ -145,4 +145,3 @@ func writeProblems(w http.ResponseWriter, status int, err error) {
 		Errors []ProblemView `json:"errors"`
 	}{out})
 }
-
