@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/frayproxy/fray/faults"
@@ -110,6 +112,12 @@ func (p *Proxy) outRequest(ctx context.Context, r *http.Request, ex *exchange, a
 	u.RawQuery = r.URL.RawQuery
 	out.URL = &u
 	out.Host = ""
+	if !addressedToFray(r) {
+		// A Host that does not name fray (a DNS-rebinding attempt, say)
+		// is what the server would have seen direct: its Host checks
+		// must see it too.
+		out.Host = r.Host
+	}
 	out.Close = false
 	keepTrailers := teTrailers(r.Header)
 	removeHopHeaders(out.Header)
@@ -134,6 +142,41 @@ func (p *Proxy) outRequest(ctx context.Context, r *http.Request, ex *exchange, a
 		out.Header.Del(h)
 	}
 	return out
+}
+
+// addressedToFray reports whether the request's Host names fray's own
+// listener: its port is the one the request came in on, and its host is a
+// loopback name, the address the connection reached, or this machine's
+// name. Such a Host is replaced by the upstream's, as a client talking to
+// the server direct would have sent; any other is forwarded untouched.
+func addressedToFray(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return true
+	}
+	lhost, lport, err := net.SplitHostPort(local.String())
+	if err != nil {
+		return true
+	}
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host, port = r.Host, "80"
+		if r.TLS != nil {
+			port = "443"
+		}
+	}
+	if port != lport {
+		return false
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") || host == lhost {
+		return true
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return ip.IsLoopback() || ip.IsUnspecified()
+	}
+	name, err := os.Hostname()
+	return err == nil && strings.EqualFold(host, name)
 }
 
 // upstreamPath maps a client path under the upstream's base path. The

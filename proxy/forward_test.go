@@ -167,3 +167,35 @@ func TestRequestBodyLimit(t *testing.T) {
 		t.Fatalf("got %d %q", resp.StatusCode, body)
 	}
 }
+
+// TestHostHeader: a Host naming fray is replaced by the upstream's, as a
+// direct client would have sent; any other Host (a DNS-rebinding attempt)
+// reaches the server as sent, so the server's own Host checks still apply.
+func TestHostHeader(t *testing.T) {
+	hosts := make(chan string, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hosts <- r.Host
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL)
+	frayPort := fray[strings.LastIndexByte(fray, ':'):]
+	for sent, want := range map[string]string{
+		"":                            strings.TrimPrefix(up.URL, "http://"),
+		"localhost" + frayPort:        strings.TrimPrefix(up.URL, "http://"),
+		"evil.example.com":            "evil.example.com",
+		"evil.example.com" + frayPort: "evil.example.com" + frayPort,
+	} {
+		req, _ := http.NewRequest("GET", fray+"/mcp", nil)
+		if sent != "" {
+			req.Host = sent
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := <-hosts; got != want {
+			t.Errorf("client Host %q reached the server as %q, want %q", sent, got, want)
+		}
+	}
+}

@@ -49,13 +49,7 @@ type verdicts map[checkKey]check
 // knownDifferences are checks whose status through fray is known to differ
 // from the direct run, each with the statuses and the reason. An entry that
 // stops matching fails the test, so it is removed once fray is fixed.
-var knownDifferences = map[checkKey]struct{ direct, through, why string }{
-	{Scenario: "dns-rebinding-protection", ID: "localhost-host-rebinding-rejected"}: {
-		direct: "SUCCESS", through: "FAILURE",
-		why: "fray sends the upstream's host as Host instead of the client's, so the server's " +
-			"DNS-rebinding check never sees Host: evil.example.com and answers 200",
-	},
-}
+var knownDifferences = map[checkKey]struct{ direct, through, why string }{}
 
 // TestConformanceDirectVsFray runs every server scenario of the MCP
 // conformance suite (--suite all) against the conformance server, once
