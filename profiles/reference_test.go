@@ -1,0 +1,101 @@
+package profiles_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/profiles"
+)
+
+// tomlBlocks returns the ```toml blocks of a Markdown text, with the line
+// each starts on.
+func tomlBlocks(text string) (blocks []string, lines []int) {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	var cur *strings.Builder
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(line) == "```toml":
+			cur = &strings.Builder{}
+			lines = append(lines, n+1)
+		case cur != nil && strings.TrimSpace(line) == "```":
+			blocks = append(blocks, cur.String())
+			cur = nil
+		case cur != nil:
+			cur.WriteString(line + "\n")
+		}
+	}
+	return blocks, lines
+}
+
+// section returns the "## Faults and profiles" section of a README, or "".
+func section(readme string) string {
+	_, after, ok := strings.Cut(readme, "\n## Faults and profiles\n")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(after, "\n## "); i >= 0 {
+		after = after[:i]
+	}
+	return after
+}
+
+func TestReferenceExamplesValidate(t *testing.T) {
+	ref, err := os.ReadFile("REFERENCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string]string{"REFERENCE.md": string(ref)}
+	if readme, err := os.ReadFile(filepath.Join("..", "README.md")); err == nil {
+		if s := section(string(readme)); s != "" {
+			docs["README.md"] = s
+		}
+	}
+	for file, text := range docs {
+		blocks, lines := tomlBlocks(text)
+		if file == "REFERENCE.md" && len(blocks) < 30 {
+			t.Errorf("%s has %d toml examples; every kind should have one", file, len(blocks))
+		}
+		for i, b := range blocks {
+			name := fmt.Sprintf("%s:%d", file, lines[i])
+			if _, err := profiles.Parse(name, strings.NewReader(b)); err != nil {
+				t.Errorf("example at %s is invalid:\n%v", name, err)
+			}
+		}
+	}
+}
+
+// TestReferenceCoversEveryKey fails when a kind, parameter or selector is
+// added without a word in REFERENCE.md.
+func TestReferenceCoversEveryKey(t *testing.T) {
+	ref, err := os.ReadFile("REFERENCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range faults.Kinds() {
+		if !bytes.Contains(ref, []byte("#### `"+k.Name+"`")) {
+			t.Errorf("kind %s has no section", k.Name)
+		}
+		for _, p := range k.Params {
+			if !bytes.Contains(ref, []byte("`"+p)) {
+				t.Errorf("parameter %s of %s is not described", p, k.Name)
+			}
+		}
+	}
+	for _, s := range faults.SelectorKeys() {
+		if !bytes.Contains(ref, []byte("| `"+s+"` |")) {
+			t.Errorf("selector %s has no row", s)
+		}
+	}
+	for _, name := range profiles.Names() {
+		if !bytes.Contains(ref, []byte("| `"+name+"` |")) {
+			t.Errorf("built-in %s has no row", name)
+		}
+	}
+}
