@@ -105,6 +105,10 @@ func checkUnknown(a *args, def *kindDef) {
 				k, owner, def.name, def.name, paramList(def))
 			continue
 		}
+		if s := suggest(k, def.params, selectorKeys); s != "" {
+			a.fail(k, ErrUnknownKey, "unknown key %q (did you mean %q?)", k, s)
+			continue
+		}
 		a.fail(k, ErrUnknownKey, "unknown key %q (kind %q takes %s, and the selectors)", k, def.name, paramList(def))
 	}
 }

@@ -60,7 +60,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top key", "nmae = \"x\"\n", `x.toml:1:1: nmae: unknown key "nmae" (a profile has name, description, seed, checks, fault)`, profiles.ErrUnknownKey},
 		{"seed type", "seed = \"42\"\n", `x.toml:1:8: seed: "42" is not an integer`, profiles.ErrType},
 		{"negative seed", "seed = -1\n", `x.toml:1:8: seed: -1 is negative`, profiles.ErrRange},
-		{"typo'd fault key", "[[fault]]\nkind = \"drop\"\nprobabilty = 0.5\n", `x.toml:3:1: fault[0].probabilty: unknown key "probabilty" (kind "drop" takes no parameters, and the selectors)`, faults.ErrUnknownKey},
+		{"typo'd fault key", "[[fault]]\nkind = \"drop\"\nprobabilty = 0.5\n", `x.toml:3:1: fault[0].probabilty: unknown key "probabilty" (did you mean "probability"?)`, faults.ErrUnknownKey},
 		{"inline fault array", "fault = [{ kind = \"delay\", delay = 5 }]\n", `x.toml:1:36: fault[0].delay: 5 is not a duration (write a string such as "250ms")`, faults.ErrType},
 		{"nested check id", "[checks]\nclient.retry-honoured = \"sometimes\"\n", `x.toml:2:25: checks.client.retry-honoured: "sometimes" is not "error", "warning" or "off"`, profiles.ErrRange},
 		{"bad check id", "[checks]\nretry = \"off\"\n", `x.toml:2:1: checks.retry: "retry" is not a check id (dotted lower-case words such as "client.retry-honoured")`, profiles.ErrRange},
