@@ -53,6 +53,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			proxyCommand(),
+			profilesCommand(),
 			versionCommand(),
 		},
 		// Exit codes are chosen in run, never inside the library.

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/admin"
 )
 
 func proxyCommand() *cli.Command {
@@ -25,6 +29,10 @@ func proxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "upstream-ca", Usage: "PEM file of extra CA certificates trusted for an https upstream"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "certificate PEM file: serve clients over TLS (with --tls-key)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "private key PEM file for --tls-cert"},
+			&cli.StringFlag{Name: "profile", Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
+			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision: which fault fired on which session, stream and event"},
+			&cli.StringFlag{Name: "admin", Usage: "serve the JSON admin API on ADDR (a bare port means loopback); off when empty"},
 			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
 		}, logFlags()...),
 		Action:       runProxy,
@@ -58,12 +66,21 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	p, err := proxy.New(proxy.Options{
+	active, err := loadActive(c)
+	if err != nil {
+		return err
+	}
+	opts := proxy.Options{
 		Upstream:  upstream,
 		Transport: proxy.NewTransport(upTLS),
 		Logger:    log,
 		MaxBlock:  c.Int("max-block"),
-	})
+		LogFaults: c.Bool("log-faults"),
+	}
+	if active != nil {
+		opts.Faults = active
+	}
+	p, err := proxy.New(opts)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -71,12 +88,78 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
+	defer ln.Close()
+	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	adminDone, err := startAdmin(ctx, c, active)
+	if err != nil {
+		return err
+	}
 	scheme := "http"
 	if lnTLS != nil {
 		scheme = "https"
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fray: proxying %s://%s -> %s\n", scheme, ln.Addr(), upstream)
-	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return proxy.Serve(ctx, ln, p, lnTLS, 5*time.Second)
+	line := fmt.Sprintf("fray: proxying %s://%s -> %s", scheme, ln.Addr(), upstream)
+	if active != nil {
+		line += fmt.Sprintf(" (profile %s, seed %d)", active.Profile().Name, active.Seed())
+	}
+	fmt.Fprintln(c.App.ErrWriter, line)
+	err = proxy.Serve(ctx, ln, p, lnTLS, 5*time.Second)
+	if aerr := <-adminDone; err == nil {
+		err = aerr
+	}
+	return err
+}
+
+// loadActive resolves --profile and --seed into the active fault plan; nil
+// when no profile is given.
+func loadActive(c *cli.Context) (*profiles.Active, error) {
+	name := c.String("profile")
+	if name == "" {
+		if c.IsSet("seed") {
+			return nil, usagef("--seed %d: there is no --profile to seed", c.Uint64("seed"))
+		}
+		return nil, nil
+	}
+	prof, err := profiles.Resolve(name)
+	if err != nil {
+		return nil, usagef("--profile %s:\n%v", name, err)
+	}
+	var seed *uint64
+	if c.IsSet("seed") {
+		s := c.Uint64("seed")
+		seed = &s
+	}
+	active, err := profiles.NewActive(prof, seed)
+	if err != nil {
+		return nil, usagef("--profile %s: %v", name, err)
+	}
+	return active, nil
+}
+
+// startAdmin serves the admin API when --admin is given. The returned
+// channel yields the server's result once ctx ends.
+func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active) (<-chan error, error) {
+	done := make(chan error, 1)
+	addr := c.String("admin")
+	if addr == "" {
+		done <- nil
+		return done, nil
+	}
+	if active == nil {
+		return nil, usagef("--admin %s: the admin API controls a profile; give --profile too", addr)
+	}
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	if strings.HasPrefix(addr, ":") {
+		addr = "127.0.0.1" + addr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, usagef("--admin %q: %v", c.String("admin"), err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s\n", ln.Addr())
+	go func() { done <- proxy.Serve(ctx, ln, admin.New(active), nil, time.Second) }()
+	return done, nil
 }
