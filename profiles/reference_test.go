@@ -46,38 +46,41 @@ func section(readme string) string {
 	return after
 }
 
-func TestReferenceExamplesValidate(t *testing.T) {
-	ref, err := os.ReadFile("REFERENCE.md")
+// readmeSection returns the README's "## Faults and profiles" section, the
+// profile reference, and the line it starts on.
+func readmeSection(t *testing.T) (string, int) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := map[string]string{"REFERENCE.md": string(ref)}
-	if readme, err := os.ReadFile(filepath.Join("..", "README.md")); err == nil {
-		if s := section(string(readme)); s != "" {
-			docs["README.md"] = s
-		}
+	s := section(string(readme))
+	if s == "" {
+		t.Fatal(`README.md has no "## Faults and profiles" section`)
 	}
-	for file, text := range docs {
-		blocks, lines := tomlBlocks(text)
-		if file == "REFERENCE.md" && len(blocks) < 30 {
-			t.Errorf("%s has %d toml examples; every kind should have one", file, len(blocks))
-		}
-		for i, b := range blocks {
-			name := fmt.Sprintf("%s:%d", file, lines[i])
-			if _, err := profiles.Parse(name, strings.NewReader(b)); err != nil {
-				t.Errorf("example at %s is invalid:\n%v", name, err)
-			}
+	before, _, _ := strings.Cut(string(readme), s)
+	return s, strings.Count(before, "\n")
+}
+
+func TestReferenceExamplesValidate(t *testing.T) {
+	text, offset := readmeSection(t)
+	blocks, lines := tomlBlocks(text)
+	if len(blocks) < 30 {
+		t.Errorf("README.md has %d toml examples; every kind should have one", len(blocks))
+	}
+	for i, b := range blocks {
+		name := fmt.Sprintf("README.md:%d", offset+lines[i])
+		if _, err := profiles.Parse(name, strings.NewReader(b)); err != nil {
+			t.Errorf("example at %s is invalid:\n%v", name, err)
 		}
 	}
 }
 
 // TestReferenceCoversEveryKey fails when a kind, parameter or selector is
-// added without a word in REFERENCE.md.
+// added without a word in the README's reference.
 func TestReferenceCoversEveryKey(t *testing.T) {
-	ref, err := os.ReadFile("REFERENCE.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	text, _ := readmeSection(t)
+	ref := []byte(text)
 	for _, k := range faults.Kinds() {
 		if !bytes.Contains(ref, []byte("#### `"+k.Name+"`")) {
 			t.Errorf("kind %s has no section", k.Name)
