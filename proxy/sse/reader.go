@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // minRead is the initial buffer size and the slack the buffer may grow past
@@ -206,16 +207,27 @@ func (r *Reader) finish(end int, complete bool) *Event {
 	e.Complete = complete
 	e.prefix = r.prefix
 	e.term = len(e.Raw)
+	n := len(r.spans)
 	from := r.prefix
-	for _, s := range r.spans {
-		e.Lines = append(e.Lines, newLine(e.Raw[from:s.rawEnd], s.end-from))
+	if !complete && r.line < end {
+		n++ // the cut line
+	}
+	e.Lines = slices.Grow(e.Lines[:0], n)[:n]
+	ndata := 0
+	for i, s := range r.spans {
+		l := &e.Lines[i]
+		setLine(l, e.Raw[from:s.rawEnd], s.end-from)
+		if !l.Comment {
+			ndata = e.take(l, ndata)
+		}
 		from = s.rawEnd
 	}
 	if complete {
 		e.term = from
 	} else if from < len(e.Raw) {
-		e.Lines = append(e.Lines, newLine(e.Raw[from:], len(e.Raw)-from))
+		setLine(&e.Lines[n-1], e.Raw[from:], len(e.Raw)-from) // cut: a client never reads it
 	}
+	e.settle(ndata)
 	e.eol = eolLF
 	if len(r.spans) > 0 {
 		s := r.spans[0]
@@ -223,7 +235,6 @@ func (r *Reader) finish(end int, complete bool) *Event {
 	} else if complete {
 		e.eol = styleOf(e.Raw[e.term:])
 	}
-	e.interpret()
 	return e
 }
 

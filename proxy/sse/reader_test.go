@@ -268,3 +268,31 @@ func TestSeekSearchesOnce(t *testing.T) {
 		t.Errorf("next past a found byte = %d, want 19", i)
 	}
 }
+
+func TestWordSearches(t *testing.T) {
+	// Every position of the byte sought, after every other byte value, must
+	// be found where bytes.IndexByte finds it.
+	for _, fill := range []byte{0, 'a', '\n' - 1, '\r' + 1, ':' - 1, ':' + 1, 0x80, 0xFF} {
+		for n := 0; n <= 24; n++ {
+			for at := -1; at < n; at++ {
+				b := bytes.Repeat([]byte{fill}, n)
+				for _, c := range []byte{'\n', '\r', ':', 0} {
+					if at >= 0 {
+						b[at] = c
+					}
+					want := bytes.IndexAny(b, "\r\n")
+					var r Reader
+					if got := r.eol(b, 0); got != want {
+						t.Fatalf("eol(%q) = %d, want %d", b, got, want)
+					}
+					if got, want := colon(b), bytes.IndexByte(b, ':'); got != want {
+						t.Fatalf("colon(%q) = %d, want %d", b, got, want)
+					}
+					if got, want := hasNUL(b), bytes.IndexByte(b, 0) >= 0; got != want {
+						t.Fatalf("hasNUL(%q) = %v, want %v", b, got, want)
+					}
+				}
+			}
+		}
+	}
+}

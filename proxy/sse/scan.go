@@ -1,6 +1,28 @@
 package sse
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// shortLine is how many bytes of a line eol tests a word at a time before
+// it calls bytes.IndexByte.
+const shortLine = 16
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// lineEnds returns a mask whose lowest set bit is the high bit of the first
+// byte of w (in memory order) that is CR or LF, or 0 when there is none.
+// Bits above it may be set spuriously by borrows; the lowest never is.
+func lineEnds(w uint64) uint64 {
+	lf := w ^ ones*'\n'
+	cr := w ^ ones*'\r'
+	return (lf-ones)&^lf&highs | (cr-ones)&^cr&highs
+}
 
 // span is where a line ends in its block: the end of its content and the
 // end of its line end, relative to the start of the block. A line starts
@@ -42,33 +64,35 @@ func (s *seek) next(b []byte, from int, c byte) int {
 // the offset just past the empty line that ends the block, or -1 when the
 // buffer holds no such line yet. It resumes where it stopped.
 func (r *Reader) scan() int {
-	for r.line < r.end {
-		if r.pendingLF {
-			r.pendingLF = false
-			if r.buf[r.line] == '\n' {
-				r.swallowLF()
-				continue
-			}
+	b := r.buf[:r.end]
+	if r.pendingLF && r.line < len(b) {
+		r.pendingLF = false
+		if b[r.line] == '\n' {
+			r.swallowLF()
 		}
-		i := r.eol()
+	}
+	for line := r.line; line < len(b); {
+		i := r.eol(b, line)
 		if i < 0 {
+			r.line = line
 			return -1
 		}
 		next := i + 1
-		if r.buf[i] == '\r' {
-			if next == r.end {
+		if b[i] == '\r' {
+			if next == len(b) {
 				r.pendingLF = true
-			} else if r.buf[next] == '\n' {
+			} else if b[next] == '\n' {
 				next++
 			}
 		}
-		if i == r.line {
+		if i == line {
 			r.line = next
 			return next
 		}
 		r.spans = append(r.spans, span{end: i - r.start, rawEnd: next - r.start})
-		r.line = next
+		line = next
 	}
+	r.line = len(b)
 	return -1
 }
 
@@ -85,13 +109,23 @@ func (r *Reader) swallowLF() {
 	}
 }
 
-// eol returns the index of the first CR or LF at or after the current line,
-// or -1.
-func (r *Reader) eol() int {
-	b := r.buf[:r.end]
-	lf := r.lf.next(b, r.line, '\n')
-	cr := r.cr.next(b, r.line, '\r')
-	if cr >= 0 && (lf < 0 || cr < lf) {
+// eol returns the index of the first CR or LF in b at or after from, or -1.
+//
+// Most lines of an event stream are short, where a call of bytes.IndexByte
+// for each of CR and LF costs more than the search itself, so the first
+// words of the line are tested eight bytes at a time for either byte.
+// Longer lines go on with the seeks, from where the words stopped.
+func (r *Reader) eol(b []byte, from int) int {
+	for end := from + shortLine; from+8 <= len(b) && from < end; from += 8 {
+		if m := lineEnds(binary.LittleEndian.Uint64(b[from:])); m != 0 {
+			return from + bits.TrailingZeros64(m)/8
+		}
+	}
+	lf := r.lf.next(b, from, '\n')
+	if !r.cr.found && r.cr.at >= len(b) {
+		return lf // no CR left in b: the common LF-only stream
+	}
+	if cr := r.cr.next(b, from, '\r'); cr >= 0 && (lf < 0 || cr < lf) {
 		return cr
 	}
 	return lf

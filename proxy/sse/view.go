@@ -2,7 +2,9 @@ package sse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
+	"math/bits"
 )
 
 // eolStyle is a block's line-end style.
@@ -27,22 +29,63 @@ func styleOf(b []byte) eolStyle {
 	return eolLF
 }
 
-// newLine splits raw, a line whose content is raw[:n], into its field name
-// and value.
-func newLine(raw []byte, n int) Line {
+// setLine sets l to the line raw, whose content is raw[:n], split into its
+// field name and value. It writes through a pointer, field by field, since
+// copying whole Lines into the reused slice costs more than the parse.
+func setLine(l *Line, raw []byte, n int) {
 	content := raw[:n]
+	l.Raw = raw
 	if content[0] == ':' {
-		return Line{Value: content[1:], Raw: raw, Comment: true}
+		l.Name, l.Value, l.Comment = nil, content[1:], true
+		return
 	}
-	i := bytes.IndexByte(content, ':')
+	l.Comment = false
+	i := colon(content)
 	if i < 0 {
-		return Line{Name: content, Value: content[n:], Raw: raw}
+		l.Name, l.Value = content, content[n:]
+		return
 	}
 	v := content[i+1:]
 	if len(v) > 0 && v[0] == ' ' {
 		v = v[1:]
 	}
-	return Line{Name: content[:i], Value: v, Raw: raw}
+	l.Name, l.Value = content[:i], v
+}
+
+// colon returns the index of the first colon in b, or -1. Field names are
+// short, so the first word of the line is tested at once rather than paying
+// for a call of bytes.IndexByte, which costs more than most names are long.
+func colon(b []byte) int {
+	if len(b) < 8 {
+		return bytes.IndexByte(b, ':')
+	}
+	x := binary.LittleEndian.Uint64(b) ^ ones*':'
+	if m := (x - ones) &^ x & highs; m != 0 {
+		return bits.TrailingZeros64(m) / 8
+	}
+	if i := bytes.IndexByte(b[8:], ':'); i >= 0 {
+		return 8 + i
+	}
+	return -1
+}
+
+// hasNUL reports whether b holds a NUL byte. Ids are short, and for them a
+// word at a time beats a call of bytes.IndexByte.
+func hasNUL(b []byte) bool {
+	if len(b) > 64 {
+		return bytes.IndexByte(b, 0) >= 0
+	}
+	for ; len(b) >= 8; b = b[8:] {
+		if w := binary.LittleEndian.Uint64(b); (w-ones)&^w&highs != 0 {
+			return true
+		}
+	}
+	for _, c := range b {
+		if c == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // cut reports whether l is the last line of a stream that ended before the
@@ -57,7 +100,11 @@ func (l *Line) cut() bool {
 
 // reset empties e, keeping its reusable buffers.
 func (e *Event) reset() {
-	*e = Event{Lines: e.Lines[:0], edit: e.edit[:0], scratch: e.scratch[:0]}
+	e.Raw, e.Lines, e.edit, e.scratch = nil, e.Lines[:0], e.edit[:0], e.scratch[:0]
+	e.Type, e.Data, e.ID = nil, nil, nil
+	e.HasID, e.HasRetry, e.Retry, e.Dispatched = false, false, 0, false
+	e.Complete, e.Unparsed, e.BOM, e.modified = false, false, false, false
+	e.prefix, e.term, e.eol = 0, 0, eolLF
 }
 
 // interpret sets the client view from e.Lines, as a conforming client
@@ -67,36 +114,50 @@ func (e *Event) interpret() {
 	e.HasID, e.HasRetry, e.Retry, e.Dispatched = false, false, 0, false
 	ndata := 0
 	for i := range e.Lines {
-		l := &e.Lines[i]
-		if l.Comment || l.cut() {
-			continue
-		}
-		switch string(l.Name) {
-		case "data":
-			if ndata == 0 {
-				e.Data = l.Value
-			}
-			ndata++
-		case "event":
-			e.Type = l.Value
-		case "id":
-			if bytes.IndexByte(l.Value, 0) < 0 {
-				e.ID, e.HasID = l.Value, true
-			}
-		case "retry":
-			if ms, ok := parseRetry(l.Value); ok {
-				e.Retry, e.HasRetry = ms, true
-			}
+		if l := &e.Lines[i]; !l.Comment && !l.cut() {
+			ndata = e.take(l, ndata)
 		}
 	}
+	e.settle(ndata)
+}
+
+// take applies the field of line l to the client view, given how many data
+// lines came before it, and returns how many have come now.
+func (e *Event) take(l *Line, ndata int) int {
+	switch string(l.Name) {
+	case "data":
+		if ndata == 0 {
+			e.Data = l.Value
+		}
+		return ndata + 1
+	case "event":
+		e.Type = l.Value
+	case "id":
+		if !hasNUL(l.Value) {
+			e.ID, e.HasID = l.Value, true
+		}
+	case "retry":
+		if ms, ok := parseRetry(l.Value); ok {
+			e.Retry, e.HasRetry = ms, true
+		}
+	}
+	return ndata
+}
+
+// settle finishes the client view once every line is taken.
+func (e *Event) settle(ndata int) {
 	if ndata > 1 {
 		e.joinData()
 	}
 	if ndata > 0 && e.Data == nil {
-		e.Data = []byte{}
+		e.Data = noData
 	}
 	e.Dispatched = e.Complete && ndata > 0
 }
+
+// noData is the Data of a block whose data lines join to the empty string:
+// empty, but not nil, which would mean no data line at all.
+var noData = []byte{}
 
 // joinData joins the values of the data lines into the scratch buffer, so
 // that Data points into the Reader's buffer whenever there is one data line.
