@@ -46,6 +46,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		act = plan.Exchange(&ex.Exchange)
 		p.logFired(r.Context(), ex, "exchange", act.Fired)
 	}
+	if act.Latency > 0 && !sleep(r.Context(), p.clock, act.Latency) {
+		return
+	}
 	if p.answerInstead(w, r, &act) {
 		return
 	}
@@ -57,9 +60,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
-	if act.Latency > 0 && !sleep(r.Context(), p.clock, act.Latency) {
-		return
-	}
 	p.learnSession(ex, resp)
 	removeHopHeaders(resp.Header)
 	for _, h := range act.StripResponseHeaders {
@@ -81,9 +81,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (p *Proxy) answerInstead(w http.ResponseWriter, r *http.Request, act *faults.ExchangeAction) bool {
 	switch {
 	case act.Status != 0:
-		if act.Latency > 0 && !sleep(r.Context(), p.clock, act.Latency) {
-			return true
-		}
 		copyHeader(w.Header(), act.Header)
 		if len(act.Body) > 0 && w.Header().Get("Content-Type") == "" {
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")

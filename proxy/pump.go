@@ -38,6 +38,45 @@ type pump struct {
 	out     []byte
 	scratch []byte
 	warned  bool
+	pending bool // written to the client since the last flush
+}
+
+// flushBeforeRead is the upstream body as the SSE reader sees it: before
+// the reader waits for more bytes, whatever was written to the client is
+// flushed. So no event waits for the network, and a burst of events that
+// arrived in one read leaves in one flush, not one syscall each.
+type flushBeforeRead struct {
+	body io.Reader
+	pm   *pump
+}
+
+func (f *flushBeforeRead) Read(b []byte) (int, error) {
+	if err := f.pm.flush(); err != nil {
+		return 0, err
+	}
+	return f.body.Read(b)
+}
+
+// flush sends what was written to the client, if anything.
+func (pm *pump) flush() error {
+	if !pm.pending {
+		return nil
+	}
+	pm.pending = false
+	if err := pm.rc.Flush(); err != nil {
+		pm.cancel(err)
+		return err
+	}
+	return nil
+}
+
+// wait flushes, then sleeps d on the proxy's clock; it reports whether the
+// client is still there.
+func (pm *pump) wait(d time.Duration) bool {
+	if pm.flush() != nil {
+		return false
+	}
+	return sleep(pm.r.Context(), pm.p.clock, d)
 }
 
 // pump streams resp to w. cancel ends the upstream request.
@@ -51,8 +90,9 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	if err := pm.rc.Flush(); err != nil {
 		return
 	}
-	rd := p.newReader(resp.Body)
+	rd := p.newReader(&flushBeforeRead{body: resp.Body, pm: pm})
 	defer p.putReader(rd)
+	defer pm.flush()
 	pm.started = p.clock.Now()
 	defer pm.stopTimers()
 	// A plain GET may turn out to be a legacy stream when its first event
@@ -197,10 +237,11 @@ func (pm *pump) apply(e *sse.Event, act *faults.EventAction) bool {
 	ctx := pm.r.Context()
 	if act.StallForever {
 		pm.cancel(errFaultClosed)
+		_ = pm.flush()
 		<-ctx.Done()
 		return false
 	}
-	if act.Stall+act.Delay > 0 && !sleep(ctx, pm.p.clock, act.Stall+act.Delay) {
+	if act.Stall+act.Delay > 0 && !pm.wait(act.Stall+act.Delay) {
 		return false
 	}
 	switch act.Close {
@@ -291,8 +332,9 @@ func (pm *pump) writeEvent(e *sse.Event, fragment int) bool {
 }
 
 // write sends b to the client, in pieces of at most fragment bytes when
-// fragment > 0, through the throttle when there is one, flushing after each
-// piece. It reports whether the client is still there.
+// fragment > 0, through the throttle when there is one. Pieces of a
+// fragmented event are flushed one by one; a whole event is flushed before
+// fray next waits. It reports whether the client is still there.
 func (pm *pump) write(b []byte, fragment int) bool {
 	piece := len(b)
 	if fragment > 0 {
@@ -305,7 +347,7 @@ func (pm *pump) write(b []byte, fragment int) bool {
 		n := min(piece, len(b))
 		if pm.lim != nil {
 			now := pm.p.clock.Now()
-			if !sleep(pm.r.Context(), pm.p.clock, pm.lim.ReserveN(now, n).DelayFrom(now)) {
+			if d := pm.lim.ReserveN(now, n).DelayFrom(now); d > 0 && !pm.wait(d) {
 				return false
 			}
 		}
@@ -313,8 +355,8 @@ func (pm *pump) write(b []byte, fragment int) bool {
 			pm.cancel(err)
 			return false
 		}
-		if err := pm.rc.Flush(); err != nil {
-			pm.cancel(err)
+		pm.pending = true
+		if fragment > 0 && pm.flush() != nil {
 			return false
 		}
 		b = b[n:]

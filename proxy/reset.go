@@ -10,6 +10,8 @@ import (
 // the connection can be taken over (HTTP/1.x), and resets the stream
 // otherwise (HTTP/2). The upstream request is cancelled first.
 func (pm *pump) reset() {
+	// What was written before the reset was on the wire before it.
+	_ = pm.flush()
 	pm.cancel(errFaultClosed)
 	conn, _, err := pm.rc.Hijack()
 	if err != nil {
