@@ -124,3 +124,27 @@ func TestDisablingOneFaultLeavesOthersAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestArrivalOrderDoesNotChangeDecisions: a proxy numbers a session's
+// streams as they arrive, so concurrent requests get different numbers
+// from run to run; a request is decided by its id, not its number.
+func TestArrivalOrderDoesNotChangeDecisions(t *testing.T) {
+	tr := synthetic(2, 30)
+	perm := make([]int, len(tr))
+	for i := range perm {
+		perm[i] = i
+	}
+	shuffled := make([]traffic, len(tr))
+	copy(shuffled, tr)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range shuffled {
+		shuffled[i].ex.StreamSeq = 1 + rng.IntN(1000)
+	}
+	a := replay(compile(t, 42, chaos()...), tr, perm, 1)
+	b := replay(compile(t, 42, chaos()...), shuffled, perm, 1)
+	for i := range a {
+		if !reflect.DeepEqual(a[i], b[i]) {
+			t.Fatalf("request %s decided differently with another stream number:\n%+v\n%+v", tr[i].ex.RPCID, a[i], b[i])
+		}
+	}
+}

@@ -15,6 +15,8 @@
 //
 // Decisions are deterministic: each fault draws from its own PCG source,
 // seeded from the Set's seed, the fault's index and the identity of the
-// exchange or stream (session number, stream type, stream number, JSON-RPC
-// method and id). Only the `times` counters are shared between streams.
+// exchange or stream (session number, stream type, JSON-RPC method and id,
+// and the stream number only for exchanges without an id), so concurrent
+// requests are decided alike whatever order they arrive in. Only the
+// `times` counters are shared between streams.
 package faults

@@ -53,8 +53,12 @@ func mix(x uint64) uint64 {
 }
 
 // identity hashes what names an exchange the same way in every run: the
-// session's number, the stream type and number, and the client's JSON-RPC
-// method and id. The session id string differs run to run and is left out.
+// session's number, the stream type, the client's JSON-RPC method and id,
+// and, for an exchange without an id, its number among the session's
+// exchanges of that type. A request's id is unique in its session, while
+// the number follows the order in which concurrent requests happen to
+// arrive, so it is used only where nothing else tells exchanges apart.
+// The session id string differs run to run and is left out.
 func identity(ex *Exchange) uint64 {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
@@ -66,7 +70,9 @@ func identity(ex *Exchange) uint64 {
 	}
 	word(uint64(ex.SessionSeq))
 	word(uint64(ex.Stream))
-	word(uint64(ex.StreamSeq))
+	if ex.RPCID == "" {
+		word(uint64(ex.StreamSeq))
+	}
 	for i := 0; i < len(ex.RPCMethod); i++ {
 		h = (h ^ uint64(ex.RPCMethod[i])) * prime
 	}

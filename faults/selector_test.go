@@ -3,6 +3,7 @@ package faults_test
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -116,7 +117,7 @@ func TestStreamProbabilityIsPerStream(t *testing.T) {
 	lost := 0
 	for seq := 1; seq <= 400; seq++ {
 		ex := postEx()
-		ex.StreamSeq = seq
+		ex.StreamSeq, ex.RPCID = seq, strconv.Itoa(seq)
 		_, acts := drive(set, ex, sseStream())
 		if n := len(firedAt(acts)); n > 1 {
 			t.Fatalf("stream %d: lose fired %d times", seq, n)

@@ -2,6 +2,7 @@ package profiles_test
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
@@ -11,7 +12,7 @@ import (
 func exchange(stream faults.StreamType, seq int, method string) *faults.Exchange {
 	ex := &faults.Exchange{Method: "GET", Path: "/mcp", Stream: stream, SessionSeq: 1, StreamSeq: seq, Header: http.Header{}}
 	if method != "" {
-		ex.Method, ex.RPCKind, ex.RPCMethod, ex.RPCID = "POST", faults.RPCRequest, method, "1"
+		ex.Method, ex.RPCKind, ex.RPCMethod, ex.RPCID = "POST", faults.RPCRequest, method, strconv.Itoa(seq)
 	}
 	return ex
 }
