@@ -119,6 +119,11 @@ func runTSStreamableClient(ctx context.Context, t *testing.T, endpoint string) c
 	stdout, stderr, err := runNode(ctx, env, "streamable-client.mjs", endpoint,
 		"--count", strconv.Itoa(scenarioCount), "--close-after", strconv.Itoa(scenarioCloseAfter),
 		"--delay-ms", strconv.Itoa(scenarioDelayMs), "--timeout", "20000")
+	return tsRun(t, stdout, stderr, err)
+}
+
+// tsRun reads the summary streamable-client.mjs printed.
+func tsRun(t *testing.T, stdout, stderr string, err error) clientRun {
 	line := lastJSONLine(stdout)
 	var run clientRun
 	if jerr := json.Unmarshal([]byte(line), &run); jerr != nil {
@@ -137,12 +142,18 @@ func runTSStreamableClient(ctx context.Context, t *testing.T, endpoint string) c
 // runGoClient runs refpeer.RunClient in-process.
 func runGoClient(ctx context.Context, t *testing.T, endpoint string) clientRun {
 	closeAfter := scenarioCloseAfter
+	return goRun(ctx, t, endpoint, &closeAfter)
+}
+
+// goRun runs refpeer.RunClient in-process with the server closing the
+// tool's stream after closeAfter steps (0: never).
+func goRun(ctx context.Context, t *testing.T, endpoint string, closeAfter *int) clientRun {
 	res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{
 		Endpoint:      endpoint,
 		Count:         scenarioCount,
-		CloseAfter:    &closeAfter,
+		CloseAfter:    closeAfter,
 		Delay:         scenarioDelayMs * time.Millisecond,
-		RequireResume: true,
+		RequireResume: *closeAfter > 0,
 	})
 	run := clientRun{OK: err == nil}
 	if err != nil {
