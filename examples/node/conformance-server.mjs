@@ -9,23 +9,20 @@
 //
 // Usage: node conformance-server.mjs [--retry-interval MS]   (PORT: listen port, default 0)
 // Prints "LISTENING http://127.0.0.1:PORT/mcp" when ready; exits 0 on SIGTERM.
-import { randomUUID } from 'node:crypto';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   CreateMessageResultSchema,
   ElicitResultSchema,
-  isInitializeRequest,
   ListToolsRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MemoryEventStore } from './lib/event-store.mjs';
-import { serve, parseFlags, intFlag } from './lib/serve.mjs';
+import { parseFlags, intFlag } from './lib/serve.mjs';
+import { serveStreamable } from './lib/streamable-app.mjs';
 
 const flags = parseFlags(process.argv.slice(2));
 const retryInterval = intFlag(flags, 'retry-interval', 'RETRY_INTERVAL_MS', 500);
@@ -117,7 +114,7 @@ const sep1330Schema = {
  * @param {string} name
  * @param {Record<string, unknown>} args
  * @param {object} extra the SDK's RequestHandlerExtra
- * @param {StreamableHTTPServerTransport} transport
+ * @param {import("@modelcontextprotocol/sdk/server/streamableHttp.js").StreamableHTTPServerTransport} transport
  */
 async function callTool(name, args, extra, transport) {
   const log = (data) => extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data } });
@@ -198,7 +195,7 @@ async function callTool(name, args, extra, transport) {
   }
 }
 
-/** @param {StreamableHTTPServerTransport} transport */
+/** @param {import("@modelcontextprotocol/sdk/server/streamableHttp.js").StreamableHTTPServerTransport} transport */
 function newServer(transport) {
   const mcp = new McpServer(
     { name: 'fray-example-conformance', version: '1.0.0' },
@@ -275,45 +272,5 @@ function newServer(transport) {
 }
 
 const eventStore = new MemoryEventStore();
-/** @type {Map<string, StreamableHTTPServerTransport>} */
-const sessions = new Map();
-const app = createMcpExpressApp({ host: '127.0.0.1' });
 
-app.all('/mcp', async (req, res) => {
-  const sessionId = req.headers['mcp-session-id'];
-  try {
-    if (sessionId) {
-      const transport = sessions.get(sessionId);
-      if (!transport) {
-        res.status(404).json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
-        return;
-      }
-      await transport.handleRequest(req, res, req.body);
-      return;
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no session' }, id: null });
-      return;
-    }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      eventStore,
-      retryInterval,
-      onsessioninitialized: (id) => sessions.set(id, transport),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await newServer(transport).connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  } catch (err) {
-    console.error(`handle ${req.method}: ${err?.stack ?? err}`);
-    if (!res.headersSent) {
-      res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null });
-    }
-  }
-});
-
-serve(app, '/mcp', async () => {
-  await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-});
+serveStreamable({ newServer, eventStore, retryInterval });
