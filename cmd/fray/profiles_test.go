@@ -95,3 +95,27 @@ func TestProfilesKinds(t *testing.T) {
 		t.Errorf("kinds: %v\n%s", err, out)
 	}
 }
+
+// TestValidateFiveMistakes: five different mistakes in one file give five
+// errors, each with line and column, and exit code 2.
+func TestValidateFiveMistakes(t *testing.T) {
+	file := filepath.Join("..", "..", "profiles", "testdata", "five-mistakes.toml")
+	_, stderr, err := runProfiles("validate", file)
+	if exitCode(err) != 2 {
+		t.Fatalf("exit %d, want 2", exitCode(err))
+	}
+	var positioned int
+	for _, line := range strings.Split(stderr, "\n") {
+		rest, ok := strings.CutPrefix(line, file+":")
+		if !ok {
+			continue
+		}
+		parts := strings.SplitN(rest, ":", 3)
+		if len(parts) == 3 && parts[0] != "" && parts[1] != "" && strings.Trim(parts[0]+parts[1], "0123456789") == "" {
+			positioned++
+		}
+	}
+	if positioned != 5 {
+		t.Fatalf("%d positioned errors, want 5:\n%s", positioned, stderr)
+	}
+}
