@@ -33,9 +33,12 @@ var errNoSource = errors.New("sse: Reader has no source (use NewReader or Reset)
 // of the next event's Raw, before its first line (an event that is only that
 // LF, when the stream ends there, is returned with Complete false).
 //
-// Memory is bounded by the maximum block size: a block larger than that is
-// not parsed, and from then on the rest of the stream is returned in
-// Unparsed events, each holding what one read delivered.
+// Memory is bounded by the maximum block size: the buffer never grows past
+// it by more than 4 KiB, and a block larger than that is not parsed; from
+// then on the rest of the stream is returned in Unparsed events, each holding
+// what one read delivered. Whether a block is parsed depends only on its
+// size, not on how the reads broke. Besides the buffer, a Reader keeps a few
+// words per line of the current block.
 //
 // The zero Reader has no source: call Reset before Next. A Reader is not safe
 // for concurrent use.

@@ -46,6 +46,20 @@ var vectors = []vector{
 	// buffer "\n", which is dispatched as "". Browsers fire that event; an
 	// MCP client skips it as a priming event.
 	{name: "13 priming", pieces: []string{"id: 7\ndata:\n\n"}, data: []string{""}, lastID: "7"},
+
+	// More cases in the manner of the web-platform-tests format-* tests.
+	{name: "one space stripped", pieces: []string{"data:  two\ndata:\tt\n\n"}, data: []string{" two\n\tt"}},
+	{name: "colon in value", pieces: []string{"data: a:b: c\n\n"}, data: []string{"a:b: c"}},
+	{name: "comments and unknown fields", pieces: []string{": c\n:\nfoo: 1\n data: x\nDATA: y\ndata: z\n\n"},
+		data: []string{"z"}},
+	{name: "NUL kept in data", pieces: []string{"data: a\x00b\n\n"}, data: []string{"a\x00b"}},
+	{name: "id kept across blocks", pieces: []string{"id: x\n\ndata: 1\n\ndata: 2\n\n"},
+		data: []string{"1", "2"}, lastID: "x"},
+	{name: "cut id not committed", pieces: []string{"id: 1\ndata: a\n\nid: 2\ndata: b\n"},
+		data: []string{"a"}, lastID: "1"},
+	{name: "cut retry applied", pieces: []string{"data: a\n\nretry: 5\nretry: 9"}, data: []string{"a"}, retry: 5},
+	{name: "only comments", pieces: []string{":ping\r\n\r\n:ping\r\n\r\n"}},
+	{name: "empty stream", pieces: []string{""}},
 }
 
 func TestVectors(t *testing.T) {
