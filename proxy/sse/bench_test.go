@@ -49,9 +49,14 @@ func BenchmarkReader(b *testing.B) {
 	b.Run("64KiB", func(b *testing.B) {
 		pump(b, stream("data: "+strings.Repeat("x", 64<<10)+"\n\n", 4<<20), nil)
 	})
+	// A proxy that strips retry calls RemoveField on every event: once with
+	// a retry line in every block, once with none (the usual traffic).
 	b.Run("strip-retry", func(b *testing.B) {
 		block := "retry: 3000\n" + smallEvent
 		pump(b, stream(block, 1<<20), func(e *Event) { e.RemoveField("retry") })
+	})
+	b.Run("strip-retry-absent", func(b *testing.B) {
+		pump(b, stream(smallEvent, 1<<20), func(e *Event) { e.RemoveField("retry") })
 	})
 	b.Run("set-retry", func(b *testing.B) {
 		v := []byte("3000")

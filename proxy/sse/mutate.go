@@ -1,10 +1,6 @@
 package sse
 
-import (
-	"bytes"
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // RemoveField removes every line whose field name is exactly name, a bare
 // name without a colon included; comments are never removed. It returns how
@@ -13,21 +9,15 @@ import (
 // a client will send on reconnection. RemoveField does nothing to an
 // Unparsed event.
 func (e *Event) RemoveField(name string) int {
-	kept := e.Lines[:0]
-	for _, l := range e.Lines {
-		if !l.Comment && string(l.Name) == name {
-			continue
-		}
-		kept = append(kept, l)
+	first := e.index(name)
+	if first < 0 {
+		return 0 // the usual case on the hot path: nothing to copy
 	}
-	n := len(e.Lines) - len(kept)
-	clear(e.Lines[len(kept):])
-	e.Lines = kept
-	if n > 0 {
-		e.modified = true
-		e.interpret()
-	}
-	return n
+	n := len(e.Lines)
+	e.Lines = e.drop(first, name)
+	e.modified = true
+	e.interpret()
+	return n - len(e.Lines)
 }
 
 // SetField sets the field name to value: the first line named name is
@@ -44,39 +34,62 @@ func (e *Event) RemoveField(name string) int {
 // by the end of the stream with no line in it, holding only a BOM or the LF
 // that completed the previous block's CR.
 func (e *Event) SetField(name string, value []byte) {
-	if name == "" || strings.ContainsAny(name, ":\r\n") {
+	if !validName(name) {
 		panic(fmt.Sprintf("sse: SetField: invalid field name %q", name))
 	}
 	if e.Unparsed || !e.Complete && len(e.Lines) == 0 {
 		return
 	}
-	at := -1
-	kept := e.Lines[:0]
-	for _, l := range e.Lines {
-		if !l.Comment && string(l.Name) == name {
-			if at < 0 {
-				at = len(kept)
-			}
-			continue
-		}
-		kept = append(kept, l)
-	}
-	clear(e.Lines[len(kept):])
-	e.Lines = kept
-	if at < 0 {
-		at = len(kept)
-		if at > 0 && kept[at-1].cut() {
+	at := e.index(name)
+	if at >= 0 {
+		e.Lines = e.drop(at, name)
+	} else {
+		at = len(e.Lines)
+		if at > 0 && e.Lines[at-1].cut() {
 			at--
 		}
 	}
 	if name != "data" {
-		if i := bytes.IndexAny(value, "\r\n"); i >= 0 {
+		if i := indexLineEnd(value); i >= 0 {
 			value = value[:i]
 		}
 	}
 	e.insert(at, name, value)
 	e.modified = true
 	e.interpret()
+}
+
+// validName reports whether name can be written as a field name.
+func validName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == ':' || c == '\r' || c == '\n' {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// index returns the index of the first line named name, or -1.
+func (e *Event) index(name string) int {
+	for i := range e.Lines {
+		if l := &e.Lines[i]; !l.Comment && string(l.Name) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// drop returns e.Lines without the lines named name, the first of which is
+// at index first.
+func (e *Event) drop(first int, name string) []Line {
+	kept := e.Lines[:first]
+	for i := first + 1; i < len(e.Lines); i++ {
+		if l := &e.Lines[i]; l.Comment || string(l.Name) != name {
+			kept = append(kept, *l)
+		}
+	}
+	clear(e.Lines[len(kept):])
+	return kept
 }
 
 // insert adds the lines of name: value at index at, one per line of value,
@@ -93,9 +106,8 @@ func (e *Event) insert(at int, name string, value []byte) {
 	e.Lines = append(e.Lines, make([]Line, n)...)
 	copy(e.Lines[at+n:], e.Lines[at:old])
 	for i := range n {
-		v := value
-		rest := []byte(nil)
-		if j := bytes.IndexAny(value, "\r\n"); j >= 0 && i < n-1 {
+		v, rest := value, []byte(nil)
+		if j := indexLineEnd(value); j >= 0 {
 			v, rest = value[:j], value[j+1:]
 			if value[j] == '\r' && len(rest) > 0 && rest[0] == '\n' {
 				rest = rest[1:]

@@ -60,6 +60,22 @@ func (s *seek) next(b []byte, from int, c byte) int {
 	return s.at
 }
 
+// indexLineEnd returns the index of the first CR or LF in b, or -1.
+func indexLineEnd(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if m := lineEnds(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] == '\n' || b[i] == '\r' {
+			return i
+		}
+	}
+	return -1
+}
+
 // scan reads lines of the current block from the buffered bytes and returns
 // the offset just past the empty line that ends the block, or -1 when the
 // buffer holds no such line yet. It resumes where it stopped.
