@@ -37,8 +37,9 @@ var errNoSource = errors.New("sse: Reader has no source (use NewReader or Reset)
 // it by more than 4 KiB, and a block larger than that is not parsed; from
 // then on the rest of the stream is returned in Unparsed events, each holding
 // what one read delivered. Whether a block is parsed depends only on its
-// size, not on how the reads broke. Besides the buffer, a Reader keeps a few
-// words per line of the current block.
+// size, not on how the reads broke. Besides the buffer, a Reader keeps about
+// 100 bytes per line of the current block (its Line and where it ends), which
+// a block of many very short lines can make several times the block itself.
 //
 // The zero Reader has no source: call Reset before Next. A Reader is not safe
 // for concurrent use.
