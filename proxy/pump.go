@@ -228,7 +228,10 @@ func (pm *pump) complete(e *sse.Event) bool {
 		SinceRun:    now.Sub(pm.p.start),
 	}
 	act := pm.sp.Event(&pm.ev)
-	pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.index-1), act.Fired)
+	if len(act.Fired) > 0 && pm.p.opts.LogFaults {
+		// Built only when logged: the per-event path must not allocate.
+		pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.index-1), act.Fired)
+	}
 	return pm.apply(e, &act)
 }
 
