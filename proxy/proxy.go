@@ -7,7 +7,7 @@
 //	               |
 //	               +-> upstream request --> response
 //	                                          |
-//	                       text/event-stream: pump (sse.Reader -> faults -> write+flush per event)
+//	                       text/event-stream: pump (sse.Reader -> faults -> write; flush before waiting)
 //	                       anything else:     streamed through
 package proxy
 
