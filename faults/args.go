@@ -41,8 +41,9 @@ func (a *args) fail(key string, sentinel error, format string, v ...any) {
 	a.errs = append(a.errs, &ParamError{Fault: a.fault, Key: key, Msg: fmt.Sprintf(format, v...), Err: sentinel})
 }
 
-// show writes a value the way a profile author wrote it.
-func show(v any) string {
+// ShowValue writes a decoded TOML value the way a profile author wrote it,
+// for error messages: strings quoted, tables and arrays by name.
+func ShowValue(v any) string {
 	switch v := v.(type) {
 	case string:
 		return fmt.Sprintf("%q", v)
@@ -63,7 +64,7 @@ func (a *args) duration(key string, def time.Duration) time.Duration {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		a.fail(key, ErrType, "%s is not a duration (write a string such as \"250ms\")", show(v))
+		a.fail(key, ErrType, "%s is not a duration (write a string such as \"250ms\")", ShowValue(v))
 		return def
 	}
 	var d Duration
@@ -91,7 +92,7 @@ func (a *args) integer(key string, def, lo, hi int64) int64 {
 	case int:
 		n = int64(v)
 	default:
-		a.fail(key, ErrType, "%s is not an integer", show(v))
+		a.fail(key, ErrType, "%s is not an integer", ShowValue(v))
 		return def
 	}
 	if n < lo || n > hi {
@@ -116,7 +117,7 @@ func (a *args) float(key string, def, lo, hi float64) float64 {
 	case int:
 		f = float64(v)
 	default:
-		a.fail(key, ErrType, "%s is not a number", show(v))
+		a.fail(key, ErrType, "%s is not a number", ShowValue(v))
 		return def
 	}
 	if math.IsNaN(f) || f < lo || f > hi {
@@ -134,7 +135,7 @@ func (a *args) boolean(key string, def bool) bool {
 	}
 	b, isBool := v.(bool)
 	if !isBool {
-		a.fail(key, ErrType, "%s is not true or false", show(v))
+		a.fail(key, ErrType, "%s is not true or false", ShowValue(v))
 		return def
 	}
 	return b
@@ -148,7 +149,7 @@ func (a *args) str(key, def string) string {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		a.fail(key, ErrType, "%s is not a string", show(v))
+		a.fail(key, ErrType, "%s is not a string", ShowValue(v))
 		return def
 	}
 	return s
@@ -170,7 +171,7 @@ func (a *args) strs(key string) []string {
 		for _, e := range v {
 			s, isStr := e.(string)
 			if !isStr {
-				a.fail(key, ErrType, "%s in the array is not a string", show(e))
+				a.fail(key, ErrType, "%s in the array is not a string", ShowValue(e))
 				return nil
 			}
 			out = append(out, s)
@@ -180,7 +181,7 @@ func (a *args) strs(key string) []string {
 		}
 		return out
 	default:
-		a.fail(key, ErrType, "%s is not a string or an array of strings", show(v))
+		a.fail(key, ErrType, "%s is not a string or an array of strings", ShowValue(v))
 		return nil
 	}
 }
@@ -198,14 +199,14 @@ func (a *args) table(key string) map[string]string {
 	case map[string]any:
 		m = v
 	default:
-		a.fail(key, ErrType, "%s is not a table", show(v))
+		a.fail(key, ErrType, "%s is not a table", ShowValue(v))
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for _, k := range sortedKeys(m) {
 		s, isStr := m[k].(string)
 		if !isStr {
-			a.fail(key+"."+k, ErrType, "%s is not a string", show(m[k]))
+			a.fail(key+"."+k, ErrType, "%s is not a string", ShowValue(m[k]))
 			continue
 		}
 		out[k] = s

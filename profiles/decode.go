@@ -45,7 +45,7 @@ func (d *decoder) top(doc map[string]any) {
 func (d *decoder) str(path string, v any) string {
 	s, ok := v.(string)
 	if !ok {
-		d.fail(path, false, ErrType, "%s is not a string", show(v))
+		d.fail(path, false, ErrType, "%s is not a string", faults.ShowValue(v))
 	}
 	return s
 }
@@ -54,7 +54,7 @@ func (d *decoder) seed(v any) {
 	n, ok := v.(int64)
 	switch {
 	case !ok:
-		d.fail("seed", false, ErrType, "%s is not an integer", show(v))
+		d.fail("seed", false, ErrType, "%s is not an integer", faults.ShowValue(v))
 	case n < 0:
 		d.fail("seed", false, ErrRange, "%d is negative", n)
 	default:
@@ -67,7 +67,7 @@ func (d *decoder) seed(v any) {
 func (d *decoder) checks(v any) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		d.fail("checks", false, ErrType, "%s is not a table", show(v))
+		d.fail("checks", false, ErrType, "%s is not a table", faults.ShowValue(v))
 		return
 	}
 	d.p.Checks = map[string]Severity{}
@@ -88,7 +88,7 @@ func (d *decoder) checkTable(path, id string, m map[string]any) {
 			d.p.Checks[kid] = Severity(v)
 			d.p.checkPaths[kid] = kp
 		default:
-			d.fail(kp, false, ErrType, "%s is not \"error\", \"warning\" or \"off\"", show(v))
+			d.fail(kp, false, ErrType, "%s is not \"error\", \"warning\" or \"off\"", faults.ShowValue(v))
 		}
 	}
 }
@@ -132,14 +132,14 @@ func validCheckID(id string) bool {
 func (d *decoder) faults(v any) {
 	arr, ok := v.([]any)
 	if !ok {
-		d.fail("fault", false, ErrType, "%s is not an array of tables (write [[fault]])", show(v))
+		d.fail("fault", false, ErrType, "%s is not an array of tables (write [[fault]])", faults.ShowValue(v))
 		return
 	}
 	for i, e := range arr {
 		path := indexKey("fault", i)
 		m, ok := e.(map[string]any)
 		if !ok {
-			d.fail(path, false, ErrType, "%s is not a table", show(e))
+			d.fail(path, false, ErrType, "%s is not a table", faults.ShowValue(e))
 			continue
 		}
 		sp := faults.Spec{Params: m}
@@ -147,7 +147,7 @@ func (d *decoder) faults(v any) {
 			if s, isStr := k.(string); isStr {
 				sp.Kind = s
 			} else {
-				d.fail(joinKey(path, "kind"), false, ErrType, "%s is not a string", show(k))
+				d.fail(joinKey(path, "kind"), false, ErrType, "%s is not a string", faults.ShowValue(k))
 			}
 		}
 		d.p.Faults = append(d.p.Faults, sp)
@@ -167,18 +167,6 @@ func (d *decoder) merge(es Errors) {
 			d.errs = append(d.errs, e)
 		}
 	}
-}
-
-func show(v any) string {
-	switch v := v.(type) {
-	case string:
-		return fmt.Sprintf("%q", v)
-	case map[string]any:
-		return "a table"
-	case []any:
-		return "an array"
-	}
-	return fmt.Sprint(v)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -174,12 +174,10 @@ func TestFragmentWritesSmallPieces(t *testing.T) {
 	defer conn.Close()
 	_, _ = io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(conn)
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
+	if _, err := http.ReadResponse(br, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Each flushed piece is one HTTP/1.1 chunk: read the chunk sizes.
-	_ = resp
 	var sizes []string
 	for {
 		line, err := br.ReadString('\n')

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,13 +122,6 @@ func sseHeader(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-}
-
-func mustContain(t *testing.T, s, sub string) {
-	t.Helper()
-	if !strings.Contains(s, sub) {
-		t.Fatalf("%q does not contain %q", s, sub)
-	}
 }
 
 type proxyOptions = proxy.Options

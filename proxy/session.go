@@ -10,8 +10,7 @@ import (
 type session struct {
 	id       string
 	seq      int
-	protocol string // negotiated revision, "" until known
-	legacy   bool
+	protocol string                      // negotiated revision, "" until known
 	streams  [faults.StreamOther + 1]int // exchanges seen per stream type
 }
 
@@ -72,26 +71,9 @@ func (s *sessions) setProtocol(id, protocol string) {
 	s.mu.Unlock()
 }
 
-// protocol returns the recorded revision of a session, "" if unknown.
-func (s *sessions) protocol(id string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ss, ok := s.byID[id]; ok {
-		return ss.protocol
-	}
-	return ""
-}
-
 // forget drops a session that was deleted.
 func (s *sessions) forget(id string) {
 	s.mu.Lock()
 	delete(s.byID, id)
 	s.mu.Unlock()
-}
-
-// len returns the number of sessions tracked.
-func (s *sessions) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.byID)
 }

@@ -214,9 +214,3 @@ func (s *stringSet) has(v string) bool {
 	defer s.mu.Unlock()
 	return s.m[v]
 }
-
-func (s *stringSet) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.m)
-}
