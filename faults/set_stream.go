@@ -1,6 +1,9 @@
 package faults
 
-import "time"
+import (
+	"math/bits"
+	"time"
+)
 
 // Stream returns the decisions for a stream opened in answer to ex. Only
 // the faults whose stream, method, path (and, for stream kinds, rpc_kind
@@ -26,6 +29,7 @@ func (s *Set) Stream(ex *Exchange) StreamPlan {
 	if p == nil {
 		return emptyStream{}
 	}
+	p.pf = newPrefilter(p.slots)
 	return p
 }
 
@@ -42,6 +46,7 @@ type streamPlan struct {
 	session  int
 	id       uint64
 	slots    []slot
+	pf       *prefilter
 	ended    bool
 	// act is where effects write; it lives in the plan so that passing it
 	// to them does not move a fresh action to the heap on every event.
@@ -86,28 +91,37 @@ func (p *streamPlan) Event(ev *Event) EventAction {
 	}
 	p.act = EventAction{}
 	act := &p.act
-	for i := range p.slots {
-		sl := &p.slots[i]
-		f := sl.f
-		if f.onEvent == nil || sl.off || sl.done || !f.enabled.Load() {
-			continue
+	cand := p.pf.candidates(p.slots, ev)
+	for w, word := range cand {
+		for word != 0 {
+			i := w*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			p.eventSlot(&p.slots[i], ev, act)
 		}
-		if !f.sel.matchEvent(ev, f.def.target == onEvent) || !f.onEvent.applies(ev, &sl.st) {
-			continue
-		}
-		if f.def.target == onEvent && !sl.r.chance(f.sel.probability) {
-			continue
-		}
-		if !p.take(sl) {
-			continue
-		}
-		f.onEvent.event(ev, &sl.r, act)
-		f.fired.Add(1)
-		act.Fired = append(act.Fired, f.firing())
-		sl.done = f.def.once
 	}
 	p.ended = act.Close != CloseNone || act.Lose > 0
 	return *act
+}
+
+// eventSlot asks one fault about ev and lets it act.
+func (p *streamPlan) eventSlot(sl *slot, ev *Event, act *EventAction) {
+	f := sl.f
+	if sl.off || sl.done || !f.enabled.Load() {
+		return
+	}
+	if !f.sel.matchEvent(ev, f.def.target == onEvent) || !f.onEvent.applies(ev, &sl.st) {
+		return
+	}
+	if f.def.target == onEvent && !sl.r.chance(f.sel.probability) {
+		return
+	}
+	if !p.take(sl) {
+		return
+	}
+	f.onEvent.event(ev, &sl.r, act)
+	f.fired.Add(1)
+	act.Fired = append(act.Fired, f.firing())
+	sl.done = f.def.once
 }
 
 // take counts a firing against the fault's times: every firing for event

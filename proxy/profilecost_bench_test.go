@@ -19,8 +19,8 @@ import (
 // BenchmarkProfileCost measures what a profile costs per event when none of
 // its faults hit: events/s through fray with the empty profile, and with 20
 // event faults that select the tools/call POST stream (so they are kept
-// when the stream starts) but an event method that never occurs (so each
-// is asked about every event and never fires). Compare the two in one run:
+// when the stream starts) but events that never occur (so each is asked
+// about every event and never fires). Compare the two in one run:
 //
 //	go test -run XXX -bench BenchmarkProfileCost -count 5 ./proxy/
 //
@@ -50,15 +50,28 @@ func BenchmarkProfileCost(b *testing.B) {
 	}
 }
 
-// unmatchedProfile is n event faults on tools/call POST streams that
-// select the event method "never/N".
+// unmatchedProfile is n event faults on tools/call POST streams whose
+// event selectors never match the stream's progress notifications: in
+// turn an rpc_method, an SSE event type, an nth past the end of the run, the priming
+// event, and a stream_after of an hour.
 func unmatchedProfile(n int) string {
 	kinds := []string{"drop", "duplicate", "strip-retry", "strip-id", "corrupt", "drop-priming", "delay", "set-retry", "rewrite-id"}
 	extra := map[string]string{"delay": "delay = \"1s\"\n", "set-retry": "retry = \"1s\"\n", "rewrite-id": "id = \"{id}-x\"\n"}
+	never := []string{
+		"rpc_method = \"never/%d\"\n",
+		"event = \"never-%d\"\n",
+		"nth = 21474830%d\n",
+		"priming = true # %d\n",
+		"stream_after = \"1h\" # %d\n",
+	}
 	var b strings.Builder
 	for i := range n {
 		k := kinds[i%len(kinds)]
-		fmt.Fprintf(&b, "[[fault]]\nkind = %q\nstream = \"post\"\nrequest_method = \"tools/call\"\nrpc_method = \"never/%d\"\n%s\n", k, i, extra[k])
+		sel := fmt.Sprintf(never[i%len(never)], i)
+		if k == "drop-priming" && strings.HasPrefix(sel, "priming") {
+			sel = fmt.Sprintf(never[0], i)
+		}
+		fmt.Fprintf(&b, "[[fault]]\nkind = %q\nstream = \"post\"\nrequest_method = \"tools/call\"\n%s%s\n", k, sel, extra[k])
 	}
 	return b.String()
 }
