@@ -10,6 +10,7 @@ import (
 
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // memTransport answers every request with an in-memory event stream.
@@ -34,7 +35,8 @@ func (d *discardWriter) Flush()                      {}
 
 // TestNoAllocationPerEvent: a whole exchange of 1000 events through the
 // pump, with and without a profile whose faults never fire, allocates a
-// small constant (the exchange's own bookkeeping), not something per event.
+// small constant (the exchange's own bookkeeping), not something per event;
+// reporting each event to an observer allocates nothing either.
 func TestNoAllocationPerEvent(t *testing.T) {
 	const events = 1000
 	var body bytes.Buffer
@@ -62,6 +64,8 @@ rpc_kind = "error"
 	for name, opts := range map[string]proxy.Options{
 		"no-profile": {Upstream: u, Transport: memTransport{body.Bytes()}},
 		"unmatched":  {Upstream: u, Transport: memTransport{body.Bytes()}, Faults: active, LogFaults: true},
+		"observed": {Upstream: u, Transport: memTransport{body.Bytes()}, Faults: active,
+			Observer: observe.Func(func(o *observe.Observation) {})},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p, err := proxy.New(opts)

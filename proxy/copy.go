@@ -9,6 +9,7 @@ import (
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // maxCapture bounds the JSON answer the proxy keeps to classify it.
@@ -26,6 +27,9 @@ func (p *Proxy) copyResponse(w http.ResponseWriter, r *http.Request, ex *exchang
 		h.Add("Trailer", k)
 	}
 	w.WriteHeader(resp.StatusCode)
+	p.observeResponse(ex, upstreamResponse(h, resp.StatusCode, false), nil)
+	end := observe.End{Cause: observe.ClientGone}
+	defer func() { p.observeEnd(ex, &end) }()
 	rc := http.NewResponseController(w)
 	var capture *bytes.Buffer
 	if ex.Method == http.MethodPost && mediaType(resp.Header.Get("Content-Type")) == "application/json" {
@@ -55,6 +59,7 @@ func (p *Proxy) copyResponse(w http.ResponseWriter, r *http.Request, ex *exchang
 			}
 			p.log.LogAttrs(r.Context(), slog.LevelWarn, "upstream body failed; aborting the client's response",
 				append(ex.logAttrs(), slog.String("error", err.Error()))...)
+			end = observe.End{Cause: observe.UpstreamFailed, Error: oneLine(err.Error())}
 			panic(http.ErrAbortHandler)
 		}
 	}
@@ -62,6 +67,10 @@ func (p *Proxy) copyResponse(w http.ResponseWriter, r *http.Request, ex *exchang
 		h[http.TrailerPrefix+k] = vv
 	}
 	p.logAnswer(r, ex, resp, capture)
+	end.Cause = observe.Complete
+	if capture != nil && p.observing() {
+		end.Messages = bodyMessages(capture.Bytes())
+	}
 }
 
 // logAnswer classifies what came back for a non-stream exchange, and reads

@@ -15,6 +15,7 @@ import (
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // errFaultClosed is the cancellation cause when a fault ends a stream on
@@ -46,10 +47,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		act = plan.Exchange(&ex.Exchange)
 		p.logFired(r.Context(), ex, "exchange", act.Fired)
 	}
+	p.observeRequest(r, ex, &act)
 	if act.Latency > 0 && !sleep(r.Context(), p.clock, act.Latency) {
+		p.observeEnd(ex, &observe.End{Cause: observe.ClientGone})
 		return
 	}
-	if p.answerInstead(w, r, &act) {
+	if p.answerInstead(w, r, ex, &act) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
@@ -78,7 +81,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // answerInstead carries out the exchange faults that answer the client
 // without forwarding. It reports whether the exchange is over.
-func (p *Proxy) answerInstead(w http.ResponseWriter, r *http.Request, act *faults.ExchangeAction) bool {
+func (p *Proxy) answerInstead(w http.ResponseWriter, r *http.Request, ex *exchange, act *faults.ExchangeAction) bool {
 	switch {
 	case act.Status != 0:
 		copyHeader(w.Header(), act.Header)
@@ -87,15 +90,17 @@ func (p *Proxy) answerInstead(w http.ResponseWriter, r *http.Request, act *fault
 		}
 		w.WriteHeader(act.Status)
 		_, _ = w.Write(act.Body)
-		return true
+		p.observeResponse(ex, &observe.Response{Status: act.Status, Origin: observe.FromFault, Header: w.Header()}, act.Fired)
 	case act.DropRequest && act.Hang:
 		<-r.Context().Done()
-		return true
 	case act.DropRequest:
 		w.WriteHeader(http.StatusAccepted)
-		return true
+		p.observeResponse(ex, &observe.Response{Status: http.StatusAccepted, Origin: observe.FromFault, Header: w.Header()}, act.Fired)
+	default:
+		return false
 	}
-	return false
+	p.observeEnd(ex, &observe.End{Cause: observe.FaultAnswered})
+	return true
 }
 
 // outRequest builds the request to the upstream: the client's, under the
@@ -239,11 +244,14 @@ func (p *Proxy) noteInitialize(ex *exchange, msg []byte) {
 func (p *Proxy) badGateway(w http.ResponseWriter, r *http.Request, ex *exchange, err error) {
 	if r.Context().Err() != nil {
 		p.log.LogAttrs(r.Context(), slog.LevelDebug, "client went away before the upstream answered", ex.logAttrs()...)
+		p.observeEnd(ex, &observe.End{Cause: observe.ClientGone})
 		return
 	}
 	p.log.LogAttrs(r.Context(), slog.LevelError, "upstream failed",
 		append(ex.logAttrs(), slog.String("upstream", p.upstream.String()), slog.String("error", err.Error()))...)
 	plainError(w, http.StatusBadGateway, fmt.Sprintf("fray: upstream %s: %s", p.upstream, oneLine(err.Error())))
+	p.observeResponse(ex, &observe.Response{Status: http.StatusBadGateway, Origin: observe.FromFray, Header: w.Header()}, nil)
+	p.observeEnd(ex, &observe.End{Cause: observe.UpstreamFailed, Error: oneLine(err.Error())})
 }
 
 func (p *Proxy) requestBodyError(w http.ResponseWriter, r *http.Request, err error) {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )
 
@@ -54,6 +55,9 @@ type Options struct {
 	LogFaults bool
 	// Clock gives the time and timers. Nil means the real clock.
 	Clock Clock
+	// Observer receives an observation of every request, response, SSE
+	// event and end of exchange. Nil observes nothing and costs nothing.
+	Observer observe.Observer
 }
 
 // Proxy is an http.Handler that forwards to Options.Upstream. It is safe for

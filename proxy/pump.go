@@ -13,6 +13,7 @@ import (
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )
 
@@ -39,6 +40,15 @@ type pump struct {
 	scratch []byte
 	warned  bool
 	pending bool // written to the client since the last flush
+
+	// What observers are told; kept here so that reporting an event
+	// allocates nothing.
+	observed bool // the response head was reported
+	cause    observe.Cause
+	endErr   string
+	evAt     time.Duration // when the current event came from the upstream
+	obs      observe.Observation
+	oev      observe.Event
 }
 
 // flushBeforeRead is the upstream body as the SSE reader sees it: before
@@ -86,14 +96,15 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	// Faults may change the length of the body; an SSE body has none anyway.
 	h.Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
-	pm := &pump{p: p, w: w, rc: http.NewResponseController(w), r: r, resp: resp, ex: ex, cancel: cancel}
+	pm := &pump{p: p, w: w, rc: http.NewResponseController(w), r: r, resp: resp, ex: ex, cancel: cancel, cause: observe.ClientGone}
+	pm.started = p.clock.Now()
+	defer pm.observeEnd()
 	if err := pm.rc.Flush(); err != nil {
 		return
 	}
 	rd := p.newReader(&flushBeforeRead{body: resp.Body, pm: pm})
 	defer p.putReader(rd)
 	defer pm.flush()
-	pm.started = p.clock.Now()
 	defer pm.stopTimers()
 	// A plain GET may turn out to be a legacy stream when its first event
 	// announces an endpoint; its plan is chosen once that is known.
@@ -137,6 +148,7 @@ func (pm *pump) startPlan() bool {
 	pm.sp = plan.Stream(&pm.ex.Exchange)
 	act := pm.sp.Start()
 	pm.p.logFired(pm.r.Context(), pm.ex, "stream", act.Fired)
+	pm.observeHead(&act)
 	if act.Throttle > 0 {
 		burst := act.ThrottleBurst
 		if burst <= 0 {
@@ -149,13 +161,20 @@ func (pm *pump) startPlan() bool {
 	}
 	switch act.Close {
 	case faults.CloseBefore, faults.CloseAfter:
-		pm.cancel(errFaultClosed)
+		pm.closeByFault()
 		return false
 	case faults.CloseReset:
 		pm.reset()
 		return false
 	}
 	return true
+}
+
+// closeByFault ends the stream on purpose: the upstream request is
+// cancelled and the client's response ends cleanly.
+func (pm *pump) closeByFault() {
+	pm.cause = observe.FaultClosed
+	pm.cancel(errFaultClosed)
 }
 
 func (pm *pump) stopTimers() {
@@ -175,7 +194,19 @@ func (pm *pump) event(e *sse.Event) bool {
 			pm.p.log.LogAttrs(pm.r.Context(), slog.LevelWarn, "event block exceeds the limit; passing the rest of the stream through unparsed",
 				append(pm.ex.logAttrs(), slog.Int("limit", pm.maxBlock()))...)
 		}
-		return pm.write(e.Raw, 0)
+		if pm.p.observing() {
+			pm.evAt = pm.p.clock.Now().Sub(pm.p.start)
+		}
+		ok := pm.write(e.Raw, 0)
+		if pm.p.observing() {
+			pm.oev = observe.Event{Index: pm.index, Raw: e.Raw, Fate: observe.Delivered, Copies: 1}
+			pm.index++
+			if !ok {
+				pm.oev.Fate, pm.oev.Copies = observe.Undelivered, 0
+			}
+			pm.observeEvent(nil, nil)
+		}
+		return ok
 	}
 	return pm.complete(e)
 }
@@ -207,11 +238,25 @@ func (pm *pump) complete(e *sse.Event) bool {
 		pm.rewriteEndpoint(e)
 	}
 	pm.index++
+	if pm.p.observing() {
+		pm.oev = observe.Event{
+			Index: pm.index - 1, Raw: e.Raw, Parsed: true,
+			Type: e.Type, ID: e.ID, HasID: e.HasID, Retry: e.Retry, HasRetry: e.HasRetry,
+			Priming: e.Priming(), Dispatched: e.Dispatched,
+			Message: observe.EventMessage{Kind: msg.Kind, Method: msg.Method, ID: msg.ID},
+		}
+		pm.evAt = pm.p.clock.Now().Sub(pm.p.start)
+	}
 	if pm.lose > 0 {
-		return pm.swallow()
+		pm.oev.Fate = observe.Lost
+		ok := pm.swallow()
+		pm.observeEvent(e, nil)
+		return ok
 	}
 	if pm.sp == nil {
-		return pm.writeEvent(e, 0)
+		ok := pm.deliver(e, 0, 0)
+		pm.observeEvent(e, nil)
+		return ok
 	}
 	now := pm.p.clock.Now()
 	pm.ev = faults.Event{
@@ -232,50 +277,73 @@ func (pm *pump) complete(e *sse.Event) bool {
 		// Built only when logged: the per-event path must not allocate.
 		pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.index-1), act.Fired)
 	}
-	return pm.apply(e, &act)
+	ok := pm.apply(e, &act)
+	pm.observeEvent(e, act.Fired)
+	return ok
 }
 
 // apply carries out one event decision.
 func (pm *pump) apply(e *sse.Event, act *faults.EventAction) bool {
 	ctx := pm.r.Context()
 	if act.StallForever {
+		pm.oev.Fate = observe.Stalled
 		pm.cancel(errFaultClosed)
 		_ = pm.flush()
 		<-ctx.Done()
 		return false
 	}
 	if act.Stall+act.Delay > 0 && !pm.wait(act.Stall+act.Delay) {
+		pm.oev.Fate = observe.Undelivered
 		return false
 	}
 	switch act.Close {
 	case faults.CloseBefore:
-		pm.cancel(errFaultClosed)
+		pm.oev.Fate = observe.Cut
+		pm.closeByFault()
 		return false
 	case faults.CloseReset:
+		pm.oev.Fate = observe.Cut
 		pm.reset()
 		return false
 	}
 	if act.Lose > 0 {
+		pm.oev.Fate = observe.Lost
 		pm.lose = act.Lose
 		return pm.swallow()
 	}
 	if act.Drop {
+		pm.oev.Fate = observe.Dropped
 		return true
 	}
 	pm.mutate(e, act)
+	pm.oev.Corrupted = act.Corrupt && len(e.Data) > 0
 	for range act.Noise {
 		if !pm.write(noiseBlock(e), 0) {
+			pm.oev.Fate = observe.Undelivered
 			return false
 		}
 	}
-	for range 1 + act.Duplicate {
-		if !pm.writeEvent(e, act.Fragment) {
-			return false
-		}
+	if !pm.deliver(e, act.Fragment, act.Duplicate) {
+		return false
 	}
 	if act.Close == faults.CloseAfter {
-		pm.cancel(errFaultClosed)
+		pm.closeByFault()
 		return false
+	}
+	return true
+}
+
+// deliver writes the event 1+dup times and records its fate.
+func (pm *pump) deliver(e *sse.Event, fragment, dup int) bool {
+	pm.oev.Fate = observe.Delivered
+	for range 1 + dup {
+		if !pm.writeEvent(e, fragment) {
+			if pm.oev.Copies == 0 {
+				pm.oev.Fate = observe.Undelivered
+			}
+			return false
+		}
+		pm.oev.Copies++
 	}
 	return true
 }
@@ -285,7 +353,7 @@ func (pm *pump) apply(e *sse.Event, act *faults.EventAction) bool {
 func (pm *pump) swallow() bool {
 	pm.lose--
 	if pm.lose == 0 {
-		pm.cancel(errFaultClosed)
+		pm.closeByFault()
 		return false
 	}
 	return true
@@ -374,14 +442,71 @@ func (pm *pump) finish(err error) {
 	ctx := pm.r.Context()
 	switch {
 	case errors.Is(err, io.EOF):
+		pm.cause = observe.Complete
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream ended by the upstream", pm.ex.logAttrs()...)
 	case errors.Is(context.Cause(pm.resp.Request.Context()), errFaultClosed):
+		// A timed close cancels from a timer: no event path set the cause.
+		pm.cause = observe.FaultClosed
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream closed by a fault", pm.ex.logAttrs()...)
 	case ctx.Err() != nil:
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "client went away", pm.ex.logAttrs()...)
 	default:
+		pm.cause = observe.UpstreamFailed
+		pm.endErr = oneLine(err.Error())
 		pm.p.log.LogAttrs(ctx, slog.LevelWarn, "upstream stream failed; aborting the client's response",
 			append(pm.ex.logAttrs(), slog.String("error", err.Error()))...)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// observeHead reports the response head once, with the stream faults armed
+// at its start (nil when the plan has not started).
+func (pm *pump) observeHead(act *faults.StreamAction) {
+	if pm.observed || !pm.p.observing() {
+		return
+	}
+	pm.observed = true
+	resp := upstreamResponse(pm.w.Header(), pm.resp.StatusCode, true)
+	var fired []faults.Firing
+	if act != nil {
+		resp.Throttle, resp.CloseAfter, fired = act.Throttle, act.CloseAfter, act.Fired
+	}
+	pm.obs = observe.Observation{Response: resp, Fired: fired}
+	pm.p.head(&pm.obs, observe.KindResponse, pm.ex)
+	pm.obs.At = pm.started.Sub(pm.p.start)
+	pm.p.opts.Observer.Observe(&pm.obs)
+}
+
+// observeEvent reports pm.oev, with what the client got of e (nil for
+// bytes passed unparsed).
+func (pm *pump) observeEvent(e *sse.Event, fired []faults.Firing) {
+	if !pm.p.observing() {
+		return
+	}
+	pm.observeHead(nil)
+	at := pm.evAt
+	if pm.oev.Fate == observe.Delivered {
+		pm.oev.DeliveredAt = pm.p.clock.Now().Sub(pm.p.start)
+	}
+	if e != nil && pm.oev.Fate == observe.Delivered {
+		pm.oev.DeliveredID, pm.oev.DeliveredHasID = e.ID, e.HasID
+		pm.oev.DeliveredRetry, pm.oev.DeliveredHasRetry = e.Retry, e.HasRetry
+		if e.Modified() {
+			pm.out = e.AppendTo(pm.out[:0])
+			pm.oev.Delivered = pm.out
+		}
+	}
+	pm.obs = observe.Observation{Event: &pm.oev, Fired: fired}
+	pm.p.head(&pm.obs, observe.KindEvent, pm.ex)
+	pm.obs.At = at
+	pm.p.opts.Observer.Observe(&pm.obs)
+}
+
+// observeEnd reports the end of the stream.
+func (pm *pump) observeEnd() {
+	if !pm.p.observing() {
+		return
+	}
+	pm.observeHead(nil)
+	pm.p.observeEnd(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr})
 }

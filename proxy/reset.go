@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
+
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // reset aborts the client's connection with a TCP RST (SO_LINGER 0) where
@@ -12,6 +14,7 @@ import (
 func (pm *pump) reset() {
 	// What was written before the reset was on the wire before it.
 	_ = pm.flush()
+	pm.cause = observe.FaultReset
 	pm.cancel(errFaultClosed)
 	conn, _, err := pm.rc.Hijack()
 	if err != nil {

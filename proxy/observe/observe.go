@@ -1,0 +1,367 @@
+// Package observe defines what the proxy reports of the traffic it carries:
+// one Observation per request, response, SSE event and end of exchange, in
+// the order they happen on each exchange. The verifier, the trace writer
+// and the metrics all consume the same observations, live or read back from
+// a trace, so that a check run offline takes the same code path as a check
+// run live.
+//
+// An Observation and everything it points to are valid only during the
+// Observe call: the proxy reuses them, so that reporting an event costs no
+// allocation. An observer that keeps something copies it.
+package observe
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// Observer receives observations. Observe is called from the goroutine of
+// the exchange observed, so it must be safe for concurrent use; the
+// observations of one exchange arrive in order, those of different
+// exchanges interleave. Observe must not block for long: the exchange waits.
+type Observer interface {
+	Observe(o *Observation)
+}
+
+// Kind says what an Observation reports.
+type Kind uint8
+
+// The kinds of observation, in the order an exchange produces them: one
+// Request, at most one Response, any number of Events (SSE responses
+// only), one End.
+const (
+	KindNone Kind = iota
+	// KindRequest is a client's request, as fray classified it, and the
+	// exchange faults fray applied to it.
+	KindRequest
+	// KindResponse is the response head the client got: from the upstream,
+	// or made by fray (an injected status, a 502 when the upstream failed).
+	KindResponse
+	// KindEvent is one SSE event block from the upstream and what fray did
+	// with it.
+	KindEvent
+	// KindEnd is the end of an exchange, with its cause.
+	KindEnd
+)
+
+var kindNames = [...]string{"none", "request", "response", "event", "end"}
+
+// String returns the kind's name as traces write it.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// ParseKind is the inverse of Kind.String.
+func ParseKind(s string) (Kind, bool) {
+	for i, n := range kindNames {
+		if n == s && i > 0 {
+			return Kind(i), true
+		}
+	}
+	return KindNone, false
+}
+
+// Observation is one thing fray saw. Kind says which of Request, Response,
+// Event and End is set; the others are nil.
+type Observation struct {
+	Kind Kind
+	// At is the time since the proxy started.
+	At time.Duration
+	// Exchange numbers the exchanges of the proxy from 1, in arrival order.
+	Exchange uint64
+	// Stream is the exchange's type. A GET may become StreamLegacy once its
+	// first event shows it is a legacy stream.
+	Stream faults.StreamType
+	// Session is the exchange's session id ("" when none is known yet),
+	// SessionSeq its number in the order fray first saw sessions, from 1.
+	Session    string
+	SessionSeq int
+	// Protocol is the MCP protocol revision in force for the exchange, ""
+	// when unknown.
+	Protocol string
+	// Fired lists the faults that acted on what this observation reports.
+	Fired []faults.Firing
+
+	Request  *Request
+	Response *Response
+	Event    *Event
+	End      *End
+}
+
+// Request is a client's request.
+type Request struct {
+	Method string
+	Path   string
+	// Header is the request header as the client sent it. Observers that
+	// write it out must redact secrets.
+	Header http.Header
+	// LastEventID is the client's Last-Event-ID when HasLastEventID.
+	LastEventID    string
+	HasLastEventID bool
+	// Messages are the JSON-RPC messages of a POST body, in order.
+	Messages []Message
+	// Action is what the exchange faults did to the request.
+	Action RequestAction
+}
+
+// RequestAction is what exchange faults did to a request before it was
+// forwarded. The zero value means it was forwarded unchanged.
+type RequestAction struct {
+	// Latency is the wait fray added before forwarding.
+	Latency time.Duration
+	// Answered: fray answered the client itself (a status fault, or a
+	// swallowed request answered 202); the upstream never saw the request.
+	Answered bool
+	// Dropped: the request was swallowed and never forwarded; Hang: the
+	// client was left waiting.
+	Dropped bool
+	Hang    bool
+	// LastEventIDChanged: the Last-Event-ID forwarded differs from the
+	// client's; ForwardedLastEventID is what went (HasForwardedLastEventID
+	// false when it was removed).
+	LastEventIDChanged      bool
+	ForwardedLastEventID    string
+	HasForwardedLastEventID bool
+}
+
+// Origin says who made a response.
+type Origin uint8
+
+// The makers of a response.
+const (
+	// FromUpstream: the server's response, passed on.
+	FromUpstream Origin = iota
+	// FromFault: a fault made it (status, drop-request).
+	FromFault
+	// FromFray: fray's own error, e.g. 502 when the upstream could not be
+	// reached, or 413 for a body over the limit.
+	FromFray
+)
+
+var originNames = [...]string{"upstream", "fault", "fray"}
+
+// String returns the origin's name as traces write it.
+func (o Origin) String() string {
+	if int(o) < len(originNames) {
+		return originNames[o]
+	}
+	return "unknown"
+}
+
+// ParseOrigin is the inverse of Origin.String.
+func ParseOrigin(s string) (Origin, bool) {
+	for i, n := range originNames {
+		if n == s {
+			return Origin(i), true
+		}
+	}
+	return 0, false
+}
+
+// Response is the response head the client got.
+type Response struct {
+	Status int
+	Origin Origin
+	// Header is the response header as sent to the client.
+	Header http.Header
+	// EventStream: the body is an SSE stream fray parses.
+	EventStream bool
+	// Session is the Mcp-Session-Id the response carries, "" when none.
+	Session string
+	// Throttle (bytes/s) and CloseAfter are stream faults armed as the
+	// stream started.
+	Throttle   int
+	CloseAfter time.Duration
+}
+
+// Fate is what happened to an event from the upstream.
+type Fate uint8
+
+// The fates of an event.
+const (
+	// Delivered: written to the client, perhaps changed (see Event).
+	Delivered Fate = iota
+	// Dropped by a drop fault; the stream went on.
+	Dropped
+	// Lost to a lose fault: swallowed as on a dying connection, the
+	// stream closed after the last one.
+	Lost
+	// Cut: the stream was closed or reset at this event before it was
+	// written.
+	Cut
+	// Stalled: a stall for ever began before the event; it was never
+	// written.
+	Stalled
+	// Undelivered: the client went away before it could be written.
+	Undelivered
+)
+
+var fateNames = [...]string{"delivered", "dropped", "lost", "cut", "stalled", "undelivered"}
+
+// String returns the fate's name as traces write it.
+func (f Fate) String() string {
+	if int(f) < len(fateNames) {
+		return fateNames[f]
+	}
+	return "unknown"
+}
+
+// ParseFate is the inverse of Fate.String.
+func ParseFate(s string) (Fate, bool) {
+	for i, n := range fateNames {
+		if n == s {
+			return Fate(i), true
+		}
+	}
+	return 0, false
+}
+
+// Event is one SSE event block from the upstream and its fate. Byte
+// slices are only valid during the Observe call.
+type Event struct {
+	// Index is the block's position in its stream, from 0.
+	Index int
+	// Raw is the block as the upstream sent it.
+	Raw []byte
+	// Parsed is false for bytes passed through unparsed (a block past the
+	// size limit, or cut by the end of the stream); the fields below but
+	// Fate and DeliveredAt are then zero.
+	Parsed bool
+	// Type, ID (when HasID), Retry (ms, when HasRetry) are the upstream's
+	// fields; Priming an id with empty data; Dispatched whether a client
+	// fires an event for it.
+	Type       []byte
+	ID         []byte
+	HasID      bool
+	Retry      int64
+	HasRetry   bool
+	Priming    bool
+	Dispatched bool
+	// Message is the JSON-RPC message in the data, Kind RPCNone if none.
+	Message EventMessage
+
+	Fate Fate
+	// DeliveredAt is when the event was written to the client.
+	DeliveredAt time.Duration
+	// Delivered is the block as written to the client when it differs from
+	// Raw (a fault changed it), nil otherwise.
+	Delivered []byte
+	// DeliveredID and DeliveredRetry are the fields the client got, which
+	// faults may have removed or changed.
+	DeliveredID       []byte
+	DeliveredHasID    bool
+	DeliveredRetry    int64
+	DeliveredHasRetry bool
+	// Copies is how many times the event was written (duplicate faults
+	// make it more than one).
+	Copies int
+	// Corrupted: the data's JSON was broken on purpose.
+	Corrupted bool
+}
+
+// EventMessage is the JSON-RPC identity of an event's data; the slices are
+// only valid during the Observe call.
+type EventMessage struct {
+	Kind   faults.RPCKind
+	Method []byte
+	ID     []byte
+}
+
+// Message is the JSON-RPC identity of a message in a request or a JSON
+// response body. ID is the id as raw JSON ("" for a notification).
+type Message struct {
+	Kind   faults.RPCKind
+	Method string
+	ID     string
+}
+
+// Cause says how an exchange ended.
+type Cause uint8
+
+// The causes of an exchange's end.
+const (
+	// Complete: the response was delivered whole (a stream the upstream
+	// ended cleanly included).
+	Complete Cause = iota
+	// UpstreamFailed: the upstream's response broke off (or it could not
+	// be reached); fray aborted the client's response in turn.
+	UpstreamFailed
+	// ClientGone: the client went away first.
+	ClientGone
+	// FaultClosed: a fault ended the stream cleanly (close, lose, a timed
+	// close).
+	FaultClosed
+	// FaultReset: a fault reset the client's connection.
+	FaultReset
+	// FaultAnswered: fray answered instead of forwarding.
+	FaultAnswered
+)
+
+var causeNames = [...]string{"complete", "upstream-failed", "client-gone", "fault-closed", "fault-reset", "fault-answered"}
+
+// String returns the cause's name as traces write it.
+func (c Cause) String() string {
+	if int(c) < len(causeNames) {
+		return causeNames[c]
+	}
+	return "unknown"
+}
+
+// ParseCause is the inverse of Cause.String.
+func ParseCause(s string) (Cause, bool) {
+	for i, n := range causeNames {
+		if n == s {
+			return Cause(i), true
+		}
+	}
+	return 0, false
+}
+
+// ByFault reports whether fray ended the exchange on purpose.
+func (c Cause) ByFault() bool { return c >= FaultClosed }
+
+// End is the end of an exchange.
+type End struct {
+	Cause Cause
+	// Messages are the JSON-RPC messages of a JSON response body.
+	Messages []Message
+	// Error describes an UpstreamFailed end.
+	Error string
+}
+
+// Func adapts a function to Observer.
+type Func func(o *Observation)
+
+// Observe calls f(o).
+func (f Func) Observe(o *Observation) { f(o) }
+
+// Tee returns an Observer that passes each observation to each of obs in
+// turn; nil entries are skipped. With none left it returns nil.
+func Tee(obs ...Observer) Observer {
+	var out tee
+	for _, o := range obs {
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	switch len(out) {
+	case 0:
+		return nil
+	case 1:
+		return out[0]
+	}
+	return out
+}
+
+type tee []Observer
+
+func (t tee) Observe(o *Observation) {
+	for _, ob := range t {
+		ob.Observe(o)
+	}
+}
