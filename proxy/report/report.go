@@ -1,0 +1,127 @@
+// Package report holds the verdict of a fray run and writes it out: the
+// JSON report (its schema is in the README), JUnit XML and the human
+// summary. The verifier fills a Report; this package only formats,
+// merges and compares them.
+package report
+
+// SchemaVersion is the version of the JSON report's schema. It grows when a
+// field changes meaning or goes away; new fields do not change it.
+const SchemaVersion = 1
+
+// The verdicts of a run.
+const (
+	// VerdictPass: no check of error severity failed.
+	VerdictPass = "pass"
+	// VerdictFail: at least one check of error severity failed.
+	VerdictFail = "fail"
+)
+
+// The statuses of a check.
+const (
+	StatusPass = "pass" // applied, and nothing was found
+	StatusFail = "fail" // a finding, and the check's severity is error
+	StatusWarn = "warn" // a finding, and the check's severity is warning
+	StatusSkip = "skip" // never applied (nothing it looks at happened, or the protocol revision exempts it), or off
+)
+
+// The severities of a check.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityOff     = "off"
+)
+
+// Report is the outcome of a run, live or offline. The zero value is an
+// empty report with no verdict.
+type Report struct {
+	// Schema is SchemaVersion.
+	Schema int `json:"schema"`
+	// Verdict is VerdictPass or VerdictFail.
+	Verdict string `json:"verdict"`
+	// Profile and Seed name the fault profile in force ("" when none).
+	Profile string `json:"profile,omitempty"`
+	Seed    uint64 `json:"seed"`
+	// DurationMS is how long the run observed traffic, in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
+	// Totals counts what was observed.
+	Totals Totals `json:"totals"`
+	// Checks lists every check in catalog order, applied or not.
+	Checks []Check `json:"checks"`
+	// Faults counts firings per fault kind, in registry order; kinds that
+	// never fired are left out.
+	Faults []FaultCount `json:"faults"`
+	// Command is the result of the command `fray run` wrapped, nil
+	// otherwise.
+	Command *Command `json:"command,omitempty"`
+}
+
+// Totals counts what a run observed.
+type Totals struct {
+	Sessions    int `json:"sessions"`
+	Exchanges   int `json:"exchanges"`
+	Streams     int `json:"streams"`
+	Events      int `json:"events"`
+	Resumptions int `json:"resumptions"`
+	Faults      int `json:"faults"`
+	Findings    int `json:"findings"`
+}
+
+// Check is one check's outcome.
+type Check struct {
+	// ID is the check's fixed id, e.g. "client.retry-honoured".
+	ID string `json:"id"`
+	// Severity is the severity in force (the profile may override the
+	// default).
+	Severity string `json:"severity"`
+	// Status is StatusPass, StatusFail, StatusWarn or StatusSkip.
+	Status string `json:"status"`
+	// Count is the number of findings; Applied the number of times the
+	// check had something to judge.
+	Count   int `json:"count"`
+	Applied int `json:"applied"`
+	// Summary says in one sentence what the check requires.
+	Summary string `json:"summary"`
+	// Evidence holds the first findings (at most MaxEvidence), oldest first.
+	Evidence []Evidence `json:"evidence"`
+}
+
+// MaxEvidence bounds the evidence kept per check, so a long run's report
+// stays small; Count still counts every finding.
+const MaxEvidence = 10
+
+// Evidence is what backs one finding.
+type Evidence struct {
+	// Message says what was wrong, in one sentence.
+	Message string `json:"message"`
+	// Session is the session's number in order of appearance (ids are not
+	// written: they can be credentials).
+	Session int `json:"session,omitempty"`
+	// Exchange is the exchange (stream) the finding is about; Related the
+	// other exchanges it involves (the stream resumed, the reconnection).
+	Exchange uint64   `json:"exchange,omitempty"`
+	Related  []uint64 `json:"related,omitempty"`
+	// EventIDs are the SSE event ids involved.
+	EventIDs []string `json:"event_ids,omitempty"`
+	// AtMS is when the finding was made, in milliseconds since the start.
+	AtMS int64 `json:"at_ms"`
+	// Fault is the fault that set the situation up, when one did.
+	Fault *FaultRef `json:"fault,omitempty"`
+}
+
+// FaultRef names a fault of the profile.
+type FaultRef struct {
+	Index int    `json:"index"`
+	Kind  string `json:"kind"`
+}
+
+// FaultCount is how often faults of one kind fired.
+type FaultCount struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+}
+
+// Command is the outcome of the command under `fray run`.
+type Command struct {
+	Args     []string `json:"args"`
+	ExitCode int      `json:"exit_code"`
+}
