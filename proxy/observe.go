@@ -47,6 +47,7 @@ func (p *Proxy) observeRequest(r *http.Request, ex *exchange, act *faults.Exchan
 	a.Answered = act.Status != 0 || (act.DropRequest && !act.Hang)
 	a.Dropped = act.DropRequest
 	a.Hang = act.Hang
+	a.StrippedHeaders = act.StripRequestHeaders
 	if act.StripLastEventID || act.HasLastEventID {
 		a.LastEventIDChanged = true
 		a.HasForwardedLastEventID = act.HasLastEventID

@@ -127,6 +127,9 @@ type RequestAction struct {
 	LastEventIDChanged      bool
 	ForwardedLastEventID    string
 	HasForwardedLastEventID bool
+	// StrippedHeaders names the request headers removed before forwarding
+	// (strip-header faults), e.g. Mcp-Session-Id.
+	StrippedHeaders []string
 }
 
 // Origin says who made a response.
