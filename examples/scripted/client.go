@@ -1,0 +1,324 @@
+package scripted
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/sse"
+)
+
+// ClientFault is a way the client can be told to misbehave.
+type ClientFault uint8
+
+// The client's misbehaviours; the zero value is a correct client.
+const (
+	// ClientCorrect follows the specification.
+	ClientCorrect ClientFault = iota
+	// IgnoreRetry reconnects at once, whatever retry said
+	// (client.retry-honoured).
+	IgnoreRetry
+	// NoLastEventID reconnects with a GET without Last-Event-ID
+	// (client.last-event-id).
+	NoLastEventID
+	// StaleLastEventID sends the first id of the stream rather than the
+	// last (client.last-event-id).
+	StaleLastEventID
+	// LoopAfter404 keeps sending the dead session's id after a 404, three
+	// times, before it initializes again (client.new-session-after-404).
+	LoopAfter404
+)
+
+// ClientOptions configures RunClient. The zero value needs only URL.
+type ClientOptions struct {
+	// URL is the MCP endpoint.
+	URL string
+	// Calls is the number of tool calls, one after the other; 0 means 2.
+	Calls int
+	// Fault is the one misbehaviour, if any.
+	Fault ClientFault
+	// Backoff is the first wait after a failure when the server gave no
+	// retry; it doubles with each failure in a row, up to 1s. 0 means 20ms.
+	Backoff time.Duration
+	// MaxAttempts bounds the reconnections per call; 0 means 20.
+	MaxAttempts int
+	// Idle bounds the wait for the next event of a stream; 0 means 3s.
+	Idle time.Duration
+	// HTTP is the client used; nil means a fresh one.
+	HTTP *http.Client
+}
+
+// Result says what a client run did.
+type Result struct {
+	// Completed counts the tool calls that got their result.
+	Completed int
+	// Sessions counts the sessions the client initialized.
+	Sessions int
+	// Resumes lists the Last-Event-ID of each reconnection ("" when sent
+	// without one), in order.
+	Resumes []string
+}
+
+// RunClient initializes a session, makes the tool calls (resuming each
+// stream that ends before its result), and deletes the session.
+func RunClient(ctx context.Context, opts ClientOptions) (*Result, error) {
+	if opts.Calls == 0 {
+		opts.Calls = 2
+	}
+	if opts.Backoff == 0 {
+		opts.Backoff = 20 * time.Millisecond
+	}
+	if opts.MaxAttempts == 0 {
+		opts.MaxAttempts = 20
+	}
+	if opts.Idle == 0 {
+		opts.Idle = 3 * time.Second
+	}
+	if opts.HTTP == nil {
+		opts.HTTP = &http.Client{Transport: &http.Transport{}}
+		defer opts.HTTP.CloseIdleConnections()
+	}
+	c := &client{opts: opts, res: &Result{}}
+	if err := c.initialize(ctx); err != nil {
+		return c.res, err
+	}
+	for i := range opts.Calls {
+		if err := c.call(ctx, i+2); err != nil {
+			return c.res, fmt.Errorf("tool call %d: %w", i+1, err)
+		}
+		c.res.Completed++
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, opts.URL, nil)
+	c.headers(req)
+	if resp, err := opts.HTTP.Do(req); err == nil {
+		resp.Body.Close()
+	}
+	return c.res, nil
+}
+
+type client struct {
+	opts    ClientOptions
+	res     *Result
+	session string
+	loops   int // requests sent on a dead session (LoopAfter404)
+	dead    bool
+}
+
+func (c *client) headers(req *http.Request) {
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+		req.Header.Set("Mcp-Protocol-Version", Protocol)
+	}
+}
+
+func (c *client) initialize(ctx context.Context) error {
+	c.session, c.dead, c.loops = "", false, 0
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + Protocol + `","capabilities":{},"clientInfo":{"name":"scripted","version":"1"}}}`
+	resp, err := c.post(ctx, body)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("initialize: status %d", resp.StatusCode)
+	}
+	c.session = resp.Header.Get("Mcp-Session-Id")
+	c.res.Sessions++
+	resp, err = c.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if err != nil {
+		return fmt.Errorf("notifications/initialized: %w", err)
+	}
+	resp.Body.Close()
+	return nil
+}
+
+func (c *client) post(ctx context.Context, body string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.opts.URL, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	c.headers(req)
+	return c.opts.HTTP.Do(req)
+}
+
+// streamState is what the client knows of a stream it may resume.
+type streamState struct {
+	lastID   string
+	hasID    bool
+	firstID  string
+	retry    time.Duration
+	hasRetry bool
+}
+
+// call makes one tool call until its result arrives.
+func (c *client) call(ctx context.Context, id int) error {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow-count","arguments":{"count":5},"_meta":{"progressToken":%d}}}`, id, id)
+	var st streamState
+	resume := false
+	failures := 0
+	for attempt := 0; attempt <= c.opts.MaxAttempts; attempt++ {
+		var resp *http.Response
+		var err error
+		sctx, cancel := context.WithCancel(ctx)
+		if resume {
+			resp, err = c.resume(sctx, &st)
+		} else {
+			resp, err = c.post(sctx, body)
+		}
+		var wait time.Duration
+		switch {
+		case err != nil:
+			wait = c.backoff(&failures)
+		case resp.StatusCode == http.StatusNotFound && c.session != "":
+			resp.Body.Close()
+			if c.opts.Fault == LoopAfter404 && c.loops < 3 {
+				c.loops++
+				wait = c.backoff(&failures)
+				break
+			}
+			if err := c.initialize(ctx); err != nil {
+				cancel()
+				return err
+			}
+			st, resume = streamState{}, false
+			cancel()
+			continue
+		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
+			resp.Body.Close()
+			wait = c.backoff(&failures)
+			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
+				wait = time.Duration(s) * time.Second
+			}
+		case resp.StatusCode != http.StatusOK:
+			resp.Body.Close()
+			cancel()
+			return fmt.Errorf("status %d", resp.StatusCode)
+		default:
+			done, progress, rerr := c.read(sctx, cancel, resp, id, &st)
+			resp.Body.Close()
+			if rerr != nil {
+				cancel()
+				return rerr
+			}
+			if done {
+				cancel()
+				return nil
+			}
+			if progress {
+				failures = 0
+			}
+			wait = c.backoff(&failures)
+			if st.hasRetry && c.opts.Fault != IgnoreRetry {
+				wait = st.retry
+			}
+			if c.opts.Fault == IgnoreRetry {
+				wait = 0
+			}
+		}
+		cancel()
+		resume = st.hasID && st.lastID != ""
+		if !sleepCtx(ctx, wait) {
+			return ctx.Err()
+		}
+	}
+	return errors.New("gave up after too many reconnections")
+}
+
+func (c *client) backoff(failures *int) time.Duration {
+	d := c.opts.Backoff << min(*failures, 10)
+	*failures++
+	return min(d, time.Second)
+}
+
+// resume sends the GET that resumes st.
+func (c *client) resume(ctx context.Context, st *streamState) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.opts.URL, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	c.headers(req)
+	lei := st.lastID
+	switch c.opts.Fault {
+	case NoLastEventID:
+		lei = ""
+	case StaleLastEventID:
+		lei = st.firstID
+	}
+	if lei != "" {
+		req.Header.Set("Last-Event-ID", lei)
+	}
+	c.res.Resumes = append(c.res.Resumes, lei)
+	return c.opts.HTTP.Do(req)
+}
+
+// read reads an answer to the call: a JSON body or an SSE stream. It
+// reports whether the result arrived and whether any event came.
+func (c *client) read(ctx context.Context, cancel context.CancelFunc, resp *http.Response, id int, st *streamState) (done, progress bool, err error) {
+	want := strconv.Itoa(id)
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return false, false, nil
+		}
+		var m rpc
+		if json.Unmarshal(b, &m) == nil && string(m.ID) == want && m.Result != nil {
+			return true, true, nil
+		}
+		return false, false, fmt.Errorf("unexpected answer %q", b)
+	}
+	idle := time.AfterFunc(c.opts.Idle, cancel)
+	defer idle.Stop()
+	rd := sse.NewReader(resp.Body, 0)
+	for {
+		e, err := rd.Next()
+		if err != nil {
+			return false, progress, nil
+		}
+		idle.Reset(c.opts.Idle)
+		if e.HasRetry {
+			st.retry, st.hasRetry = time.Duration(e.Retry)*time.Millisecond, true
+		}
+		if !e.Complete {
+			continue
+		}
+		if e.HasID {
+			st.lastID, st.hasID = string(e.ID), true
+			if st.firstID == "" {
+				st.firstID = st.lastID
+			}
+			progress = true
+		}
+		if !e.Dispatched {
+			continue
+		}
+		var m rpc
+		if json.Unmarshal(bytes.TrimSpace(e.Data), &m) == nil && string(m.ID) == want && m.Result != nil {
+			return true, true, nil
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
