@@ -58,3 +58,35 @@ func TestCorrectPairResumesThroughPollingServer(t *testing.T) {
 		t.Errorf("result %+v, want 2 calls each resumed from its priming id %v", res, want)
 	}
 }
+
+// TestLegacyPairThroughFray: the HTTP+SSE pair finishes its calls through
+// fray under the legacy-sse profile, the endpoint event rewritten and the
+// stream fragmented.
+func TestLegacyPairThroughFray(t *testing.T) {
+	srv := httptest.NewServer(scripted.NewLegacyServer(scripted.ServerOptions{}))
+	defer srv.Close()
+	prof, err := profiles.Resolve("legacy-sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := profiles.NewActive(prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(srv.URL)
+	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray := httptest.NewServer(p)
+	defer fray.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := scripted.RunLegacyClient(ctx, fray.URL, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 2 || res.Sessions != 1 {
+		t.Errorf("result %+v, want 2 calls in one session", res)
+	}
+}
