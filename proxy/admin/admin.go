@@ -8,6 +8,10 @@
 //
 // Errors are answered with a status and {"errors": [{"message": ...}]};
 // a rejected profile lists every problem with its line and column.
+//
+// The API changes what fray does to live traffic, so it listens on
+// loopback unless told otherwise, and anywhere else only behind a bearer
+// token (see Check, Listen and RequireToken).
 package admin
 
 import (
