@@ -1,0 +1,203 @@
+package trace
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// decodeObservation turns a line's members into an Observation.
+func decodeObservation(w *wireObs) (*observe.Observation, error) {
+	k, ok := observe.ParseKind(w.Kind)
+	if !ok {
+		return nil, fmt.Errorf("kind %q is unknown", w.Kind)
+	}
+	st, ok := streamTypes[w.Stream]
+	if !ok {
+		return nil, fmt.Errorf("stream %q is unknown", w.Stream)
+	}
+	o := &observe.Observation{
+		Kind: k, At: us(w.AtUS), Exchange: w.Exchange, Stream: st,
+		Session: w.Session, SessionSeq: w.SessionSeq, Protocol: w.Protocol,
+	}
+	for _, f := range w.Fired {
+		o.Fired = append(o.Fired, faults.Firing{Index: f.Index, Kind: f.Kind})
+	}
+	var err error
+	switch k {
+	case observe.KindRequest:
+		if w.Request == nil {
+			return nil, fmt.Errorf("a request line without its request member")
+		}
+		o.Request, err = decodeRequest(w.Request)
+	case observe.KindResponse:
+		if w.Response == nil {
+			return nil, fmt.Errorf("a response line without its response member")
+		}
+		o.Response, err = decodeResponse(w.Response)
+	case observe.KindEvent:
+		if w.Event == nil {
+			return nil, fmt.Errorf("an event line without its event member")
+		}
+		o.Event, err = decodeEvent(w.Event)
+	case observe.KindEnd:
+		if w.End == nil {
+			return nil, fmt.Errorf("an end line without its end member")
+		}
+		o.End, err = decodeEnd(w.End)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func us(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
+
+func header(h http.Header) http.Header {
+	if len(h) == 0 {
+		return nil
+	}
+	return h
+}
+
+func decodeRequest(w *wireRequest) (*observe.Request, error) {
+	r := &observe.Request{Method: w.Method, Path: w.Path, Header: header(w.Header)}
+	if w.LastEventID != nil {
+		r.HasLastEventID, r.LastEventID = true, *w.LastEventID
+	}
+	var err error
+	if r.Messages, err = decodeMessages(w.Messages, "request"); err != nil {
+		return nil, err
+	}
+	if a := w.Action; a != nil {
+		r.Action = observe.RequestAction{
+			Latency: us(a.LatencyUS), Answered: a.Answered, Dropped: a.Dropped, Hang: a.Hang,
+			LastEventIDChanged: a.LastEventIDChanged, StrippedHeaders: a.StrippedHeaders,
+		}
+		if a.ForwardedLastEventID != nil {
+			r.Action.HasForwardedLastEventID, r.Action.ForwardedLastEventID = true, *a.ForwardedLastEventID
+		}
+	}
+	return r, nil
+}
+
+func decodeMessages(ws []wireMessage, where string) ([]observe.Message, error) {
+	var out []observe.Message
+	for i, m := range ws {
+		k, ok := rpcKinds[m.Kind]
+		if !ok {
+			return nil, fmt.Errorf("%s.messages[%d].kind %q is unknown", where, i, m.Kind)
+		}
+		out = append(out, observe.Message{Kind: k, Method: deref(m.Method), ID: deref(m.ID)})
+	}
+	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func decodeResponse(w *wireResp) (*observe.Response, error) {
+	origin, ok := observe.ParseOrigin(w.Origin)
+	if !ok {
+		return nil, fmt.Errorf("response.origin %q is unknown", w.Origin)
+	}
+	return &observe.Response{
+		Status: w.Status, Origin: origin, Header: header(w.Header), EventStream: w.EventStream,
+		Session: w.Session, Throttle: w.Throttle, CloseAfter: us(w.CloseAfterUS),
+	}, nil
+}
+
+// bytesOf decodes a byte member written as a string or as NAME_b64; nil
+// when neither is there.
+func bytesOf(name string, s, b64 *string) ([]byte, bool, error) {
+	switch {
+	case b64 != nil:
+		b, err := base64.StdEncoding.DecodeString(*b64)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s_b64: %v", name, err)
+		}
+		return nonEmpty(b), true, nil
+	case s != nil:
+		return nonEmpty([]byte(*s)), true, nil
+	}
+	return nil, false, nil
+}
+
+func nonEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+func decodeEvent(w *wireEvent) (*observe.Event, error) {
+	fate, ok := observe.ParseFate(w.Fate)
+	if !ok {
+		return nil, fmt.Errorf("event.fate %q is unknown", w.Fate)
+	}
+	e := &observe.Event{
+		Index: w.Index, Parsed: w.Parsed, Priming: w.Priming, Dispatched: w.Dispatched,
+		Fate: fate, DeliveredAt: us(w.DeliveredAtUS), Copies: w.Copies, Corrupted: w.Corrupted,
+	}
+	var err error
+	if e.Raw, _, err = bytesOf("event.raw", w.Raw, w.RawB64); err != nil {
+		return nil, err
+	}
+	if e.Type, _, err = bytesOf("event.type", w.Type, w.TypeB64); err != nil {
+		return nil, err
+	}
+	if e.ID, e.HasID, err = bytesOf("event.id", w.ID, w.IDB64); err != nil {
+		return nil, err
+	}
+	if w.Retry != nil {
+		e.Retry, e.HasRetry = *w.Retry, true
+	}
+	if m := w.Message; m != nil {
+		k, ok := rpcKinds[m.Kind]
+		if !ok {
+			return nil, fmt.Errorf("event.message.kind %q is unknown", m.Kind)
+		}
+		e.Message.Kind = k
+		if e.Message.Method, _, err = bytesOf("event.message.method", m.Method, m.MethodB64); err != nil {
+			return nil, err
+		}
+		if e.Message.ID, _, err = bytesOf("event.message.id", m.ID, m.IDB64); err != nil {
+			return nil, err
+		}
+	}
+	var has bool
+	if e.Delivered, has, err = bytesOf("event.delivered", w.Delivered, w.DeliveredB64); err != nil {
+		return nil, err
+	}
+	if has && e.Delivered == nil {
+		e.Delivered = []byte{}
+	}
+	if e.DeliveredID, e.DeliveredHasID, err = bytesOf("event.delivered_id", w.DeliveredID, w.DeliveredIDB64); err != nil {
+		return nil, err
+	}
+	if w.DeliveredRetry != nil {
+		e.DeliveredRetry, e.DeliveredHasRetry = *w.DeliveredRetry, true
+	}
+	return e, nil
+}
+
+func decodeEnd(w *wireEnd) (*observe.End, error) {
+	c, ok := observe.ParseCause(w.Cause)
+	if !ok {
+		return nil, fmt.Errorf("end.cause %q is unknown", w.Cause)
+	}
+	msgs, err := decodeMessages(w.Messages, "end")
+	if err != nil {
+		return nil, err
+	}
+	return &observe.End{Cause: c, Messages: msgs, Error: w.Error}, nil
+}

@@ -1,0 +1,164 @@
+package trace
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// Version is the trace format this package writes and the newest it
+// reads. It grows when a member changes meaning or goes away; new members
+// do not change it, and readers ignore members they do not know.
+const Version = 1
+
+// Redacted replaces the value of a redacted header.
+const Redacted = "[redacted]"
+
+// DefaultRedact are the headers whose values a Writer redacts unless told
+// not to.
+var DefaultRedact = []string{"Authorization", "Cookie", "Set-Cookie", "Proxy-Authorization"}
+
+// Header is the first line of a trace: what the run was.
+type Header struct {
+	// Version is the trace format version (Version when written).
+	Version int
+	// Started is the wall-clock time the proxy started; every time in
+	// the trace is an offset from it.
+	Started time.Time
+	// Profile and Seed name the fault profile in force ("" when none),
+	// ProfileText is its TOML, so that a trace can be checked and replayed
+	// without the file.
+	Profile     string
+	Seed        uint64
+	ProfileText string
+	// Redact lists the header names whose values were replaced by
+	// Redacted; empty when nothing was redacted.
+	Redact []string
+}
+
+// wireHeader is the header line as JSON.
+type wireHeader struct {
+	Version     *int     `json:"fray_trace"`
+	Started     string   `json:"started"`
+	Profile     string   `json:"profile"`
+	Seed        uint64   `json:"seed"`
+	ProfileText string   `json:"profile_text"`
+	Redact      []string `json:"redact"`
+	// End marks the end line, which carries the time the run ended and
+	// the number of observations written.
+	End          *int   `json:"fray_trace_end"`
+	AtUS         int64  `json:"at_us"`
+	Observations uint64 `json:"observations"`
+}
+
+// wireObs is an observation line as JSON; byte members come as a string,
+// or as base64 under NAME_b64 when they are not valid UTF-8.
+type wireObs struct {
+	Kind       string       `json:"kind"`
+	AtUS       int64        `json:"at_us"`
+	Exchange   uint64       `json:"exchange"`
+	Stream     string       `json:"stream"`
+	Session    string       `json:"session"`
+	SessionSeq int          `json:"session_seq"`
+	Protocol   string       `json:"protocol"`
+	Fired      []wireFiring `json:"fired"`
+	Request    *wireRequest `json:"request"`
+	Response   *wireResp    `json:"response"`
+	Event      *wireEvent   `json:"event"`
+	End        *wireEnd     `json:"end"`
+
+	// Probe members: a header or end line read where an observation was
+	// expected.
+	Version *int `json:"fray_trace"`
+	EndMark *int `json:"fray_trace_end"`
+}
+
+type wireFiring struct {
+	Index int    `json:"index"`
+	Kind  string `json:"kind"`
+}
+
+type wireMessage struct {
+	Kind      string  `json:"kind"`
+	Method    *string `json:"method"`
+	MethodB64 *string `json:"method_b64"`
+	ID        *string `json:"id"`
+	IDB64     *string `json:"id_b64"`
+}
+
+type wireRequest struct {
+	Method      string        `json:"method"`
+	Path        string        `json:"path"`
+	Header      http.Header   `json:"header"`
+	LastEventID *string       `json:"last_event_id"`
+	Messages    []wireMessage `json:"messages"`
+	Action      *wireAction   `json:"action"`
+}
+
+type wireAction struct {
+	LatencyUS            int64    `json:"latency_us"`
+	Answered             bool     `json:"answered"`
+	Dropped              bool     `json:"dropped"`
+	Hang                 bool     `json:"hang"`
+	LastEventIDChanged   bool     `json:"last_event_id_changed"`
+	ForwardedLastEventID *string  `json:"forwarded_last_event_id"`
+	StrippedHeaders      []string `json:"stripped_headers"`
+}
+
+type wireResp struct {
+	Status       int         `json:"status"`
+	Origin       string      `json:"origin"`
+	Header       http.Header `json:"header"`
+	EventStream  bool        `json:"event_stream"`
+	Session      string      `json:"session"`
+	Throttle     int         `json:"throttle"`
+	CloseAfterUS int64       `json:"close_after_us"`
+}
+
+type wireEvent struct {
+	Index          int          `json:"index"`
+	Raw            *string      `json:"raw"`
+	RawB64         *string      `json:"raw_b64"`
+	Parsed         bool         `json:"parsed"`
+	Type           *string      `json:"type"`
+	TypeB64        *string      `json:"type_b64"`
+	ID             *string      `json:"id"`
+	IDB64          *string      `json:"id_b64"`
+	Retry          *int64       `json:"retry"`
+	Priming        bool         `json:"priming"`
+	Dispatched     bool         `json:"dispatched"`
+	Message        *wireMessage `json:"message"`
+	Fate           string       `json:"fate"`
+	DeliveredAtUS  int64        `json:"delivered_at_us"`
+	Delivered      *string      `json:"delivered"`
+	DeliveredB64   *string      `json:"delivered_b64"`
+	DeliveredID    *string      `json:"delivered_id"`
+	DeliveredIDB64 *string      `json:"delivered_id_b64"`
+	DeliveredRetry *int64       `json:"delivered_retry"`
+	Copies         int          `json:"copies"`
+	Corrupted      bool         `json:"corrupted"`
+}
+
+type wireEnd struct {
+	Cause    string        `json:"cause"`
+	Messages []wireMessage `json:"messages"`
+	Error    string        `json:"error"`
+}
+
+// streamTypes and rpcKinds invert the faults package's names.
+var (
+	streamTypes = names(faults.StreamAny, faults.StreamOther)
+	rpcKinds    = names(faults.RPCNone, faults.RPCError)
+)
+
+func names[T interface {
+	~uint8
+	String() string
+}](first, last T) map[string]T {
+	m := make(map[string]T)
+	for v := first; v <= last; v++ {
+		m[v.String()] = v
+	}
+	return m
+}

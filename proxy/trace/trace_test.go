@@ -1,0 +1,422 @@
+package trace
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// sample is one observation of every kind with every field set, plus the
+// variants (bytes that are not UTF-8, an id that is set but empty).
+func sample() []*observe.Observation {
+	ms := time.Millisecond
+	return []*observe.Observation{
+		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: faults.StreamPost,
+			Request: &observe.Request{Method: "POST", Path: "/mcp",
+				Header:   http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}},
+				Messages: []observe.Message{{Kind: faults.RPCRequest, Method: "initialize", ID: "0"}}}},
+		{Kind: observe.KindResponse, At: 3 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
+			Response: &observe.Response{Status: 200, Origin: observe.FromUpstream, Header: http.Header{"Mcp-Session-Id": {"s-1"}}, EventStream: true, Session: "s-1"}},
+		{Kind: observe.KindEvent, At: 4 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
+			Event: &observe.Event{Index: 0, Raw: []byte("id: 1\nretry: 500\ndata:\n\n"), Parsed: true, ID: []byte("1"), HasID: true,
+				Retry: 500, HasRetry: true, Priming: true, Fate: observe.Delivered, DeliveredAt: 4 * ms,
+				DeliveredID: []byte("1"), DeliveredHasID: true, DeliveredRetry: 500, DeliveredHasRetry: true, Copies: 1}},
+		{Kind: observe.KindEvent, At: 5 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1,
+			Fired: []faults.Firing{{Index: 0, Kind: "strip-id"}, {Index: 2, Kind: "duplicate"}},
+			Event: &observe.Event{Index: 1, Raw: []byte("event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Parsed: true,
+				Type: []byte("message"), ID: []byte("2"), HasID: true, Dispatched: true,
+				Message:   observe.EventMessage{Kind: faults.RPCResponse, ID: []byte("0")},
+				Fate:      observe.Delivered, DeliveredAt: 6 * ms, Delivered: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"),
+				Copies:    2, Corrupted: true}},
+		{Kind: observe.KindEvent, At: 7 * ms, Exchange: 1, Stream: faults.StreamPost, Fired: []faults.Firing{{Index: 1, Kind: "lose"}},
+			Event: &observe.Event{Index: 2, Raw: []byte("id: \xff\xfe\ndata: \xc3\x28 \u2028\n\n"), Parsed: true, ID: []byte("\xff\xfe"), HasID: true,
+				Dispatched: true, Message: observe.EventMessage{Kind: faults.RPCNotification, Method: []byte("notifications/progress")}, Fate: observe.Lost}},
+		{Kind: observe.KindEvent, At: 8 * ms, Exchange: 1, Stream: faults.StreamPost,
+			Event: &observe.Event{Index: 3, Raw: []byte("id\n\n"), Parsed: true, HasID: true, Fate: observe.Cut}},
+		{Kind: observe.KindEvent, At: 9 * ms, Exchange: 1, Stream: faults.StreamPost,
+			Event: &observe.Event{Index: 4, Raw: []byte("data: cut at the end"), Fate: observe.Undelivered}},
+		{Kind: observe.KindEnd, At: 10 * ms, Exchange: 1, Stream: faults.StreamPost, End: &observe.End{Cause: observe.FaultClosed}},
+		{Kind: observe.KindRequest, At: 11 * ms, Exchange: 2, Stream: faults.StreamResume, Session: "s-1", SessionSeq: 1,
+			Fired: []faults.Firing{{Index: 3, Kind: "rewrite-last-event-id"}, {Index: 4, Kind: "latency"}},
+			Request: &observe.Request{Method: "GET", Path: "/mcp", LastEventID: "2", HasLastEventID: true,
+				Header: http.Header{"Last-Event-Id": {"2"}},
+				Action: observe.RequestAction{Latency: 250 * ms, LastEventIDChanged: true, ForwardedLastEventID: "", HasForwardedLastEventID: true,
+					StrippedHeaders: []string{"Mcp-Session-Id"}}}},
+		{Kind: observe.KindRequest, At: 12 * ms, Exchange: 3, Stream: faults.StreamGet,
+			Request: &observe.Request{Method: "GET", Path: "/mcp", Action: observe.RequestAction{Answered: true, Dropped: true, Hang: true, LastEventIDChanged: true}}},
+		{Kind: observe.KindResponse, At: 13 * ms, Exchange: 3, Stream: faults.StreamGet, Fired: []faults.Firing{{Index: 5, Kind: "status"}},
+			Response: &observe.Response{Status: 503, Origin: observe.FromFault, Throttle: 2048, CloseAfter: 30 * time.Second}},
+		{Kind: observe.KindEnd, At: 14 * ms, Exchange: 3, Stream: faults.StreamGet,
+			End: &observe.End{Cause: observe.UpstreamFailed, Error: "read: connection reset by peer",
+				Messages: []observe.Message{{Kind: faults.RPCError, ID: `"a"`}, {Kind: faults.RPCNotification, Method: "notifications/cancelled"}}}},
+		{Kind: observe.KindEnd, At: 15 * ms, Exchange: 4, Stream: faults.StreamLegacy, End: &observe.End{Cause: observe.FaultAnswered}},
+	}
+}
+
+func writeAll(t *testing.T, path string, opts WriterOptions, obs []*observe.Observation, end time.Duration) {
+	t.Helper()
+	w, err := Create(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range obs {
+		w.Observe(o)
+	}
+	if err := w.Finish(end); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var testHeader = Header{Started: time.Date(2025, 11, 25, 10, 0, 0, 123456789, time.UTC), Profile: "lossy-resume", Seed: 42,
+	ProfileText: "name = \"lossy-resume\"\nseed = 42\n"}
+
+func TestRoundTrip(t *testing.T) {
+	for _, name := range []string{"run.jsonl", "run.jsonl.gz"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			writeAll(t, path, WriterOptions{Header: testHeader, NoRedact: true}, sample(), 20*time.Millisecond)
+			tr, err := ReadFile(path, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sample()
+			if len(tr.Observations) != len(want) {
+				t.Fatalf("read %d observations, wrote %d", len(tr.Observations), len(want))
+			}
+			for i := range want {
+				if !reflect.DeepEqual(tr.Observations[i], want[i]) {
+					t.Errorf("observation %d:\n got %s\nwant %s", i, dump(tr.Observations[i]), dump(want[i]))
+				}
+			}
+			h := tr.Header
+			if h.Version != Version || !h.Started.Equal(testHeader.Started) || h.Profile != "lossy-resume" || h.Seed != 42 ||
+				h.ProfileText != testHeader.ProfileText || h.Redact != nil {
+				t.Errorf("header = %+v", h)
+			}
+			if tr.End != 20*time.Millisecond || tr.Truncation != nil {
+				t.Errorf("end %v, truncation %v", tr.End, tr.Truncation)
+			}
+			raw, _ := os.ReadFile(path)
+			if gz := bytes.HasPrefix(raw, []byte{0x1f, 0x8b}); gz != strings.HasSuffix(name, ".gz") {
+				t.Errorf("gzip-compressed = %v for %s", gz, name)
+			}
+		})
+	}
+}
+
+func dump(o *observe.Observation) string {
+	b, _ := json.Marshal(o)
+	return string(b)
+}
+
+// TestEveryLineIsJSON checks the hand-written encoder against
+// encoding/json: every line parses, and strings decode to what was
+// written (invalid UTF-8 in plain strings becomes U+FFFD).
+func TestEveryLineIsJSON(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, WriterOptions{Header: testHeader})
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := "tab\t nul\x00 quote\" back\\ del\x7f ctl\x1f sep\u2028\u2029 bad\xff end\xe2\x80"
+	w.Observe(&observe.Observation{Kind: observe.KindRequest, Request: &observe.Request{Method: "POST", Path: odd,
+		Header: http.Header{"X-Odd": {odd}}}})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want header, observation, end:\n%s", len(lines), buf.String())
+	}
+	for i, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("line %d is not JSON: %s", i+1, l)
+		}
+		if strings.ContainsRune(l, '\u2028') || strings.ContainsRune(l, '\u2029') {
+			t.Errorf("line %d holds a raw U+2028/U+2029", i+1)
+		}
+	}
+	var got, want struct {
+		Request struct{ Path string } `json:"request"`
+	}
+	_ = json.Unmarshal([]byte(lines[1]), &got)
+	ref, _ := json.Marshal(map[string]any{"request": map[string]string{"Path": odd}})
+	_ = json.Unmarshal(ref, &want)
+	if got.Request.Path != want.Request.Path {
+		t.Errorf("path = %q, encoding/json makes %q", got.Request.Path, want.Request.Path)
+	}
+}
+
+func TestRedaction(t *testing.T) {
+	secret := http.Header{
+		"Authorization": {"Bearer s3cret"}, "Cookie": {"a=s3cret"}, "Proxy-Authorization": {"Basic s3cret"},
+		"X-Api-Key": {"s3cret"}, "Accept": {"text/event-stream"},
+	}
+	obs := []*observe.Observation{
+		{Kind: observe.KindRequest, Exchange: 1, Request: &observe.Request{Method: "GET", Path: "/mcp", Header: secret}},
+		{Kind: observe.KindResponse, Exchange: 1, Response: &observe.Response{Status: 200, Header: http.Header{"Set-Cookie": {"b=s3cret"}, "Content-Type": {"text/event-stream"}}}},
+	}
+	for _, tc := range []struct {
+		name       string
+		opts       WriterOptions
+		wantSecret bool
+		redact     []string
+	}{
+		{"default", WriterOptions{}, true, DefaultRedact},
+		{"extra", WriterOptions{RedactHeaders: []string{"x-api-key"}}, false, append(append([]string(nil), DefaultRedact...), "X-Api-Key")},
+		{"no-redact", WriterOptions{NoRedact: true, RedactHeaders: []string{"x-api-key"}}, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "t.jsonl")
+			writeAll(t, path, tc.opts, obs, 0)
+			raw, _ := os.ReadFile(path)
+			n := strings.Count(string(raw), "s3cret")
+			switch tc.name {
+			case "default":
+				if n != 1 || !strings.Contains(string(raw), `"X-Api-Key":["s3cret"]`) {
+					t.Errorf("want only X-Api-Key kept, %d secrets in:\n%s", n, raw)
+				}
+			case "extra":
+				if n != 0 {
+					t.Errorf("%d secrets left in:\n%s", n, raw)
+				}
+			case "no-redact":
+				if n != 5 {
+					t.Errorf("%d secrets kept, want all 5:\n%s", n, raw)
+				}
+			}
+			tr, err := ReadFile(path, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(tr.Header.Redact, tc.redact) {
+				t.Errorf("header redact = %v, want %v", tr.Header.Redact, tc.redact)
+			}
+			got := tr.Observations[0].Request.Header
+			if tc.name != "no-redact" && (got.Get("Authorization") != Redacted || got.Get("Accept") != "text/event-stream") {
+				t.Errorf("read back header %v", got)
+			}
+		})
+	}
+}
+
+// traceBytes returns a complete trace of sample(), gzip-compressed or not.
+func traceBytes(t *testing.T, gz bool) []byte {
+	t.Helper()
+	name := "t.jsonl"
+	if gz {
+		name += ".gz"
+	}
+	path := filepath.Join(t.TempDir(), name)
+	writeAll(t, path, WriterOptions{Header: testHeader}, sample(), 20*time.Millisecond)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestUnreadableTraces(t *testing.T) {
+	plain := traceBytes(t, false)
+	lines := bytes.SplitAfter(plain, []byte("\n"))
+	gz := traceBytes(t, true)
+	newer := bytes.Replace(plain, []byte(`{"fray_trace":1,`), []byte(`{"fray_trace":2,`), 1)
+	gzNewer := func() []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		_, _ = zw.Write(newer)
+		_ = zw.Close()
+		return b.Bytes()
+	}()
+	// lines ends with "": lines[n-2] is the end line (line n-1), lines[n-3]
+	// the last observation.
+	n := len(lines)
+	cutLast := bytes.Join(lines[:n-2], nil)
+	cutLast = cutLast[:len(cutLast)-len(lines[n-3])/2]
+	for _, tc := range []struct {
+		name     string
+		data     []byte
+		sentinel error
+		line     int
+		msg      string
+	}{
+		{"empty", nil, ErrNotTrace, 0, "the file is empty"},
+		{"not a trace", []byte("{\"schema\":1,\"verdict\":\"pass\"}\n"), ErrNotTrace, 1, "not a fray trace"},
+		{"binary", bytes.Repeat([]byte{0, 1, 2}, 100), ErrNotTrace, 1, "not a fray trace"},
+		{"newer", newer, ErrNewer, 1, "version 2 is newer"},
+		{"newer gzip", gzNewer, ErrNewer, 1, "version 2 is newer"},
+		{"end line cut", plain[:len(plain)-10], ErrTruncated, n - 1, "the last line is cut"},
+		{"observation cut", cutLast, ErrTruncated, n - 2, "the last line is cut"},
+		{"no end line", bytes.Join(lines[:n-2], nil), ErrTruncated, n - 2, "stops before its end line"},
+		{"gzip cut", gz[:len(gz)*2/3], ErrTruncated, 0, "gzip stream is cut"},
+		{"gzip trailer cut", gz[:len(gz)-4], ErrTruncated, 0, "gzip stream is cut"},
+		{"bad line", bytes.Replace(plain, []byte(`"fate":"lost"`), []byte(`"fate":"eaten"`), 1), ErrSyntax, 6, `event.fate "eaten" is unknown`},
+		{"garbage line", append(append(bytes.Join(lines[:3], nil), "not json\n"...), bytes.Join(lines[3:], nil)...), ErrSyntax, 4, "not a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bad.jsonl")
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadFile(path, ReadOptions{})
+			var te *Error
+			if !errors.As(err, &te) || !errors.Is(err, tc.sentinel) {
+				t.Fatalf("err = %v, want an *Error wrapping %v", err, tc.sentinel)
+			}
+			if te.File != path || (tc.line != 0 && te.Line != tc.line) {
+				t.Errorf("error at %s:%d, want %s:%d: %v", te.File, te.Line, path, tc.line, err)
+			}
+			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file and %q", err, tc.msg)
+			}
+		})
+	}
+}
+
+func TestPartial(t *testing.T) {
+	plain := traceBytes(t, false)
+	lines := bytes.SplitAfter(plain, []byte("\n"))
+	gz := traceBytes(t, true)
+	all := len(sample())
+	for _, tc := range []struct {
+		name      string
+		data      []byte
+		wantObs   int
+		wantLine  int
+		wantBytes int
+		why       string
+	}{
+		{"last observation cut", bytes.Join(lines[:len(lines)-2], nil)[:len(bytes.Join(lines[:len(lines)-2], nil))-7], all - 1, len(lines) - 2, len(lines[len(lines)-3]) - 7, "the last line is cut"},
+		{"no end line", bytes.Join(lines[:len(lines)-2], nil), all, 0, 0, "stops before its end line"},
+		{"gzip cut", gz[:len(gz)/2], -1, 0, 0, "gzip stream is cut"},
+		{"gzip trailer cut", gz[:len(gz)-4], all, 0, 0, "gzip stream is cut"},
+		{"complete", plain, all, -1, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "part.jsonl")
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := ReadFile(path, ReadOptions{Partial: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantObs < 0 {
+				// Cut inside the compressed data: some prefix comes out.
+				tc.wantObs = len(tr.Observations)
+				if tc.wantObs == 0 || tc.wantObs >= all || tr.Truncation == nil {
+					t.Fatalf("read %d observations of %d, truncation %v", tc.wantObs, all, tr.Truncation)
+				}
+				tc.wantLine, tc.wantBytes = tr.Truncation.Line, tr.Truncation.Bytes
+			}
+			if len(tr.Observations) != tc.wantObs {
+				t.Errorf("read %d observations, want %d", len(tr.Observations), tc.wantObs)
+			}
+			for i, o := range tr.Observations {
+				if !reflect.DeepEqual(o, sample()[i]) {
+					t.Errorf("observation %d differs: %s", i, dump(o))
+				}
+			}
+			if tc.wantLine < 0 {
+				if tr.Truncation != nil {
+					t.Errorf("complete trace reported truncated: %v", tr.Truncation)
+				}
+				return
+			}
+			tt := tr.Truncation
+			if tt == nil {
+				t.Fatal("no truncation reported")
+			}
+			if tt.Line != tc.wantLine || tt.Bytes != tc.wantBytes || !strings.Contains(tt.String(), tc.why) || tt.Observations != uint64(tc.wantObs) {
+				t.Errorf("truncation %+v (%s), want line %d, %d bytes, %q", *tt, tt, tc.wantLine, tc.wantBytes, tc.why)
+			}
+			want := tr.Observations[len(tr.Observations)-1].At
+			if tc.name == "gzip trailer cut" {
+				want = 20 * time.Millisecond // the end line was read
+			}
+			if tr.End != want {
+				t.Errorf("end = %v, want the last observation's %v", tr.End, want)
+			}
+		})
+	}
+}
+
+// TestConcurrentObserve writes from many goroutines; every line must come
+// out whole.
+func TestConcurrentObserve(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 8, 200
+	done := make(chan struct{})
+	for g := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range each {
+				w.Observe(&observe.Observation{Kind: observe.KindEvent, Exchange: uint64(g + 1),
+					Event: &observe.Event{Index: i, Raw: bytes.Repeat([]byte("x"), 100+i), Fate: observe.Delivered}})
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(&buf, "mem", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := map[uint64]int{}
+	for {
+		o, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Event.Index != next[o.Exchange] {
+			t.Fatalf("exchange %d: event %d after %d", o.Exchange, o.Event.Index, next[o.Exchange]-1)
+		}
+		next[o.Exchange]++
+	}
+	for g := range workers {
+		if next[uint64(g+1)] != each {
+			t.Errorf("exchange %d: %d events read, want %d", g+1, next[uint64(g+1)], each)
+		}
+	}
+}
+
+// TestWriteErrorKept checks that a failing file is reported by Close.
+func TestWriteErrorKept(t *testing.T) {
+	w, err := NewWriter(failAfter{}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		w.Observe(&observe.Observation{Kind: observe.KindEvent, Event: &observe.Event{Index: i, Raw: make([]byte, 100)}})
+	}
+	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("Close = %v, want the write error", err)
+	}
+}
+
+type failAfter struct{}
+
+func (failAfter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

@@ -1,0 +1,355 @@
+package trace
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// WriterOptions configures a Writer. The zero value writes a header with
+// no profile and redacts DefaultRedact.
+type WriterOptions struct {
+	// Header is written as the first line; its Version and Redact are
+	// filled in by the Writer.
+	Header Header
+	// RedactHeaders are header names redacted on top of DefaultRedact,
+	// in any case.
+	RedactHeaders []string
+	// NoRedact keeps every header value, secrets included.
+	NoRedact bool
+}
+
+// Writer is an observe.Observer that streams each observation to a trace
+// as one JSON line. It buffers; Close (or Finish) flushes. It is safe for
+// concurrent use. A write error is kept: later observations are
+// discarded, and Err, Close and Finish return it.
+type Writer struct {
+	mu     sync.Mutex
+	bw     *bufio.Writer
+	closer []io.Closer // closed in order after the last flush
+	redact map[string]bool
+	e      enc
+	last   time.Duration
+	count  uint64
+	err    error
+	done   bool
+}
+
+var _ observe.Observer = (*Writer)(nil)
+
+// Create creates (or truncates) the file at path and returns a Writer on
+// it, gzip-compressed when path ends in ".gz".
+func Create(path string, opts WriterOptions) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	var out io.Writer = f
+	closers := []io.Closer{f}
+	if strings.HasSuffix(path, ".gz") {
+		zw := gzip.NewWriter(f)
+		out = zw
+		closers = []io.Closer{zw, f}
+	}
+	w, err := newWriter(out, opts, closers)
+	if err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("trace %s: %w", path, err)
+	}
+	return w, nil
+}
+
+// NewWriter returns a Writer that writes the header to out at once. Close
+// flushes but does not close out.
+func NewWriter(out io.Writer, opts WriterOptions) (*Writer, error) {
+	return newWriter(out, opts, nil)
+}
+
+func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer, error) {
+	w := &Writer{bw: bufio.NewWriterSize(out, 64<<10), closer: closers, redact: map[string]bool{}}
+	h := opts.Header
+	h.Version = Version
+	h.Redact = nil
+	if !opts.NoRedact {
+		for _, n := range append(append([]string(nil), DefaultRedact...), opts.RedactHeaders...) {
+			c := http.CanonicalHeaderKey(strings.TrimSpace(n))
+			if c != "" && !w.redact[c] {
+				w.redact[c] = true
+				h.Redact = append(h.Redact, c)
+			}
+		}
+	}
+	w.writeHeader(&h)
+	if _, err := w.bw.Write(w.e.b); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+func (w *Writer) writeHeader(h *Header) {
+	e := &w.e
+	e.b = e.b[:0]
+	e.open()
+	e.int("fray_trace", int64(h.Version))
+	started := h.Started
+	if started.IsZero() {
+		started = time.Now()
+	}
+	e.str("started", started.UTC().Format(time.RFC3339Nano))
+	e.str("profile", h.Profile)
+	e.uint("seed", h.Seed)
+	e.str("profile_text", h.ProfileText)
+	if len(h.Redact) > 0 {
+		e.strings("redact", h.Redact)
+	}
+	e.close()
+	e.b = append(e.b, '\n')
+}
+
+// Observe writes o as one line.
+func (w *Writer) Observe(o *observe.Observation) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.done {
+		return
+	}
+	w.last = max(w.last, o.At)
+	w.count++
+	w.e.b = w.e.b[:0]
+	encodeObservation(&w.e, o, w.isRedacted)
+	w.e.b = append(w.e.b, '\n')
+	if _, err := w.bw.Write(w.e.b); err != nil {
+		w.err = fmt.Errorf("trace: %w", err)
+	}
+}
+
+func (w *Writer) isRedacted(name string) bool {
+	if len(w.redact) == 0 {
+		return false
+	}
+	if w.redact[name] {
+		return true
+	}
+	return w.redact[http.CanonicalHeaderKey(name)]
+}
+
+// Flush writes what is buffered to the file (through gzip's own buffer
+// when compressed).
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil && !w.done {
+		if err := w.bw.Flush(); err != nil {
+			w.err = fmt.Errorf("trace: %w", err)
+		}
+	}
+	return w.err
+}
+
+// Err returns the first write error, if any.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// Close is Finish at the time of the latest observation written.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	at := w.last
+	w.mu.Unlock()
+	return w.Finish(at)
+}
+
+// Finish writes the end line, which records that the run ended at at (the
+// time since the proxy started, as the verifier's report is made), flushes
+// and closes what Create opened. Observations after it are discarded; a
+// second call returns the first one's result.
+func (w *Writer) Finish(at time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return w.err
+	}
+	w.done = true
+	if w.err == nil {
+		e := &w.e
+		e.b = e.b[:0]
+		e.open()
+		e.int("fray_trace_end", Version)
+		e.int("at_us", at.Microseconds())
+		e.uint("observations", w.count)
+		e.close()
+		e.b = append(e.b, '\n')
+		if _, err := w.bw.Write(e.b); err != nil {
+			w.err = fmt.Errorf("trace: %w", err)
+		} else if err := w.bw.Flush(); err != nil {
+			w.err = fmt.Errorf("trace: %w", err)
+		}
+	}
+	var errs []error
+	for _, c := range w.closer {
+		if err := c.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if w.err == nil && len(errs) > 0 {
+		w.err = fmt.Errorf("trace: %w", errors.Join(errs...))
+	}
+	return w.err
+}
+
+// encodeObservation appends o as one JSON object.
+func encodeObservation(e *enc, o *observe.Observation, redact func(string) bool) {
+	e.open()
+	e.str("kind", o.Kind.String())
+	e.int("at_us", o.At.Microseconds())
+	e.uint("exchange", o.Exchange)
+	e.str("stream", o.Stream.String())
+	e.strNonEmpty("session", o.Session)
+	e.intNonZero("session_seq", int64(o.SessionSeq))
+	e.strNonEmpty("protocol", o.Protocol)
+	if len(o.Fired) > 0 {
+		e.key("fired")
+		e.b = append(e.b, '[')
+		for i, f := range o.Fired {
+			if i > 0 {
+				e.b = append(e.b, ',')
+			}
+			e.open()
+			e.int("index", int64(f.Index))
+			e.str("kind", f.Kind)
+			e.close()
+		}
+		e.b = append(e.b, ']')
+	}
+	switch {
+	case o.Request != nil:
+		encodeRequest(e, o.Request, redact)
+	case o.Response != nil:
+		encodeResponse(e, o.Response, redact)
+	case o.Event != nil:
+		encodeEvent(e, o.Event)
+	case o.End != nil:
+		encodeEnd(e, o.End)
+	}
+	e.close()
+}
+
+func encodeRequest(e *enc, r *observe.Request, redact func(string) bool) {
+	e.object("request")
+	e.str("method", r.Method)
+	e.str("path", r.Path)
+	if len(r.Header) > 0 {
+		e.header("header", r.Header, redact)
+	}
+	if r.HasLastEventID {
+		e.str("last_event_id", r.LastEventID)
+	}
+	encodeMessages(e, r.Messages)
+	a := &r.Action
+	if a.Latency != 0 || a.Answered || a.Dropped || a.Hang || a.LastEventIDChanged || len(a.StrippedHeaders) > 0 {
+		e.object("action")
+		e.intNonZero("latency_us", a.Latency.Microseconds())
+		e.flag("answered", a.Answered)
+		e.flag("dropped", a.Dropped)
+		e.flag("hang", a.Hang)
+		e.flag("last_event_id_changed", a.LastEventIDChanged)
+		if a.HasForwardedLastEventID {
+			e.str("forwarded_last_event_id", a.ForwardedLastEventID)
+		}
+		if len(a.StrippedHeaders) > 0 {
+			e.strings("stripped_headers", a.StrippedHeaders)
+		}
+		e.close()
+	}
+	e.close()
+}
+
+func encodeMessages(e *enc, ms []observe.Message) {
+	if len(ms) == 0 {
+		return
+	}
+	e.key("messages")
+	e.b = append(e.b, '[')
+	for i := range ms {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		m := &ms[i]
+		e.open()
+		e.str("kind", m.Kind.String())
+		e.strNonEmpty("method", m.Method)
+		e.strNonEmpty("id", m.ID)
+		e.close()
+	}
+	e.b = append(e.b, ']')
+}
+
+func encodeResponse(e *enc, r *observe.Response, redact func(string) bool) {
+	e.object("response")
+	e.int("status", int64(r.Status))
+	e.str("origin", r.Origin.String())
+	if len(r.Header) > 0 {
+		e.header("header", r.Header, redact)
+	}
+	e.flag("event_stream", r.EventStream)
+	e.strNonEmpty("session", r.Session)
+	e.intNonZero("throttle", int64(r.Throttle))
+	e.intNonZero("close_after_us", r.CloseAfter.Microseconds())
+	e.close()
+}
+
+func encodeEvent(e *enc, ev *observe.Event) {
+	e.object("event")
+	e.int("index", int64(ev.Index))
+	e.bytes("raw", ev.Raw)
+	e.flag("parsed", ev.Parsed)
+	e.bytesNonEmpty("type", ev.Type)
+	if ev.HasID {
+		e.bytes("id", ev.ID)
+	}
+	if ev.HasRetry {
+		e.int("retry", ev.Retry)
+	}
+	e.flag("priming", ev.Priming)
+	e.flag("dispatched", ev.Dispatched)
+	if m := &ev.Message; m.Kind != 0 || len(m.Method) > 0 || len(m.ID) > 0 {
+		e.object("message")
+		e.str("kind", m.Kind.String())
+		e.bytesNonEmpty("method", m.Method)
+		e.bytesNonEmpty("id", m.ID)
+		e.close()
+	}
+	e.str("fate", ev.Fate.String())
+	e.intNonZero("delivered_at_us", ev.DeliveredAt.Microseconds())
+	if ev.Delivered != nil {
+		e.bytes("delivered", ev.Delivered)
+	}
+	if ev.DeliveredHasID {
+		e.bytes("delivered_id", ev.DeliveredID)
+	}
+	if ev.DeliveredHasRetry {
+		e.int("delivered_retry", ev.DeliveredRetry)
+	}
+	e.intNonZero("copies", int64(ev.Copies))
+	e.flag("corrupted", ev.Corrupted)
+	e.close()
+}
+
+func encodeEnd(e *enc, end *observe.End) {
+	e.object("end")
+	e.str("cause", end.Cause.String())
+	encodeMessages(e, end.Messages)
+	e.strNonEmpty("error", end.Error)
+	e.close()
+}
