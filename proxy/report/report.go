@@ -1,7 +1,7 @@
 // Package report holds the verdict of a fray run and writes it out: the
 // JSON report (its schema is in the README), JUnit XML and the human
-// summary. The verifier fills a Report; this package only formats,
-// merges and compares them.
+// summary, and draws the live progress line. The verifier fills a Report;
+// this package only formats, writes, reads and merges them.
 package report
 
 // SchemaVersion is the version of the JSON report's schema. It grows when a
@@ -53,6 +53,12 @@ type Report struct {
 	// Command is the result of the command `fray run` wrapped, nil
 	// otherwise.
 	Command *Command `json:"command,omitempty"`
+	// Partial is true in a snapshot written while the run goes on (soak
+	// mode's --report-every); the report written at the end has it false.
+	Partial bool `json:"partial,omitempty"`
+	// Merged is how many reports Merge combined into this one; 0 for the
+	// report of a single run.
+	Merged int `json:"merged,omitempty"`
 }
 
 // Totals counts what a run observed.
@@ -106,6 +112,10 @@ type Evidence struct {
 	AtMS int64 `json:"at_ms"`
 	// Fault is the fault that set the situation up, when one did.
 	Fault *FaultRef `json:"fault,omitempty"`
+	// Instance is, in a merged report, which of the merged reports (from
+	// 1, in the order given to Merge) the finding comes from: sessions,
+	// exchanges and times are that instance's own. 0 outside merges.
+	Instance int `json:"instance,omitempty"`
 }
 
 // FaultRef names a fault of the profile.

@@ -1,0 +1,151 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// What JUnit consumers read, declared independently of the writer.
+type xSuites struct {
+	XMLName xml.Name `xml:"testsuites"`
+	Tests   int      `xml:"tests,attr"`
+	Suites  []xSuite `xml:"testsuite"`
+}
+
+type xSuite struct {
+	Name     string  `xml:"name,attr"`
+	Tests    int     `xml:"tests,attr"`
+	Failures int     `xml:"failures,attr"`
+	Errors   int     `xml:"errors,attr"`
+	Skipped  int     `xml:"skipped,attr"`
+	Time     string  `xml:"time,attr"`
+	Cases    []xCase `xml:"testcase"`
+	Props    []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"properties>property"`
+}
+
+type xCase struct {
+	Classname string `xml:"classname,attr"`
+	Name      string `xml:"name,attr"`
+	Failure   *struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
+		Body    string `xml:",chardata"`
+	} `xml:"failure"`
+	Skipped *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"skipped"`
+	SystemOut string `xml:"system-out"`
+}
+
+func TestJUnitStructure(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, sample()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.junit.xml", buf.Bytes())
+	if !strings.HasPrefix(buf.String(), "<?xml ") {
+		t.Errorf("no XML declaration:\n%s", buf.String())
+	}
+	var doc xSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("parse: %v\n%s", err, buf.String())
+	}
+	if len(doc.Suites) != 1 {
+		t.Fatalf("%d testsuites, want 1", len(doc.Suites))
+	}
+	s := doc.Suites[0]
+	if s.Name != "fray" || s.Tests != 5 || s.Failures != 1 || s.Skipped != 2 || s.Errors != 0 || s.Time != "3.210" || doc.Tests != 5 {
+		t.Errorf("suite %s tests=%d failures=%d skipped=%d errors=%d time=%s (root tests=%d), want fray 5 1 2 0 3.210 (5)",
+			s.Name, s.Tests, s.Failures, s.Skipped, s.Errors, s.Time, doc.Tests)
+	}
+	if len(s.Cases) != len(sample().Checks) {
+		t.Fatalf("%d testcases, want one per check (%d)", len(s.Cases), len(sample().Checks))
+	}
+	for i, c := range sample().Checks {
+		tc := s.Cases[i]
+		wantClass := "fray." + strings.SplitN(c.ID, ".", 2)[0]
+		if tc.Name != c.ID || tc.Classname != wantClass {
+			t.Errorf("testcase %d: classname=%q name=%q, want %q %q", i, tc.Classname, tc.Name, wantClass, c.ID)
+		}
+		switch c.Status {
+		case report.StatusFail:
+			if tc.Failure == nil || tc.Skipped != nil {
+				t.Fatalf("%s: want a failure element only", c.ID)
+			}
+			for _, e := range c.Evidence {
+				if !strings.Contains(tc.Failure.Body, e.Message) {
+					t.Errorf("%s: failure body lacks evidence %q:\n%s", c.ID, e.Message, tc.Failure.Body)
+				}
+			}
+			if !strings.Contains(tc.Failure.Body, "and 1 more") {
+				t.Errorf("%s: failure body does not count the findings beyond the evidence:\n%s", c.ID, tc.Failure.Body)
+			}
+			if tc.Failure.Type != report.SeverityError || !strings.Contains(tc.Failure.Message, "3 findings") {
+				t.Errorf("%s: failure type=%q message=%q", c.ID, tc.Failure.Type, tc.Failure.Message)
+			}
+		case report.StatusSkip:
+			if tc.Skipped == nil || tc.Failure != nil {
+				t.Errorf("%s: want a skipped element only", c.ID)
+			}
+		case report.StatusWarn:
+			if tc.Failure != nil || tc.Skipped != nil {
+				t.Errorf("%s: a warning must pass", c.ID)
+			}
+			if !strings.Contains(tc.SystemOut, "warning") || !strings.Contains(tc.SystemOut, c.Evidence[0].Message) {
+				t.Errorf("%s: system-out %q does not note the warning and its evidence", c.ID, tc.SystemOut)
+			}
+		case report.StatusPass:
+			if tc.Failure != nil || tc.Skipped != nil || tc.SystemOut != "" {
+				t.Errorf("%s: a pass has no failure, skipped or output", c.ID)
+			}
+		}
+	}
+	props := map[string]string{}
+	for _, p := range s.Props {
+		props[p.Name] = p.Value
+	}
+	if props["verdict"] != "fail" || props["profile"] != "polling-server" || props["seed"] != "1" {
+		t.Errorf("properties %v", props)
+	}
+}
+
+// TestJUnitEscapes: evidence is peer-controlled text; it must not break
+// the XML.
+func TestJUnitEscapes(t *testing.T) {
+	r := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{{
+		ID: "server.x", Severity: report.SeverityError, Status: report.StatusFail, Count: 1,
+		Evidence: []report.Evidence{{Message: "id \"]]></failure><x>\" & <y> \x00\x1b\xff"}},
+	}}}
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc xSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("parse: %v\n%s", err, buf.String())
+	}
+	if body := doc.Suites[0].Cases[0].Failure.Body; !strings.Contains(body, "id \"]]></failure><x>\" & <y> \uFFFD\uFFFD\uFFFD") {
+		t.Errorf("body %q", body)
+	}
+}
+
+func TestJUnitNoChecks(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, report.Report{Schema: 1, Verdict: report.VerdictPass}); err != nil {
+		t.Fatal(err)
+	}
+	var doc xSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Suites) != 1 || doc.Suites[0].Name != "fray" || doc.Suites[0].Tests != 0 {
+		t.Errorf("got %+v", doc)
+	}
+}

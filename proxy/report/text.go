@@ -1,0 +1,176 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// FormatEvidence renders one piece of evidence on one line: when, where
+// (instance, session, exchange and the related ones, event ids), the fault
+// that set it up, and the message.
+func FormatEvidence(e Evidence) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "at %s", msDuration(e.AtMS))
+	if e.Instance > 0 {
+		fmt.Fprintf(&b, ", instance %d", e.Instance)
+	}
+	if e.Session > 0 {
+		fmt.Fprintf(&b, ", session %d", e.Session)
+	}
+	if e.Exchange > 0 {
+		fmt.Fprintf(&b, ", exchange %d", e.Exchange)
+	}
+	if len(e.Related) > 0 {
+		b.WriteString(" (related")
+		for i, x := range e.Related {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, " %d", x)
+		}
+		b.WriteByte(')')
+	}
+	if len(e.EventIDs) > 0 {
+		fmt.Fprintf(&b, ", event ids %q", e.EventIDs)
+	}
+	if e.Fault != nil {
+		fmt.Fprintf(&b, ", after fault %d (%s)", e.Fault.Index, e.Fault.Kind)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// shortEvidence puts the message first and where it was seen after it,
+// for the summary's table.
+func shortEvidence(e Evidence) string {
+	where := fmt.Sprintf("at %s", msDuration(e.AtMS))
+	if e.Instance > 0 {
+		where += fmt.Sprintf(", instance %d", e.Instance)
+	}
+	if e.Session > 0 {
+		where += fmt.Sprintf(", session %d", e.Session)
+	}
+	if e.Exchange > 0 {
+		where += fmt.Sprintf(", exchange %d", e.Exchange)
+	}
+	return e.Message + " (" + where + ")"
+}
+
+// msDuration renders milliseconds as a Go duration ("1.204s").
+func msDuration(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+// summaryEvidenceWidth bounds the evidence column of the summary, in
+// runes; the JSON report has it whole.
+const summaryEvidenceWidth = 110
+
+// WriteSummary writes the human summary of r: the verdict line, the totals,
+// the faults fired, then a table of every check with its status, count and
+// first evidence.
+func WriteSummary(w io.Writer, r Report) error {
+	ew := &errWriter{w: w}
+	verdict := strings.ToUpper(r.Verdict)
+	if verdict == "" {
+		verdict = "NONE"
+	}
+	fmt.Fprintf(ew, "fray: verdict %s", verdict)
+	var about []string
+	if r.Profile != "" {
+		about = append(about, fmt.Sprintf("profile %s, seed %d", r.Profile, r.Seed))
+	}
+	about = append(about, msDuration(r.DurationMS)+" observed")
+	if r.Merged > 0 {
+		about = append(about, fmt.Sprintf("%d reports merged", r.Merged))
+	}
+	if r.Partial {
+		about = append(about, "snapshot")
+	}
+	fmt.Fprintf(ew, " (%s)\n", strings.Join(about, ", "))
+	t := r.Totals
+	fmt.Fprintf(ew, "  %s, %s, %s, %s, %s, %s\n",
+		plural(t.Sessions, "session"), plural(t.Exchanges, "exchange"), plural(t.Streams, "stream"),
+		plural(t.Events, "event"), plural(t.Resumptions, "resumption"), plural(t.Findings, "finding"))
+	fmt.Fprintf(ew, "  %s injected", plural(t.Faults, "fault"))
+	for i, f := range r.Faults {
+		sep := ", "
+		if i == 0 {
+			sep = ": "
+		}
+		fmt.Fprintf(ew, "%s%s %d", sep, f.Kind, f.Count)
+	}
+	fmt.Fprintln(ew)
+	if r.Command != nil {
+		fmt.Fprintf(ew, "  command %q exited %d\n", strings.Join(r.Command.Args, " "), r.Command.ExitCode)
+	}
+	if len(r.Checks) == 0 {
+		fmt.Fprintln(ew, "  no checks ran")
+		return ew.err
+	}
+	fmt.Fprintln(ew)
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHECK\tSTATUS\tCOUNT\tFIRST EVIDENCE")
+	for _, c := range r.Checks {
+		first := ""
+		if len(c.Evidence) > 0 {
+			first = truncate(shortEvidence(c.Evidence[0]), summaryEvidenceWidth)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, statusLabel(c), c.Count, first)
+	}
+	tw.Flush()
+	for line := range strings.Lines(table.String()) {
+		io.WriteString(ew, strings.TrimRight(line, " \n")+"\n")
+	}
+	return ew.err
+}
+
+// statusLabel shouts the statuses that need attention.
+func statusLabel(c Check) string {
+	switch c.Status {
+	case StatusFail:
+		return "FAIL"
+	case StatusWarn:
+		return "WARN"
+	case "":
+		return "-"
+	}
+	return c.Status
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// truncate shortens s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// errWriter keeps the first write error, so a writer of many lines checks
+// once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
