@@ -25,12 +25,12 @@ var errFaultClosed = errors.New("proxy: stream closed by a fault")
 
 // ServeHTTP forwards one exchange to the upstream, applying the fault plan.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ex := &exchange{seq: p.exchSeq.Add(1)}
-	ex.SinceRun = p.clock.Now().Sub(p.start)
-	if r.Method == http.MethodConnect {
-		plainError(w, http.StatusMethodNotAllowed, "fray forwards only to its upstream; CONNECT is not supported")
+	if !p.forUpstream(w, r) || !p.admit(w, r) {
 		return
 	}
+	defer p.release()
+	ex := &exchange{seq: p.exchSeq.Add(1)}
+	ex.SinceRun = p.clock.Now().Sub(p.start)
 	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
 		body, err := readBounded(r.Body, p.opts.MaxRequestBody)
 		if err != nil {
@@ -57,7 +57,16 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
+	stopHeadTimer := p.headTimer(cancel)
 	resp, err := p.opts.Transport.RoundTrip(p.outRequest(ctx, r, ex, &act))
+	if !stopHeadTimer() {
+		// The timer fired: even a head that came just after it belongs to
+		// a request already cancelled.
+		if err == nil {
+			resp.Body.Close()
+		}
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		p.badGateway(w, r, ex, err)
 		return
@@ -77,6 +86,40 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			append(ex.logAttrs(), slog.String("content_encoding", resp.Header.Get("Content-Encoding")))...)
 	}
 	p.copyResponse(w, r, ex, resp)
+}
+
+// forUpstream refuses what would make fray a door into other addresses:
+// CONNECT, and an absolute-form request target (`GET http://host/ HTTP/1.1`)
+// naming a host other than fray itself. Neither is forwarded anywhere. It
+// reports whether the request may go on.
+func (p *Proxy) forUpstream(w http.ResponseWriter, r *http.Request) bool {
+	if r.Method == http.MethodConnect {
+		plainError(w, http.StatusMethodNotAllowed, "fray forwards only to its upstream; CONNECT is not supported")
+		return false
+	}
+	if r.URL.Host == "" || addressedToFray(r) {
+		return true
+	}
+	p.log.Warn("request names another host; refused, fray forwards only to its upstream",
+		"method", r.Method, "host", r.URL.Host)
+	plainError(w, http.StatusMisdirectedRequest,
+		fmt.Sprintf("fray: forwards only to its upstream; the request names host %q", r.URL.Host))
+	return false
+}
+
+// errNoHead is the cancellation cause of an upstream request whose
+// response head did not come within Options.ResponseHeaderTimeout.
+var errNoHead = errors.New("no response head")
+
+// headTimer arms Options.ResponseHeaderTimeout: when it passes, cancel is
+// called with errNoHead. stop disarms it and reports whether it had not
+// fired.
+func (p *Proxy) headTimer(cancel context.CancelCauseFunc) (stop func() bool) {
+	d := p.opts.ResponseHeaderTimeout
+	if d <= 0 {
+		return func() bool { return true }
+	}
+	return p.clock.AfterFunc(d, func() { cancel(fmt.Errorf("%w within %v", errNoHead, d)) })
 }
 
 // answerInstead carries out the exchange faults that answer the client
@@ -239,8 +282,9 @@ func (p *Proxy) noteInitialize(ex *exchange, msg []byte) {
 	}
 }
 
-// badGateway answers a failed upstream round trip with 502 and a one-line
-// reason, unless the client has already gone.
+// badGateway answers a failed upstream round trip with 502 (504 when the
+// response head did not come in time) and a one-line reason, unless the
+// client has already gone.
 func (p *Proxy) badGateway(w http.ResponseWriter, r *http.Request, ex *exchange, err error) {
 	if r.Context().Err() != nil {
 		p.log.LogAttrs(r.Context(), slog.LevelDebug, "client went away before the upstream answered", ex.logAttrs()...)
@@ -249,8 +293,12 @@ func (p *Proxy) badGateway(w http.ResponseWriter, r *http.Request, ex *exchange,
 	}
 	p.log.LogAttrs(r.Context(), slog.LevelError, "upstream failed",
 		append(ex.logAttrs(), slog.String("upstream", p.upstream.String()), slog.String("error", err.Error()))...)
-	plainError(w, http.StatusBadGateway, fmt.Sprintf("fray: upstream %s: %s", p.upstream, oneLine(err.Error())))
-	p.observeResponse(ex, &observe.Response{Status: http.StatusBadGateway, Origin: observe.FromFray, Header: w.Header()}, nil)
+	status := http.StatusBadGateway
+	if errors.Is(err, errNoHead) {
+		status = http.StatusGatewayTimeout
+	}
+	plainError(w, status, fmt.Sprintf("fray: upstream %s: %s", p.upstream, oneLine(err.Error())))
+	p.observeResponse(ex, &observe.Response{Status: status, Origin: observe.FromFray, Header: w.Header()}, nil)
 	p.observeEnd(ex, &observe.End{Cause: observe.UpstreamFailed, Error: oneLine(err.Error())})
 }
 

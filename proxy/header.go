@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"errors"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strings"
 )
 
@@ -62,4 +64,32 @@ func isEventStream(h http.Header) bool {
 func identityEncoded(h http.Header) bool {
 	ce := strings.TrimSpace(h.Get("Content-Encoding"))
 	return ce == "" || strings.EqualFold(ce, "identity")
+}
+
+// redactQuery returns raw, a URL from the traffic, fit for a log line: every
+// query value is replaced, because legacy endpoints carry the session id
+// there and a session id is a credential. Parameter names are kept.
+func redactQuery(raw string) string {
+	base, query, ok := strings.Cut(raw, "?")
+	if !ok {
+		return raw
+	}
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return base + "?(query withheld)"
+	}
+	for k := range q {
+		q[k] = []string{"redacted"}
+	}
+	return base + "?" + q.Encode()
+}
+
+// withoutURL returns the reason of a *url.Error without the URL it quotes,
+// which may carry a session id; other errors are returned as they are.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

@@ -19,17 +19,17 @@ func (pm *pump) rewriteEndpoint(e *sse.Event) {
 	raw := string(e.Data)
 	target, err := pm.resp.Request.URL.Parse(raw)
 	if err != nil {
-		p.log.Warn("legacy endpoint event has an unparseable URL; left as is", "endpoint", raw, "error", err)
+		p.log.Warn("legacy endpoint event has an unparseable URL; left as is", "endpoint", redactQuery(raw), "error", withoutURL(err))
 		return
 	}
 	if target.Scheme != p.upstream.Scheme || target.Host != p.upstream.Host {
-		p.log.Warn("legacy endpoint points away from the upstream; the client's POSTs will bypass fray", "endpoint", raw)
+		p.log.Warn("legacy endpoint points away from the upstream; the client's POSTs will bypass fray", "endpoint", redactQuery(raw))
 		return
 	}
 	cp, ok := p.clientPath(target.Path)
 	if !ok {
 		p.log.Warn("legacy endpoint lies outside the upstream's base path; the client's POSTs will bypass fray",
-			"endpoint", raw, "base", p.upstream.Path)
+			"endpoint", redactQuery(raw), "base", p.upstream.Path)
 		return
 	}
 	p.legacy.addSSE(pm.r.URL.Path)

@@ -58,6 +58,15 @@ type Options struct {
 	// Observer receives an observation of every request, response, SSE
 	// event and end of exchange. Nil observes nothing and costs nothing.
 	Observer observe.Observer
+	// MaxExchanges bounds the exchanges in flight at once, open event
+	// streams included; past it a new exchange is answered 503 with
+	// Retry-After, and never forwarded. 0 means no bound.
+	MaxExchanges int
+	// ResponseHeaderTimeout bounds the wait for the upstream's response
+	// head once the request is sent; past it the upstream request is
+	// cancelled and the client gets 504. 0 means no bound, because a JSON
+	// answer to a long tools/call comes only once the call is done.
+	ResponseHeaderTimeout time.Duration
 }
 
 // Proxy is an http.Handler that forwards to Options.Upstream. It is safe for
@@ -72,6 +81,9 @@ type Proxy struct {
 	legacy   legacyPaths
 	exchSeq  atomic.Uint64
 	readers  sync.Pool // of *sse.Reader
+
+	inflight   atomic.Int64 // exchanges admitted and not yet done, when MaxExchanges > 0
+	fullWarned atomic.Int64 // when the limit was last warned about: ns since start, plus 1; 0 for never
 }
 
 // New checks opts and returns a Proxy.
@@ -143,13 +155,17 @@ func (p *Proxy) Upstream() *url.URL { c := *p.upstream; return &c }
 // NewTransport returns the transport fray uses to reach an upstream: the
 // settings of http.DefaultTransport, no transparent decompression (bytes
 // pass as sent), more idle connections per host (a proxy talks to one
-// host), and tlsConfig for https upstreams (nil means the system roots).
+// host), HTTP/2 with https upstreams that offer it, and tlsConfig for
+// https upstreams (nil means the system roots).
 func NewTransport(tlsConfig *tls.Config) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DisableCompression = true
 	t.MaxIdleConnsPerHost = 256
 	t.MaxIdleConns = 1024
 	t.TLSClientConfig = tlsConfig
+	// A custom TLS config or dialer turns HTTP/2 off unless asked for: an
+	// https upstream that offers h2 gets it, as a direct client would.
+	t.ForceAttemptHTTP2 = true
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
 }
