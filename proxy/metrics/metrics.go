@@ -1,0 +1,244 @@
+// Package metrics turns the proxy's observations into Prometheus metrics,
+// served in the text format on the admin listener's /metrics:
+//
+//	fray_exchanges_total{stream}           exchanges by stream type, counted at their request
+//	fray_open_streams                      SSE streams being pumped now
+//	fray_events_total{direction}           events read from_upstream, events written to_client
+//	fray_faults_total{kind}                fault firings by kind
+//	fray_findings_total{check}             the verifier's findings by check
+//	fray_resumptions_total                 GETs that carry Last-Event-ID
+//	fray_reconnect_delay_seconds           a stream's end before its response to the session's next GET
+//	fray_added_latency_seconds             an event's arrival from the upstream to its delivery
+//
+// plus the Go runtime's and the process's own metrics (go_*, process_*).
+//
+// Metrics is an observe.Observer: it reads the same observations as the
+// verifier and the trace writer. The per-event path costs a few atomic
+// adds and no allocation; the per-stream state it keeps (which streams are
+// open, which sessions owe a reconnection) is bounded.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// Options configures New. The zero value collects everything but findings.
+type Options struct {
+	// Findings, when not nil, is called at each scrape and returns the
+	// verifier's checks so far; each check's Count becomes
+	// fray_findings_total{check=ID}. It must be safe for concurrent use.
+	Findings func() []report.Check
+	// MaxSessions bounds the sessions remembered while they owe a
+	// reconnection; past it an arbitrary one is forgotten (its delay is
+	// not measured). 0 means 65536.
+	MaxSessions int
+	// NoRuntime leaves out the Go runtime and process collectors (go_*,
+	// process_*), for tests that compare whole scrapes.
+	NoRuntime bool
+}
+
+// ReconnectBuckets are the upper bounds, in seconds, of
+// fray_reconnect_delay_seconds: from a client that reconnects at once to
+// one that waits out a long backoff.
+var ReconnectBuckets = []float64{0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}
+
+// LatencyBuckets are the upper bounds, in seconds, of
+// fray_added_latency_seconds: from fray's own few microseconds to the
+// seconds a delay fault adds.
+var LatencyBuckets = []float64{1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Metrics is an observe.Observer that keeps fray's Prometheus metrics in a
+// registry of its own. It is safe for concurrent use. The zero Metrics is
+// not usable: call New.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	// Children resolved once, so that counting allocates nothing.
+	exchanges    [faults.StreamOther + 1]prometheus.Counter
+	open         prometheus.Gauge
+	fromUpstream prometheus.Counter
+	toClient     prometheus.Counter
+	faultKinds   map[string]prometheus.Counter // read-only after New
+	faultVec     *prometheus.CounterVec        // kinds not registered at New
+	resumptions  prometheus.Counter
+	reconnect    prometheus.Histogram
+	added        prometheus.Histogram
+
+	streams  streamTable
+	sessions sessionTable
+}
+
+// New returns Metrics with every series registered: one per stream type,
+// direction and registered fault kind, all at zero.
+func New(opts Options) *Metrics {
+	reg := prometheus.NewRegistry()
+	exchanges := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fray_exchanges_total", Help: "HTTP exchanges fray carried, by stream type (post, get, resume, legacy, other), counted when the request arrives.",
+	}, []string{"stream"})
+	events := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fray_events_total", Help: "SSE events read from the upstream (from_upstream) and written to the client (to_client, duplicates counted, dropped and lost events not).",
+	}, []string{"direction"})
+	faultVec := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "fray_faults_total", Help: "Fault firings, by fault kind.",
+	}, []string{"kind"})
+	m := &Metrics{
+		reg: reg,
+		open: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "fray_open_streams", Help: "SSE streams fray is pumping now.",
+		}),
+		fromUpstream: events.WithLabelValues("from_upstream"),
+		toClient:     events.WithLabelValues("to_client"),
+		faultKinds:   make(map[string]prometheus.Counter),
+		faultVec:     faultVec,
+		resumptions: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fray_resumptions_total", Help: "GET requests that carry Last-Event-ID.",
+		}),
+		reconnect: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "fray_reconnect_delay_seconds",
+			Help:    "From the end of an SSE stream that ended before its response (any end of a standalone GET stream) to the session's next GET.",
+			Buckets: ReconnectBuckets,
+		}),
+		added: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "fray_added_latency_seconds", Help: "From an event's arrival from the upstream to its delivery to the client.",
+			Buckets: LatencyBuckets,
+		}),
+		sessions: sessionTable{max: opts.MaxSessions},
+	}
+	for st := faults.StreamPost; st <= faults.StreamOther; st++ {
+		m.exchanges[st] = exchanges.WithLabelValues(st.String())
+	}
+	for _, k := range faults.Kinds() {
+		m.faultKinds[k.Name] = faultVec.WithLabelValues(k.Name)
+	}
+	m.streams.init()
+	if m.sessions.max <= 0 {
+		m.sessions.max = 1 << 16
+	}
+	m.sessions.byID = make(map[string]*pending)
+	reg.MustRegister(exchanges, events, faultVec, m.open, m.resumptions, m.reconnect, m.added)
+	if opts.Findings != nil {
+		reg.MustRegister(findingsCollector(opts.Findings))
+	}
+	if !opts.NoRuntime {
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	return m
+}
+
+// Registry returns the registry the metrics live in, for tests and for
+// serving them some other way.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in the Prometheus text format (or
+// OpenMetrics, when the scraper asks for it).
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// Observe counts one observation. It allocates nothing for an event.
+func (m *Metrics) Observe(o *observe.Observation) {
+	switch o.Kind {
+	case observe.KindRequest:
+		m.request(o)
+	case observe.KindResponse:
+		if o.Response.EventStream {
+			m.streams.open(o.Exchange)
+			m.open.Inc()
+		}
+	case observe.KindEvent:
+		m.event(o)
+	case observe.KindEnd:
+		if answered, ok := m.streams.close(o.Exchange); ok {
+			m.open.Dec()
+			if owesReconnect(o.Stream, o.End.Cause, answered) {
+				m.sessions.ended(o.Session, o.At)
+			}
+		}
+	}
+	for i := range o.Fired {
+		m.fault(o.Fired[i].Kind).Inc()
+	}
+}
+
+func (m *Metrics) request(o *observe.Observation) {
+	if int(o.Stream) < len(m.exchanges) && m.exchanges[o.Stream] != nil {
+		m.exchanges[o.Stream].Inc()
+	}
+	switch o.Request.Method {
+	case http.MethodGet:
+		if o.Request.HasLastEventID {
+			m.resumptions.Inc()
+		}
+		m.sessions.reconnected(o.Session, o.At, m.reconnect)
+	case http.MethodDelete:
+		// A session ended on purpose owes no reconnection.
+		m.sessions.forget(o.Session)
+	}
+}
+
+func (m *Metrics) event(o *observe.Observation) {
+	e := o.Event
+	m.fromUpstream.Inc()
+	if e.Fate != observe.Delivered {
+		return
+	}
+	m.toClient.Add(float64(e.Copies))
+	m.added.Observe(max(e.DeliveredAt-o.At, 0).Seconds())
+	if k := e.Message.Kind; k == faults.RPCResponse || k == faults.RPCError {
+		m.streams.answer(o.Exchange)
+	}
+}
+
+// fault returns the counter of a fault kind.
+func (m *Metrics) fault(kind string) prometheus.Counter {
+	if c, ok := m.faultKinds[kind]; ok {
+		return c
+	}
+	return m.faultVec.WithLabelValues(kind)
+}
+
+// owesReconnect reports whether a client should come back with a GET after
+// a stream of type st ended by cause: a POST stream or a resumed one that
+// ended before it carried its response, or a standalone GET stream, ended
+// by the upstream or by a fault rather than by the client leaving.
+func owesReconnect(st faults.StreamType, cause observe.Cause, answered bool) bool {
+	switch cause {
+	case observe.ClientGone, observe.FaultAnswered:
+		return false
+	}
+	switch st {
+	case faults.StreamPost, faults.StreamResume:
+		return !answered
+	case faults.StreamGet:
+		return true
+	}
+	return false
+}
+
+// findingsCollector exposes the verifier's findings per check at scrape
+// time.
+func findingsCollector(source func() []report.Check) prometheus.Collector {
+	desc := prometheus.NewDesc("fray_findings_total", "Findings of the verifier so far, by check id.", []string{"check"}, nil)
+	return &findings{desc: desc, source: source}
+}
+
+type findings struct {
+	desc   *prometheus.Desc
+	source func() []report.Check
+}
+
+func (f *findings) Describe(ch chan<- *prometheus.Desc) { ch <- f.desc }
+
+func (f *findings) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range f.source() {
+		ch <- prometheus.MustNewConstMetric(f.desc, prometheus.CounterValue, float64(c.Count), c.ID)
+	}
+}
