@@ -5,6 +5,7 @@
 //	POST /faults/{index}/disable  switch a fault off
 //	POST /faults/{index}/enable   switch it back on
 //	GET  /stats                   decisions per fault
+//	GET  /metrics                 Prometheus metrics, once HandleMetrics mounted them
 //
 // Errors are answered with a status and {"errors": [{"message": ...}]};
 // a rejected profile lists every problem with its line and column.
@@ -42,6 +43,10 @@ func New(active *profiles.Active) *Handler {
 	h.mux.HandleFunc("GET /stats", h.stats)
 	return h
 }
+
+// HandleMetrics serves m at GET /metrics, behind whatever guards the rest of
+// the API. Call it before serving.
+func (h *Handler) HandleMetrics(m http.Handler) { h.mux.Handle("GET /metrics", m) }
 
 // ServeHTTP routes a request of the admin API.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
