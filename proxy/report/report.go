@@ -89,6 +89,16 @@ type Check struct {
 	Summary string `json:"summary"`
 	// Evidence holds the first findings (at most MaxEvidence), oldest first.
 	Evidence []Evidence `json:"evidence"`
+	// Excused counts, by reason, the cases the check did not hold against
+	// either end (a fault fray injected, a case it cannot judge), sorted
+	// by reason; nil when there were none.
+	Excused []Excuse `json:"excused,omitempty"`
+}
+
+// Excuse is how many cases a check excused for one reason.
+type Excuse struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
 }
 
 // MaxEvidence bounds the evidence kept per check, so a long run's report
