@@ -105,6 +105,9 @@ type Request struct {
 	HasLastEventID bool
 	// Messages are the JSON-RPC messages of a POST body, in order.
 	Messages []Message
+	// Cancels are the request ids (raw JSON) that notifications/cancelled
+	// messages of the body name in params.requestId, in order.
+	Cancels []string
 	// Action is what the exchange faults did to the request.
 	Action RequestAction
 }
