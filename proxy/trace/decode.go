@@ -66,7 +66,7 @@ func header(h http.Header) http.Header {
 }
 
 func decodeRequest(w *wireRequest) (*observe.Request, error) {
-	r := &observe.Request{Method: w.Method, Path: w.Path, Header: header(w.Header)}
+	r := &observe.Request{Method: w.Method, Path: w.Path, Header: header(w.Header), Cancels: w.Cancels}
 	if w.LastEventID != nil {
 		r.HasLastEventID, r.LastEventID = true, *w.LastEventID
 	}

@@ -93,6 +93,7 @@ type wireRequest struct {
 	Header      http.Header   `json:"header"`
 	LastEventID *string       `json:"last_event_id"`
 	Messages    []wireMessage `json:"messages"`
+	Cancels     []string      `json:"cancels"`
 	Action      *wireAction   `json:"action"`
 }
 

@@ -25,8 +25,10 @@ func sample() []*observe.Observation {
 	return []*observe.Observation{
 		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: faults.StreamPost,
 			Request: &observe.Request{Method: "POST", Path: "/mcp",
-				Header:   http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}},
-				Messages: []observe.Message{{Kind: faults.RPCRequest, Method: "initialize", ID: "0"}}}},
+				Header: http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}},
+				Messages: []observe.Message{{Kind: faults.RPCRequest, Method: "initialize", ID: "0"},
+					{Kind: faults.RPCNotification, Method: "notifications/cancelled"}},
+				Cancels: []string{"7", `"x"`}}},
 		{Kind: observe.KindResponse, At: 3 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
 			Response: &observe.Response{Status: 200, Origin: observe.FromUpstream, Header: http.Header{"Mcp-Session-Id": {"s-1"}}, EventStream: true, Session: "s-1"}},
 		{Kind: observe.KindEvent, At: 4 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
@@ -55,7 +57,8 @@ func sample() []*observe.Observation {
 				Action: observe.RequestAction{Latency: 250 * ms, LastEventIDChanged: true, ForwardedLastEventID: "", HasForwardedLastEventID: true,
 					StrippedHeaders: []string{"Mcp-Session-Id"}}}},
 		{Kind: observe.KindRequest, At: 12 * ms, Exchange: 3, Stream: faults.StreamGet,
-			Request: &observe.Request{Method: "GET", Path: "/mcp", Action: observe.RequestAction{Answered: true, Dropped: true, Hang: true, LastEventIDChanged: true}}},
+			Request: &observe.Request{Method: "GET", Path: "/mcp", Action: observe.RequestAction{Answered: true, Dropped: true, Hang: true, LastEventIDChanged: true,
+				ForwardedLastEventID: "other-1", HasForwardedLastEventID: true}}},
 		{Kind: observe.KindResponse, At: 13 * ms, Exchange: 3, Stream: faults.StreamGet, Fired: []faults.Firing{{Index: 5, Kind: "status"}},
 			Response: &observe.Response{Status: 503, Origin: observe.FromFault, Throttle: 2048, CloseAfter: 30 * time.Second}},
 		{Kind: observe.KindEnd, At: 14 * ms, Exchange: 3, Stream: faults.StreamGet,
@@ -113,6 +116,56 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("gzip-compressed = %v for %s", gz, name)
 			}
 		})
+	}
+}
+
+// TestSampleCoversEveryField checks that every field of an Observation,
+// nested ones included, is set in at least one sample observation, so
+// that the round trip covers a field added to the model later.
+func TestSampleCoversEveryField(t *testing.T) {
+	set := map[string]bool{}
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(path, v.Elem())
+			}
+			return
+		case reflect.Struct:
+			for i := range v.NumField() {
+				f := v.Type().Field(i)
+				p := path + "." + f.Name
+				if !v.Field(i).IsZero() {
+					set[p] = true
+				}
+				walk(p, v.Field(i))
+			}
+		}
+	}
+	for _, o := range sample() {
+		walk("Observation", reflect.ValueOf(o))
+	}
+	var all func(path string, t reflect.Type) []string
+	all = func(path string, t reflect.Type) []string {
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t.PkgPath() != "github.com/frayproxy/fray/proxy/observe" {
+			return nil
+		}
+		var out []string
+		for i := range t.NumField() {
+			f := t.Field(i)
+			out = append(out, path+"."+f.Name)
+			out = append(out, all(path+"."+f.Name, f.Type)...)
+		}
+		return out
+	}
+	for _, p := range all("Observation", reflect.TypeOf(observe.Observation{})) {
+		if !set[p] {
+			t.Errorf("%s is never set in sample(): add it to the sample and to the trace format", p)
+		}
 	}
 }
 

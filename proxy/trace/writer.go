@@ -256,6 +256,9 @@ func encodeRequest(e *enc, r *observe.Request, redact func(string) bool) {
 		e.str("last_event_id", r.LastEventID)
 	}
 	encodeMessages(e, r.Messages)
+	if len(r.Cancels) > 0 {
+		e.strings("cancels", r.Cancels)
+	}
 	a := &r.Action
 	if a.Latency != 0 || a.Answered || a.Dropped || a.Hang || a.LastEventIDChanged || len(a.StrippedHeaders) > 0 {
 		e.object("action")
