@@ -85,6 +85,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.log.LogAttrs(r.Context(), slog.LevelWarn, "event stream has a content coding; passing it through unparsed",
 			append(ex.logAttrs(), slog.String("content_encoding", resp.Header.Get("Content-Encoding")))...)
 	}
+	if _, ok := resp.Header["Content-Type"]; !ok {
+		// No type from the upstream: none to the client either, rather
+		// than one the server would sniff from the first bytes.
+		w.Header()["Content-Type"] = nil
+	}
 	p.copyResponse(w, r, ex, resp)
 }
 
