@@ -30,6 +30,12 @@ func serveFray(t *testing.T, h http.Handler, tlsConfig *tls.Config) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveOn(t, ln, h, tlsConfig)
+}
+
+// serveOn is serveFray on a listener of the test's own.
+func serveOn(t *testing.T, ln net.Listener, h http.Handler, tlsConfig *tls.Config) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- proxy.Serve(ctx, ln, h, tlsConfig, time.Second) }()
