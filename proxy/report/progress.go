@@ -31,7 +31,8 @@ const (
 // Progress draws the live progress line. On a terminal it keeps one line
 // at the bottom, redrawn in place with \r at most every Redraw; elsewhere
 // (a CI log, a file) it writes a plain line every Every. When is decided
-// from Live.Elapsed alone, so no clock is read here.
+// from Live.Elapsed alone, so no clock is read here: a line is due when
+// Elapsed has entered a new interval since the last one.
 //
 // Other output to the same writer goes through Write, so that on a
 // terminal the line is erased before it and drawn again after it. Set W
@@ -55,7 +56,8 @@ type Progress struct {
 // eraseLine returns the cursor to the start of the line and clears it.
 const eraseLine = "\r\x1b[K"
 
-// Interval is how often Update is worth calling.
+// Interval is the time between two lines; calling Update twice as often
+// draws one per interval.
 func (p *Progress) Interval() time.Duration {
 	if p.Terminal {
 		return cmpOr(p.Redraw, DefaultRedraw)
@@ -77,7 +79,10 @@ func (p *Progress) due(l Live) bool {
 	if p.Terminal && !p.any {
 		return true
 	}
-	return l.Elapsed-p.last >= p.Interval()
+	// Drawn when Elapsed enters a new interval, so that a caller's ticks
+	// may come early or late without skipping a line.
+	iv := p.Interval()
+	return l.Elapsed/iv > p.last/iv
 }
 
 // Update draws l if it is due, and reports whether it did.
@@ -101,14 +106,32 @@ func (p *Progress) Update(l Live) (bool, error) {
 // Write writes b to W. On a terminal the progress line is erased first and
 // drawn again after b when b ends a line; while a line of other output is
 // unfinished, the progress line waits.
-func (p *Progress) Write(b []byte) (int, error) {
+func (p *Progress) Write(b []byte) (int, error) { return p.writeTo(p.W, b) }
+
+// Around returns a writer to w (another stream on the same terminal, e.g.
+// stdout) that keeps the progress line whole as Write does.
+func (p *Progress) Around(w io.Writer) io.Writer {
+	if !p.Terminal {
+		return w
+	}
+	return around{p, w}
+}
+
+type around struct {
+	p *Progress
+	w io.Writer
+}
+
+func (a around) Write(b []byte) (int, error) { return a.p.writeTo(a.w, b) }
+
+func (p *Progress) writeTo(w io.Writer, b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(b) == 0 {
 		return 0, nil
 	}
 	if !p.Terminal {
-		return p.W.Write(b)
+		return w.Write(b)
 	}
 	if p.drawn {
 		if _, err := io.WriteString(p.W, eraseLine); err != nil {
@@ -116,7 +139,7 @@ func (p *Progress) Write(b []byte) (int, error) {
 		}
 		p.drawn = false
 	}
-	n, err := p.W.Write(b)
+	n, err := w.Write(b)
 	p.midLine = b[len(b)-1] != '\n'
 	if err == nil && !p.midLine && p.any && !p.stopped {
 		_, err = io.WriteString(p.W, p.line)

@@ -81,3 +81,25 @@ func TestProgressTerminal(t *testing.T) {
 		t.Errorf("after Stop: %q", buf.String())
 	}
 }
+
+// TestProgressAround: output to another stream of the terminal (stdout)
+// also erases the line first and draws it again after.
+func TestProgressAround(t *testing.T) {
+	var term, stdout bytes.Buffer
+	p := &report.Progress{W: &term, Terminal: true}
+	if _, err := p.Update(report.Live{Events: 3}); err != nil {
+		t.Fatal(err)
+	}
+	term.Reset()
+	fmt.Fprintf(p.Around(&stdout), "client output\n")
+	if stdout.String() != "client output\n" {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	if want := "\r\x1b[Kfray 0s: 0 exchanges, 3 events, 0 faults, 0 findings"; term.String() != want {
+		t.Errorf("terminal %q, want %q", term.String(), want)
+	}
+	plain := &report.Progress{W: &term}
+	if plain.Around(&stdout) != &stdout {
+		t.Error("Around wraps a writer when not on a terminal")
+	}
+}
