@@ -16,8 +16,9 @@ import (
 // Exit codes; documented in the README.
 const (
 	exitOK       = 0
-	exitFindings = 1
-	exitUsage    = 2
+	exitFindings = 1 // a check of error severity failed, or fray failed at run time
+	exitUsage    = 2 // bad invocation or profile
+	exitCommand  = 3 // the command under fray run (or the demo's client) failed
 )
 
 func main() {
@@ -53,6 +54,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			proxyCommand(),
+			runCommand(),
+			demoCommand(),
 			profilesCommand(),
 			versionCommand(),
 		},

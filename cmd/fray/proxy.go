@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -14,6 +12,7 @@ import (
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/admin"
+	"github.com/frayproxy/fray/proxy/report"
 )
 
 func proxyCommand() *cli.Command {
@@ -34,7 +33,8 @@ func proxyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision: which fault fired on which session, stream and event"},
 			&cli.StringFlag{Name: "admin", Usage: "serve the JSON admin API on ADDR (a bare port means loopback); off when empty"},
 			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
-		}, logFlags()...),
+			&cli.DurationFlag{Name: "report-every", Usage: "soak mode: also rewrite the --report file every `DURATION` while running (atomically)"},
+		}, append(reportFlags(), logFlags()...)...),
 		Action:       runProxy,
 		OnUsageError: usageError,
 	}
@@ -47,9 +47,14 @@ func runProxy(c *cli.Context) error {
 	if c.String("upstream") == "" {
 		return usagef("proxy needs --upstream URL, the MCP server to forward to")
 	}
-	log, err := newLogger(c, c.App.ErrWriter)
+	out := newOutputs(c, c.App.ErrWriter)
+	errw := out.stderr(c.App.ErrWriter)
+	log, err := newLogger(c, errw)
 	if err != nil {
 		return err
+	}
+	if c.IsSet("report-every") && (c.Duration("report-every") <= 0 || c.String("report") == "") {
+		return usagef("--report-every %s: needs --report FILE and a positive interval", c.Duration("report-every"))
 	}
 	upstream, err := proxy.ParseUpstream(c.String("upstream"))
 	if err != nil {
@@ -80,7 +85,7 @@ func runProxy(c *cli.Context) error {
 	if active != nil {
 		opts.Faults = active
 	}
-	p, err := proxy.New(opts)
+	eng, err := newEngine(opts, active, nil)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -89,7 +94,7 @@ func runProxy(c *cli.Context) error {
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
-	ctx, stop := signal.NotifyContext(c.Context, syscall.SIGINT, syscall.SIGTERM)
+	ctx, hard, stop := stopSignals(c.Context)
 	defer stop()
 	adminDone, err := startAdmin(ctx, c, active)
 	if err != nil {
@@ -103,13 +108,32 @@ func runProxy(c *cli.Context) error {
 	if active != nil {
 		line += fmt.Sprintf(" (profile %s, seed %d)", active.Profile().Name, active.Seed())
 	}
-	fmt.Fprintln(c.App.ErrWriter, line)
-	err = proxy.Serve(ctx, ln, p, lnTLS, 5*time.Second)
+	fmt.Fprintln(errw, line)
+	stopLoops := make(chan struct{})
+	waitProgress := out.runProgress(eng.live, stopLoops)
+	waitSnapshots := out.runSnapshots(c.Duration("report-every"),
+		func() report.Report { return eng.snapshot(eng.elapsed()) }, stopLoops, errw)
+	st := eng.serve(ctx, hard, ln, lnTLS, proxyDrain)
+	close(stopLoops)
+	waitSnapshots()
+	waitProgress()
+	err = st.err
 	if aerr := <-adminDone; err == nil {
 		err = aerr
 	}
-	return err
+	if !st.drained {
+		fmt.Fprintf(errw, "fray: %d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged\n", st.open)
+	}
+	ferr := out.finish(eng.final(st))
+	if err != nil {
+		return err
+	}
+	return ferr
 }
+
+// proxyDrain is how long exchanges in flight get to finish after SIGINT or
+// SIGTERM.
+const proxyDrain = 5 * time.Second
 
 // loadActive resolves --profile and --seed into the active fault plan; nil
 // when no profile is given.

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/examples/gosdk/refpeer"
+	"github.com/frayproxy/fray/proxy"
+)
+
+// demoProfile is the demo's default: every tools/call stream cut after
+// its priming event, which a correct pair survives by resuming.
+const demoProfile = "polling-server"
+
+// demoClients is how many clients the demo runs at once; with two, the
+// seed gives one a retry and leaves the other to its own backoff.
+const demoClients = 2
+
+// The tool call: demoCount steps demoDelay apart, the server closing the
+// stream itself after step demoCloseAfter (SEP-1699), late enough that a
+// client resumed from fray's cut is there to see it.
+const (
+	demoCount      = 8
+	demoCloseAfter = 6
+	demoDelay      = 150 * time.Millisecond
+)
+
+// demoTimeout bounds the whole demo.
+const demoTimeout = 25 * time.Second
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "watch fray break a real MCP pair (Go SDK) and check that both ends recover; needs no setup",
+		UsageText: "fray demo [--profile NAME|FILE] [--seed N]\n\n" +
+			"Runs the reference MCP server and clients of the official Go SDK on loopback with fray\n" +
+			"between them, narrates every fault and reconnection, then prints the verdict.\n\n" +
+			"example:\n   go run ./cmd/fray demo\n   fray demo --profile lossy-resume --seed 7",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "profile", Value: demoProfile, Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
+		}, append(reportFlags(), logFlags()...)...),
+		Action:       runDemo,
+		OnUsageError: usageError,
+	}
+}
+
+func runDemo(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("demo takes no arguments, got %q", c.Args().Slice())
+	}
+	out := newOutputs(c, c.App.ErrWriter)
+	// The narration is the live view; a progress line would only repeat it.
+	out.progress = nil
+	log, err := newLogger(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	active, err := loadActive(c)
+	if err != nil {
+		return err
+	}
+	ctx, hard, stop := stopSignals(c.Context)
+	defer stop()
+	ctx, cancel := context.WithTimeoutCause(ctx, demoTimeout, fmt.Errorf("the demo did not finish within %s", demoTimeout))
+	defer cancel()
+	stdout := c.App.Writer
+
+	// The reference server, on a free loopback port.
+	srvLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo server: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(srvLn) }()
+	defer srv.Close()
+	upstream := &url.URL{Scheme: "http", Host: srvLn.Addr().String()}
+
+	// fray in front of it.
+	view := newDemoView(stdout)
+	eng, err := newEngine(proxy.Options{Upstream: upstream, Logger: log, Faults: active}, active, view)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo proxy: %w", err)
+	}
+	serveCtx, endServe := context.WithCancel(ctx)
+	defer endServe()
+	servedc := make(chan stopped, 1)
+	go func() { servedc <- eng.serve(serveCtx, hard, ln, nil, proxyDrain) }()
+
+	endpoint := "http://" + ln.Addr().String() + "/mcp"
+	prof := active.Profile()
+	fmt.Fprintf(stdout, "fray demo: %d clients of the official Go SDK call a tool that streams progress, through fray, to the Go SDK's server\n", demoClients)
+	fmt.Fprintf(stdout, "  server %s/mcp   fray %s\n", upstream, endpoint)
+	fmt.Fprintf(stdout, "  profile %s (seed %d): %s\n\n", prof.Name, active.Seed(), firstSentence(prof.Description))
+
+	results := runDemoClients(ctx, endpoint)
+
+	sctx, cancelSettle := context.WithTimeout(hard, 2*time.Second)
+	eng.flight.wait(sctx, true)
+	cancelSettle()
+	endServe()
+	sv := <-servedc
+
+	fmt.Fprintln(stdout)
+	var failed []error
+	for i, r := range results {
+		fmt.Fprintf(stdout, "%s: %s\n", r.name(i, view), r.describe())
+		if r.err != nil {
+			failed = append(failed, fmt.Errorf("client %d: %w", i+1, r.err))
+		}
+	}
+	fmt.Fprintln(stdout)
+	if err := out.finish(eng.final(sv)); err != nil {
+		return err
+	}
+	if err := errors.Join(failed...); err != nil {
+		return cli.Exit(fmt.Sprintf("the demo's client failed: %v", err), exitCommand)
+	}
+	if sv.err != nil {
+		return sv.err
+	}
+	return context.Cause(ctx)
+}
+
+// demoResult is one client's outcome.
+type demoResult struct {
+	res *refpeer.Result
+	err error
+}
+
+// name is "session N" when the client got that far, "client N" before.
+func (r demoResult) name(i int, view *demoView) string {
+	if r.res != nil && r.res.SessionID != "" {
+		if n := view.sessionSeq(r.res.SessionID); n > 0 {
+			return fmt.Sprintf("session %d", n)
+		}
+	}
+	return fmt.Sprintf("client %d", i+1)
+}
+
+func (r demoResult) describe() string {
+	if r.err != nil {
+		return "FAILED: " + r.err.Error()
+	}
+	return fmt.Sprintf("the client got %q and progress %v, resuming with Last-Event-ID %q", r.res.Text, r.res.Progress, r.res.Resumptions)
+}
+
+// runDemoClients runs demoClients reference clients at once, each in its
+// own session.
+func runDemoClients(ctx context.Context, endpoint string) []demoResult {
+	out := make([]demoResult, demoClients)
+	closeAfter := demoCloseAfter
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Go(func() {
+			res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{
+				Endpoint: endpoint, Count: demoCount, CloseAfter: &closeAfter, Delay: demoDelay,
+			})
+			out[i] = demoResult{res, err}
+		})
+	}
+	wg.Wait()
+	return out
+}

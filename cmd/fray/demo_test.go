@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// TestDemo runs fray demo in-process: it narrates the faults it injected
+// and the clients' reconnections, both clients finish, and the verdict is
+// printed and is the exit code.
+func TestDemo(t *testing.T) {
+	code, stdout, stderr := runFray(t, 60*time.Second, "demo")
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^ +[0-9.]+s  session \d  exchange \d+ +POST tools/call +fault 1 \(close\) on the priming event \(id "[^"]+"\)`),
+		regexp.MustCompile(`(?m)^ +[0-9.]+s  session \d  exchange \d+ +GET resume +client reconnects with Last-Event-ID "[^"]+", resuming exchange \d+ `),
+		regexp.MustCompile(`(?m)^session \d: the client got "counted to 8"`),
+		regexp.MustCompile(`(?m)^fray: verdict (PASS|FAIL) \(profile polling-server, seed 1, `),
+	} {
+		if !want.MatchString(stdout) {
+			t.Errorf("output lacks %s:\n%s\nstderr:\n%s", want, stdout, stderr)
+		}
+	}
+	want := exitOK
+	if strings.Contains(stdout, "fray: verdict FAIL") {
+		want = exitFindings
+	}
+	if code != want {
+		t.Errorf("exit %d, want %d; stderr:\n%s", code, want, stderr)
+	}
+}
+
+// TestDemoView feeds the narrator a cut stream and its resumption.
+func TestDemoView(t *testing.T) {
+	var buf bytes.Buffer
+	v := newDemoView(&buf)
+	call := observe.Message{Kind: faults.RPCRequest, Method: "tools/call", ID: "2"}
+	obs := []*observe.Observation{
+		{Kind: observe.KindRequest, At: 10 * time.Millisecond, Exchange: 5, Stream: faults.StreamPost, Session: "s", SessionSeq: 1,
+			Request: &observe.Request{Method: http.MethodPost, Messages: []observe.Message{call}}},
+		{Kind: observe.KindEvent, At: 11 * time.Millisecond, Exchange: 5, Stream: faults.StreamPost, SessionSeq: 1,
+			Fired: []faults.Firing{{Index: 0, Kind: "set-retry"}, {Index: 1, Kind: "close"}},
+			Event: &observe.Event{Parsed: true, HasID: true, ID: []byte("a_0"), Priming: true, Fate: observe.Delivered,
+				DeliveredHasID: true, DeliveredID: []byte("a_0"), DeliveredHasRetry: true, DeliveredRetry: 500, Copies: 1}},
+		{Kind: observe.KindEnd, At: 12 * time.Millisecond, Exchange: 5, Stream: faults.StreamPost, SessionSeq: 1,
+			End: &observe.End{Cause: observe.FaultClosed}},
+		{Kind: observe.KindRequest, At: 520 * time.Millisecond, Exchange: 6, Stream: faults.StreamResume, SessionSeq: 1,
+			Request: &observe.Request{Method: http.MethodGet, HasLastEventID: true, LastEventID: "a_0"}},
+		{Kind: observe.KindEvent, At: 521 * time.Millisecond, Exchange: 6, Stream: faults.StreamResume, SessionSeq: 1,
+			Event: &observe.Event{Parsed: true, HasID: true, ID: []byte("a_1"), Fate: observe.Delivered, DeliveredHasID: true,
+				DeliveredID: []byte("a_1"), Message: observe.EventMessage{Kind: faults.RPCResponse, ID: []byte("2")}, Copies: 1}},
+		{Kind: observe.KindEnd, At: 522 * time.Millisecond, Exchange: 6, Stream: faults.StreamResume, SessionSeq: 1,
+			End: &observe.End{Cause: observe.Complete}},
+	}
+	for _, o := range obs {
+		v.Observe(o)
+	}
+	want := []string{
+		`    0.010s  session 1  exchange 5   POST tools/call  client calls the tool`,
+		`    0.011s  session 1  exchange 5   POST tools/call  fault 0 (set-retry), fault 1 (close) on the priming event (id "a_0"): delivered with retry 500ms`,
+		`    0.012s  session 1  exchange 5   POST tools/call  fray closed the stream after 1 event, last id "a_0"`,
+		`    0.520s  session 1  exchange 6   GET resume       client reconnects with Last-Event-ID "a_0", resuming exchange 5 508ms after its stream ended (retry was 500ms)`,
+		`    0.521s  session 1  exchange 6   GET resume       the response reaches the client on the resumed stream (event 1 of this stream)`,
+		`    0.522s  session 1  exchange 6   GET resume       the stream ended with the response after 1 event, last id "a_1"`,
+	}
+	got := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("narration:\n%s\nwant:\n%s", buf.String(), strings.Join(want, "\n"))
+	}
+	if v.sessionSeq("s") != 1 {
+		t.Errorf("session s is number %d, want 1", v.sessionSeq("s"))
+	}
+}

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// sseUpstream answers every POST with a short SSE stream: a priming event
+// and a JSON-RPC response.
+func sseUpstream(t *testing.T) *httptest.Server {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: 1\ndata: \n\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	}))
+	t.Cleanup(func() {
+		up.CloseClientConnections()
+		up.Close()
+	})
+	return up
+}
+
+// startFray runs fray with args in-process and returns its base URL, read
+// from the start line, and a function that stops it (as SIGINT would) and
+// returns the exit code, stdout and stderr.
+func startFray(t *testing.T, ctx context.Context, args ...string) (base string, stop func() (int, string, string)) {
+	t.Helper()
+	rctx, cancel := context.WithCancel(ctx)
+	var stdout bytes.Buffer
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(rctx, append([]string{"fray"}, args...), &stdout, pw)
+		pw.Close()
+	}()
+	rd := bufio.NewReader(pr)
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("no start line: %v", err)
+	}
+	var stderr bytes.Buffer
+	stderr.WriteString(line)
+	copied := make(chan struct{})
+	go func() {
+		io.Copy(&stderr, rd)
+		close(copied)
+	}()
+	// fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
+	f := strings.Fields(line)
+	if len(f) < 5 || f[1] != "proxying" {
+		cancel()
+		t.Fatalf("start line %q", line)
+	}
+	return f[2], func() (int, string, string) {
+		cancel()
+		select {
+		case code := <-done:
+			<-copied
+			return code, stdout.String(), stderr.String()
+		case <-ctx.Done():
+			t.Fatal("fray did not stop")
+			return 0, "", ""
+		}
+	}
+}
+
+func postThrough(t *testing.T, ctx context.Context, base string) string {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp",
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestProxyReportOnShutdown stops fray proxy as SIGINT does (its context
+// ends) and checks that the report and JUnit files are whole, the summary
+// is printed, and the exit code is the verdict's.
+func TestProxyReportOnShutdown(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := sseUpstream(t)
+	dir := t.TempDir()
+	rep, junit := filepath.Join(dir, "r.json"), filepath.Join(dir, "j.xml")
+	base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+		"--profile", "polling-server", "--report", rep, "--junit", junit, "--quiet")
+	if body := postThrough(t, ctx, base); !strings.Contains(body, `"result"`) {
+		t.Fatalf("through fray: %q", body)
+	}
+	code, stdout, stderr := stop()
+
+	f, err := os.Open(rep)
+	if err != nil {
+		t.Fatalf("no report after shutdown: %v\nstderr:\n%s", err, stderr)
+	}
+	defer f.Close()
+	r, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatalf("the report is not whole: %v", err)
+	}
+	if r.Profile != "polling-server" || r.Seed != 1 || r.Partial || r.DurationMS <= 0 {
+		t.Errorf("report header %+v", r)
+	}
+	want := exitOK
+	if r.Verdict == report.VerdictFail {
+		want = exitFindings
+	}
+	if code != want {
+		t.Errorf("exit %d with verdict %q, want %d; stderr:\n%s", code, r.Verdict, want, stderr)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Tests int    `xml:"tests,attr"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Suites) != 1 || doc.Suites[0].Name != "fray" || doc.Suites[0].Tests != len(r.Checks) {
+		t.Errorf("JUnit %+v, %v; want one fray suite with %d tests", doc, err, len(r.Checks))
+	}
+	if !strings.HasPrefix(stdout, "fray: verdict "+strings.ToUpper(r.Verdict)) {
+		t.Errorf("summary on stdout:\n%s", stdout)
+	}
+	if strings.Contains(stderr, "still open at shutdown") {
+		t.Errorf("nothing was in flight, yet:\n%s", stderr)
+	}
+}
+
+// TestProxyReportEvery checks soak mode: the report file appears while
+// fray runs, marked partial, and is replaced by the final one at the end.
+func TestProxyReportEvery(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := sseUpstream(t)
+	rep := filepath.Join(t.TempDir(), "r.json")
+	base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+		"--report", rep, "--report-every", "20ms", "--quiet")
+	postThrough(t, ctx, base)
+	// Wait for a snapshot: the file is only ever written whole.
+	var snap report.Report
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if f, err := os.Open(rep); err == nil {
+			snap, err = report.ReadJSON(f)
+			f.Close()
+			if err != nil {
+				t.Fatalf("a snapshot was not whole: %v", err)
+			}
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatal("no snapshot was written")
+		}
+	}
+	if !snap.Partial {
+		t.Errorf("snapshot not marked partial: %+v", snap)
+	}
+	code, _, stderr := stop()
+	f, err := os.Open(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	final, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final.Partial {
+		t.Errorf("the final report is marked partial (a snapshot landed after it?)")
+	}
+	if (code == exitOK) != (final.Verdict == report.VerdictPass) {
+		t.Errorf("exit %d with verdict %q; stderr:\n%s", code, final.Verdict, stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(rep)); len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+func TestProxyReportFlagsInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--report-every", "1s"}, "needs --report FILE"},
+		{[]string{"--report", "r.json", "--report-every", "0s"}, "positive interval"},
+	} {
+		var stderr bytes.Buffer
+		args := append([]string{"fray", "proxy", "--upstream", "http://127.0.0.1:1"}, tc.args...)
+		if code := run(context.Background(), args, io.Discard, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), exitUsage, tc.want)
+		}
+	}
+}
+
+// TestFinishExitCodes feeds hand-built reports to the end of a run.
+func TestFinishExitCodes(t *testing.T) {
+	failing := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{
+		{ID: "client.retry-honoured", Severity: report.SeverityError, Status: report.StatusFail, Count: 2,
+			Evidence: []report.Evidence{{Message: "reconnected after 3ms, retry was 500ms", AtMS: 10}}},
+		{ID: "server.priming-event", Severity: report.SeverityWarning, Status: report.StatusWarn, Count: 1},
+	}}
+	passing := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{
+		{ID: "server.priming-event", Severity: report.SeverityWarning, Status: report.StatusWarn, Count: 1},
+	}}
+	for _, tc := range []struct {
+		name     string
+		r        report.Report
+		wantCode int
+		wantMsg  string
+	}{
+		{"fail", failing, exitFindings, "verdict fail: client.retry-honoured (2)"},
+		{"warnings pass", passing, exitOK, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var stdout bytes.Buffer
+			o := &outputs{reportPath: filepath.Join(dir, "r.json"), junitPath: filepath.Join(dir, "j.xml"), stdout: &stdout}
+			err := o.finish(tc.r)
+			code := exitOK
+			var ec cli.ExitCoder
+			if errors.As(err, &ec) {
+				code = ec.ExitCode()
+			}
+			if code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
+				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)
+			}
+			for _, p := range []string{o.reportPath, o.junitPath} {
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("not written: %v", err)
+				}
+			}
+			if !strings.Contains(stdout.String(), "verdict "+strings.ToUpper(tc.r.Verdict)) {
+				t.Errorf("summary:\n%s", stdout.String())
+			}
+		})
+	}
+	t.Run("unwritable report", func(t *testing.T) {
+		o := &outputs{reportPath: filepath.Join(t.TempDir(), "no", "r.json"), stdout: io.Discard}
+		err := o.finish(passing)
+		var ec cli.ExitCoder
+		if !errors.As(err, &ec) || ec.ExitCode() != exitFindings || !strings.Contains(err.Error(), o.reportPath) {
+			t.Errorf("finish: %v, want exit 1 naming %s", err, o.reportPath)
+		}
+	})
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

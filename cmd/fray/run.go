@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run",
+		Usage: "run a client command through fray against a server, and give a verdict",
+		UsageText: "fray run --upstream URL [--server CMD] [--profile NAME|FILE] [options] -- CLIENT [ARGS...]\n\n" +
+			"The client finds its MCP endpoint through fray in $FRAY_URL: the --upstream URL with fray's address.\n" +
+			"exit codes: 0 pass, 1 a check of error severity failed, 2 bad invocation or profile, 3 the client command failed\n\n" +
+			"example:\n   fray run --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
+			"     --profile polling-server --junit fray.xml -- sh -c 'node client.mjs \"$FRAY_URL\"'",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "upstream", Usage: "the server's MCP endpoint `URL` (http or https), as a client would use it directly"},
+			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server; run in its own process group and stopped at the end"},
+			&cli.StringFlag{Name: "profile", Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on (default: a free loopback port)"},
+			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
+			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream to accept connections"},
+			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
+		}, append(reportFlags(), logFlags()...)...),
+		Action:       runRun,
+		OnUsageError: usageError,
+	}
+}
+
+// runSettings are fray run's flags, checked.
+type runSettings struct {
+	client   []string
+	endpoint *url.URL // the --upstream URL as given
+	origin   *url.URL // its scheme and host: what fray forwards to
+	settle   time.Duration
+	wait     time.Duration
+}
+
+func runFlags(c *cli.Context) (runSettings, error) {
+	s := runSettings{client: c.Args().Slice(), settle: c.Duration("settle"), wait: c.Duration("wait")}
+	if len(s.client) == 0 {
+		return s, usagef("run needs a client command, e.g. fray run --upstream URL -- node client.mjs")
+	}
+	if c.String("upstream") == "" {
+		return s, usagef("run needs --upstream URL, the server's MCP endpoint")
+	}
+	if _, err := proxy.ParseUpstream(c.String("upstream")); err != nil {
+		return s, usagef("--upstream: %v", err)
+	}
+	s.endpoint, _ = url.Parse(c.String("upstream"))
+	s.origin = &url.URL{Scheme: s.endpoint.Scheme, Host: s.endpoint.Host}
+	if s.settle < 0 {
+		return s, usagef("--settle %s: must not be negative", s.settle)
+	}
+	if s.wait <= 0 {
+		return s, usagef("--wait %s: must be positive", s.wait)
+	}
+	return s, nil
+}
+
+// frayURL is the endpoint's URL with fray's address: fray forwards to the
+// upstream's origin, so the path and query stay as they are.
+func (s runSettings) frayURL(addr net.Addr) string {
+	u := *s.endpoint
+	u.Scheme, u.Host = "http", addr.String()
+	return u.String()
+}
+
+func runRun(c *cli.Context) error {
+	set, err := runFlags(c)
+	if err != nil {
+		return err
+	}
+	out := newOutputs(c, c.App.ErrWriter)
+	errw := out.stderr(c.App.ErrWriter)
+	stdout := c.App.Writer
+	if out.progress != nil {
+		stdout = out.progress.Around(stdout)
+	}
+	log, err := newLogger(c, errw)
+	if err != nil {
+		return err
+	}
+	active, err := loadActive(c)
+	if err != nil {
+		return err
+	}
+	opts := proxy.Options{Upstream: set.origin, Logger: log, LogFaults: c.Bool("log-faults")}
+	if active != nil {
+		opts.Faults = active
+	}
+	eng, err := newEngine(opts, active, nil)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	ln, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return usagef("--listen %q: %v", c.String("listen"), err)
+	}
+	defer ln.Close()
+	ctx, hard, stop := stopSignals(c.Context)
+	defer stop()
+
+	var srv *serverProc
+	if line := c.String("server"); line != "" {
+		if srv, err = startServer(line, errw); err != nil {
+			return err
+		}
+		defer srv.stop()
+	}
+	if err := waitReady(ctx, set.endpoint, set.wait, srv); err != nil {
+		return err
+	}
+
+	serveCtx, endServe := context.WithCancel(ctx)
+	defer endServe()
+	servedc := make(chan stopped, 1)
+	go func() { servedc <- eng.serve(serveCtx, hard, ln, nil, proxyDrain) }()
+	frayURL := set.frayURL(ln.Addr())
+	line := fmt.Sprintf("fray: running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
+	if active != nil {
+		line += fmt.Sprintf(" (profile %s, seed %d)", active.Profile().Name, active.Seed())
+	}
+	fmt.Fprintln(errw, line)
+	stopLoops := make(chan struct{})
+	waitProgress := out.runProgress(eng.live, stopLoops)
+
+	res := runClient(ctx, set.client, frayURL, c.App.Reader, stdout, errw)
+
+	// The client's connections close with it; give the ends a moment to
+	// be observed.
+	sctx, cancel := context.WithTimeout(hard, set.settle)
+	eng.flight.wait(sctx, true)
+	cancel()
+	endServe()
+	sv := <-servedc
+	close(stopLoops)
+	waitProgress()
+	srv.stop()
+
+	r := eng.final(sv)
+	r.Command = &report.Command{Args: set.client, ExitCode: res.code}
+	if err := out.finish(r); err != nil {
+		if res.err != nil {
+			fmt.Fprintf(errw, "fray: %v\n", res.err)
+		}
+		return err
+	}
+	if res.err != nil {
+		return cli.Exit(res.err.Error(), exitCommand)
+	}
+	return sv.err
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// The test binary doubles as the client and the server of fray run:
+// TestHelperProcess acts as one when FRAY_TEST_HELPER says so.
+//
+//	client: GETs $FRAY_URL, prints "STATUS BODY", exits $FRAY_TEST_EXIT
+//	server: serves "upstream PATH?QUERY" on 127.0.0.1:$FRAY_TEST_PORT, prints its pid
+func TestHelperProcess(t *testing.T) {
+	switch os.Getenv("FRAY_TEST_HELPER") {
+	case "client":
+		resp, err := http.Get(os.Getenv("FRAY_URL"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(10)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		fmt.Printf("%d %s\n", resp.StatusCode, b)
+		code, _ := strconv.Atoi(os.Getenv("FRAY_TEST_EXIT"))
+		os.Exit(code)
+	case "server":
+		fmt.Printf("pid %d\n", os.Getpid())
+		err := http.ListenAndServe("127.0.0.1:"+os.Getenv("FRAY_TEST_PORT"), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "upstream %s", r.URL.RequestURI())
+		}))
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(10)
+	default:
+		t.Skip("a helper process for the fray run tests, not a test")
+	}
+}
+
+// helperArgs is the command line that runs this binary as a helper.
+func helperArgs(t *testing.T) []string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{exe, "-test.run=^TestHelperProcess$"}
+}
+
+// freePort returns a loopback port nobody listened on a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// runFray runs the command line in-process, bounded by timeout.
+func runFray(t *testing.T, timeout time.Duration, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var out, errb syncBuffer
+	code = run(ctx, append([]string{"fray"}, args...), &out, &errb)
+	if ctx.Err() != nil {
+		t.Fatalf("fray %v did not finish within %s; stderr:\n%s", args, timeout, errb.String())
+	}
+	return code, out.String(), errb.String()
+}
+
+func readReport(t *testing.T, path string) report.Report {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := report.ReadJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// verdictCode is the exit code a report's verdict asks for.
+func verdictCode(r report.Report) int {
+	if r.Verdict == report.VerdictFail {
+		return exitFindings
+	}
+	return exitOK
+}
+
+// TestRunServerAndClient runs a --server and a client, both this binary:
+// FRAY_URL keeps the upstream's path and query, the client's request
+// reaches the server through fray, the exit code is the verdict's, and the
+// server's process is gone afterwards.
+func TestRunServerAndClient(t *testing.T) {
+	port := freePort(t)
+	args := helperArgs(t)
+	server := fmt.Sprintf("FRAY_TEST_HELPER=server FRAY_TEST_PORT=%d exec %s %s", port, args[0], args[1])
+	rep := filepath.Join(t.TempDir(), "r.json")
+	t.Setenv("FRAY_TEST_HELPER", "client")
+	t.Setenv("FRAY_TEST_EXIT", "0")
+	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run",
+		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp?x=1", port), "--server", server,
+		"--report", rep, "--quiet", "--"}, args...)...)
+	r := readReport(t, rep)
+	if code != verdictCode(r) {
+		t.Errorf("exit %d with verdict %q; stderr:\n%s", code, r.Verdict, stderr)
+	}
+	if !strings.Contains(stdout, "200 upstream /mcp?x=1\n") {
+		t.Errorf("the client did not reach the server's /mcp?x=1 through fray; stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if r.Command == nil || r.Command.ExitCode != 0 || r.Command.Args[0] != args[0] {
+		t.Errorf("report command %+v", r.Command)
+	}
+	if !strings.Contains(stderr, "FRAY_URL=http://127.0.0.1:") || !strings.Contains(stderr, "/mcp?x=1 -> ") {
+		t.Errorf("start line does not show FRAY_URL:\n%s", stderr)
+	}
+	pidLine := strings.Fields(stderr[strings.Index(stderr, "server: pid "):])
+	pid, err := strconv.Atoi(pidLine[2])
+	if err != nil {
+		t.Fatalf("no server pid in stderr:\n%s", stderr)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("the server (pid %d) is still there after fray run: %v", pid, err)
+	}
+}
+
+// TestRunClientFails: a client that exits non-zero, or cannot start at
+// all, gives exit code 3, with its exit code in the report.
+func TestRunClientFails(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	t.Setenv("FRAY_TEST_HELPER", "client")
+	t.Setenv("FRAY_TEST_EXIT", "7")
+	for _, tc := range []struct {
+		name     string
+		client   []string
+		wantExit int
+		wantMsg  string
+	}{
+		{"exits 7", helperArgs(t), 7, "exit status 7"},
+		{"cannot start", []string{filepath.Join(t.TempDir(), "no-such-client")}, -1, "could not run"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := filepath.Join(t.TempDir(), "r.json")
+			junit := filepath.Join(t.TempDir(), "j.xml")
+			code, _, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
+				"--report", rep, "--junit", junit, "--quiet", "--"}, tc.client...)...)
+			r := readReport(t, rep)
+			want := exitCommand
+			if r.Verdict == report.VerdictFail {
+				want = exitFindings
+			}
+			if code != want {
+				t.Errorf("exit %d, want %d (verdict %q); stderr:\n%s", code, want, r.Verdict, stderr)
+			}
+			if !strings.Contains(stderr, tc.wantMsg) {
+				t.Errorf("stderr does not say %q:\n%s", tc.wantMsg, stderr)
+			}
+			if r.Command == nil || r.Command.ExitCode != tc.wantExit {
+				t.Errorf("report command %+v, want exit code %d", r.Command, tc.wantExit)
+			}
+			if _, err := os.Stat(junit); err != nil {
+				t.Errorf("no JUnit file: %v", err)
+			}
+		})
+	}
+}
+
+// TestRunUpstreamNotReady: fray run gives up on an upstream that never
+// accepts connections, naming it, and says when the server died first.
+func TestRunUpstreamNotReady(t *testing.T) {
+	port := freePort(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+	code, _, stderr := runFray(t, 30*time.Second, "run", "--upstream", url, "--wait", "200ms", "--quiet", "--", "true")
+	if code != exitFindings || !strings.Contains(stderr, url) || !strings.Contains(stderr, "within 200ms") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming %s and the wait", code, stderr, url)
+	}
+	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", url, "--server", "echo broken; exit 4", "--quiet", "--", "true")
+	if code != exitFindings || !strings.Contains(stderr, "exited (exit status 4) before the upstream "+url) || !strings.Contains(stderr, "server: broken") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 saying the server exited, and its output", code, stderr)
+	}
+}
+
+func TestRunBadInvocations(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp"}, "needs a client command"},
+		{[]string{"run", "--", "true"}, "needs --upstream"},
+		{[]string{"run", "--upstream", "ftp://h/mcp", "--", "true"}, "scheme must be http or https"},
+		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--profile", "no-such-profile", "--", "true"}, "no-such-profile"},
+		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--wait", "0s", "--", "true"}, "--wait"},
+		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999", "--", "true"}, "--listen"},
+		{[]string{"demo", "extra"}, "demo takes no arguments"},
+		{[]string{"demo", "--profile", "no-such-profile"}, "no-such-profile"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"fray"}, tc.args...), io.Discard, &stderr)
+			if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitUsage, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunNodePair runs the TypeScript SDK's example server and client
+// under fray run with the polling-server profile: the client's call
+// survives fray cutting its stream, and the exit code is the verdict's.
+func TestRunNodePair(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node not found on PATH; fray run was not tried on the TypeScript SDK pair")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there, or run the interop tests first)")
+	}
+	t.Setenv("NODE_NO_WARNINGS", "1")
+	port := freePort(t)
+	out := t.TempDir()
+	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
+	code, stdout, stderr := runFray(t, 60*time.Second, "run",
+		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
+		"--profile", "polling-server", "--report", rep, "--junit", junit, "--quiet",
+		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--count", "4", "--close-after", "2")
+	r := readReport(t, rep)
+	if code != verdictCode(r) {
+		t.Fatalf("exit %d with verdict %q\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, stdout, stderr)
+	}
+	if !strings.Contains(stdout, `"ok":true`) || !strings.Contains(stdout, `"result":"counted to 4"`) {
+		t.Errorf("the client did not finish its call through fray:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if !strings.Contains(stdout, "fray: verdict ") || !strings.Contains(stderr, "server: LISTENING") {
+		t.Errorf("want the summary on stdout and the server's output on stderr\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	if r.Profile != "polling-server" || r.Command == nil || r.Command.ExitCode != 0 {
+		t.Errorf("report %+v, command %+v", r, r.Command)
+	}
+	if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+		c.Close()
+		t.Error("the server still accepts connections after fray run")
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// reportFlags are the options of every command that ends with a verdict.
+func reportFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "report", Usage: "write the JSON report to `FILE` at the end (schema in the README)"},
+		&cli.StringFlag{Name: "junit", Usage: "write the checks as JUnit XML to `FILE` at the end, one testcase per check"},
+		&cli.BoolFlag{Name: "quiet", Usage: "no live progress line on stderr"},
+	}
+}
+
+// outputs is where a verdict goes: the files, stdout for the summary, and
+// stderr for the progress line and the verdict's one-line reason.
+type outputs struct {
+	reportPath, junitPath string
+	quiet                 bool
+	stdout                io.Writer
+	progress              *report.Progress // nil when quiet
+}
+
+// newOutputs reads the report flags; errw is the command's stderr.
+func newOutputs(c *cli.Context, errw io.Writer) *outputs {
+	o := &outputs{reportPath: c.String("report"), junitPath: c.String("junit"), quiet: c.Bool("quiet"), stdout: c.App.Writer}
+	if !o.quiet {
+		o.progress = &report.Progress{W: errw, Terminal: isTerminal(errw)}
+	}
+	return o
+}
+
+// stderr is where other output to stderr goes, so that it does not tear
+// the progress line.
+func (o *outputs) stderr(errw io.Writer) io.Writer {
+	if o.progress != nil {
+		return o.progress
+	}
+	return errw
+}
+
+// runProgress redraws the progress line from live until stop is closed;
+// the returned function waits for it to end and erases the line.
+func (o *outputs) runProgress(live func() report.Live, stop <-chan struct{}) (wait func()) {
+	if o.progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(o.progress.Interval() / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				_, _ = o.progress.Update(live())
+			}
+		}
+	}()
+	return func() {
+		<-done
+		_ = o.progress.Stop()
+	}
+}
+
+// runSnapshots writes snap() to the report file every interval, whole
+// each time, until stop is closed; the returned function waits for the
+// last write to end, so that no snapshot lands after the final report.
+// Failed writes are said on errw and retried at the next interval.
+func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, stop <-chan struct{}, errw io.Writer) (wait func()) {
+	if every <= 0 || o.reportPath == "" {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if err := writeJSONFile(o.reportPath, snap()); err != nil {
+					fmt.Fprintf(errw, "fray: report snapshot: %v\n", err)
+				}
+			}
+		}
+	})
+	return wg.Wait
+}
+
+// finish writes the report files, prints the summary and returns the
+// error that gives the exit code the verdict asks for: nil on a pass.
+func (o *outputs) finish(r report.Report) error {
+	var errs []error
+	if o.reportPath != "" {
+		if err := writeJSONFile(o.reportPath, r); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if o.junitPath != "" {
+		err := report.WriteFile(o.junitPath, func(w io.Writer) error { return report.WriteJUnit(w, r) })
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := report.WriteSummary(o.stdout, r); err != nil {
+		errs = append(errs, fmt.Errorf("summary: %w", err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return cli.Exit(err.Error(), exitFindings)
+	}
+	return verdictError(r)
+}
+
+func writeJSONFile(path string, r report.Report) error {
+	return report.WriteFile(path, func(w io.Writer) error { return report.WriteJSON(w, r) })
+}
+
+// verdictError is nil for a pass, and for a fail an exit-code-1 error
+// naming the checks that failed.
+func verdictError(r report.Report) error {
+	if r.Verdict != report.VerdictFail {
+		return nil
+	}
+	var failed []string
+	for _, c := range r.Checks {
+		if c.Status == report.StatusFail {
+			failed = append(failed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
+		}
+	}
+	msg := "verdict fail"
+	if len(failed) > 0 {
+		msg += ": " + strings.Join(failed, ", ")
+	}
+	return cli.Exit(msg, exitFindings)
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
