@@ -1,12 +1,30 @@
 // Package verify decides, from the proxy's observations, whether both ends
 // of an MCP connection recovered from what happened to it: a ledger of
 // sessions, streams and events, and the checks that read it.
+//
+//	observe.Observation --Observe--> ledger --Report/Final--> report.Report
+//
+// The ledger follows each session (by id; reports name it by number only)
+// and each logical stream: a POST's answer stream with its chain of
+// resumptions, the standalone GET stream, a legacy stream. It keeps two
+// views of each stream, the server's (what the upstream sent, and the
+// Last-Event-ID fray forwarded) and the client's (what fray delivered, and
+// the Last-Event-ID the client sent), so that a check of one end never
+// reads what fray did to the other. Time is only Observation.At: a
+// Verifier run on a trace reaches the same verdict as the live one.
+//
+// Memory stays bounded on runs of any length: ids are kept in windows of
+// idWindow per session, a logical stream that owes nothing more is folded
+// into counters, and sessions are settled and dropped once idle past
+// Options.AnswerDeadline, or deleted.
 package verify
 
 import (
+	"hash/fnv"
 	"sync"
 	"time"
 
+	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -16,15 +34,26 @@ import (
 type Options struct {
 	// Severity overrides a check's default severity: check id to
 	// report.SeverityError, report.SeverityWarning or report.SeverityOff.
+	// Ids not in the catalog and other values are ignored (profiles
+	// rejects them before they get here).
 	Severity map[string]string
 	// AnswerDeadline is how long after the last activity of its session a
 	// forwarded request may stay unanswered (e2e.every-request-answered);
-	// 0 means 30s.
+	// 0 means 30s. It is also how long, beyond the retry it was given, a
+	// client has to reconnect or to start a new session after a 404
+	// before Report holds it against it.
 	AnswerDeadline time.Duration
 	// Profile and Seed are copied into the report.
 	Profile string
 	Seed    uint64
 }
+
+// DefaultAnswerDeadline is the AnswerDeadline of the zero Options.
+const DefaultAnswerDeadline = 30 * time.Second
+
+// finalGrace is how long after the wait it was owed a client has, when
+// Final closes a run, to have reconnected or started a new session.
+const finalGrace = time.Second
 
 // Progress counts what a Verifier has seen so far, for a live progress line.
 type Progress struct {
@@ -32,51 +61,197 @@ type Progress struct {
 }
 
 // Verifier is an observe.Observer that keeps a bounded ledger and applies
-// the checks. It is safe for concurrent use.
+// the checks. It is safe for concurrent use. It reads no clock: every time
+// it knows is an Observation's At, or the at given to Report and Final.
 type Verifier struct {
-	opts Options
-	mu   sync.Mutex
-	prog Progress
-	last time.Duration
+	opts     Options
+	deadline time.Duration
+
+	mu        sync.Mutex
+	prog      Progress
+	totals    report.Totals
+	last      time.Duration
+	lastSweep time.Duration
+	checks    [numChecks]checkState
+	faults    map[string]int
+
+	sessions map[string]*session
+	meta     map[uint64]*sessionMeta
+	metaRing []uint64
+	metaNext int
+	metaFull bool // some session ids were forgotten
+	exch     map[uint64]*exch
+	global   map[string]globalRec
+	reinit   []reinitDue
+	legacy   []*logical
+	dead     []*session
+	dropped  int // sessions settled and dropped
+}
+
+// globalRec places an upstream event id in its session, to recognise a
+// replay of another session's event.
+type globalRec struct {
+	sess *session
+	hash uint64
+}
+
+// reinitDue is a session answered 404 whose client owes an initialize.
+type reinitDue struct {
+	sess  *sessionMeta
+	seq   int
+	at    time.Duration
+	ex    uint64
+	fault *report.FaultRef
 }
 
 // New returns a Verifier.
 func New(opts Options) *Verifier {
-	return &Verifier{opts: opts}
+	v := &Verifier{
+		opts:     opts,
+		deadline: opts.AnswerDeadline,
+		faults:   make(map[string]int),
+		sessions: make(map[string]*session),
+		meta:     make(map[uint64]*sessionMeta),
+		exch:     make(map[uint64]*exch),
+		global:   make(map[string]globalRec),
+	}
+	if v.deadline <= 0 {
+		v.deadline = DefaultAnswerDeadline
+	}
+	for i, c := range catalog {
+		v.checks[i].sev = c.Severity
+		switch s := opts.Severity[c.ID]; s {
+		case report.SeverityError, report.SeverityWarning, report.SeverityOff:
+			v.checks[i].sev = s
+		}
+	}
+	return v
 }
 
-// Observe records one observation.
+// Observe records one observation. It copies what it keeps: o may be
+// reused once it returns.
 func (v *Verifier) Observe(o *observe.Observation) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.last = max(v.last, o.At)
+	v.countFaults(o)
 	switch o.Kind {
 	case observe.KindRequest:
 		v.prog.Exchanges++
+		v.totals.Exchanges++
+		if o.Request != nil {
+			v.onRequest(o)
+		}
+	case observe.KindResponse:
+		if o.Response != nil {
+			v.onResponse(o)
+		}
 	case observe.KindEvent:
 		v.prog.Events++
+		v.totals.Events++
+		if o.Event != nil {
+			v.onEvent(o)
+		}
+	case observe.KindEnd:
+		if o.End != nil {
+			v.onEnd(o)
+		}
 	}
-	v.prog.Faults += len(o.Fired)
+	if v.last-v.lastSweep >= sweepEvery {
+		v.lastSweep = v.last
+		v.sweep(v.last, false)
+	}
 }
 
-// Progress returns the counts so far.
+// countFaults counts the firings an observation reports. A fault that
+// answered a request is reported on the request and again on the answer;
+// it is counted once.
+func (v *Verifier) countFaults(o *observe.Observation) {
+	if len(o.Fired) == 0 || o.Kind == observe.KindResponse && o.Response != nil && o.Response.Origin != observe.FromUpstream {
+		return
+	}
+	for _, f := range o.Fired {
+		v.faults[f.Kind]++
+	}
+	v.prog.Faults += len(o.Fired)
+	v.totals.Faults += len(o.Fired)
+}
+
+// Progress returns the counts so far. It is cheap: a copy under the lock.
 func (v *Verifier) Progress() Progress {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.prog
 }
 
-// Report settles what is still open as of at (the time since the proxy
-// started) and returns the verdict. It may be called more than once (for
-// report snapshots); each call reflects everything observed so far.
+// Report settles what is past its deadline as of at (the time since the
+// proxy started) and returns the verdict. It may be called more than once
+// (for report snapshots); each call reflects everything observed so far,
+// and what it settled stays settled.
 func (v *Verifier) Report(at time.Duration) report.Report {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return report.Report{
+	v.sweep(max(at, v.last), false)
+	return v.build(at)
+}
+
+// Final settles everything still open as of at, as when the run is over:
+// every outstanding request is judged, and a client that still owed a
+// reconnection or a new session is judged once the wait it was given plus
+// a second has passed (reconnections and new sessions owed more recently
+// are excused: the run ended during the wait). It returns the final
+// report. Observations after Final start a fresh ledger for what they
+// show.
+func (v *Verifier) Final(at time.Duration) report.Report {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.sweep(max(at, v.last), true)
+	return v.build(at)
+}
+
+// build assembles the report.
+func (v *Verifier) build(at time.Duration) report.Report {
+	r := report.Report{
 		Schema:     report.SchemaVersion,
 		Verdict:    report.VerdictPass,
 		Profile:    v.opts.Profile,
 		Seed:       v.opts.Seed,
 		DurationMS: at.Milliseconds(),
+		Totals:     v.totals,
+		Checks:     make([]report.Check, 0, numChecks),
 	}
+	for i := range v.checks {
+		cs := &v.checks[i]
+		c := report.Check{
+			ID:       catalog[i].ID,
+			Severity: cs.sev,
+			Status:   cs.status(),
+			Count:    cs.count,
+			Applied:  cs.applied,
+			Summary:  catalog[i].Summary,
+			Evidence: append([]report.Evidence{}, cs.evidence...),
+			Excused:  cs.excuses(),
+		}
+		if cs.sev == report.SeverityOff {
+			c.Count, c.Applied, c.Evidence, c.Excused = 0, 0, []report.Evidence{}, nil
+		}
+		if c.Status == report.StatusFail {
+			r.Verdict = report.VerdictFail
+		}
+		r.Totals.Findings += c.Count
+		r.Checks = append(r.Checks, c)
+	}
+	for _, k := range faults.Kinds() {
+		if n := v.faults[k.Name]; n > 0 {
+			r.Faults = append(r.Faults, report.FaultCount{Kind: k.Name, Count: n})
+		}
+	}
+	return r
+}
+
+// hashKey hashes a session id for the bounded set of session metadata.
+func hashKey(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
 }

@@ -1,0 +1,211 @@
+package verify
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// onEnd closes an exchange: the answers in a JSON body count, and a
+// stream's end decides what the server and the client owe next.
+func (v *Verifier) onEnd(o *observe.Observation) {
+	x := v.exch[o.Exchange]
+	if x == nil {
+		return
+	}
+	delete(v.exch, x.num)
+	s := x.sess
+	s.open--
+	s.lastAt = max(s.lastAt, o.At)
+	end := o.End
+	switch {
+	case !x.responded:
+		v.endUnanswered(x, end, o.At)
+	case !x.eventStream:
+		v.endBody(x, end, o)
+	default:
+		v.endStream(x, end, o.At)
+	}
+}
+
+// endUnanswered closes an exchange that got no answer: the client left
+// (or was left hanging by a drop-request fault).
+func (v *Verifier) endUnanswered(x *exch, end *observe.End, at time.Duration) {
+	if end.Cause == observe.ClientGone {
+		for _, q := range x.reqs {
+			q.gone = true
+		}
+	}
+	switch {
+	case x.legacyOf != nil:
+		v.attemptFailed(x.legacyOf, x, at)
+	case x.attemptOf != nil:
+		v.attemptFailed(x.attemptOf, x, at)
+	}
+}
+
+// endBody closes an exchange answered with a body that is not a stream.
+func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
+	s := x.sess
+	if x.isInit && o.Protocol != "" {
+		s.protocol = o.Protocol
+	}
+	for _, m := range end.Messages {
+		if m.Kind == faults.RPCResponse || m.Kind == faults.RPCError {
+			v.apply(cNoLost)
+			v.deliverResponse(s, m.ID, x, 1, o.At)
+		}
+	}
+	for _, q := range x.reqs {
+		if q.delivered > 0 || q.settled {
+			continue
+		}
+		switch {
+		case x.status >= 400:
+			q.settled = true
+			delete(s.pending, q.id)
+			v.excuse(cAnswered, "answered with an HTTP error status")
+		case end.Cause == observe.ClientGone:
+			q.gone = true
+		}
+	}
+	if x.method == http.MethodDelete && x.origin == observe.FromUpstream && x.status/100 == 2 && x.clientSession != "" {
+		m := v.metaFor(x.clientSession, s.seq)
+		m.deleted, m.deletedAt = true, o.At
+		if s.key == x.clientSession {
+			v.endSession(s, "the session was deleted", o.At)
+		}
+	}
+	switch {
+	case x.legacyOf != nil:
+		v.legacyAttemptEnded(x.legacyOf, x, o.At)
+	case x.attemptOf != nil:
+		v.attemptFailed(x.attemptOf, x, o.At)
+	}
+}
+
+// endStream closes an SSE stream.
+func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
+	s := x.sess
+	if !x.primingDone {
+		x.primingDone = true
+		if end.Cause == observe.Complete {
+			v.judgePriming(x, nil, at)
+		} else if c, ok := primingCheck(x); ok {
+			v.excuse(c, "the stream ended before its first event, not by the server")
+		}
+	}
+	if r := x.resume; r != nil && !r.judged {
+		if end.Cause == observe.Complete {
+			v.judgeReplay(x, at)
+		} else {
+			r.judged = true
+			v.excuse(cReplayComplete, "the resumption was cut before its replay ended")
+		}
+	}
+	if x.method == http.MethodGet && !x.fwdHasLEID && x.stream != faults.StreamLegacy {
+		s.openGets--
+	}
+	v.judgeRetryBeforeClose(x, end, at)
+	if x.legacyOf != nil && x.legacyOf.state != lgDone {
+		v.legacyAttemptEnded(x.legacyOf, x, at)
+	}
+	l := x.cli
+	l.streams--
+	if l.kind == faults.StreamLegacy {
+		v.legacyEnded(l, x, end, at)
+		return
+	}
+	if end.Cause.ByFault() {
+		l.cutByFray = true
+	}
+	if l.streams > 0 || l.state == lgDone {
+		return
+	}
+	l.endEx, l.endCause, l.endFault = x.num, end.Cause, firstFault(x.endFault, l.endFault)
+	l.lastResume = x.clientHasLEID || x.attemptOf == l
+	switch {
+	case end.Cause == observe.ClientGone:
+		l.clientClosed = true
+		v.finishLogical(l, at)
+	case l.kind == faults.StreamPost && l.reqs == 0:
+		v.finishLogical(l, at)
+	default:
+		l.state, l.since, l.afterEnd = lgPending, at, true
+		if l.kind == faults.StreamPost {
+			v.owe(l)
+		}
+	}
+}
+
+// owe decides whether the client owes a reconnection for a POST stream
+// that ended before its response (client.reconnects).
+func (v *Verifier) owe(l *logical) {
+	l.owed = false
+	switch {
+	case l.sess.ended != "":
+		v.excuse(cReconnects, l.sess.ended)
+	case !resumable(l.protocol):
+		v.excuse(cReconnects, "protocol without resumability")
+	case l.idUncertain:
+		v.excuse(cReconnects, "a block passed through unparsed: the id the client holds is unknown")
+	case !l.hasID && l.idFault != nil:
+		v.excuse(cReconnects, "no id delivered to resume from: fray kept the ids back ("+l.idFault.Kind+")")
+	case !l.hasID:
+		v.excuse(cReconnects, "no id delivered to resume from")
+	default:
+		l.owed = true
+	}
+}
+
+// judgeRetryBeforeClose judges a server that ended a POST stream before
+// its response (server.retry-before-close).
+func (v *Verifier) judgeRetryBeforeClose(x *exch, end *observe.End, at time.Duration) {
+	l := x.srv
+	if end.Cause != observe.Complete || l == nil || l.kind != faults.StreamPost || l.respSent {
+		return
+	}
+	if !primes(x.protocol) {
+		return
+	}
+	v.apply(cRetryBeforeClose)
+	if x.sawRetry {
+		return
+	}
+	ev := evidence("the server ended the stream before the response without sending retry on it", x.sess, x.num, at)
+	ev.Related = related(l.origin)
+	v.find(cRetryBeforeClose, levelError, ev)
+}
+
+// judgeGone judges a POST stream whose reconnection fell due with the
+// client still away (client.reconnects, and client.last-event-id for a
+// GET without the id), then folds it.
+func (v *Verifier) judgeGone(l *logical, at time.Duration) {
+	if l.kind == faults.StreamPost && l.owed && l.reqs > 0 {
+		switch {
+		case l.candidate != 0:
+			v.apply(cReconnects)
+			v.apply(cLastEventID)
+			ev := evidence(fmt.Sprintf("came back with a GET without Last-Event-ID although %q was delivered on that stream", l.lastID), l.sess, l.candidate, l.candidateAt)
+			ev.EventIDs = []string{l.lastID}
+			ev.Related = related(l.origin, l.endEx)
+			ev.Fault = l.endFault
+			v.find(cLastEventID, levelError, ev)
+		case l.failed >= giveUpAfter:
+			l.gaveUp = true
+			v.excuse(cReconnects, "the client gave up after two failed attempts")
+		default:
+			v.apply(cReconnects)
+			ev := evidence(fmt.Sprintf("the client did not come back within %v after the stream ended before its response, holding id %q", (at-l.since).Round(time.Millisecond), l.lastID), l.sess, l.endEx, l.since)
+			ev.EventIDs = []string{l.lastID}
+			ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
+			ev.Fault = l.endFault
+			v.find(cReconnects, levelError, ev)
+		}
+	}
+	l.owed = false
+	v.finishLogical(l, at)
+}

@@ -1,0 +1,417 @@
+package verify
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// maxGlobal bounds the index of event ids across sessions.
+const maxGlobal = 1 << 17
+
+// onEvent records one SSE event: what the upstream sent (for the server
+// checks) and what the client got (for the client and end-to-end checks).
+func (v *Verifier) onEvent(o *observe.Observation) {
+	x := v.exch[o.Exchange]
+	if x == nil || x.cli == nil {
+		return
+	}
+	e := o.Event
+	s := x.sess
+	s.lastAt = max(s.lastAt, o.At)
+	x.events++
+	v.noteEventFaults(x, e, o)
+	if !e.Parsed {
+		x.unparsed = true
+		if e.Fate == observe.Delivered {
+			x.cli.idUncertain = true
+		}
+		if !x.primingDone {
+			x.primingDone = true
+			if c, ok := primingCheck(x); ok {
+				v.excuse(c, "the first block passed through unparsed")
+			}
+		}
+		return
+	}
+	if !x.primingDone && (e.HasID || e.Dispatched || len(e.Type) > 0) {
+		x.primingDone = true
+		v.judgePriming(x, e, o.At)
+	}
+	if e.HasRetry {
+		x.sawRetry = true
+	}
+	legacy := x.stream == faults.StreamLegacy || s.legacy
+	replay := false
+	if !legacy && e.HasID && len(e.ID) > 0 {
+		replay = v.serverID(x, e, o.At)
+	}
+	if k := e.Message.Kind; k == faults.RPCResponse || k == faults.RPCError {
+		x.srv.respSent = true
+	}
+	if r := x.resume; r != nil && r.inReplay && !replay && !e.Priming && e.Dispatched {
+		r.inReplay = false
+		v.judgeReplay(x, o.At)
+	}
+	v.clientEvent(x, e, o, replay, legacy)
+}
+
+// noteEventFaults remembers the faults that ended the stream or changed
+// its ids.
+func (v *Verifier) noteEventFaults(x *exch, e *observe.Event, o *observe.Observation) {
+	if len(o.Fired) == 0 {
+		return
+	}
+	if f := faultOf(o.Fired, "close", "lose", "reset", "stall"); f != nil && x.endFault == nil {
+		x.endFault = f
+	}
+	if f := faultOf(o.Fired, "drop-priming", "strip-id", "rewrite-id"); f != nil {
+		x.idFault = f
+		x.cli.idFault = f
+	}
+}
+
+// primingCheck says which priming check a stream falls under, and whether
+// any does.
+func primingCheck(x *exch) (checkID, bool) {
+	switch {
+	case x.stream == faults.StreamLegacy:
+		return 0, false
+	case x.method == http.MethodPost && x.stream == faults.StreamPost:
+		return cPriming, true
+	case x.method == http.MethodGet && !x.fwdHasLEID:
+		return cPrimingGet, true
+	}
+	return 0, false
+}
+
+// judgePriming judges the first event the upstream sent on a stream (e
+// nil: the upstream ended the stream with none).
+func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
+	c, ok := primingCheck(x)
+	if !ok {
+		return
+	}
+	if !primes(x.protocol) {
+		if x.protocol == "" {
+			v.excuse(c, "no protocol revision negotiated for the stream")
+		} else {
+			v.excuse(c, "protocol revision "+x.protocol+" owes no priming event")
+		}
+		return
+	}
+	v.apply(c)
+	if e != nil && e.Priming {
+		return
+	}
+	what := "the standalone GET stream"
+	if c == cPriming {
+		what = "the stream answering POST"
+		if len(x.reqs) > 0 {
+			what += fmt.Sprintf(" %s (id %s)", x.reqs[0].method, x.reqs[0].id)
+		}
+	}
+	var msg string
+	switch {
+	case e == nil:
+		msg = what + " ended without sending any event"
+	case !e.HasID || len(e.ID) == 0:
+		msg = what + " began with an event without an id"
+	default:
+		msg = what + " began with an event that had data"
+	}
+	ev := evidence(msg, x.sess, x.num, at)
+	if e != nil && e.HasID && len(e.ID) > 0 {
+		ev.EventIDs = []string{string(e.ID)}
+	}
+	v.find(c, levelError, ev)
+}
+
+// serverID judges an event id the upstream sent (server.event-ids-unique,
+// and on a resumption the replay checks) and records it. It reports
+// whether the event is a replay of an event sent before.
+func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
+	s, id := x.sess, string(e.ID)
+	h := dataHash(e.Raw)
+	rec, known := s.ids.get(id)
+	if r := x.resume; r != nil {
+		switch {
+		case known && rec.hash == h && rec.lg == x.srv:
+			v.judgeReplayed(x, id, rec, at)
+			return true
+		case known && rec.hash == h && !r.known:
+			v.excuse(cReplayIsolated, "a replay from an id the server never sent")
+			return true
+		case known && rec.hash == h:
+			v.apply(cReplayIsolated)
+			ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to another stream of the session", r.x, id), s, x.num, at)
+			ev.EventIDs = []string{r.x, id}
+			ev.Related = related(rec.exchange)
+			v.find(cReplayIsolated, levelError, ev)
+			return true
+		case !known && r.inReplay:
+			if g, ok := v.global[id]; ok && g.sess != s && g.hash == h {
+				v.apply(cReplayIsolated)
+				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, g.sess.seq), s, x.num, at)
+				ev.EventIDs = []string{r.x, id}
+				v.find(cReplayIsolated, levelError, ev)
+				return true
+			}
+		}
+	}
+	if resumable(x.protocol) {
+		v.apply(cIDsUnique)
+		if known {
+			ev := evidence(fmt.Sprintf("event id %q was sent again with other data; it was first used on exchange %d", id, rec.exchange), s, x.num, at)
+			if x.resume == nil {
+				ev.Message = fmt.Sprintf("event id %q was used again on a new stream; it was first used on exchange %d", id, rec.exchange)
+			}
+			ev.EventIDs = []string{id}
+			ev.Related = related(rec.exchange)
+			v.find(cIDsUnique, levelError, ev)
+		}
+	}
+	v.recordID(s, x.srv, id, h, e.Dispatched, at, x.num)
+	return false
+}
+
+// judgeReplayed judges one event replayed on its own logical stream
+// (server.replay-no-duplicates).
+func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration) {
+	r := x.resume
+	v.apply(cReplayNoDup)
+	var msg string
+	switch {
+	case r.known && rec.pos <= r.pos:
+		msg = fmt.Sprintf("the resumption from %q replayed event %q, which the server sent at or before it", r.x, id)
+	case r.replayed[id]:
+		msg = fmt.Sprintf("the resumption from %q replayed event %q twice", r.x, id)
+	default:
+		r.replayed[id] = true
+		return
+	}
+	ev := evidence(msg, x.sess, x.num, at)
+	ev.EventIDs = []string{r.x, id}
+	ev.Related = related(rec.exchange)
+	v.find(cReplayNoDup, levelError, ev)
+}
+
+// recordID enters an id the upstream sent for the first time.
+func (v *Verifier) recordID(s *session, l *logical, id string, h uint64, dispatched bool, at time.Duration, ex uint64) {
+	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
+	l.nextPos++
+	if old, _, evicted := s.ids.put(id, rec); evicted {
+		if g, ok := v.global[old]; ok && g.sess == s {
+			delete(v.global, old)
+		}
+	}
+	if _, ok := v.global[id]; ok || len(v.global) < maxGlobal {
+		v.global[id] = globalRec{sess: s, hash: h}
+	}
+	er := evRec{id: id, pos: rec.pos, dispatched: dispatched, at: at}
+	if len(l.events) < idWindow {
+		l.events = append(l.events, er)
+		return
+	}
+	l.events[l.evNext] = er
+	l.evNext = (l.evNext + 1) % idWindow
+	l.evFolded = true
+}
+
+// judgeReplay judges whether a resumption replayed everything the server
+// had sent after the id it resumed from (server.replay-complete).
+func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
+	r := x.resume
+	if r.judged {
+		return
+	}
+	r.judged = true
+	switch {
+	case !resumable(x.protocol):
+		v.excuse(cReplayComplete, "protocol without resumability")
+		return
+	case !r.known && x.leidByFray:
+		v.excuse(cReplayComplete, "Last-Event-ID rewritten by fray")
+		return
+	case !r.known && x.cli != nil && x.cli.blocked != "":
+		v.excuse(cReplayComplete, x.cli.blocked)
+		return
+	case !r.known:
+		v.excuse(cReplayComplete, "Last-Event-ID the server never sent")
+		return
+	}
+	l := x.srv
+	n := len(l.events)
+	if l.evFolded && n > 0 && l.events[l.evNext].pos > r.pos+1 {
+		v.excuse(cReplayComplete, "a replay reaching back beyond the ledger's window")
+		return
+	}
+	v.apply(cReplayComplete)
+	var missing []string
+	count := 0
+	for i := range n {
+		e := l.events[(l.evNext+i)%n]
+		if e.pos > r.pos && e.dispatched && e.at < x.at && !r.replayed[e.id] {
+			count++
+			if len(missing) < 10 {
+				missing = append(missing, e.id)
+			}
+		}
+	}
+	if count == 0 {
+		return
+	}
+	ev := evidence(fmt.Sprintf("the resumption from %q did not replay %d event(s) the server had sent after it on that stream", r.x, count), x.sess, x.num, at)
+	ev.EventIDs = missing
+	ev.Related = related(l.origin, l.endEx)
+	ev.Fault = l.endFault
+	v.find(cReplayComplete, levelError, ev)
+}
+
+// clientEvent records what the client got of an event.
+func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, replay, legacy bool) {
+	l := x.cli
+	msg := e.Dispatched && e.Message.Kind != faults.RPCNone
+	if e.Fate != observe.Delivered {
+		if msg {
+			v.keep(x, e, o, legacy)
+		}
+		return
+	}
+	if e.DeliveredHasID && !legacy {
+		v.deliveredID(x, e)
+	}
+	if e.DeliveredHasRetry {
+		l.retry, l.hasRetry = time.Duration(e.DeliveredRetry)*time.Millisecond, true
+		l.retryFault = faultOf(o.Fired, "set-retry")
+	}
+	if !msg {
+		return
+	}
+	if e.Corrupted {
+		v.keep(x, e, o, legacy)
+		return
+	}
+	if !replay {
+		v.apply(cNoLost)
+	}
+	if e.HasID {
+		x.srv.recover(string(e.ID), "")
+	}
+	if k := e.Message.Kind; k == faults.RPCResponse || k == faults.RPCError {
+		v.deliverResponse(x.sess, string(e.Message.ID), x, e.Copies, o.At)
+	}
+}
+
+// deliveredID follows the id the client holds, under WHATWG rules: an
+// empty id resets it.
+func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
+	l := x.cli
+	id := string(e.DeliveredID)
+	if id == "" {
+		l.lastID, l.hasID = "", false
+		return
+	}
+	l.lastID, l.hasID, l.everID = id, true, true
+	rewritten := !e.HasID || string(e.ID) != id
+	x.sess.delivered.put(id, deliveredRec{lg: l, rewritten: rewritten})
+	for _, k := range x.srv.kept {
+		if k.fate == observe.Dropped && k.cli == l {
+			k.laterID = true
+		}
+	}
+}
+
+// keep enters a message that did not reach the client whole, unless no
+// replay could ever bring it.
+func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legacy bool) {
+	k := &kept{
+		rpcKind:   e.Message.Kind,
+		fate:      e.Fate,
+		corrupted: e.Fate == observe.Delivered && e.Corrupted,
+		at:        o.At,
+		exchange:  x.num,
+		fault:     firstFault(faultOf(o.Fired), x.endFault),
+		cli:       x.cli,
+	}
+	if e.HasID {
+		k.id = string(e.ID)
+	}
+	if k.rpcKind == faults.RPCResponse || k.rpcKind == faults.RPCError {
+		k.rpcID = string(e.Message.ID)
+	}
+	switch {
+	case legacy:
+		v.excuse(cNoLost, "legacy transport")
+		return
+	case !resumable(x.cli.protocol):
+		v.excuse(cNoLost, "protocol without resumability")
+		return
+	case len(x.srv.kept) >= maxKept:
+		v.excuse(cNoLost, "more undelivered messages than the ledger holds")
+		return
+	}
+	x.srv.kept = append(x.srv.kept, k)
+}
+
+// recover forgets the kept messages that reached the client after all:
+// by upstream event id, or (rpcID) by the response's JSON-RPC id.
+func (l *logical) recover(id, rpcID string) {
+	if len(l.kept) == 0 {
+		return
+	}
+	out := l.kept[:0]
+	for _, k := range l.kept {
+		if id != "" && k.id == id || rpcID != "" && k.rpcID == rpcID {
+			continue
+		}
+		out = append(out, k)
+	}
+	clear(l.kept[len(out):])
+	l.kept = out
+}
+
+// deliverResponse counts a response delivered to the client whole
+// (e2e.every-request-answered, e2e.no-message-duplicated).
+func (v *Verifier) deliverResponse(s *session, id string, x *exch, copies int, at time.Duration) {
+	r := s.pending[id]
+	if r == nil {
+		r, _ = s.answered.get(id)
+	}
+	if r == nil {
+		return
+	}
+	v.apply(cNoDup)
+	for range copies - 1 {
+		v.excuse(cNoDup, "copies made by fray's duplicate fault")
+	}
+	r.delivered++
+	if r.delivered > r.forwarded {
+		if x.leidByFray {
+			v.excuse(cNoDup, "replayed after fray changed Last-Event-ID")
+		} else {
+			ev := evidence(fmt.Sprintf("the response to request %s (%s) reached the client %d times; the request was forwarded %d", id, r.method, r.delivered, r.forwarded), s, x.num, at)
+			ev.Related = related(r.exchange)
+			v.find(cNoDup, levelError, ev)
+		}
+	}
+	if r.delivered != 1 || r.settled {
+		return
+	}
+	delete(s.pending, id)
+	s.answered.put(id, r)
+	v.apply(cAnswered)
+	if l := r.lg; l != nil {
+		l.recover("", id)
+		if l.reqs > 0 {
+			l.reqs--
+		}
+		if l.reqs == 0 && l.state == lgPending {
+			l.owed = false
+			v.finishLogical(l, at)
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package verify
+
+import (
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// The ledger's bounds. Together with the deadlines after which sessions
+// are settled and dropped, they keep the memory of a run of any length
+// flat.
+const (
+	// idWindow is how many event ids the ledger remembers per session
+	// (upstream ids and delivered ids each), and how many events per
+	// logical stream it keeps for judging a replay.
+	idWindow = 4096
+	// answeredWindow is how many answered requests a session remembers,
+	// to see a response delivered twice.
+	answeredWindow = 4096
+	// maxPending bounds the unanswered requests of a session; more are
+	// counted as not judged.
+	maxPending = 16384
+	// maxKept bounds the undelivered messages kept per logical stream
+	// while a replay may still bring them.
+	maxKept = 1024
+	// maxLogicals bounds the logical streams a session keeps open for a
+	// resumption; the oldest are settled first.
+	maxLogicals = 64
+	// maxSessionMeta bounds the session ids remembered (issued, deleted,
+	// answered 404) after their ledger is dropped.
+	maxSessionMeta = 1 << 16
+	// maxSessions bounds the sessions with a ledger; past it the least
+	// recently active is settled and dropped.
+	maxSessions = 4096
+	// sweepEvery is how often, in observation time, Observe settles what
+	// is past its deadline.
+	sweepEvery = time.Second
+)
+
+// sessionMeta is what outlives a session's ledger: enough to judge the
+// session id in later requests.
+type sessionMeta struct {
+	seq       int
+	issued    bool // seen in an upstream response's Mcp-Session-Id
+	deleted   bool // a DELETE the upstream answered 2xx
+	deletedAt time.Duration
+	dead      bool // answered 404 (upstream or fault)
+	deadAt    time.Duration
+	deadEx    uint64
+	dropped   bool // its ledger was dropped; history is gone
+}
+
+// session is the ledger of one session (or of the traffic with no
+// session, key "").
+type session struct {
+	key      string
+	seq      int
+	meta     *sessionMeta
+	protocol string
+	legacy   bool
+	lastAt   time.Duration
+	open     int  // exchanges not ended
+	partial  bool // the session's earlier history was dropped
+	ended    string
+	// ids maps the upstream's event ids to their logical stream;
+	// delivered maps the ids the client got to theirs.
+	ids       *window[idRec]
+	delivered *window[deliveredRec]
+	logicals  []*logical
+	pending   map[string]*request
+	answered  *window[*request]
+	openGets  int // server-view standalone GET streams open
+}
+
+// idRec is one event id the upstream sent.
+type idRec struct {
+	lg       *logical
+	pos      int64
+	hash     uint64
+	exchange uint64
+}
+
+// deliveredRec is one event id the client got.
+type deliveredRec struct {
+	lg        *logical
+	rewritten bool // a rewrite-id fault made it
+}
+
+// lgState is where a logical stream stands, as the client sees it.
+type lgState uint8
+
+const (
+	lgOpen    lgState = iota // a stream of it is open
+	lgPending                // ended before its response; a reconnection is owed or possible
+	lgDone                   // nothing more is owed
+)
+
+// logical is a logical stream: a POST's answer stream and its chain of
+// resumptions, the standalone GET stream and its resumptions, or a legacy
+// stream. Server-side fields follow what the upstream sent; client-side
+// fields what the client got.
+type logical struct {
+	origin   uint64
+	kind     faults.StreamType
+	sess     *session
+	protocol string
+
+	// Server side.
+	nextPos  int64
+	events   []evRec // ring of the last idWindow events with an id
+	evNext   int
+	evFolded bool
+	respSent bool // the upstream sent a response to one of its requests
+	kept     []*kept
+
+	// Client side.
+	reqs        int // requests of its POST not yet answered
+	lastID      string
+	hasID       bool // lastID is set and non-empty
+	everID      bool
+	idUncertain bool
+	retry       time.Duration
+	hasRetry    bool
+	retryFault  *report.FaultRef
+	idFault     *report.FaultRef
+
+	state        lgState
+	streams      int // open streams
+	since        time.Duration
+	endEx        uint64
+	endCause     observe.Cause
+	endFault     *report.FaultRef
+	afterEnd     bool // no attempt yet since a stream of it ended
+	lastResume   bool // its last stream was a resumption
+	failed       int  // consecutive failed attempts
+	failedByFray int
+	fast         int // consecutive attempts begun <100ms after a failure
+	attempts     []uint64
+	candidate    uint64 // a GET without Last-Event-ID that may be its reconnection
+	candidateAt  time.Duration
+	clientClosed bool
+	blocked      string // why fray kept a resumption from working
+	resumed      bool
+	path         string // legacy: the SSE path
+	owed         bool   // the client owes a reconnection
+	gaveUp       bool   // it gave up after failed attempts
+	cutByFray    bool   // a fault ended one of its streams
+}
+
+// evRec is one event of a logical stream, kept to judge a replay.
+type evRec struct {
+	id         string
+	pos        int64
+	dispatched bool
+	at         time.Duration
+}
+
+// kept is a JSON-RPC message the upstream sent that did not reach the
+// client whole the first time.
+type kept struct {
+	id       string // upstream event id, "" when none
+	rpcKind  faults.RPCKind
+	rpcID    string
+	fate     observe.Fate
+	at       time.Duration
+	exchange uint64
+	fault    *report.FaultRef
+	cli       *logical
+	laterID   bool // a later id was delivered on the client's stream
+	corrupted bool // delivered, with its JSON broken by a corrupt fault
+}
+
+// request is one JSON-RPC request a client sent, and what became of it.
+type request struct {
+	id        string
+	method    string
+	exchange  uint64
+	at        time.Duration
+	lg        *logical // its POST's answer stream, nil until one starts
+	forwarded int
+	delivered int
+	cancelled bool
+	gone      bool // the client left its exchange before an answer
+	settled   bool
+}
+
+// exch is one exchange in flight.
+type exch struct {
+	num      uint64
+	at       time.Duration
+	method   string
+	path     string
+	stream   faults.StreamType
+	sess     *session
+	protocol string
+
+	clientSession   string
+	sessionStripped bool
+	clientHasLEID   bool
+	clientLEID      string
+	fwdHasLEID      bool
+	fwdLEID         string
+	leidByFray      bool
+	answeredByFray  bool
+	reqFault        *report.FaultRef
+	reqs            []*request
+	isInit          bool
+
+	responded   bool
+	status      int
+	origin      observe.Origin
+	eventStream bool
+
+	cli, srv *logical
+	attemptOf *logical
+	legacyOf  *logical
+	resume    *resumeState
+
+	primingDone bool
+	events      int
+	sawRetry    bool
+	unparsed    bool
+	endFault    *report.FaultRef
+	idFault     *report.FaultRef
+}
+
+// resumeState follows a stream the server saw as a resumption.
+type resumeState struct {
+	x        string
+	known    bool
+	pos      int64
+	inReplay bool
+	judged   bool
+	replayed map[string]bool
+}

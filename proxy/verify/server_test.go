@@ -1,0 +1,348 @@
+package verify
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+func TestPrimingEvent(t *testing.T) {
+	t.Run("primed stream passes", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.toolCall("s1", 1, "a1", "a2", "a3")
+		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusPass, 0)
+	})
+	t.Run("stream without priming fails", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(note("a1")).send(resp("a2", 1)).end(observe.Complete)
+		c := expect(t, tl.final(), CheckServerPrimingEvent, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && c.Evidence[0].Message != "the stream answering POST tools/call (id 1) began with an event that had data" {
+			t.Errorf("message %q", c.Evidence[0].Message)
+		}
+	})
+	t.Run("event without id fails", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(noID(resp("", 1))).end(observe.Complete)
+		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusFail, 1)
+	})
+	t.Run("stream the server ends empty fails", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().end(observe.Complete)
+		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusFail, 1)
+	})
+	t.Run("drop-priming is not the server's doing", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().
+			send(prime("a1").as(observe.Dropped, fault(0, "drop-priming"))).
+			send(resp("a2", 1)).end(observe.Complete)
+		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusPass, 0)
+	})
+	t.Run("strip-id on the priming event is not the server's doing", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		e := prime("a1")
+		e.delivered = strp("\x00strip")
+		e.fired = append(e.fired, fault(0, "strip-id"))
+		tl.call("s1", 1, "tools/call").stream200().send(e).send(resp("a2", 1)).end(observe.Complete)
+		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusPass, 0)
+	})
+	t.Run("a close before the first event leaves it unjudged", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200(respFired(fault(0, "close"))).end(observe.FaultClosed)
+		r := tl.final()
+		expectExcused(t, r, CheckServerPrimingEvent, "the stream ended before its first event, not by the server")
+	})
+	t.Run("initialize and older revisions owe none", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.rev = "2025-06-18"
+		x := tl.call("", 0, "initialize")
+		x.session = "s1"
+		x.respond(http.StatusOK, true, "s1").send(noID(resp("", 0)))
+		tl.protocol["s1"] = tl.rev
+		x.end(observe.Complete)
+		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
+		r := tl.final()
+		expectExcused(t, r, CheckServerPrimingEvent, "no protocol revision negotiated for the stream")
+		expectExcused(t, r, CheckServerPrimingEvent, "protocol revision 2025-06-18 owes no priming event")
+		expect(t, r, CheckServerPrimingEvent, report.StatusSkip, 0)
+	})
+	t.Run("the standalone GET stream is judged apart, as a warning", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		g := tl.get("s1").stream200()
+		g.send(ev{noID: true}) // a comment, as the Go SDK sends
+		g.send(note("g1")).end(observe.Complete)
+		r := tl.final()
+		expect(t, r, CheckServerPrimingEventGet, report.StatusWarn, 1)
+		expect(t, r, CheckServerPrimingEvent, report.StatusSkip, 0)
+		if r.Verdict != report.VerdictPass {
+			t.Errorf("a warning failed the run")
+		}
+	})
+	t.Run("a resumption owes none", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
+		tl.wait(100 * ms)
+		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
+		r := tl.final()
+		expect(t, r, CheckServerPrimingEvent, report.StatusPass, 0)
+		expect(t, r, CheckServerPrimingEventGet, report.StatusSkip, 0)
+	})
+	t.Run("severity off skips it", func(t *testing.T) {
+		tl := newTimeline(t, Options{Severity: map[string]string{CheckServerPrimingEvent: report.SeverityOff}})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
+		r := tl.final()
+		c := expect(t, r, CheckServerPrimingEvent, report.StatusSkip, 0)
+		if c.Severity != report.SeverityOff || r.Verdict != report.VerdictPass {
+			t.Errorf("severity %s, verdict %s", c.Severity, r.Verdict)
+		}
+	})
+	t.Run("severity warning keeps the run passing", func(t *testing.T) {
+		tl := newTimeline(t, Options{Severity: map[string]string{CheckServerPrimingEvent: report.SeverityWarning}})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
+		r := tl.final()
+		expect(t, r, CheckServerPrimingEvent, report.StatusWarn, 1)
+		if r.Verdict != report.VerdictPass {
+			t.Errorf("verdict %s", r.Verdict)
+		}
+	})
+}
+
+func TestRetryBeforeClose(t *testing.T) {
+	cut := func(t *testing.T, first ev, c observe.Cause) report.Report {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		x := tl.call("s1", 1, "tools/call").stream200()
+		x.send(first).end(c)
+		tl.wait(600 * ms)
+		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
+		return tl.final()
+	}
+	t.Run("retry sent before a server close passes", func(t *testing.T) {
+		expect(t, cut(t, primeRetry("a1", 500), observe.Complete), CheckServerRetryBeforeClose, report.StatusPass, 0)
+	})
+	t.Run("a server close without retry warns", func(t *testing.T) {
+		r := cut(t, prime("a1"), observe.Complete)
+		expect(t, r, CheckServerRetryBeforeClose, report.StatusWarn, 1)
+		if r.Verdict != report.VerdictPass {
+			t.Errorf("verdict %s", r.Verdict)
+		}
+	})
+	t.Run("strip-retry is not the server's doing", func(t *testing.T) {
+		e := primeRetry("a1", 500)
+		e.deliveredRetry = i64p(-1)
+		e.fired = append(e.fired, fault(0, "strip-retry"))
+		expect(t, cut(t, e, observe.Complete), CheckServerRetryBeforeClose, report.StatusPass, 0)
+	})
+	t.Run("a close by fray is not judged", func(t *testing.T) {
+		expect(t, cut(t, prime("a1"), observe.FaultClosed), CheckServerRetryBeforeClose, report.StatusSkip, 0)
+	})
+	t.Run("a stream ended after its response owes no retry", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.toolCall("s1", 1, "a1", "a2", "a3")
+		expect(t, tl.final(), CheckServerRetryBeforeClose, report.StatusSkip, 0)
+	})
+}
+
+func TestEventIDsUnique(t *testing.T) {
+	t.Run("an id reused on a new stream fails", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.toolCall("s1", 1, "a1", "a2", "a3")
+		tl.toolCall("s1", 2, "b1", "a2", "b3")
+		c := expect(t, tl.final(), CheckServerEventIDsUnique, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a2" || c.Evidence[0].Related[0] != 2) {
+			t.Errorf("evidence %+v", c.Evidence[0])
+		}
+	})
+	t.Run("ids in two sessions may be alike", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.initialize("s2")
+		tl.toolCall("s1", 1, "1", "2", "3")
+		tl.toolCall("s2", 1, "1", "2", "3")
+		expect(t, tl.final(), CheckServerEventIDsUnique, report.StatusPass, 0)
+	})
+	t.Run("a replay repeats ids legitimately; rewrite-id is not the server's doing", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		e := note("a2")
+		e.delivered = strp("a2-x")
+		e.fired = append(e.fired, fault(1, "rewrite-id"))
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(e).
+			send(resp("a3", 1).as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
+		tl.wait(500 * ms)
+		tl.get("s1", "a2-x").stream200().send(note("a2")).send(resp("a3", 1)).end(observe.Complete)
+		expect(t, tl.final(), CheckServerEventIDsUnique, report.StatusPass, 0)
+	})
+}
+
+// lostResponse runs a tools/call whose stream loses its last two events
+// (a notification and the response) to a lose fault, and returns the
+// timeline for the resumption.
+func lostResponse(t *testing.T) *timeline {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	tl.call("s1", 1, "tools/call").stream200().
+		send(primeRetry("a1", 200)).send(note("a2")).
+		send(note("a3").as(observe.Lost, fault(0, "lose"))).
+		send(resp("a4", 1).as(observe.Lost)).
+		end(observe.FaultClosed)
+	tl.wait(300 * ms)
+	return tl
+}
+
+func TestReplay(t *testing.T) {
+	t.Run("a complete replay passes everything", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.get("s1", "a2").stream200().send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+		r := tl.final()
+		for _, id := range []string{CheckServerReplayComplete, CheckServerReplayNoDuplicates, CheckClientReconnects,
+			CheckClientLastEventID, CheckClientRetryHonoured, CheckE2EEveryRequestAnswered, CheckE2ENoMessageLost} {
+			expect(t, r, id, report.StatusPass, 0)
+		}
+		if r.Verdict != report.VerdictPass {
+			t.Errorf("verdict %s", r.Verdict)
+		}
+	})
+	t.Run("a replay that skips a lost event fails", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.get("s1", "a2").stream200().send(resp("a4", 1)).send(note("a5")).end(observe.Complete)
+		r := tl.final()
+		c := expect(t, r, CheckServerReplayComplete, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
+			t.Errorf("evidence %+v", c.Evidence[0])
+		}
+		expect(t, r, CheckE2ENoMessageLost, report.StatusFail, 1)
+		expect(t, r, CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+	})
+	t.Run("judged when the upstream ends the resumption", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.get("s1", "a2").stream200().end(observe.Complete)
+		expect(t, tl.final(), CheckServerReplayComplete, report.StatusFail, 1)
+	})
+	t.Run("a resumption fray cuts first is not judged", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.get("s1", "a2").stream200(respFired(fault(2, "close"))).end(observe.FaultClosed)
+		expectExcused(t, tl.final(), CheckServerReplayComplete, "the resumption was cut before its replay ended")
+	})
+	t.Run("an id fray rewrote is not judged", func(t *testing.T) {
+		tl := lostResponse(t)
+		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "a20"}
+		tl.getWith("s1", strp("a2"), action(a), fired(fault(3, "rewrite-last-event-id"))).stream200().end(observe.Complete)
+		r := tl.final()
+		expectExcused(t, r, CheckServerReplayComplete, "Last-Event-ID rewritten by fray")
+		expectExcused(t, r, CheckE2ENoMessageLost, "Last-Event-ID changed by fray")
+		expectExcused(t, r, CheckE2EEveryRequestAnswered, "Last-Event-ID changed by fray")
+		expect(t, r, CheckClientLastEventID, report.StatusPass, 0)
+	})
+	t.Run("a stripped Last-Event-ID owes no replay", func(t *testing.T) {
+		tl := lostResponse(t)
+		a := observe.RequestAction{LastEventIDChanged: true}
+		g := tl.getWith("s1", strp("a2"), action(a), fired(fault(3, "strip-last-event-id"))).stream200()
+		g.send(note("g1")).end(observe.Complete)
+		r := tl.final()
+		expect(t, r, CheckServerReplayComplete, report.StatusSkip, 0)
+		expect(t, r, CheckClientLastEventID, report.StatusPass, 0)
+		expectExcused(t, r, CheckE2EEveryRequestAnswered, "Last-Event-ID changed by fray")
+	})
+	t.Run("replaying the event at Last-Event-ID is a duplicate", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.get("s1", "a2").stream200().send(note("a2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+		r := tl.final()
+		expect(t, r, CheckServerReplayNoDuplicates, report.StatusFail, 1)
+		expect(t, r, CheckServerReplayComplete, report.StatusPass, 0)
+		expect(t, r, CheckServerEventIDsUnique, report.StatusPass, 0)
+	})
+	t.Run("an event replayed twice is a duplicate", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.get("s1", "a2").stream200().send(note("a3")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+		expect(t, tl.final(), CheckServerReplayNoDuplicates, report.StatusFail, 1)
+	})
+	t.Run("another stream's events are not replayed", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.toolCall("s1", 2, "b1", "b2", "b3")
+		tl.get("s1", "a2").stream200().send(note("a3")).send(note("b2")).send(resp("a4", 1)).end(observe.Complete)
+		r := tl.final()
+		c := expect(t, r, CheckServerReplayIsolated, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && c.Evidence[0].Related[0] != 3 {
+			t.Errorf("related %v, want exchange 3 where b2 was first sent", c.Evidence[0].Related)
+		}
+		expect(t, r, CheckServerEventIDsUnique, report.StatusPass, 0)
+	})
+	t.Run("another session's events are not replayed", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.initialize("s2")
+		tl.toolCall("s2", 7, "x1", "x2", "x3")
+		// A guessed id, set by a fault: the server must not leak s2's events.
+		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "x1"}
+		tl.getWith("s1", strp("a2"), action(a), fired(fault(3, "rewrite-last-event-id"))).stream200().
+			send(note("x2")).send(resp("a4", 1)).end(observe.Complete)
+		expect(t, tl.final(), CheckServerReplayIsolated, report.StatusFail, 1)
+	})
+	t.Run("the same ids and data in two sessions after the replay are not a leak", func(t *testing.T) {
+		tl := lostResponse(t)
+		tl.initialize("s2")
+		tl.toolCall("s2", 7, "x1", "x2", "x3")
+		tl.get("s1", "a2").stream200().send(note("a3")).send(resp("a4", 1)).send(note("a5")).send(note("x2")).end(observe.Complete)
+		expect(t, tl.final(), CheckServerReplayIsolated, report.StatusSkip, 0)
+	})
+}
+
+func TestUnknownSession404(t *testing.T) {
+	t.Run("an id never issued is answered 404", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("bogus", 1, "tools/list").respond(404, false, "").end(observe.Complete)
+		expect(t, tl.report(), CheckServerUnknownSession404, report.StatusPass, 0)
+	})
+	t.Run("an id never issued answered 200 fails", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("bogus", 1, "tools/list").jsonAnswer("1")
+		expect(t, tl.report(), CheckServerUnknownSession404, report.StatusFail, 1)
+	})
+	t.Run("a deleted session is answered 404", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.request("DELETE", "/mcp", faults.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
+		tl.wait(ms)
+		tl.call("s1", 2, "tools/list").jsonAnswer("2")
+		tl.get("s1").respond(404, false, "").end(observe.Complete)
+		r := tl.report()
+		c := expect(t, r, CheckServerUnknownSession404, report.StatusFail, 1)
+		if c.Applied != 2 {
+			t.Errorf("applied %d, want 2", c.Applied)
+		}
+	})
+	t.Run("an issued session is not judged", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/list").jsonAnswer("1")
+		expect(t, tl.report(), CheckServerUnknownSession404, report.StatusSkip, 0)
+	})
+	t.Run("fray's own answers and stripped ids are not judged", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("bogus", 1, "tools/list", action(observe.RequestAction{Answered: true}), fired(fault(0, "status"))).
+			respond(200, false, "", origin(observe.FromFault), respFired(fault(0, "status"))).end(observe.FaultAnswered)
+		tl.call("s1", 2, "tools/list", action(observe.RequestAction{StrippedHeaders: []string{"Mcp-Session-Id"}}), fired(fault(1, "strip-header"))).
+			respond(400, false, "").end(observe.Complete)
+		r := tl.report()
+		expectExcused(t, r, CheckServerUnknownSession404, "Mcp-Session-Id removed by a strip-header fault")
+		expect(t, r, CheckServerUnknownSession404, report.StatusSkip, 0)
+	})
+}

@@ -1,0 +1,196 @@
+package verify
+
+import (
+	"slices"
+	"time"
+)
+
+// metaFor returns the metadata of session id, creating it.
+func (v *Verifier) metaFor(id string, seq int) *sessionMeta {
+	h := hashKey(id)
+	if m := v.meta[h]; m != nil {
+		if m.seq == 0 {
+			m.seq = seq
+		}
+		return m
+	}
+	m := &sessionMeta{seq: seq}
+	if len(v.metaRing) < maxSessionMeta {
+		v.metaRing = append(v.metaRing, h)
+	} else {
+		delete(v.meta, v.metaRing[v.metaNext])
+		v.metaRing[v.metaNext] = h
+		v.metaNext = (v.metaNext + 1) % maxSessionMeta
+		v.metaFull = true
+	}
+	v.meta[h] = m
+	v.totals.Sessions++
+	return m
+}
+
+// lookupMeta returns the metadata of session id, nil when none is known.
+func (v *Verifier) lookupMeta(id string) *sessionMeta {
+	if id == "" {
+		return nil
+	}
+	return v.meta[hashKey(id)]
+}
+
+// sessionFor returns the ledger of session key, creating it, and marks it
+// active at at.
+func (v *Verifier) sessionFor(key string, seq int, at time.Duration) *session {
+	s := v.sessions[key]
+	if s == nil {
+		if len(v.sessions) >= maxSessions {
+			v.evictSession(at)
+		}
+		s = &session{
+			key:       key,
+			seq:       seq,
+			ids:       newWindow[idRec](idWindow),
+			delivered: newWindow[deliveredRec](idWindow),
+			pending:   make(map[string]*request),
+			answered:  newWindow[*request](answeredWindow),
+		}
+		if key != "" {
+			s.meta = v.metaFor(key, seq)
+			s.partial = s.meta.dropped
+		}
+		v.sessions[key] = s
+	}
+	if s.seq == 0 {
+		s.seq = seq
+	}
+	s.lastAt = max(s.lastAt, at)
+	return s
+}
+
+// evictSession drops the least recently active session, settling it.
+func (v *Verifier) evictSession(at time.Duration) {
+	var oldest *session
+	for _, s := range v.sessions {
+		if oldest == nil || s.lastAt < oldest.lastAt {
+			oldest = s
+		}
+	}
+	if oldest != nil {
+		v.dropSession(oldest, at, true)
+	}
+}
+
+// sweep settles what is due as of at and drops idle sessions; with final,
+// it settles and drops everything.
+func (v *Verifier) sweep(at time.Duration, final bool) {
+	for _, s := range v.sessions {
+		v.settleDue(s, at, final)
+		if final || s.open <= 0 && at-s.lastAt > v.deadline && !v.owes(s) {
+			v.dropSession(s, at, final)
+		}
+	}
+	v.settleLegacy(at, final)
+	v.settleReinit(at, final)
+	if final {
+		clear(v.exch)
+		v.dead = nil
+	}
+}
+
+// owes reports whether a session still has a logical stream waiting for
+// a reconnection.
+func (v *Verifier) owes(s *session) bool {
+	for _, l := range s.logicals {
+		if l.state == lgPending {
+			return true
+		}
+	}
+	return false
+}
+
+// settleDue judges the obligations of s that are due at at.
+func (v *Verifier) settleDue(s *session, at time.Duration, final bool) {
+	for _, l := range slices.Clone(s.logicals) {
+		if l.state != lgPending {
+			continue
+		}
+		due := l.since + l.retry + v.deadline
+		if final {
+			due = l.since + 2*l.retry + finalGrace
+		}
+		switch {
+		case at >= due:
+			v.judgeGone(l, at)
+		case final:
+			v.excuse(cReconnects, "the run ended while the client waited to reconnect")
+			v.finishLogical(l, at)
+		}
+	}
+	if final || at-s.lastAt > v.deadline {
+		for _, r := range s.pending {
+			if final || !v.inFlight(r) {
+				v.settleRequest(s, r, at)
+			}
+		}
+	}
+	if final {
+		for _, l := range slices.Clone(s.logicals) {
+			v.finishLogical(l, at)
+		}
+	}
+}
+
+// dropSession settles everything of s and forgets its ledger; its id's
+// metadata stays.
+func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
+	for _, r := range s.pending {
+		v.settleRequest(s, r, at)
+	}
+	for _, l := range slices.Clone(s.logicals) {
+		if l.state == lgPending && !final {
+			v.judgeGone(l, at)
+		}
+		v.finishLogical(l, at)
+	}
+	s.ids.each(func(id string, _ idRec) {
+		if g, ok := v.global[id]; ok && g.sess == s {
+			delete(v.global, id)
+		}
+	})
+	if s.meta != nil {
+		s.meta.dropped = true
+	}
+	for n, x := range v.exch {
+		if x.sess == s {
+			delete(v.exch, n)
+		}
+	}
+	v.dead = slices.DeleteFunc(v.dead, func(d *session) bool { return d == s })
+	delete(v.sessions, s.key)
+	v.dropped++
+}
+
+// endSession marks s as ended (deleted, answered 404, a lost legacy
+// stream): what it still owed is excused with reason.
+func (v *Verifier) endSession(s *session, reason string, at time.Duration) {
+	if s.ended != "" {
+		return
+	}
+	s.ended = reason
+	for _, r := range s.pending {
+		v.settleRequest(s, r, at)
+	}
+	for _, l := range slices.Clone(s.logicals) {
+		if l.state == lgPending {
+			v.excuse(cReconnects, reason)
+		}
+		v.finishLogical(l, at)
+	}
+}
+
+// inFlight reports whether a request's exchange or answer stream is still
+// open: a server may work long without a word, and the client waits.
+func (v *Verifier) inFlight(r *request) bool {
+	if _, ok := v.exch[r.exchange]; ok {
+		return true
+	}
+	return r.lg != nil && r.lg.streams > 0
+}

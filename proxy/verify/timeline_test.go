@@ -1,0 +1,336 @@
+package verify
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+const ms = time.Millisecond
+
+// timeline feeds a Verifier hand-built observations, so that a test
+// reads as the story of a connection: the clock only moves when told.
+type timeline struct {
+	t        *testing.T
+	v        *Verifier
+	at       time.Duration
+	next     uint64
+	seqs     map[string]int
+	protocol map[string]string
+	// rev is the revision an initialize negotiates.
+	rev string
+}
+
+func newTimeline(t *testing.T, opts Options) *timeline {
+	t.Helper()
+	return &timeline{t: t, v: New(opts), seqs: map[string]int{}, protocol: map[string]string{}, rev: "2025-11-25"}
+}
+
+// wait moves the clock.
+func (tl *timeline) wait(d time.Duration) *timeline {
+	tl.at += d
+	return tl
+}
+
+func (tl *timeline) seq(session string) int {
+	if session == "" {
+		return 0
+	}
+	if n, ok := tl.seqs[session]; ok {
+		return n
+	}
+	n := len(tl.seqs) + 1
+	tl.seqs[session] = n
+	return n
+}
+
+// xch is one exchange of the timeline.
+type xch struct {
+	tl       *timeline
+	num      uint64
+	stream   faults.StreamType
+	session  string
+	protocol string
+	index    int
+}
+
+func (tl *timeline) observe(o *observe.Observation) {
+	tl.v.Observe(o)
+}
+
+func (x *xch) head(k observe.Kind) *observe.Observation {
+	return &observe.Observation{Kind: k, At: x.tl.at, Exchange: x.num, Stream: x.stream,
+		Session: x.session, SessionSeq: x.tl.seq(x.session), Protocol: x.protocol}
+}
+
+// reqOpt changes a request before it is observed.
+type reqOpt func(*observe.Observation)
+
+// fired says which faults acted on the request.
+func fired(f ...faults.Firing) reqOpt {
+	return func(o *observe.Observation) { o.Fired = f }
+}
+
+func fault(i int, kind string) faults.Firing { return faults.Firing{Index: i, Kind: kind} }
+
+// action sets what exchange faults did.
+func action(a observe.RequestAction) reqOpt {
+	return func(o *observe.Observation) { o.Request.Action = a }
+}
+
+func header(k, v string) reqOpt {
+	return func(o *observe.Observation) { o.Request.Header.Set(k, v) }
+}
+
+// request starts an exchange.
+func (tl *timeline) request(method, path string, st faults.StreamType, session string, body string, opts ...reqOpt) *xch {
+	tl.next++
+	x := &xch{tl: tl, num: tl.next, stream: st, session: session, protocol: tl.protocol[session]}
+	o := x.head(observe.KindRequest)
+	q := &observe.Request{Method: method, Path: path, Header: http.Header{}}
+	if session != "" {
+		q.Header.Set("Mcp-Session-Id", session)
+	}
+	if body != "" {
+		jsonrpc.ScanBatch([]byte(body), func(m jsonrpc.Message) bool {
+			q.Messages = append(q.Messages, observe.Message{Kind: m.Kind, Method: m.MethodString(), ID: string(m.ID)})
+			if m.Kind == faults.RPCNotification && m.MethodIs("notifications/cancelled") {
+				q.Cancels = append(q.Cancels, string(jsonrpc.Lookup(m.Params, "requestId")))
+			}
+			return true
+		})
+	}
+	o.Request = q
+	for _, f := range opts {
+		f(o)
+	}
+	if v := q.Header.Get("Last-Event-ID"); v != "" || len(q.Header.Values("Last-Event-ID")) > 0 {
+		q.HasLastEventID, q.LastEventID = true, v
+		q.Header.Del("Last-Event-ID")
+	}
+	tl.observe(o)
+	return x
+}
+
+// call POSTs a JSON-RPC request.
+func (tl *timeline) call(session string, id int, method string, opts ...reqOpt) *xch {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`, id, method)
+	return tl.request("POST", "/mcp", faults.StreamPost, session, body, opts...)
+}
+
+// notify POSTs a JSON-RPC notification.
+func (tl *timeline) notify(session, body string) *xch {
+	return tl.request("POST", "/mcp", faults.StreamPost, session, body)
+}
+
+// get sends a GET, with Last-Event-ID when leid is given.
+func (tl *timeline) get(session string, leid ...string) *xch {
+	st := faults.StreamGet
+	var opts []reqOpt
+	if len(leid) > 0 {
+		st = faults.StreamResume
+		opts = append(opts, header("Last-Event-ID", leid[0]))
+	}
+	return tl.request("GET", "/mcp", st, session, "", opts...)
+}
+
+// getWith sends a GET with request options (e.g. a Last-Event-ID fault).
+func (tl *timeline) getWith(session string, leid *string, opts ...reqOpt) *xch {
+	st := faults.StreamGet
+	if leid != nil {
+		st = faults.StreamResume
+		opts = append([]reqOpt{header("Last-Event-ID", *leid)}, opts...)
+	}
+	return tl.request("GET", "/mcp", st, session, "", opts...)
+}
+
+// initialize runs a whole initialize exchange that issues session and
+// negotiates tl.rev, answered in a JSON body.
+func (tl *timeline) initialize(session string) {
+	x := tl.call("", 0, "initialize")
+	x.session = session
+	x.respond(http.StatusOK, false, session)
+	tl.protocol[session] = tl.rev
+	x.protocol = tl.rev
+	x.end(observe.Complete, observe.Message{Kind: faults.RPCResponse, ID: "0"})
+}
+
+// respOpt changes a response before it is observed.
+type respOpt func(*observe.Observation)
+
+func origin(or observe.Origin) respOpt {
+	return func(o *observe.Observation) { o.Response.Origin = or }
+}
+
+func respFired(f ...faults.Firing) respOpt {
+	return func(o *observe.Observation) { o.Fired = f }
+}
+
+// respond answers the exchange; issue is the Mcp-Session-Id of the answer.
+func (x *xch) respond(status int, sse bool, issue string, opts ...respOpt) *xch {
+	o := x.head(observe.KindResponse)
+	o.Response = &observe.Response{Status: status, Origin: observe.FromUpstream, Header: http.Header{}, EventStream: sse, Session: issue}
+	for _, f := range opts {
+		f(o)
+	}
+	x.tl.observe(o)
+	return x
+}
+
+// stream answers 200 with an event stream.
+func (x *xch) stream200(opts ...respOpt) *xch { return x.respond(http.StatusOK, true, "", opts...) }
+
+// ev describes one event from the upstream and its fate.
+type ev struct {
+	id, data       string
+	noID           bool
+	retry          int64 // ms; 0 means none
+	typ            string
+	fate           observe.Fate
+	delivered      *string // the id the client got, when a fault changed it
+	deliveredRetry *int64  // the retry the client got, when a fault changed it
+	copies         int
+	corrupted      bool
+	fired          []faults.Firing
+}
+
+func prime(id string) ev               { return ev{id: id} }
+func primeRetry(id string, r int64) ev { return ev{id: id, retry: r} }
+func note(id string) ev {
+	return ev{id: id, data: `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`}
+}
+func resp(id string, rpcID int) ev {
+	return ev{id: id, data: fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, rpcID)}
+}
+func noID(e ev) ev { e.noID, e.id = true, ""; return e }
+
+func (e ev) as(f observe.Fate, fs ...faults.Firing) ev {
+	e.fate, e.fired = f, fs
+	return e
+}
+
+// send observes one event on the exchange.
+func (x *xch) send(e ev) *xch {
+	o := x.head(observe.KindEvent)
+	var raw strings.Builder
+	if e.typ != "" {
+		fmt.Fprintf(&raw, "event: %s\n", e.typ)
+	}
+	if !e.noID {
+		fmt.Fprintf(&raw, "id: %s\n", e.id)
+	}
+	if e.retry > 0 {
+		fmt.Fprintf(&raw, "retry: %d\n", e.retry)
+	}
+	fmt.Fprintf(&raw, "data: %s\n\n", e.data)
+	m := jsonrpc.Scan([]byte(e.data))
+	oe := &observe.Event{
+		Index: x.index, Raw: []byte(raw.String()), Parsed: true,
+		Type: []byte(e.typ), ID: []byte(e.id), HasID: !e.noID,
+		Retry: e.retry, HasRetry: e.retry > 0,
+		Priming:    !e.noID && e.id != "" && e.data == "",
+		Dispatched: e.data != "",
+		Message:    observe.EventMessage{Kind: m.Kind, Method: m.Method, ID: m.ID},
+		Fate:       e.fate,
+		Corrupted:  e.corrupted,
+	}
+	x.index++
+	if e.fate == observe.Delivered {
+		oe.DeliveredAt = x.tl.at
+		oe.Copies = max(1, e.copies)
+		oe.DeliveredID, oe.DeliveredHasID = oe.ID, oe.HasID
+		if e.delivered != nil {
+			oe.DeliveredID, oe.DeliveredHasID = []byte(*e.delivered), true
+			if *e.delivered == "\x00strip" {
+				oe.DeliveredID, oe.DeliveredHasID = nil, false
+			}
+		}
+		oe.DeliveredRetry, oe.DeliveredHasRetry = oe.Retry, oe.HasRetry
+		if e.deliveredRetry != nil {
+			oe.DeliveredRetry, oe.DeliveredHasRetry = *e.deliveredRetry, *e.deliveredRetry >= 0
+		}
+	}
+	o.Event = oe
+	o.Fired = e.fired
+	x.tl.observe(o)
+	return x
+}
+
+// end observes the end of the exchange.
+func (x *xch) end(c observe.Cause, msgs ...observe.Message) *xch {
+	o := x.head(observe.KindEnd)
+	o.End = &observe.End{Cause: c, Messages: msgs}
+	x.tl.observe(o)
+	return x
+}
+
+// jsonAnswer answers a call with its response in a JSON body.
+func (x *xch) jsonAnswer(rpcID string) *xch {
+	x.respond(http.StatusOK, false, "")
+	return x.end(observe.Complete, observe.Message{Kind: faults.RPCResponse, ID: rpcID})
+}
+
+func strp(s string) *string { return &s }
+func i64p(n int64) *int64   { return &n }
+
+// report returns the report as of now; final the final one.
+func (tl *timeline) report() report.Report { return tl.v.Report(tl.at) }
+func (tl *timeline) final() report.Report  { return tl.v.Final(tl.at) }
+
+// check returns one check of a report.
+func check(t *testing.T, r report.Report, id string) report.Check {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no check %s in the report", id)
+	return report.Check{}
+}
+
+// expect asserts a check's status and finding count.
+func expect(t *testing.T, r report.Report, id, status string, count int) report.Check {
+	t.Helper()
+	c := check(t, r, id)
+	if c.Status != status || c.Count != count {
+		t.Errorf("%s: status %s with %d findings, want %s with %d\nevidence: %+v\nexcused: %+v", id, c.Status, c.Count, status, count, c.Evidence, c.Excused)
+	}
+	return c
+}
+
+// excused returns how many cases of a check were excused for reason.
+func excused(t *testing.T, r report.Report, id, reason string) int {
+	t.Helper()
+	for _, e := range check(t, r, id).Excused {
+		if e.Reason == reason {
+			return e.Count
+		}
+	}
+	return 0
+}
+
+// expectExcused asserts a check excused at least one case for reason and
+// found nothing.
+func expectExcused(t *testing.T, r report.Report, id, reason string) {
+	t.Helper()
+	c := check(t, r, id)
+	if excused(t, r, id, reason) == 0 || c.Count != 0 {
+		t.Errorf("%s: %d findings, excused %+v; want none and an excuse %q\nevidence: %+v", id, c.Count, c.Excused, reason, c.Evidence)
+	}
+}
+
+// toolCall runs a tools/call whose answer stream carries a priming
+// event, a progress notification and the response, all delivered.
+func (tl *timeline) toolCall(session string, id int, ids ...string) *xch {
+	x := tl.call(session, id, "tools/call").stream200()
+	x.send(prime(ids[0])).send(note(ids[1])).send(resp(ids[2], id))
+	return x.end(observe.Complete)
+}
