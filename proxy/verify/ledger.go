@@ -160,13 +160,13 @@ type evRec struct {
 // kept is a JSON-RPC message the upstream sent that did not reach the
 // client whole the first time.
 type kept struct {
-	id       string // upstream event id, "" when none
-	rpcKind  faults.RPCKind
-	rpcID    string
-	fate     observe.Fate
-	at       time.Duration
-	exchange uint64
-	fault    *report.FaultRef
+	id        string // upstream event id, "" when none
+	rpcKind   faults.RPCKind
+	rpcID     string
+	fate      observe.Fate
+	at        time.Duration
+	exchange  uint64
+	fault     *report.FaultRef
 	cli       *logical
 	laterID   bool // a later id was delivered on the client's stream
 	corrupted bool // delivered, with its JSON broken by a corrupt fault
@@ -213,7 +213,7 @@ type exch struct {
 	origin      observe.Origin
 	eventStream bool
 
-	cli, srv *logical
+	cli, srv  *logical
 	attemptOf *logical
 	legacyOf  *logical
 	resume    *resumeState
