@@ -505,4 +505,3 @@ func (s *Server) finish(ctx context.Context, ex *recExchange, start time.Time) {
 func (s *Server) hold(ctx context.Context) {
 	<-ctx.Done()
 }
-
