@@ -318,8 +318,10 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 	l.lastID, l.hasID, l.everID = id, true, true
 	rewritten := !e.HasID || string(e.ID) != id
 	x.sess.delivered.put(id, deliveredRec{lg: l, rewritten: rewritten})
+	// Only on the stream the event was dropped from: an id delivered
+	// after a resumption from before the drop does not excuse the replay.
 	for _, k := range x.srv.kept {
-		if k.fate == observe.Dropped && k.cli == l {
+		if k.fate == observe.Dropped && k.exchange == x.num {
 			k.laterID = true
 		}
 	}

@@ -184,6 +184,11 @@ type request struct {
 	cancelled bool
 	gone      bool // the client left its exchange before an answer
 	settled   bool
+	// lost is set when the upstream's response was kept from the client
+	// and its logical stream folded: lostReason is why no pair could
+	// recover it ("" when one could have).
+	lost       bool
+	lostReason string
 }
 
 // exch is one exchange in flight.

@@ -19,6 +19,12 @@ func (v *Verifier) finishLogical(l *logical, at time.Duration) {
 	l.state = lgDone
 	for _, k := range l.kept {
 		v.judgeKept(k)
+		if k.rpcID == "" {
+			continue
+		}
+		if r := l.sess.pending[k.rpcID]; r != nil && r.lg == l {
+			r.lost, r.lostReason = true, v.lossReason(k)
+		}
 	}
 	l.kept, l.events = nil, nil
 	s := l.sess
@@ -130,6 +136,9 @@ func (v *Verifier) requestExcuse(s *session, r *request) string {
 		return s.ended
 	case r.gone:
 		return "the client left the exchange before the answer"
+	}
+	if r.lost {
+		return r.lostReason
 	}
 	l := r.lg
 	if l == nil {

@@ -1,0 +1,175 @@
+package verify
+
+import (
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+func TestEveryRequestAnswered(t *testing.T) {
+	t.Run("an answer that never comes fails once the session is idle", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.wait(ms)
+		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
+		tl.wait(20 * time.Second)
+		expect(t, tl.report(), CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		tl.wait(11 * time.Second)
+		r := tl.report()
+		c := expect(t, r, CheckE2EEveryRequestAnswered, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1 || c.Evidence[0].AtMS != 1) {
+			t.Errorf("evidence %+v", c.Evidence[0])
+		}
+	})
+	t.Run("a shorter deadline judges sooner", func(t *testing.T) {
+		tl := newTimeline(t, Options{AnswerDeadline: time.Second})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
+		tl.wait(2 * time.Second)
+		expect(t, tl.report(), CheckE2EEveryRequestAnswered, report.StatusFail, 1)
+	})
+	t.Run("a silent open stream is not judged until Final", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1"))
+		tl.wait(time.Minute)
+		expect(t, tl.report(), CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		expect(t, tl.final(), CheckE2EEveryRequestAnswered, report.StatusFail, 1)
+	})
+	t.Run("an answer on the standalone stream counts", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		g := tl.get("s1").stream200().send(prime("g0"))
+		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
+		g.send(resp("g1", 1)).end(observe.Complete)
+		expect(t, tl.final(), CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+	})
+	t.Run("excused cases", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call", action(observe.RequestAction{Answered: true, Dropped: true}), fired(fault(0, "drop-request"))).
+			respond(202, false, "", origin(observe.FromFault)).end(observe.FaultAnswered)
+		tl.call("s1", 2, "tools/call").respond(500, false, "").end(observe.Complete)
+		tl.call("s1", 3, "tools/call").stream200().send(prime("c1"))
+		tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`).respond(202, false, "").end(observe.Complete)
+		tl.call("s1", 4, "tools/call").end(observe.ClientGone)
+		e := resp("d2", 5)
+		e.corrupted = true
+		e.fired = append(e.fired, fault(1, "corrupt"))
+		tl.call("s1", 5, "tools/call").stream200().send(prime("d1")).send(e).end(observe.Complete)
+		r := tl.final()
+		expect(t, r, CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		for _, reason := range []string{"answered by fray (status or drop-request fault)", "answered with an HTTP error status",
+			"cancelled by the client", "the client left the exchange before the answer", "corrupted by fray"} {
+			if excused(t, r, CheckE2EEveryRequestAnswered, reason) != 1 {
+				t.Errorf("not excused once for %q: %+v", reason, check(t, r, CheckE2EEveryRequestAnswered).Excused)
+			}
+		}
+		expectExcused(t, r, CheckE2ENoMessageLost, "corrupted by fray")
+	})
+}
+
+func TestNoMessageLost(t *testing.T) {
+	t.Run("dropped mid-stream while later ids were delivered", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+			send(note("a2").as(observe.Dropped, fault(0, "drop"))).send(resp("a3", 1)).end(observe.Complete)
+		r := tl.final()
+		expectExcused(t, r, CheckE2ENoMessageLost, "dropped mid-stream while later ids were delivered")
+		expect(t, r, CheckE2ENoMessageLost, report.StatusPass, 0)
+	})
+	t.Run("dropped, then resumed from before it and not replayed, fails", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+			send(note("a2").as(observe.Dropped, fault(0, "drop"))).end(observe.FaultClosed)
+		tl.wait(time.Second)
+		tl.get("s1", "a1").stream200().send(resp("a3", 1)).end(observe.Complete)
+		r := tl.final()
+		c := expect(t, r, CheckE2ENoMessageLost, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a2" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "drop") {
+			t.Errorf("evidence %+v", c.Evidence[0])
+		}
+		expect(t, r, CheckServerReplayComplete, report.StatusFail, 1)
+	})
+	t.Run("a stream the client closed", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+			send(resp("a2", 1).as(observe.Undelivered)).end(observe.ClientGone)
+		r := tl.final()
+		expectExcused(t, r, CheckE2ENoMessageLost, "the client closed the stream")
+		expectExcused(t, r, CheckE2EEveryRequestAnswered, "the client closed the stream")
+	})
+	t.Run("a revision without resumability", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.rev = "2026-07-28"
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(noID(note(""))).
+			send(noID(resp("", 1)).as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
+		tl.wait(time.Minute)
+		r := tl.final()
+		expectExcused(t, r, CheckE2ENoMessageLost, "protocol without resumability")
+		expectExcused(t, r, CheckE2EEveryRequestAnswered, "protocol without resumability")
+		expectExcused(t, r, CheckClientReconnects, "protocol without resumability")
+		if r.Verdict != report.VerdictPass {
+			t.Errorf("verdict %s", r.Verdict)
+		}
+	})
+	t.Run("stalled for ever", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+			send(resp("a2", 1).as(observe.Stalled, fault(0, "stall"))).end(observe.ClientGone)
+		expectExcused(t, tl.final(), CheckE2ENoMessageLost, "stalled for ever by fray")
+	})
+}
+
+func TestNoMessageDuplicated(t *testing.T) {
+	t.Run("copies made by a duplicate fault are excused", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		e := resp("a2", 1)
+		e.copies = 3
+		e.fired = append(e.fired, fault(0, "duplicate"))
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(e).end(observe.Complete)
+		r := tl.final()
+		expect(t, r, CheckE2ENoMessageDuplicated, report.StatusPass, 0)
+		if n := excused(t, r, CheckE2ENoMessageDuplicated, "copies made by fray's duplicate fault"); n != 2 {
+			t.Errorf("excused %d copies, want 2", n)
+		}
+	})
+	t.Run("a response the server sent twice fails", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
+		r := tl.final()
+		c := expect(t, r, CheckE2ENoMessageDuplicated, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1) {
+			t.Errorf("evidence %+v", c.Evidence[0])
+		}
+	})
+	t.Run("a request forwarded twice may be answered twice", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultReset)
+		tl.call("s1", 1, "tools/call").stream200().send(prime("b1")).send(resp("b2", 1)).end(observe.Complete)
+		tl.wait(time.Second)
+		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
+		expect(t, tl.final(), CheckE2ENoMessageDuplicated, report.StatusPass, 0)
+	})
+	t.Run("a replay after fray changed Last-Event-ID is excused", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
+		tl.wait(time.Second)
+		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "a1"}
+		tl.getWith("s1", nil, action(a), fired(fault(0, "rewrite-last-event-id"))).stream200().send(resp("a2", 1)).end(observe.Complete)
+		r := tl.final()
+		expectExcused(t, r, CheckE2ENoMessageDuplicated, "replayed after fray changed Last-Event-ID")
+		expect(t, r, CheckServerReplayNoDuplicates, report.StatusPass, 0)
+	})
+}
