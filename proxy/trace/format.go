@@ -37,6 +37,18 @@ type Header struct {
 	Redact []string
 }
 
+// End is the last line of a trace: how the run ended.
+type End struct {
+	// At is when the run stopped observing, as the verifier's final report
+	// is made as of it: the time since the proxy started.
+	At time.Duration
+	// Drained reports that no exchange (standalone GET streams aside) was
+	// still open when the run stopped, so everything still owed was judged
+	// at the end; when false, fray ended those exchanges itself and only
+	// what was past its deadline was judged.
+	Drained bool
+}
+
 // wireHeader is the header line as JSON.
 type wireHeader struct {
 	Version     *int     `json:"fray_trace"`
@@ -50,6 +62,7 @@ type wireHeader struct {
 	End          *int   `json:"fray_trace_end"`
 	AtUS         int64  `json:"at_us"`
 	Observations uint64 `json:"observations"`
+	Drained      bool   `json:"drained"`
 }
 
 // wireObs is an observation line as JSON; byte members come as a string,

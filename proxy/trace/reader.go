@@ -94,7 +94,7 @@ type Reader struct {
 	long   []byte
 	header Header
 	count  uint64
-	endAt  time.Duration
+	end    End
 	last   time.Duration // latest observation time read
 	ended  bool
 	trunc  *Truncation
@@ -149,9 +149,9 @@ func (r *Reader) errorf(line int, sentinel error, format string, args ...any) *E
 // Header returns the trace's header.
 func (r *Reader) Header() Header { return r.header }
 
-// End returns the time the end line says the run ended, and whether the
-// end line has been read (Next returned io.EOF on a complete trace).
-func (r *Reader) End() (time.Duration, bool) { return r.endAt, r.ended }
+// End returns how the end line says the run ended, and whether the end
+// line has been read (Next returned io.EOF on a complete trace).
+func (r *Reader) End() (End, bool) { return r.end, r.ended }
 
 // Truncation says what a partial read dropped; nil when the trace was
 // complete or has not been read to its end.
@@ -338,7 +338,7 @@ func (r *Reader) parse(line []byte) *observe.Observation {
 			return nil
 		}
 		r.ended = true
-		r.endAt = time.Duration(h.AtUS) * time.Microsecond
+		r.end = End{At: time.Duration(h.AtUS) * time.Microsecond, Drained: h.Drained}
 		return nil
 	case w.Version != nil:
 		r.err = r.errorf(r.line, ErrSyntax, "a second header line")
@@ -358,9 +358,9 @@ func (r *Reader) parse(line []byte) *observe.Observation {
 type Trace struct {
 	Header       Header
 	Observations []*observe.Observation
-	// End is when the run ended: the end line's time, or for a partial
-	// read the latest observation's.
-	End time.Duration
+	// End is how the run ended: the end line's, or for a partial read the
+	// latest observation's time, not drained (the run did not end well).
+	End End
 	// Truncation is what a partial read dropped; nil for a complete trace.
 	Truncation *Truncation
 }
@@ -384,9 +384,9 @@ func ReadFile(path string, opts ReadOptions) (*Trace, error) {
 		t.Observations = append(t.Observations, o)
 	}
 	t.Truncation = r.Truncation()
-	t.End = r.last
-	if at, ok := r.End(); ok {
-		t.End = at
+	t.End = End{At: r.last}
+	if end, ok := r.End(); ok {
+		t.End = end
 	}
 	return t, nil
 }

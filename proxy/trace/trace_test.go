@@ -77,7 +77,7 @@ func writeAll(t *testing.T, path string, opts WriterOptions, obs []*observe.Obse
 	for _, o := range obs {
 		w.Observe(o)
 	}
-	if err := w.Finish(end); err != nil {
+	if err := w.Finish(End{At: end, Drained: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -108,7 +108,7 @@ func TestRoundTrip(t *testing.T) {
 				h.ProfileText != testHeader.ProfileText || h.Redact != nil {
 				t.Errorf("header = %+v", h)
 			}
-			if tr.End != 20*time.Millisecond || tr.Truncation != nil {
+			if tr.End != (End{At: 20 * time.Millisecond, Drained: true}) || tr.Truncation != nil {
 				t.Errorf("end %v, truncation %v", tr.End, tr.Truncation)
 			}
 			raw, _ := os.ReadFile(path)
@@ -399,7 +399,7 @@ func TestPartial(t *testing.T) {
 			if tc.name == "gzip trailer cut" {
 				want = 20 * time.Millisecond // the end line was read
 			}
-			if tr.End != want {
+			if tr.End.At != want || tr.End.Drained != (tc.name == "gzip trailer cut") {
 				t.Errorf("end = %v, want the last observation's %v", tr.End, want)
 			}
 		})
@@ -473,3 +473,36 @@ func TestWriteErrorKept(t *testing.T) {
 type failAfter struct{}
 
 func (failAfter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestEndLine: a run that was not drained says so, and a reader sees it.
+func TestEndLine(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Observe(sample()[0])
+	if err := w.Finish(End{At: 7 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	w.Observe(sample()[1]) // after the end: discarded
+	if err := w.Finish(End{At: time.Hour, Drained: true}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(&buf, "mem", ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		if _, err := r.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if end, ok := r.End(); !ok || end != (End{At: 7 * time.Second}) || n != 1 {
+		t.Errorf("end %+v (read %v), %d observations; want 7s not drained, 1 observation", end, ok, n)
+	}
+}

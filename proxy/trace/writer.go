@@ -162,19 +162,19 @@ func (w *Writer) Err() error {
 	return w.err
 }
 
-// Close is Finish at the time of the latest observation written.
+// Close is Finish of a drained run at the time of the latest observation
+// written.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	at := w.last
 	w.mu.Unlock()
-	return w.Finish(at)
+	return w.Finish(End{At: at, Drained: true})
 }
 
-// Finish writes the end line, which records that the run ended at at (the
-// time since the proxy started, as the verifier's report is made), flushes
-// and closes what Create opened. Observations after it are discarded; a
-// second call returns the first one's result.
-func (w *Writer) Finish(at time.Duration) error {
+// Finish writes the end line, which records how the run ended, flushes and
+// closes what Create opened. Observations after it are discarded; a second
+// call returns the first one's result.
+func (w *Writer) Finish(end End) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
@@ -186,8 +186,9 @@ func (w *Writer) Finish(at time.Duration) error {
 		e.b = e.b[:0]
 		e.open()
 		e.int("fray_trace_end", Version)
-		e.int("at_us", at.Microseconds())
+		e.int("at_us", end.At.Microseconds())
 		e.uint("observations", w.count)
+		e.flag("drained", end.Drained)
 		e.close()
 		e.b = append(e.b, '\n')
 		if _, err := w.bw.Write(e.b); err != nil {
