@@ -1,0 +1,262 @@
+package verify
+
+import (
+	"fmt"
+	"net/http"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// ledgerSize counts the entries the ledger holds: what must stay flat on
+// a long run.
+func (v *Verifier) ledgerSize() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	n := len(v.sessions) + len(v.meta) + len(v.exch) + len(v.global) + len(v.reinit) + len(v.legacy) + len(v.dead)
+	for _, s := range v.sessions {
+		n += s.ids.len() + s.delivered.len() + len(s.pending) + s.answered.len() + len(s.logicals)
+		for _, l := range s.logicals {
+			n += len(l.events) + len(l.kept)
+		}
+	}
+	return n
+}
+
+// soak drives a Verifier with a simulated run at 200 events/s: a client
+// that keeps a standalone GET stream (50 events/s) and calls a tool 30
+// times a second (answer streams of 5 events); one answer stream in ten
+// loses its last three events and is resumed 300 ms later with a full
+// replay; every 30 s the client deletes its session and starts another.
+// No sockets and no clock: At is all the time there is.
+type soak struct {
+	v        *Verifier
+	at       time.Duration
+	ex       uint64
+	sess     string
+	seq      int
+	rpc      int
+	evid     int
+	get      uint64
+	getIndex int
+	obs      observe.Observation
+	ev       observe.Event
+	req      observe.Request
+	resp     observe.Response
+	end      observe.End
+	raw      []byte
+	count    int // observations made
+}
+
+func newSoak(v *Verifier) *soak {
+	s := &soak{v: v}
+	s.req.Header = http.Header{}
+	return s
+}
+
+func (s *soak) observe(k observe.Kind, ex uint64, st faults.StreamType) {
+	s.obs = observe.Observation{Kind: k, At: s.at, Exchange: ex, Stream: st, Session: s.sess, SessionSeq: s.seq, Protocol: "2025-11-25"}
+	switch k {
+	case observe.KindRequest:
+		s.obs.Request = &s.req
+	case observe.KindResponse:
+		s.obs.Response = &s.resp
+	case observe.KindEvent:
+		s.obs.Event = &s.ev
+	case observe.KindEnd:
+		s.obs.End = &s.end
+	}
+	s.v.Observe(&s.obs)
+	s.count++
+}
+
+func (s *soak) request(method string, st faults.StreamType, leid string, msgs ...observe.Message) uint64 {
+	s.ex++
+	s.req = observe.Request{Method: method, Path: "/mcp", Header: s.req.Header, Messages: msgs,
+		HasLastEventID: leid != "", LastEventID: leid}
+	s.req.Header.Set("Mcp-Session-Id", s.sess)
+	s.observe(observe.KindRequest, s.ex, st)
+	return s.ex
+}
+
+func (s *soak) respond(ex uint64, st faults.StreamType, status int, stream bool, issue string) {
+	s.resp = observe.Response{Status: status, EventStream: stream, Session: issue}
+	s.observe(observe.KindResponse, ex, st)
+}
+
+func (s *soak) finish(ex uint64, st faults.StreamType, c observe.Cause, msgs ...observe.Message) {
+	s.end = observe.End{Cause: c, Messages: msgs}
+	s.observe(observe.KindEnd, ex, st)
+}
+
+// event sends one event; rpcID > 0 makes it the response to that request,
+// rpcID 0 a notification, rpcID < 0 a priming event.
+func (s *soak) event(ex uint64, st faults.StreamType, index int, id string, rpcID int, fate observe.Fate) {
+	var data string
+	kind := faults.RPCNotification
+	switch {
+	case rpcID > 0:
+		data, kind = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, rpcID), faults.RPCResponse
+	case rpcID == 0:
+		data = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`
+	default:
+		kind = faults.RPCNone
+	}
+	s.raw = fmt.Appendf(s.raw[:0], "id: %s\ndata: %s\n\n", id, data)
+	s.ev = observe.Event{Index: index, Raw: s.raw, Parsed: true, ID: []byte(id), HasID: true,
+		Priming: data == "", Dispatched: data != "", Fate: fate,
+		Message: observe.EventMessage{Kind: kind, ID: []byte(fmt.Sprint(rpcID))}}
+	if fate == observe.Delivered {
+		s.ev.Copies, s.ev.DeliveredAt, s.ev.DeliveredID, s.ev.DeliveredHasID = 1, s.at, s.ev.ID, true
+	}
+	s.observe(observe.KindEvent, ex, st)
+}
+
+func (s *soak) nextID() string {
+	s.evid++
+	return fmt.Sprintf("%s-%d", s.sess, s.evid)
+}
+
+// newSession deletes the current session (if any) and starts another,
+// with its standalone GET stream.
+func (s *soak) newSession() {
+	if s.sess != "" {
+		s.finish(s.get, faults.StreamGet, observe.ClientGone)
+		d := s.request("DELETE", faults.StreamOther, "")
+		s.respond(d, faults.StreamOther, 200, false, "")
+		s.finish(d, faults.StreamOther, observe.Complete)
+	}
+	s.seq++
+	s.sess = ""
+	init := s.request("POST", faults.StreamPost, "", observe.Message{Kind: faults.RPCRequest, Method: "initialize", ID: "0"})
+	s.sess = fmt.Sprintf("session-%d", s.seq)
+	s.respond(init, faults.StreamPost, 200, false, s.sess)
+	s.finish(init, faults.StreamPost, observe.Complete, observe.Message{Kind: faults.RPCResponse, ID: "0"})
+	s.get = s.request("GET", faults.StreamGet, "")
+	s.respond(s.get, faults.StreamGet, 200, true, "")
+	s.getIndex = 0
+}
+
+// second simulates one second of traffic.
+func (s *soak) second() {
+	start := s.at
+	for i := range 30 {
+		s.at = start + time.Duration(i)*30*time.Millisecond
+		s.rpc++
+		id := s.rpc
+		post := s.request("POST", faults.StreamPost, "", observe.Message{Kind: faults.RPCRequest, Method: "tools/call", ID: fmt.Sprint(id)})
+		s.respond(post, faults.StreamPost, 200, true, "")
+		ids := [5]string{s.nextID(), s.nextID(), s.nextID(), s.nextID(), s.nextID()}
+		cut := s.rpc%10 == 0
+		for j, eid := range ids {
+			rpcID := 0
+			switch j {
+			case 0:
+				rpcID = -1
+			case 4:
+				rpcID = id
+			}
+			fate := observe.Delivered
+			if cut && j >= 2 {
+				fate = observe.Lost
+			}
+			s.event(post, faults.StreamPost, j, eid, rpcID, fate)
+		}
+		if !cut {
+			s.finish(post, faults.StreamPost, observe.Complete)
+			continue
+		}
+		s.finish(post, faults.StreamPost, observe.FaultClosed)
+		s.at += 10 * time.Millisecond
+		res := s.request("GET", faults.StreamResume, ids[1])
+		s.respond(res, faults.StreamResume, 200, true, "")
+		for j, eid := range ids[2:] {
+			rpcID := 0
+			if j == 2 {
+				rpcID = id
+			}
+			s.event(res, faults.StreamResume, j, eid, rpcID, observe.Delivered)
+		}
+		s.finish(res, faults.StreamResume, observe.Complete)
+	}
+	for i := range 50 {
+		s.at = start + time.Duration(i)*20*time.Millisecond
+		s.event(s.get, faults.StreamGet, s.getIndex, s.nextID(), 0, observe.Delivered)
+		s.getIndex++
+	}
+	s.at = start + time.Second
+}
+
+// run simulates secs seconds, with a new session every 30.
+func (s *soak) run(secs int) {
+	for range secs {
+		if s.at%(30*time.Second) == 0 {
+			s.newSession()
+		}
+		s.second()
+	}
+}
+
+// TestLedgerStaysBounded: ten minutes at 200 events/s leave the ledger no
+// larger than one minute did, and under a fixed bound; and the run, with
+// its cuts and replays, passes.
+func TestLedgerStaysBounded(t *testing.T) {
+	v := New(Options{})
+	s := newSoak(v)
+	s.run(60)
+	oneMinute := v.ledgerSize()
+	s.run(540)
+	tenMinutes := v.ledgerSize()
+	events := v.Progress().Events
+	if events < 600*200 {
+		t.Fatalf("simulated %d events, want at least %d", events, 600*200)
+	}
+	// Two sessions overlap at most: ids, delivered ids, answered requests
+	// and the standalone stream's events, each within its window, plus
+	// the metadata of every session id seen (20).
+	const bound = 2*(3*idWindow+answeredWindow+64) + 64
+	t.Logf("ledger entries: %d after 1 minute, %d after 10 minutes (bound %d); %d events", oneMinute, tenMinutes, bound, events)
+	if tenMinutes > bound || tenMinutes > oneMinute+oneMinute/10+32 {
+		t.Errorf("ledger grew from %d entries after 1 minute to %d after 10 (bound %d)", oneMinute, tenMinutes, bound)
+	}
+	r := v.Final(s.at)
+	if r.Verdict != report.VerdictPass {
+		for _, c := range r.Checks {
+			if c.Count > 0 {
+				t.Errorf("%s: %d findings, first %+v", c.ID, c.Count, c.Evidence[0])
+			}
+		}
+	}
+	if c := check(t, r, CheckServerReplayComplete); c.Applied != 600*3 {
+		t.Errorf("replay-complete applied %d times, want %d", c.Applied, 600*3)
+	}
+	if c := check(t, r, CheckE2EEveryRequestAnswered); c.Applied != 600*30+20 {
+		t.Errorf("every-request-answered applied %d times, want %d", c.Applied, 600*30+20)
+	}
+}
+
+// BenchmarkObserveSoak measures one simulated second of the soak run
+// (about 500 observations, 200 of them events), the cost per observation
+// (the simulation's own formatting included) and the live heap after the
+// run.
+func BenchmarkObserveSoak(b *testing.B) {
+	v := New(Options{})
+	s := newSoak(v)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		s.run(1)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(s.count), "ns/observation")
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(v.ledgerSize()), "entries")
+	runtime.KeepAlive(v)
+}
