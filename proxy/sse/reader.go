@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 )
 
 // minRead is the initial buffer size and the slack the buffer may grow past
@@ -37,9 +38,13 @@ var errNoSource = errors.New("sse: Reader has no source (use NewReader or Reset)
 // it by more than 4 KiB, and a block larger than that is not parsed; from
 // then on the rest of the stream is returned in Unparsed events, each holding
 // what one read delivered. Whether a block is parsed depends only on its
-// size, not on how the reads broke. Besides the buffer, a Reader keeps about
-// 100 bytes per line of the current block (its Line and where it ends), which
-// a block of many very short lines can make several times the block itself.
+// size, not on how the reads broke. A Reader with nothing buffered, about to
+// wait for its source, gives its buffer back to a pool shared by all Readers
+// (unless a large block grew it) and reads the first bytes to come into a
+// small array of its own, so an idle stream holds no buffer. Besides the
+// buffer, a Reader keeps about 100 bytes per line of the current block (its
+// Line and where it ends), which a block of many very short lines can make
+// several times the block itself.
 //
 // The zero Reader has no source: call Reset before Next. A Reader is not safe
 // for concurrent use.
@@ -63,8 +68,15 @@ type Reader struct {
 	unparsed  bool   // the stream overflowed; pass the rest through raw
 	err       error  // sticky error from the source
 
-	ev Event
+	pooled bool     // buf came from bufPool and goes back there when idle
+	small  [64]byte // what an idle Reader reads into
+	ev     Event
 }
+
+// bufPool holds the minRead-byte buffers of Readers that are waiting for
+// their source with nothing buffered: a Reader holds a buffer only while it
+// has bytes in it, so that thousands of idle streams hold none.
+var bufPool = sync.Pool{New: func() any { return new([minRead]byte) }}
 
 // NewReader returns a Reader of the event stream src that parses blocks of
 // up to maxBlock bytes; maxBlock <= 0 means DefaultMaxBlock.
@@ -84,7 +96,7 @@ func (r *Reader) Reset(src io.Reader) {
 	}
 	ev := r.ev
 	ev.reset()
-	*r = Reader{src: src, max: max, buf: r.buf, spans: r.spans[:0], ev: ev}
+	*r = Reader{src: src, max: max, buf: r.buf, pooled: r.pooled, spans: r.spans[:0], ev: ev}
 }
 
 // Next returns the next block of the stream. It returns io.EOF once the
@@ -157,6 +169,10 @@ func (r *Reader) fill() {
 	if r.start > 0 {
 		r.shift(r.start)
 	}
+	if r.end == 0 && !r.unparsed && (r.pooled || r.buf == nil) {
+		r.fillIdle()
+		return
+	}
 	if r.end == len(r.buf) {
 		r.grow()
 	}
@@ -176,6 +192,49 @@ func (r *Reader) fill() {
 		}
 	}
 	r.err = io.ErrNoProgress
+}
+
+// fillIdle reads with nothing buffered, when the read may wait for long:
+// the buffer goes back to the pool for the wait, the bytes that end it land
+// in r.small, and a buffer is taken again only once there are bytes to
+// keep. Unparsed streams skip it: each read there is an event of its own.
+func (r *Reader) fillIdle() {
+	r.releaseBuf()
+	for range maxEmptyReads {
+		n, err := r.src.Read(r.small[:])
+		if n < 0 || n > len(r.small) {
+			r.err = fmt.Errorf("sse: source returned an invalid count %d from Read", n)
+			return
+		}
+		if n > 0 {
+			r.takeBuf()
+			r.end = copy(r.buf, r.small[:n])
+		}
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// releaseBuf gives a pooled buffer back; a grown one is kept, since the
+// stream that grew it may well need it again.
+func (r *Reader) releaseBuf() {
+	if r.pooled {
+		bufPool.Put((*[minRead]byte)(r.buf))
+		r.buf, r.pooled = nil, false
+	}
+}
+
+// takeBuf gives the Reader a pooled buffer when it has none.
+func (r *Reader) takeBuf() {
+	if r.buf == nil {
+		r.buf, r.pooled = bufPool.Get().(*[minRead]byte)[:], true
+	}
 }
 
 // shift moves the unconsumed bytes down by n, keeping every offset in step,
@@ -198,6 +257,7 @@ func (r *Reader) grow() {
 	}
 	buf := make([]byte, n)
 	copy(buf, r.buf[:r.end])
+	r.releaseBuf()
 	r.buf = buf
 }
 
