@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/verify"
 )
 
 // decoder turns a decoded TOML document into a Profile, collecting every
@@ -93,15 +94,20 @@ func (d *decoder) checkTable(path, id string, m map[string]any) {
 	}
 }
 
-// checkErrors validates one check id and its severity.
+// checkErrors validates one check id (it must be in the verifier's
+// catalog) and its severity.
 func (p *Profile) checkErrors(id string, s Severity) []*Error {
 	path, ok := p.checkPaths[id]
 	if !ok {
 		path = "checks." + id
 	}
 	var out []*Error
-	if !validCheckID(id) {
-		out = append(out, p.errorAt(path, true, ErrRange, fmt.Sprintf("%q is not a check id (dotted lower-case words such as \"client.retry-honoured\")", id)))
+	if _, known := verify.LookupCheck(id); !known {
+		msg := fmt.Sprintf("unknown check %q", id)
+		if sug := suggestCheck(id); sug != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sug)
+		}
+		out = append(out, p.errorAt(path, true, ErrUnknownKey, msg))
 	}
 	switch s {
 	case SeverityError, SeverityWarning, SeverityOff:
@@ -111,22 +117,59 @@ func (p *Profile) checkErrors(id string, s Severity) []*Error {
 	return out
 }
 
-func validCheckID(id string) bool {
-	parts := strings.Split(id, ".")
-	if len(parts) < 2 {
-		return false
-	}
-	for _, p := range parts {
-		if p == "" {
-			return false
+// suggestCheck returns the check id an unknown one most likely meant: the
+// nearest by edit distance when it is within a third of the id's length
+// (at least two edits); else, in the same group ("client."), the longest
+// id whose name the unknown name contains, or the shortest whose name
+// contains the unknown name; else "".
+func suggestCheck(id string) string {
+	best, bestDist := "", max(2, len(id)/3)+1
+	for _, c := range verify.Catalog() {
+		if d := editDistance(id, c.ID); d < bestDist {
+			best, bestDist = c.ID, d
 		}
-		for _, c := range p {
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-				return false
+	}
+	if best != "" {
+		return best
+	}
+	group, name, _ := strings.Cut(id, ".")
+	for _, c := range verify.Catalog() {
+		cg, cn, _ := strings.Cut(c.ID, ".")
+		if cg == group && strings.Contains(name, cn) && len(c.ID) > len(best) {
+			best = c.ID
+		}
+	}
+	if best != "" || name == "" {
+		return best
+	}
+	for _, c := range verify.Catalog() {
+		cg, cn, _ := strings.Cut(c.ID, ".")
+		if cg == group && strings.Contains(cn, name) && (best == "" || len(c.ID) < len(best)) {
+			best = c.ID
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
 			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
+		prev, cur = cur, prev
 	}
-	return true
+	return prev[len(b)]
 }
 
 func (d *decoder) faults(v any) {

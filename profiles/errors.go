@@ -10,7 +10,8 @@ import (
 var (
 	// ErrSyntax: the file is not valid TOML.
 	ErrSyntax = errors.New("not valid TOML")
-	// ErrUnknownKey: a top-level or [checks] key fray does not know.
+	// ErrUnknownKey: a top-level key fray does not know, or a [checks]
+	// key that is not a check id of the verifier's catalog.
 	ErrUnknownKey = errors.New("unknown key")
 	// ErrType: a value of the wrong type.
 	ErrType = errors.New("wrong type")

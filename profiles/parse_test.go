@@ -63,7 +63,10 @@ func TestParseErrors(t *testing.T) {
 		{"typo'd fault key", "[[fault]]\nkind = \"drop\"\nprobabilty = 0.5\n", `x.toml:3:1: fault[0].probabilty: unknown key "probabilty" (did you mean "probability"?)`, faults.ErrUnknownKey},
 		{"inline fault array", "fault = [{ kind = \"delay\", delay = 5 }]\n", `x.toml:1:36: fault[0].delay: 5 is not a duration (write a string such as "250ms")`, faults.ErrType},
 		{"nested check id", "[checks]\nclient.retry-honoured = \"sometimes\"\n", `x.toml:2:25: checks.client.retry-honoured: "sometimes" is not "error", "warning" or "off"`, profiles.ErrRange},
-		{"bad check id", "[checks]\nretry = \"off\"\n", `x.toml:2:1: checks.retry: "retry" is not a check id (dotted lower-case words such as "client.retry-honoured")`, profiles.ErrRange},
+		{"unknown check id", "[checks]\nretry = \"off\"\n", `x.toml:2:1: checks.retry: unknown check "retry"`, profiles.ErrUnknownKey},
+		{"misspelt check id", "[checks]\nclient.retry-honored = \"off\"\n", `x.toml:2:8: checks.client.retry-honored: unknown check "client.retry-honored" (did you mean "client.retry-honoured"?)`, profiles.ErrUnknownKey},
+		{"quoted check id", "\n[checks]\n\"server.priming\" = \"warning\"\n", `x.toml:3:1: checks."server.priming": unknown check "server.priming" (did you mean "server.priming-event"?)`, profiles.ErrUnknownKey},
+		{"provisional check id", "[checks]\n\"client.resumes-with-last-event-id\" = \"error\"\n", `x.toml:2:1: checks."client.resumes-with-last-event-id": unknown check "client.resumes-with-last-event-id" (did you mean "client.last-event-id"?)`, profiles.ErrUnknownKey},
 		{"header in sub-table", "[[fault]]\nkind = \"status\"\nstatus = 503\n[fault.headers]\n\"Bad Name\" = \"x\"\n", `x.toml:5:14: fault[0].headers.Bad Name: "Bad Name" is not a valid header name`, faults.ErrRange},
 		{"missing parameter", "[[fault]]\nkind = \"throttle\"\n", `x.toml:1:3: fault[0]: kind "throttle" needs bytes_per_second (an integer)`, faults.ErrMissing},
 		{"kind not a string", "[[fault]]\nkind = 3\n", `x.toml:2:8: fault[0].kind: 3 is not a string`, profiles.ErrType},
@@ -105,9 +108,9 @@ kind = "drop"
 }
 
 func TestValidateCodeBuiltProfile(t *testing.T) {
-	p := &profiles.Profile{Faults: []faults.Spec{{Kind: "nope"}}, Checks: map[string]profiles.Severity{"a.b": "loud"}}
+	p := &profiles.Profile{Faults: []faults.Spec{{Kind: "nope"}}, Checks: map[string]profiles.Severity{"a.b": "off", "e2e.no-message-lost": "loud"}}
 	err := p.Validate()
-	want := "fault[0].kind: unknown kind \"nope\"\nchecks.a.b: \"loud\" is not \"error\", \"warning\" or \"off\""
+	want := "fault[0].kind: unknown kind \"nope\"\nchecks.a.b: unknown check \"a.b\"\nchecks.e2e.no-message-lost: \"loud\" is not \"error\", \"warning\" or \"off\""
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate() = %v, want %s", err, want)
 	}
