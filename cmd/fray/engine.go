@@ -12,6 +12,7 @@ import (
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/trace"
 	"github.com/frayproxy/fray/proxy/verify"
 )
 
@@ -39,14 +40,7 @@ type engine struct {
 func newEngine(opts proxy.Options, active *profiles.Active, watch observe.Observer) (*engine, error) {
 	vopts := verify.Options{}
 	if active != nil {
-		prof := active.Profile()
-		vopts.Profile, vopts.Seed = prof.Name, active.Seed()
-		if len(prof.Checks) > 0 {
-			vopts.Severity = make(map[string]string, len(prof.Checks))
-			for id, sev := range prof.Checks {
-				vopts.Severity[id] = string(sev)
-			}
-		}
+		vopts = verifyOptions(active.Profile(), active.Seed())
 	}
 	e := &engine{verifier: verify.New(vopts), flight: newInflight()}
 	e.gate = &gate{next: observe.Tee(e.verifier, watch, opts.Observer)}
@@ -85,15 +79,7 @@ func (e *engine) snapshot(at time.Duration) report.Report {
 // with the deadlines in force, as a snapshot is. Otherwise everything
 // open is settled.
 func (e *engine) final(st stopped) report.Report {
-	if !st.drained {
-		return e.verifier.Report(st.at)
-	}
-	if f, ok := any(e.verifier).(interface {
-		Final(time.Duration) report.Report
-	}); ok {
-		return f.Final(st.at)
-	}
-	return e.verifier.Report(st.at)
+	return settle(e.verifier, trace.End{At: st.at, Drained: st.drained})
 }
 
 // stopped is how serve ended.

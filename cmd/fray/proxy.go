@@ -13,6 +13,7 @@ import (
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 func proxyCommand() *cli.Command {
@@ -34,7 +35,7 @@ func proxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "admin", Usage: "serve the JSON admin API on ADDR (a bare port means loopback); off when empty"},
 			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
 			&cli.DurationFlag{Name: "report-every", Usage: "soak mode: also rewrite the --report file every `DURATION` while running (atomically)"},
-		}, append(reportFlags(), logFlags()...)...),
+		}, append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runProxy,
 		OnUsageError: usageError,
 	}
@@ -85,7 +86,12 @@ func runProxy(c *cli.Context) error {
 	if active != nil {
 		opts.Faults = active
 	}
-	eng, err := newEngine(opts, active, nil)
+	traced, endTrace, err := openTrace(c, active)
+	if err != nil {
+		return err
+	}
+	defer endTrace(trace.End{}) // on an early return; the run's own end, below, comes first
+	eng, err := newEngine(opts, active, traced)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -120,6 +126,9 @@ func runProxy(c *cli.Context) error {
 	err = st.err
 	if aerr := <-adminDone; err == nil {
 		err = aerr
+	}
+	if terr := endTrace(trace.End{At: st.at, Drained: st.drained}); err == nil && terr != nil {
+		err = cli.Exit(terr.Error(), exitFindings)
 	}
 	if !st.drained {
 		fmt.Fprintf(errw, "fray: %d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged\n", st.open)

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// liveRun runs the scripted pair through `fray proxy` with profile,
+// recording a trace and the live report; it returns the trace's path, the
+// live report's and the exit code.
+func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault) (tracePath, livePath string, code int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: fault}))
+	defer srv.Close()
+	dir := t.TempDir()
+	tracePath, livePath = filepath.Join(dir, traceName), filepath.Join(dir, "live.json")
+	base, stop := startFray(t, ctx, "proxy", "--upstream", srv.URL, "--listen", "127.0.0.1:0", "--profile", profile,
+		"--trace", tracePath, "--report", livePath, "--quiet")
+	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: base + "/mcp", Calls: 6})
+	if err != nil {
+		t.Logf("client: %v (result %+v)", err, res)
+	}
+	code, _, stderr := stop()
+	if code != exitOK && code != exitFindings {
+		t.Fatalf("fray proxy exited %d:\n%s", code, stderr)
+	}
+	return tracePath, livePath, code
+}
+
+// comparable is a report with its timing fields cleared.
+func comparable(t *testing.T, path string) report.Report {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.ReadJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	r.DurationMS = 0
+	for i := range r.Checks {
+		for j := range r.Checks[i].Evidence {
+			r.Checks[i].Evidence[j].AtMS = 0
+		}
+	}
+	return r
+}
+
+// TestCheckMatchesLive: a trace of a live run, checked offline, gives the
+// same JSON report (timing aside) and the same exit code, for a pair that
+// recovers and for a server that replays with a gap.
+func TestCheckMatchesLive(t *testing.T) {
+	for _, tc := range []struct {
+		name, trace string
+		fault       scripted.ServerFault
+		wantCode    int
+	}{
+		{"correct pair", "run.jsonl", scripted.ServerCorrect, exitOK},
+		{"replay gap, gzip", "run.jsonl.gz", scripted.ReplayGap, exitFindings},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tracePath, livePath, liveCode := liveRun(t, "lossy-resume", tc.trace, tc.fault)
+			offPath := filepath.Join(t.TempDir(), "offline.json")
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"fray", "check", tracePath, "--report", offPath}, &stdout, &stderr)
+			if code != liveCode || code != tc.wantCode {
+				t.Errorf("fray check exited %d, the live run %d, want %d; stderr:\n%s", code, liveCode, tc.wantCode, stderr.String())
+			}
+			live, off := comparable(t, livePath), comparable(t, offPath)
+			var failed []string
+			for _, c := range live.Checks {
+				if c.Status == report.StatusFail {
+					failed = append(failed, c.ID)
+				}
+			}
+			t.Logf("live: verdict %s, totals %+v, failed %v", live.Verdict, live.Totals, failed)
+			if live.Totals.Resumptions == 0 {
+				t.Errorf("the live run had no resumption: lossy-resume hit nothing, the comparison proves little")
+			}
+			if !reflect.DeepEqual(live, off) {
+				lj, _ := json.MarshalIndent(live, "", " ")
+				oj, _ := json.MarshalIndent(off, "", " ")
+				t.Errorf("offline report differs from the live one\nlive:\n%s\noffline:\n%s", lj, oj)
+			}
+			if !strings.Contains(stdout.String(), "lossy-resume") {
+				t.Errorf("summary does not name the profile:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+func TestCheckBadTraces(t *testing.T) {
+	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
+	whole, err := os.ReadFile(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cut := write("cut.jsonl", whole[:len(whole)*2/3])
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"missing", []string{"check", filepath.Join(dir, "nope.jsonl")}, exitUsage, "nope.jsonl"},
+		{"not a trace", []string{"check", write("report.json", []byte(`{"schema":1}`+"\n"))}, exitUsage, "report.json:1: not a fray trace"},
+		{"newer", []string{"check", write("new.jsonl", bytes.Replace(whole, []byte(`"fray_trace":1`), []byte(`"fray_trace":9`), 1))}, exitUsage, "version 9 is newer"},
+		{"truncated", []string{"check", cut}, exitUsage, "the last line is cut"},
+		{"two files", []string{"check", cut, cut}, exitUsage, "one trace file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append([]string{"fray"}, tc.args...), &stdout, &stderr)
+			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, tc.code, tc.want, stderr.String())
+			}
+		})
+	}
+	t.Run("partial", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"fray", "check", cut, "--partial"}, &stdout, &stderr)
+		if code == exitUsage || !strings.Contains(stderr.String(), "is truncated") || !strings.Contains(stderr.String(), "dropped the incomplete line") {
+			t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
+		}
+	})
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/trace"
+	"github.com/frayproxy/fray/proxy/trace/replay"
+)
+
+func replayCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "replay",
+		Usage: "stand in for the recorded server of a trace, for a live client",
+		UsageText: "fray replay TRACE [--listen ADDR] [--speed N] [--faults recorded|none|PROFILE]\n\n" +
+			"example:\n   fray replay run.jsonl.gz --listen 127.0.0.1:7070\n" +
+			"   (then point the client at http://127.0.0.1:7070/mcp, as it was pointed at fray)\n\n" +
+			"--faults recorded: the client gets what it got live, fault effects included (the default)\n" +
+			"--faults none:     the client gets what the server sent, no fault applied\n" +
+			"--faults PROFILE:  what the server sent, through fray with another profile",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve the client on"},
+			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "play the recorded timing N times as fast; 0 sends without waiting"},
+			&cli.StringFlag{Name: "faults", Value: "recorded", Usage: "recorded, none, or a profile (built-in name or TOML file) applied to what the server sent"},
+			&cli.Uint64Flag{Name: "seed", Usage: "with --faults PROFILE: seed for its random choices"},
+			&cli.BoolFlag{Name: "partial", Usage: "replay the complete part of a truncated trace"},
+		}, logFlags()...),
+		Action:       runReplay,
+		OnUsageError: usageError,
+	}
+}
+
+func runReplay(c *cli.Context) error {
+	args, err := positional(c)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("replay takes one trace file, got %q", args)
+	}
+	log, err := newLogger(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	speed := c.Float64("speed")
+	if speed < 0 {
+		return usagef("--speed %v: must be 0 (no waiting) or more", speed)
+	}
+	tr, err := trace.ReadFile(args[0], trace.ReadOptions{Partial: c.Bool("partial")})
+	if err != nil {
+		return badTrace(err)
+	}
+	if tr.Truncation != nil {
+		fmt.Fprintf(c.App.ErrWriter, "fray: trace %s is truncated: %s\n", args[0], tr.Truncation)
+	}
+	opts := replay.Options{Observations: tr.Observations, Speed: speed, NoWait: speed == 0, Logger: log}
+	var active *profiles.Active
+	switch f := c.String("faults"); f {
+	case "recorded":
+	case "none":
+		opts.Mode = replay.ModeServer
+	default:
+		opts.Mode = replay.ModeServer
+		if active, err = loadProfile(f, c); err != nil {
+			return err
+		}
+	}
+	rs, err := replay.New(opts)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	ctx, _, stop := stopSignals(c.Context)
+	defer stop()
+	// Streams held open as they were in the recording end with the run.
+	defer context.AfterFunc(ctx, rs.Close)()
+	var h http.Handler = rs
+	if active != nil {
+		var wait func()
+		if h, wait, err = behindFray(ctx, rs, active, log); err != nil {
+			return err
+		}
+		defer wait()
+	}
+	ln, err := net.Listen("tcp", c.String("listen"))
+	if err != nil {
+		return usagef("--listen %q: %v", c.String("listen"), err)
+	}
+	defer ln.Close()
+	fmt.Fprintf(c.App.ErrWriter, "fray: replaying %s (%d observations, faults %s) on http://%s\n",
+		args[0], len(tr.Observations), c.String("faults"), ln.Addr())
+	err = proxy.Serve(ctx, ln, h, nil, 2*time.Second)
+	st := rs.Stats()
+	fmt.Fprintf(c.App.ErrWriter, "fray: replay answered %d requests from the trace (%d unmatched), %d events; Last-Event-IDs received: %q\n",
+		st.Matched, st.Unmatched, st.Events, st.Resumes)
+	return err
+}
+
+// loadProfile resolves --faults PROFILE, with --seed.
+func loadProfile(name string, c *cli.Context) (*profiles.Active, error) {
+	prof, err := profiles.Resolve(name)
+	if err != nil {
+		return nil, usagef("--faults %s: want recorded, none, or a profile:\n%v", name, err)
+	}
+	var seed *uint64
+	if c.IsSet("seed") {
+		s := c.Uint64("seed")
+		seed = &s
+	}
+	active, err := profiles.NewActive(prof, seed)
+	if err != nil {
+		return nil, usagef("--faults %s: %v", name, err)
+	}
+	return active, nil
+}
+
+// behindFray serves rs on a loopback port of its own until ctx ends and
+// returns a fray proxy in front of it with the profile: the same fault
+// code as a live run, acting on what the server sent. wait returns once
+// the inner server has stopped, stopping it if ctx has not ended.
+func behindFray(ctx context.Context, rs *replay.Server, active *profiles.Active, log *slog.Logger) (h http.Handler, wait func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, fmt.Errorf("replay: listen for the recorded server: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = proxy.Serve(ctx, ln, rs, nil, time.Second)
+	}()
+	p, err := proxy.New(proxy.Options{Upstream: &url.URL{Scheme: "http", Host: ln.Addr().String()}, Faults: active, Logger: log})
+	if err != nil {
+		cancel()
+		<-done
+		return nil, nil, err
+	}
+	return p, func() { cancel(); <-done }, nil
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// TestReportHTML draws the trace of a run whose server replays with a gap:
+// the page holds the lanes and the failed check with its evidence.
+func TestReportHTML(t *testing.T) {
+	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl.gz", scripted.ReplayGap)
+	page := filepath.Join(t.TempDir(), "run.html")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"fray", "report", tracePath, "--html", page}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{`"check":"server.replay-complete"`, `"status":"fail"`, `"profile":"lossy-resume"`, `"lanes":[{"ex":1,`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if regexp.MustCompile(`(?i)<script[^>]+src=|<link[^>]+href=`).MatchString(html) {
+		t.Error("page loads something from elsewhere")
+	}
+	code := run(context.Background(), []string{"fray", "report", tracePath}, io.Discard, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--html FILE") {
+		t.Errorf("without --html: exit %d, %s", code, stderr.String())
+	}
+}
+
+// TestReportMerge merges a passing and a failing report: the verdict and
+// the exit code are the failing one's.
+func TestReportMerge(t *testing.T) {
+	_, pass, _ := liveRun(t, "lossy-resume", "a.jsonl", scripted.ServerCorrect)
+	_, fail, _ := liveRun(t, "lossy-resume", "b.jsonl", scripted.ReplayGap)
+	out := filepath.Join(t.TempDir(), "merged.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"fray", "report", "merge", pass, fail, "--report", out}, &stdout, &stderr)
+	if code != exitFindings {
+		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := report.ReadJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != report.VerdictFail || r.Merged != 2 {
+		t.Errorf("merged verdict %q of %d reports", r.Verdict, r.Merged)
+	}
+	code = run(context.Background(), []string{"fray", "report", "merge", pass, filepath.Join(t.TempDir(), "nope.json")}, io.Discard, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "nope.json") {
+		t.Errorf("merging a missing file: exit %d, %s", code, stderr.String())
+	}
+}
+
+// TestReplayCommand replays a recorded run of the scripted pair to a fresh
+// scripted client: it resumes from the same ids as live.
+func TestReplayCommand(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
+	live := resumesIn(t, srvTrace)
+
+	rctx, stop := context.WithCancel(ctx)
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(rctx, []string{"fray", "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "4"}, io.Discard, pw)
+		pw.Close()
+	}()
+	rd := bufio.NewReader(pr)
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		stop()
+		t.Fatalf("no start line: %v", err)
+	}
+	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
+	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
+	stop()
+	rest, _ := io.ReadAll(rd)
+	if code := <-done; code != exitOK {
+		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
+	}
+	if err != nil {
+		t.Fatalf("client against the replay: %v\n%s%s", err, line, rest)
+	}
+	if !slices.Equal(res.Resumes, live) || res.Completed != 6 {
+		t.Errorf("replayed client completed %d calls, resumed from %q; live resumed from %q\n%s", res.Completed, res.Resumes, live, rest)
+	}
+	if !strings.Contains(string(rest), "(0 unmatched)") {
+		t.Errorf("requests went unmatched: %s", rest)
+	}
+}
+
+// resumesIn lists the Last-Event-IDs of the trace's reconnections.
+func resumesIn(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(`"stream":"resume"[^\n]*"request":\{[^\n]*?"last_event_id":"([^"]*)"`).FindAllStringSubmatch(string(b), -1) {
+		out = append(out, m[1])
+	}
+	if len(out) == 0 {
+		t.Fatal("the live run never resumed")
+	}
+	return out
+}
