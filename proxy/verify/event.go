@@ -150,6 +150,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to another stream of the session", r.x, id), s, x.num, at)
 			ev.EventIDs = []string{r.x, id}
 			ev.Related = related(rec.exchange)
+			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 			v.find(cReplayIsolated, levelError, ev)
 			return true
 		case !known && r.inReplay:
@@ -157,6 +158,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 				v.apply(cReplayIsolated)
 				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, g.sess.seq), s, x.num, at)
 				ev.EventIDs = []string{r.x, id}
+				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 				v.find(cReplayIsolated, levelError, ev)
 				return true
 			}
@@ -196,6 +198,7 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 	ev := evidence(msg, x.sess, x.num, at)
 	ev.EventIDs = []string{r.x, id}
 	ev.Related = related(rec.exchange)
+	ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 	v.find(cReplayNoDup, levelError, ev)
 }
 

@@ -1,0 +1,173 @@
+package verify
+
+import (
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// TestEveryFindingCarriesEvidence: for each check, a timeline that makes
+// it find something, and the evidence of that finding: a message, the
+// session's number, the exchange, a time, and the fault that set the
+// situation up when one did.
+func TestEveryFindingCarriesEvidence(t *testing.T) {
+	tests := []struct {
+		check string
+		fault string // the fault kind the evidence names, "" for none
+		ids   bool   // the evidence names event ids
+		run   func(tl *timeline)
+	}{
+		{CheckServerPrimingEvent, "", false, func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
+		}},
+		{CheckServerPrimingEventGet, "", true, func(tl *timeline) {
+			tl.get("s1").stream200().send(note("g1")).end(observe.Complete)
+		}},
+		{CheckServerRetryBeforeClose, "", false, func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
+			tl.wait(time.Second)
+			tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
+		}},
+		{CheckServerEventIDsUnique, "", true, func(tl *timeline) {
+			tl.toolCall("s1", 1, "a1", "a2", "a3")
+			tl.toolCall("s1", 2, "a1", "b2", "b3")
+		}},
+		{CheckServerReplayComplete, "lose", true, func(tl *timeline) {
+			lose(tl)
+			tl.get("s1", "a2").stream200().send(resp("a4", 1)).send(note("a5")).end(observe.Complete)
+		}},
+		{CheckServerReplayNoDuplicates, "lose", true, func(tl *timeline) {
+			lose(tl)
+			tl.get("s1", "a2").stream200().send(prime("a1")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+		}},
+		{CheckServerReplayIsolated, "lose", true, func(tl *timeline) {
+			lose(tl)
+			tl.toolCall("s1", 2, "b1", "b2", "b3")
+			tl.get("s1", "a2").stream200().send(note("b2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+		}},
+		{CheckServerUnknownSession404, "", false, func(tl *timeline) {
+			tl.call("made-up", 1, "tools/list").jsonAnswer("1")
+		}},
+		{CheckClientReconnects, "lose", true, func(tl *timeline) {
+			lose(tl)
+			tl.wait(time.Minute)
+		}},
+		{CheckClientLastEventID, "lose", true, func(tl *timeline) {
+			lose(tl)
+			tl.get("s1", "a1").stream200().send(note("a2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+		}},
+		{CheckClientRetryHonoured, "set-retry", true, func(tl *timeline) {
+			e := prime("a1")
+			e.deliveredRetry = i64p(800)
+			e.fired = append(e.fired, fault(2, "set-retry"))
+			tl.call("s1", 1, "tools/call").stream200().send(e).end(observe.Complete)
+			tl.wait(10 * ms)
+			tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
+		}},
+		{CheckClientBackoff, "status", false, func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1").as(observe.Delivered, fault(1, "close"))).end(observe.FaultClosed)
+			for range 3 {
+				tl.wait(ms)
+				tl.status503("s1", "a1")
+			}
+		}},
+		{CheckClientNewSessionAfter404, "status", false, func(tl *timeline) {
+			gone404(tl)
+			tl.wait(time.Minute)
+		}},
+		{CheckE2EEveryRequestAnswered, "lose", true, func(tl *timeline) {
+			lose(tl)
+			tl.wait(time.Minute)
+		}},
+		{CheckE2ENoMessageLost, "lose", true, func(tl *timeline) {
+			lose(tl)
+			tl.wait(time.Minute)
+		}},
+		{CheckE2ENoMessageDuplicated, "", false, func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
+		}},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		seen[tt.check] = true
+		t.Run(tt.check, func(t *testing.T) {
+			tl := newTimeline(t, Options{})
+			tl.initialize("s1")
+			tl.wait(100 * ms)
+			tt.run(tl)
+			r := tl.report()
+			c := check(t, r, tt.check)
+			if c.Count == 0 || len(c.Evidence) == 0 {
+				t.Fatalf("no finding: %+v", c)
+			}
+			e := c.Evidence[0]
+			if e.Message == "" || e.Session == 0 || e.Exchange == 0 || e.AtMS <= 0 {
+				t.Errorf("evidence lacks a field: %+v", e)
+			}
+			if tt.ids && len(e.EventIDs) == 0 {
+				t.Errorf("evidence names no event id: %+v", e)
+			}
+			switch {
+			case tt.fault == "" && e.Fault != nil:
+				t.Errorf("evidence names fault %+v, want none", e.Fault)
+			case tt.fault != "" && (e.Fault == nil || e.Fault.Kind != tt.fault):
+				t.Errorf("evidence names fault %+v, want kind %s", e.Fault, tt.fault)
+			}
+		})
+	}
+	for _, c := range Catalog() {
+		if !seen[c.ID] {
+			t.Errorf("no evidence case for %s", c.ID)
+		}
+	}
+}
+
+// lose cuts a tools/call stream with a lose fault after two events, so
+// that a notification and the response never reach the client.
+func lose(tl *timeline) {
+	tl.call("s1", 1, "tools/call").stream200().
+		send(prime("a1")).send(note("a2")).
+		send(note("a3").as(observe.Lost, fault(0, "lose"))).
+		send(resp("a4", 1).as(observe.Lost)).
+		end(observe.FaultClosed)
+	tl.wait(time.Second)
+}
+
+// TestReportShape: statuses follow findings and severities; the verdict
+// fails only on an error-level finding of an error-severity check; faults
+// are counted once per firing, in registry order.
+func TestReportShape(t *testing.T) {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	tl.wait(ms)
+	tl.status503("s1", "x")
+	e := resp("a2", 1)
+	e.copies, e.fired = 2, append(e.fired, fault(0, "duplicate"))
+	tl.call("s1", 1, "tools/call").stream200().send(prime("a1").as(observe.Delivered, fault(1, "drop-priming"), fault(2, "corrupt"))).send(e).end(observe.Complete)
+	r := tl.final()
+	// Registry order: drop, delay, duplicate, strip-retry, set-retry,
+	// strip-id, rewrite-id, drop-priming, corrupt, ... status.
+	want := []report.FaultCount{{Kind: "duplicate", Count: 1}, {Kind: "drop-priming", Count: 1}, {Kind: "corrupt", Count: 1}, {Kind: "status", Count: 1}}
+	if len(r.Faults) != len(want) {
+		t.Fatalf("faults %+v, want %+v", r.Faults, want)
+	}
+	for i := range want {
+		if r.Faults[i] != want[i] {
+			t.Errorf("faults %+v, want %+v", r.Faults, want)
+			break
+		}
+	}
+	if r.Totals.Faults != 4 || tl.v.Progress().Faults != 4 {
+		t.Errorf("totals.faults %d, progress %d, want 4", r.Totals.Faults, tl.v.Progress().Faults)
+	}
+	if r.Totals.Findings != tl.v.Progress().Findings {
+		t.Errorf("findings %d in the totals, %d in progress", r.Totals.Findings, tl.v.Progress().Findings)
+	}
+	for _, c := range r.Checks {
+		if c.Evidence == nil {
+			t.Errorf("%s: nil evidence (JSON would write null)", c.ID)
+		}
+	}
+}
