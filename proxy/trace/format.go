@@ -47,6 +47,10 @@ type End struct {
 	// at the end; when false, fray ended those exchanges itself and only
 	// what was past its deadline was judged.
 	Drained bool
+	// Command and ExitCode are the client command fray run wrapped and how
+	// it exited; Command is nil otherwise.
+	Command  []string
+	ExitCode int
 }
 
 // wireHeader is the header line as JSON.
@@ -59,10 +63,12 @@ type wireHeader struct {
 	Redact      []string `json:"redact"`
 	// End marks the end line, which carries the time the run ended and
 	// the number of observations written.
-	End          *int   `json:"fray_trace_end"`
-	AtUS         int64  `json:"at_us"`
-	Observations uint64 `json:"observations"`
-	Drained      bool   `json:"drained"`
+	End          *int     `json:"fray_trace_end"`
+	AtUS         int64    `json:"at_us"`
+	Observations uint64   `json:"observations"`
+	Drained      bool     `json:"drained"`
+	Command      []string `json:"command"`
+	ExitCode     int      `json:"exit_code"`
 }
 
 // wireObs is an observation line as JSON; byte members come as a string,

@@ -338,7 +338,7 @@ func (r *Reader) parse(line []byte) *observe.Observation {
 			return nil
 		}
 		r.ended = true
-		r.end = End{At: time.Duration(h.AtUS) * time.Microsecond, Drained: h.Drained}
+		r.end = End{At: time.Duration(h.AtUS) * time.Microsecond, Drained: h.Drained, Command: h.Command, ExitCode: h.ExitCode}
 		return nil
 	case w.Version != nil:
 		r.err = r.errorf(r.line, ErrSyntax, "a second header line")

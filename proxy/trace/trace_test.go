@@ -108,7 +108,7 @@ func TestRoundTrip(t *testing.T) {
 				h.ProfileText != testHeader.ProfileText || h.Redact != nil {
 				t.Errorf("header = %+v", h)
 			}
-			if tr.End != (End{At: 20 * time.Millisecond, Drained: true}) || tr.Truncation != nil {
+			if !reflect.DeepEqual(tr.End, End{At: 20 * time.Millisecond, Drained: true}) || tr.Truncation != nil {
 				t.Errorf("end %v, truncation %v", tr.End, tr.Truncation)
 			}
 			raw, _ := os.ReadFile(path)
@@ -482,7 +482,7 @@ func TestEndLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Observe(sample()[0])
-	if err := w.Finish(End{At: 7 * time.Second}); err != nil {
+	if err := w.Finish(End{At: 7 * time.Second, Command: []string{"node", "client.mjs"}, ExitCode: 3}); err != nil {
 		t.Fatal(err)
 	}
 	w.Observe(sample()[1]) // after the end: discarded
@@ -502,7 +502,7 @@ func TestEndLine(t *testing.T) {
 		}
 		n++
 	}
-	if end, ok := r.End(); !ok || end != (End{At: 7 * time.Second}) || n != 1 {
+	if end, ok := r.End(); !ok || !reflect.DeepEqual(end, End{At: 7 * time.Second, Command: []string{"node", "client.mjs"}, ExitCode: 3}) || n != 1 {
 		t.Errorf("end %+v (read %v), %d observations; want 7s not drained, 1 observation", end, ok, n)
 	}
 }

@@ -189,6 +189,10 @@ func (w *Writer) Finish(end End) error {
 		e.int("at_us", end.At.Microseconds())
 		e.uint("observations", w.count)
 		e.flag("drained", end.Drained)
+		if end.Command != nil {
+			e.strings("command", end.Command)
+			e.int("exit_code", int64(end.ExitCode))
+		}
 		e.close()
 		e.b = append(e.b, '\n')
 		if _, err := w.bw.Write(e.b); err != nil {
