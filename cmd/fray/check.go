@@ -104,10 +104,16 @@ func feed(rd *trace.Reader, v *verify.Verifier) (trace.End, error) {
 // itself, only what was past its deadline is, as a snapshot judges. The
 // live run and the offline check both make their final report here.
 func settle(v *verify.Verifier, end trace.End) report.Report {
+	var r report.Report
 	if !end.Drained {
-		return v.Report(end.At)
+		r = v.Report(end.At)
+	} else {
+		r = v.Final(end.At)
 	}
-	return v.Final(end.At)
+	if end.Command != nil {
+		r.Command = &report.Command{Args: end.Command, ExitCode: end.ExitCode}
+	}
+	return r
 }
 
 // badTrace turns a trace that cannot be read into exit code 2, with a hint

@@ -12,6 +12,7 @@ import (
 
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 func runCommand() *cli.Command {
@@ -32,7 +33,8 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream to accept connections"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
-		}, append(reportFlags(), logFlags()...)...),
+			&cli.StringFlag{Name: "reproduce", Usage: "take the profile and seed from the trace `FILE` of an earlier run, to meet the same faults again"},
+		}, append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runRun,
 		OnUsageError: usageError,
 	}
@@ -92,7 +94,7 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	active, err := loadActive(c)
+	active, err := runProfile(c)
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,12 @@ func runRun(c *cli.Context) error {
 	if active != nil {
 		opts.Faults = active
 	}
-	eng, err := newEngine(opts, active, nil)
+	traced, endTrace, err := openTrace(c, active)
+	if err != nil {
+		return err
+	}
+	defer endTrace(trace.End{}) // on an early return; the run's own end, below, comes first
+	eng, err := newEngine(opts, active, traced)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -151,6 +158,9 @@ func runRun(c *cli.Context) error {
 
 	r := eng.final(sv)
 	r.Command = &report.Command{Args: set.client, ExitCode: res.code}
+	if err := endTrace(trace.End{At: sv.at, Drained: sv.drained, Command: set.client, ExitCode: res.code}); err != nil {
+		fmt.Fprintf(errw, "fray: %v\n", err)
+	}
 	if err := out.finish(r); err != nil {
 		if res.err != nil {
 			fmt.Fprintf(errw, "fray: %v\n", res.err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -41,4 +42,39 @@ func openTrace(c *cli.Context, active *profiles.Active) (observe.Observer, func(
 		return nil, nil, usagef("--trace %s: %v", path, err)
 	}
 	return w, w.Finish, nil
+}
+
+// runProfile is the fault plan of fray run: --reproduce TRACE takes the
+// profile and seed a trace recorded, so that the same client and server
+// meet the same faults again; otherwise --profile and --seed.
+func runProfile(c *cli.Context) (*profiles.Active, error) {
+	path := c.String("reproduce")
+	if path == "" {
+		return loadActive(c)
+	}
+	if c.IsSet("profile") || c.IsSet("seed") {
+		return nil, usagef("--reproduce %s takes the profile and seed from the trace; drop --profile and --seed", path)
+	}
+	rd, err := trace.Open(path, trace.ReadOptions{Partial: true})
+	if err != nil {
+		return nil, badTrace(err)
+	}
+	h := rd.Header()
+	rd.Close()
+	if h.ProfileText == "" {
+		if h.Profile != "" {
+			return nil, usagef("--reproduce %s: the trace names profile %q but does not hold its text", path, h.Profile)
+		}
+		return nil, nil
+	}
+	prof, err := profiles.Parse(h.Profile+".toml", strings.NewReader(h.ProfileText))
+	if err != nil {
+		return nil, usagef("--reproduce %s: the profile it records does not parse:\n%v", path, err)
+	}
+	seed := h.Seed
+	active, err := profiles.NewActive(prof, &seed)
+	if err != nil {
+		return nil, usagef("--reproduce %s: %v", path, err)
+	}
+	return active, nil
 }
