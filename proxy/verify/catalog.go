@@ -88,7 +88,10 @@ const (
 	// the server's answers. A request whose Mcp-Session-Id a strip-header
 	// fault removed is not judged, nor legacy (2024-11-05) traffic, nor
 	// revisions from 2026-07-28. "Never issued" is known only while the
-	// bounded set of issued ids (maxSessionMeta) has not overflowed.
+	// bounded set of issued ids (maxSessionMeta) has not overflowed, and
+	// only for sessions that began while fray watched: a client connected
+	// before fray started sends an id fray never saw issued, and a server
+	// that rightly accepts it is reported.
 	CheckServerUnknownSession404 = "server.unknown-session-404"
 	// CheckClientReconnects (error): after the answer stream of a POST ends
 	// before the response reached the client (a close, lose or reset fault,

@@ -55,14 +55,18 @@ const DefaultAnswerDeadline = 30 * time.Second
 // Final closes a run, to have reconnected or started a new session.
 const finalGrace = time.Second
 
-// Progress counts what a Verifier has seen so far, for a live progress line.
+// Progress counts what a Verifier has seen so far, for a live progress
+// line: exchanges begun, SSE events, fault firings (each once) and
+// findings of checks that are not off. The zero value counts nothing yet.
 type Progress struct {
 	Exchanges, Events, Faults, Findings int
 }
 
 // Verifier is an observe.Observer that keeps a bounded ledger and applies
-// the checks. It is safe for concurrent use. It reads no clock: every time
-// it knows is an Observation's At, or the at given to Report and Final.
+// the checks. It is safe for concurrent use; observations of one exchange
+// must arrive in order, as the proxy makes them. It reads no clock: every
+// time it knows is an Observation's At, or the at given to Report and
+// Final. The zero value is not usable; call New.
 type Verifier struct {
 	opts     Options
 	deadline time.Duration

@@ -1,0 +1,155 @@
+package verify
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// maxGlobal bounds the index of event ids across sessions.
+const maxGlobal = 1 << 17
+
+// serverID judges an event id the upstream sent (server.event-ids-unique,
+// and on a resumption the replay checks) and records it. It reports
+// whether the event is a replay of an event sent before.
+func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
+	s, id := x.sess, string(e.ID)
+	h := dataHash(e.Raw)
+	rec, known := s.ids.get(id)
+	if r := x.resume; r != nil {
+		switch {
+		case known && rec.hash == h && rec.lg == x.srv:
+			v.judgeReplayed(x, id, rec, at)
+			return true
+		case known && rec.hash == h && !r.known:
+			v.excuse(cReplayIsolated, "a replay from an id the server never sent")
+			return true
+		case known && rec.hash == h:
+			v.apply(cReplayIsolated)
+			ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to another stream of the session", r.x, id), s, x.num, at)
+			ev.EventIDs = []string{r.x, id}
+			ev.Related = related(rec.exchange)
+			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
+			v.find(cReplayIsolated, levelError, ev)
+			return true
+		case !known && r.inReplay:
+			if g, ok := v.global[id]; ok && g.sess != s && g.hash == h {
+				v.apply(cReplayIsolated)
+				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, g.sess.seq), s, x.num, at)
+				ev.EventIDs = []string{r.x, id}
+				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
+				v.find(cReplayIsolated, levelError, ev)
+				return true
+			}
+		}
+	}
+	if resumable(x.protocol) {
+		v.apply(cIDsUnique)
+		if known {
+			ev := evidence(fmt.Sprintf("event id %q was sent again with other data; it was first used on exchange %d", id, rec.exchange), s, x.num, at)
+			if x.resume == nil {
+				ev.Message = fmt.Sprintf("event id %q was used again on a new stream; it was first used on exchange %d", id, rec.exchange)
+			}
+			ev.EventIDs = []string{id}
+			ev.Related = related(rec.exchange)
+			v.find(cIDsUnique, levelError, ev)
+		}
+	}
+	v.recordID(s, x.srv, id, h, e.Dispatched, at, x.num)
+	return false
+}
+
+// judgeReplayed judges one event replayed on its own logical stream
+// (server.replay-no-duplicates).
+func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration) {
+	r := x.resume
+	v.apply(cReplayNoDup)
+	var msg string
+	switch {
+	case r.known && rec.pos <= r.pos:
+		msg = fmt.Sprintf("the resumption from %q replayed event %q, which the server sent at or before it", r.x, id)
+	case r.replayed[id]:
+		msg = fmt.Sprintf("the resumption from %q replayed event %q twice", r.x, id)
+	default:
+		r.replayed[id] = true
+		return
+	}
+	ev := evidence(msg, x.sess, x.num, at)
+	ev.EventIDs = []string{r.x, id}
+	ev.Related = related(rec.exchange)
+	ev.Fault = firstFault(x.reqFault, x.srv.endFault)
+	v.find(cReplayNoDup, levelError, ev)
+}
+
+// recordID enters an id the upstream sent for the first time.
+func (v *Verifier) recordID(s *session, l *logical, id string, h uint64, dispatched bool, at time.Duration, ex uint64) {
+	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
+	l.nextPos++
+	if old, _, evicted := s.ids.put(id, rec); evicted {
+		if g, ok := v.global[old]; ok && g.sess == s {
+			delete(v.global, old)
+		}
+	}
+	if _, ok := v.global[id]; ok || len(v.global) < maxGlobal {
+		v.global[id] = globalRec{sess: s, hash: h}
+	}
+	er := evRec{id: id, pos: rec.pos, dispatched: dispatched, at: at}
+	if len(l.events) < idWindow {
+		l.events = append(l.events, er)
+		return
+	}
+	l.events[l.evNext] = er
+	l.evNext = (l.evNext + 1) % idWindow
+	l.evFolded = true
+}
+
+// judgeReplay judges whether a resumption replayed everything the server
+// had sent after the id it resumed from (server.replay-complete).
+func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
+	r := x.resume
+	if r.judged {
+		return
+	}
+	r.judged = true
+	switch {
+	case !resumable(x.protocol):
+		v.excuse(cReplayComplete, "protocol without resumability")
+		return
+	case !r.known && x.leidByFray:
+		v.excuse(cReplayComplete, "Last-Event-ID rewritten by fray")
+		return
+	case !r.known && x.cli != nil && x.cli.blocked != "":
+		v.excuse(cReplayComplete, x.cli.blocked)
+		return
+	case !r.known:
+		v.excuse(cReplayComplete, "Last-Event-ID the server never sent")
+		return
+	}
+	l := x.srv
+	n := len(l.events)
+	if l.evFolded && n > 0 && l.events[l.evNext].pos > r.pos+1 {
+		v.excuse(cReplayComplete, "a replay reaching back beyond the ledger's window")
+		return
+	}
+	v.apply(cReplayComplete)
+	var missing []string
+	count := 0
+	for i := range n {
+		e := l.events[(l.evNext+i)%n]
+		if e.pos > r.pos && e.dispatched && e.at < x.at && !r.replayed[e.id] {
+			count++
+			if len(missing) < 10 {
+				missing = append(missing, e.id)
+			}
+		}
+	}
+	if count == 0 {
+		return
+	}
+	ev := evidence(fmt.Sprintf("the resumption from %q did not replay %d event(s) the server had sent after it on that stream", r.x, count), x.sess, x.num, at)
+	ev.EventIDs = missing
+	ev.Related = related(l.origin, l.endEx)
+	ev.Fault = l.endFault
+	v.find(cReplayComplete, levelError, ev)
+}
