@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,5 +77,26 @@ func TestDemoView(t *testing.T) {
 	}
 	if v.sessionSeq("s") != 1 {
 		t.Errorf("session s is number %d, want 1", v.sessionSeq("s"))
+	}
+}
+
+// TestDemoClientFails: when the clients cannot finish (here fray answers
+// every tools/call with 503), the demo says so and exits 3.
+func TestDemoClientFails(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "refuse.toml")
+	err := os.WriteFile(prof, []byte("[[fault]]\nkind = \"status\"\nrequest_method = \"tools/call\"\nstatus = 503\n"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runFray(t, 60*time.Second, "demo", "--profile", prof)
+	want := exitCommand
+	if strings.Contains(stdout, "fray: verdict FAIL") {
+		want = exitFindings
+	}
+	if code != want || !strings.Contains(stderr, "a client of the demo failed: ") {
+		t.Errorf("exit %d, want %d saying a client failed; stderr:\n%s", code, want, stderr)
+	}
+	if !strings.Contains(stdout, "fault 0 (status) on the request") || !strings.Contains(stdout, ": FAILED: ") {
+		t.Errorf("output:\n%s", stdout)
 	}
 }
