@@ -29,7 +29,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server; run in its own process group and stopped at the end"},
 			&cli.StringFlag{Name: "profile", Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on (default: a free loopback port)"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on; the default picks a free loopback port"},
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream to accept connections"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
