@@ -56,6 +56,9 @@ func (ix *positions) header(n *unstable.Node, arrays map[string]int) string {
 		k := it.Node()
 		path = joinKey(path, string(k.Data))
 		at = ix.of(k.Raw)
+		// Every table the header names, an array's own name included, is
+		// placed where it first appears.
+		ix.set(path, place{at, at})
 		if it.IsLast() && n.Kind == unstable.ArrayTable {
 			arrays[path]++
 			path = indexKey(path, arrays[path]-1)
