@@ -182,6 +182,18 @@ func TestLastEventID(t *testing.T) {
 			t.Errorf("evidence names exchange %d, want the GET %d", c.Evidence[0].Exchange, g.num)
 		}
 	})
+	t.Run("a GET to another path is not a reconnection", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.get("s1").stream200().send(ev{noID: true})
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
+		tl.wait(time.Second)
+		tl.request("GET", "/health", faults.StreamGet, "s1", "").respond(200, false, "").end(observe.Complete)
+		tl.wait(31 * time.Second)
+		r := tl.report()
+		expect(t, r, CheckClientLastEventID, report.StatusSkip, 0)
+		expect(t, r, CheckClientReconnects, report.StatusFail, 1)
+	})
 	t.Run("what the client sent is judged, not what fray forwarded", func(t *testing.T) {
 		tl := lostResponse(t)
 		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "zz"}

@@ -77,6 +77,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 		m.deleted, m.deletedAt = true, o.At
 		if s.key == x.clientSession {
 			v.endSession(s, "the session was deleted", o.At)
+			v.dropSession(s, o.At, false)
 		}
 	}
 	switch {

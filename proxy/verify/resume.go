@@ -154,7 +154,7 @@ func (v *Verifier) judgeSentID(l *logical, x *exch) {
 func (v *Verifier) plainGet(x *exch) *logical {
 	s := x.sess
 	l := s.oldestPending()
-	if l == nil {
+	if l == nil || l.path != x.path {
 		return nil
 	}
 	if s.openGets == 0 && !l.lastResume {
