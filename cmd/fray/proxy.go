@@ -11,7 +11,6 @@ import (
 
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
-	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )
@@ -86,6 +85,7 @@ func runProxy(c *cli.Context) error {
 	if active != nil {
 		opts.Faults = active
 	}
+	met := withMetrics(c, &opts)
 	traced, endTrace, err := openTrace(c, active)
 	if err != nil {
 		return err
@@ -95,6 +95,7 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	met.attach(eng)
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
 		return usagef("--listen %q: %v", c.String("listen"), err)
@@ -102,7 +103,7 @@ func runProxy(c *cli.Context) error {
 	defer ln.Close()
 	ctx, hard, stop := stopSignals(c.Context)
 	defer stop()
-	adminDone, err := startAdmin(ctx, c, active)
+	adminDone, err := startAdmin(ctx, c, active, met)
 	if err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func loadActive(c *cli.Context) (*profiles.Active, error) {
 
 // startAdmin serves the admin API when --admin is given. The returned
 // channel yields the server's result once ctx ends.
-func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active) (<-chan error, error) {
+func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active, met *proxyMetrics) (<-chan error, error) {
 	done := make(chan error, 1)
 	addr := c.String("admin")
 	if addr == "" {
@@ -193,6 +194,6 @@ func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active) (<
 		return nil, usagef("--admin %q: %v", c.String("admin"), err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s\n", ln.Addr())
-	go func() { done <- proxy.Serve(ctx, ln, admin.New(active), nil, time.Second) }()
+	go func() { done <- proxy.Serve(ctx, ln, adminHandler(active, met), nil, time.Second) }()
 	return done, nil
 }
