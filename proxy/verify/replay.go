@@ -122,6 +122,9 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	case !r.known && x.cli != nil && x.cli.blocked != "":
 		v.excuse(cReplayComplete, x.cli.blocked)
 		return
+	case !r.known && (x.sess.ids.dropped > 0 || x.sess.partial):
+		v.excuse(cReplayComplete, "Last-Event-ID older than the ledger's window, or never sent")
+		return
 	case !r.known:
 		v.excuse(cReplayComplete, "Last-Event-ID the server never sent")
 		return

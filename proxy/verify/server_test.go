@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/observe"
@@ -345,4 +347,22 @@ func TestUnknownSession404(t *testing.T) {
 		expectExcused(t, r, CheckServerUnknownSession404, "Mcp-Session-Id removed by a strip-header fault")
 		expect(t, r, CheckServerUnknownSession404, report.StatusSkip, 0)
 	})
+}
+
+// TestOldIDsAreNotJudged: ids that left the ledger's window are neither
+// blamed on the server (a resumption from one) nor on the client (sending
+// one).
+func TestOldIDsAreNotJudged(t *testing.T) {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	g := tl.get("s1").stream200()
+	for i := range idWindow + 10 {
+		g.send(note(fmt.Sprintf("g%d", i)))
+	}
+	g.end(observe.Complete)
+	tl.wait(time.Second)
+	tl.get("s1", "g0").stream200().send(note("g-new")).end(observe.Complete)
+	r := tl.final()
+	expectExcused(t, r, CheckServerReplayComplete, "Last-Event-ID older than the ledger's window, or never sent")
+	expectExcused(t, r, CheckClientLastEventID, "an id older than the ledger's window")
 }
