@@ -119,9 +119,8 @@ func (e *enc) strings(k string, vs []string) {
 	e.b = append(e.b, ']')
 }
 
-// header writes a header map with sorted names; redact says which names
-// have their values replaced.
-func (e *enc) header(k string, h map[string][]string, redact func(string) bool) {
+// header writes a header map with sorted names, each value as red says.
+func (e *enc) header(k string, h map[string][]string, red *redactor) {
 	e.key(k)
 	e.keys = e.keys[:0]
 	for name := range h {
@@ -135,15 +134,11 @@ func (e *enc) header(k string, h map[string][]string, redact func(string) bool) 
 		}
 		e.b = appendString(e.b, name)
 		e.b = append(e.b, ':', '[')
-		secret := redact(name)
 		for j, v := range h[name] {
 			if j > 0 {
 				e.b = append(e.b, ',')
 			}
-			if secret {
-				v = Redacted
-			}
-			e.b = appendString(e.b, v)
+			e.b = appendString(e.b, red.value(name, v))
 		}
 		e.b = append(e.b, ']')
 	}

@@ -506,3 +506,34 @@ func TestEndLine(t *testing.T) {
 		t.Errorf("end %+v (read %v), %d observations; want 7s not drained, 1 observation", end, ok, n)
 	}
 }
+
+// TestRedactSessionIDs: redacting Mcp-Session-Id replaces each session id
+// by a stand-in wherever the trace names it, the same one each time, so
+// that sessions can still be told apart.
+func TestRedactSessionIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	obs := sample()
+	obs = append(obs, &observe.Observation{Kind: observe.KindRequest, Exchange: 9, Session: "s-2", SessionSeq: 2,
+		Request: &observe.Request{Method: "GET", Header: http.Header{"Mcp-Session-Id": {"s-2"}}}})
+	writeAll(t, path, WriterOptions{RedactHeaders: []string{"mcp-session-id"}}, obs, 0)
+	raw, _ := os.ReadFile(path)
+	if strings.Contains(string(raw), `"s-1"`) || strings.Contains(string(raw), `"s-2"`) {
+		t.Fatalf("a session id is left in the trace:\n%s", raw)
+	}
+	tr, err := ReadFile(path, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, o := range tr.Observations {
+		want := map[string]string{"": "", "s-1": "session-1", "s-2": "session-2"}[obs[i].Session]
+		if o.Session != want {
+			t.Errorf("observation %d: session %q, want %q", i, o.Session, want)
+		}
+		if o.Response != nil && o.Response.Session != "" && (o.Response.Session != "session-1" || o.Response.Header.Get("Mcp-Session-Id") != "session-1") {
+			t.Errorf("observation %d: response session %q, header %v", i, o.Response.Session, o.Response.Header)
+		}
+	}
+	if got := tr.Observations[len(obs)-1].Request.Header.Get("Mcp-Session-Id"); got != "session-2" {
+		t.Errorf("second session's header = %q, want session-2", got)
+	}
+}

@@ -36,7 +36,7 @@ type Writer struct {
 	mu     sync.Mutex
 	bw     *bufio.Writer
 	closer []io.Closer // closed in order after the last flush
-	redact map[string]bool
+	red    redactor
 	e      enc
 	last   time.Duration
 	count  uint64
@@ -75,18 +75,21 @@ func NewWriter(out io.Writer, opts WriterOptions) (*Writer, error) {
 }
 
 func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer, error) {
-	w := &Writer{bw: bufio.NewWriterSize(out, 64<<10), closer: closers, redact: map[string]bool{}}
+	w := &Writer{bw: bufio.NewWriterSize(out, 64<<10), closer: closers, red: redactor{names: map[string]bool{}}}
 	h := opts.Header
 	h.Version = Version
 	h.Redact = nil
 	if !opts.NoRedact {
 		for _, n := range append(append([]string(nil), DefaultRedact...), opts.RedactHeaders...) {
 			c := http.CanonicalHeaderKey(strings.TrimSpace(n))
-			if c != "" && !w.redact[c] {
-				w.redact[c] = true
+			if c != "" && !w.red.names[c] {
+				w.red.names[c] = true
 				h.Redact = append(h.Redact, c)
 			}
 		}
+	}
+	if w.red.names[sessionHeader] {
+		w.red.sessions = map[string]string{}
 	}
 	w.writeHeader(&h)
 	if _, err := w.bw.Write(w.e.b); err != nil {
@@ -125,21 +128,11 @@ func (w *Writer) Observe(o *observe.Observation) {
 	w.last = max(w.last, o.At)
 	w.count++
 	w.e.b = w.e.b[:0]
-	encodeObservation(&w.e, o, w.isRedacted)
+	encodeObservation(&w.e, o, &w.red)
 	w.e.b = append(w.e.b, '\n')
 	if _, err := w.bw.Write(w.e.b); err != nil {
 		w.err = fmt.Errorf("trace: %w", err)
 	}
-}
-
-func (w *Writer) isRedacted(name string) bool {
-	if len(w.redact) == 0 {
-		return false
-	}
-	if w.redact[name] {
-		return true
-	}
-	return w.redact[http.CanonicalHeaderKey(name)]
 }
 
 // Flush writes what is buffered to the file (through gzip's own buffer
@@ -214,13 +207,13 @@ func (w *Writer) Finish(end End) error {
 }
 
 // encodeObservation appends o as one JSON object.
-func encodeObservation(e *enc, o *observe.Observation, redact func(string) bool) {
+func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 	e.open()
 	e.str("kind", o.Kind.String())
 	e.int("at_us", o.At.Microseconds())
 	e.uint("exchange", o.Exchange)
 	e.str("stream", o.Stream.String())
-	e.strNonEmpty("session", o.Session)
+	e.strNonEmpty("session", red.session(o.Session))
 	e.intNonZero("session_seq", int64(o.SessionSeq))
 	e.strNonEmpty("protocol", o.Protocol)
 	if len(o.Fired) > 0 {
@@ -239,9 +232,9 @@ func encodeObservation(e *enc, o *observe.Observation, redact func(string) bool)
 	}
 	switch {
 	case o.Request != nil:
-		encodeRequest(e, o.Request, redact)
+		encodeRequest(e, o.Request, red)
 	case o.Response != nil:
-		encodeResponse(e, o.Response, redact)
+		encodeResponse(e, o.Response, red)
 	case o.Event != nil:
 		encodeEvent(e, o.Event)
 	case o.End != nil:
@@ -250,12 +243,12 @@ func encodeObservation(e *enc, o *observe.Observation, redact func(string) bool)
 	e.close()
 }
 
-func encodeRequest(e *enc, r *observe.Request, redact func(string) bool) {
+func encodeRequest(e *enc, r *observe.Request, red *redactor) {
 	e.object("request")
 	e.str("method", r.Method)
 	e.str("path", r.Path)
 	if len(r.Header) > 0 {
-		e.header("header", r.Header, redact)
+		e.header("header", r.Header, red)
 	}
 	if r.HasLastEventID {
 		e.str("last_event_id", r.LastEventID)
@@ -303,15 +296,15 @@ func encodeMessages(e *enc, ms []observe.Message) {
 	e.b = append(e.b, ']')
 }
 
-func encodeResponse(e *enc, r *observe.Response, redact func(string) bool) {
+func encodeResponse(e *enc, r *observe.Response, red *redactor) {
 	e.object("response")
 	e.int("status", int64(r.Status))
 	e.str("origin", r.Origin.String())
 	if len(r.Header) > 0 {
-		e.header("header", r.Header, redact)
+		e.header("header", r.Header, red)
 	}
 	e.flag("event_stream", r.EventStream)
-	e.strNonEmpty("session", r.Session)
+	e.strNonEmpty("session", red.session(r.Session))
 	e.intNonZero("throttle", int64(r.Throttle))
 	e.intNonZero("close_after_us", r.CloseAfter.Microseconds())
 	e.close()
