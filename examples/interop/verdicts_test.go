@@ -1,0 +1,168 @@
+package interop_test
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/verify"
+)
+
+// sdkPair is a client and a server of one official SDK.
+type sdkPair struct {
+	name   string
+	start  startServer
+	client runClient
+}
+
+var sdkPairs = []sdkPair{
+	{"ts", startTSStreamable, runTSNeverClosing},
+	{"go", startGoStreamable, runGoNeverClosing},
+}
+
+// expectation is what fray finds on a real SDK pair under one profile.
+type expectation struct {
+	// findings are "check:status" for each failed or warned check, in
+	// catalog order; each is a genuine misbehaviour, explained below.
+	findings []string
+	// maybe are findings that show or not depending on the peers' timing.
+	maybe []string
+	// clientFails, when set, says why the client is expected to fail.
+	clientFails string
+}
+
+// sdkExpectation is the verdict for a pair under a profile. Anything else
+// fails the test, and so does an expectation that no longer shows.
+//
+// Both SDKs open the standalone GET stream without a priming event (the
+// TypeScript server sends nothing on it, the Go server a ": ok" comment):
+// the SEP's words cover every stream, the SDKs prime only POST streams, so
+// fray reports server.priming-event-get as a warning. Both clients open
+// that stream in the background after initializing, and a short run may
+// end before the stream is answered, so the warning may or may not show.
+//
+// go-sdk v1.8.0 under flaky-gateway: the standalone GET, cut and resumed,
+// meets a 503 with Retry-After; the client's transport treats that one
+// transient error as fatal and rejects every later request, so tools/list
+// fails ("rejected by transport ... Service Unavailable"). This is
+// go-sdk#683. No check of fray's catalog covers a client that abandons a
+// session (its later requests are never sent, so none goes unanswered),
+// so only the warning shows; the test holds the client's failure instead.
+func sdkExpectation(pair, profile string) expectation {
+	e := expectation{maybe: []string{"server.priming-event-get:warn"}}
+	if pair == "go" && profile == "flaky-gateway" {
+		e.clientFails = "go-sdk#683: one transient 503 during reconnection tears the session down"
+	}
+	return e
+}
+
+// sdkSeeds overrides a profile's seed where its own seed spares the pair:
+// lossy-resume hits half the POST streams, and the Go client makes one
+// tool call, which the profile's seed 42 leaves alone; seed 3 loses events.
+var sdkSeeds = map[string]*uint64{"go/lossy-resume": ptr(uint64(3))}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestSDKPairsUnderEveryProfile runs each SDK's pair through fray under
+// every built-in Streamable HTTP profile with the verifier on, and holds
+// the verdicts to the expectations.
+func TestSDKPairsUnderEveryProfile(t *testing.T) {
+	for _, pr := range sdkPairs {
+		for _, name := range profiles.Names() {
+			if name == "legacy-sse" || name == "soak" {
+				continue
+			}
+			t.Run(pr.name+"/"+name, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				up := pr.start(ctx, t)
+				rep, run := verdictRun(ctx, t, up, name, pr.client, sdkSeeds[pr.name+"/"+name])
+				got := findings(rep)
+				want := sdkExpectation(pr.name, name)
+				t.Logf("client: ok=%v %s; findings %v", run.OK, run.Error, got)
+				if !sameFindings(got, want) {
+					t.Errorf("findings %v, want %v (and maybe %v)\n%s", got, want.findings, want.maybe, evidence(rep))
+				}
+				if run.OK != (want.clientFails == "") {
+					t.Errorf("client ok=%v (%s), expected failure: %q", run.OK, run.Error, want.clientFails)
+				}
+				if rep.Totals.Faults == 0 && name != "flaky-gateway" {
+					t.Errorf("no fault fired under %s", name)
+				}
+			})
+		}
+	}
+}
+
+// verdictRun runs one client through fray with a profile and a verifier.
+func verdictRun(ctx context.Context, t *testing.T, up upstream, name string, client runClient, seed *uint64) (report.Report, clientRun) {
+	t.Helper()
+	u, err := url.Parse(up.origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := profiles.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := profiles.NewActive(prof, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sev := map[string]string{}
+	for id, s := range prof.Checks {
+		sev[id] = string(s)
+	}
+	v := verify.New(verify.Options{Severity: sev, Profile: prof.Name, Seed: active.Seed()})
+	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active, Observer: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(p)
+	run := client(ctx, t, srv.URL+up.path)
+	srv.CloseClientConnections()
+	srv.Close()
+	return v.Final(0), run
+}
+
+// sameFindings reports whether got is want's findings plus only findings
+// that may show.
+func sameFindings(got []string, want expectation) bool {
+	rest := slices.DeleteFunc(slices.Clone(got), func(f string) bool { return slices.Contains(want.maybe, f) })
+	var must []string
+	for _, f := range want.findings {
+		if !slices.Contains(want.maybe, f) {
+			must = append(must, f)
+		}
+	}
+	return slices.Equal(rest, must)
+}
+
+// findings lists "id:status" for each failed or warned check.
+func findings(rep report.Report) []string {
+	var out []string
+	for _, c := range rep.Checks {
+		if c.Status == report.StatusFail || c.Status == report.StatusWarn {
+			out = append(out, c.ID+":"+c.Status)
+		}
+	}
+	return out
+}
+
+func evidence(rep report.Report) string {
+	var b strings.Builder
+	for _, c := range rep.Checks {
+		for _, e := range c.Evidence {
+			fmt.Fprintf(&b, "  %s [%s]: %s (session %d, exchange %d, related %v, ids %v, fault %v, at %dms)\n", c.ID, c.Status, e.Message, e.Session, e.Exchange, e.Related, e.EventIDs, e.Fault, e.AtMS)
+		}
+	}
+	return b.String()
+}
