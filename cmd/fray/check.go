@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/urfave/cli/v2"
 
 	"github.com/frayproxy/fray/profiles"
@@ -61,7 +62,7 @@ func checkTrace(path string, partial bool) (report.Report, string, error) {
 		return report.Report{}, "", badTrace(err)
 	}
 	defer rd.Close()
-	opts, err := traceVerifyOptions(rd.Header(), path)
+	opts, note, err := traceVerifyOptions(rd.Header(), path)
 	if err != nil {
 		return report.Report{}, "", err
 	}
@@ -70,9 +71,8 @@ func checkTrace(path string, partial bool) (report.Report, string, error) {
 	if err != nil {
 		return report.Report{}, "", badTrace(err)
 	}
-	note := ""
 	if t := rd.Truncation(); t != nil {
-		note = fmt.Sprintf("trace %s is truncated: %s; the verdict covers what was read, judged as of its last observation", path, t)
+		note = joinNotes(note, fmt.Sprintf("trace %s is truncated: %s; the verdict covers what was read, judged as of its last observation", path, t))
 	}
 	return settle(v, end), note, nil
 }
@@ -128,18 +128,29 @@ func badTrace(err error) error {
 
 // traceVerifyOptions sets a verifier up from a trace's header: the
 // profile's name, seed and check severities, from the profile text the
-// trace carries.
-func traceVerifyOptions(h trace.Header, path string) (verify.Options, error) {
+// trace carries. A trace outlives the fray that wrote it: when its profile
+// no longer passes this fray's validation (a check renamed since), the
+// [checks] table is read as it stands, ids this verifier does not know are
+// ignored, and note says so.
+func traceVerifyOptions(h trace.Header, path string) (opts verify.Options, note string, err error) {
 	if h.ProfileText == "" {
-		return verify.Options{Profile: h.Profile, Seed: h.Seed}, nil
+		return verify.Options{Profile: h.Profile, Seed: h.Seed}, "", nil
 	}
-	prof, err := profiles.Parse(h.Profile+".toml", strings.NewReader(h.ProfileText))
-	if err != nil {
-		return verify.Options{}, usagef("trace %s: the profile it records does not parse:\n%v", path, err)
+	prof, perr := profiles.Parse(h.Profile+".toml", strings.NewReader(h.ProfileText))
+	if perr == nil {
+		opts = verifyOptions(prof, h.Seed)
+		opts.Profile = h.Profile
+		return opts, "", nil
 	}
-	opts := verifyOptions(prof, h.Seed)
-	opts.Profile = h.Profile
-	return opts, nil
+	var doc struct {
+		Checks map[string]string `toml:"checks"`
+	}
+	if err := toml.Unmarshal([]byte(h.ProfileText), &doc); err != nil {
+		return verify.Options{}, "", usagef("trace %s: the profile it records does not parse:\n%v", path, perr)
+	}
+	opts = verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: doc.Checks}
+	note = fmt.Sprintf("trace %s: its profile does not pass this fray's validation; its check severities are used as they stand:\n%v", path, perr)
+	return opts, note, nil
 }
 
 // verifyOptions are the verifier's options for a profile compiled with
@@ -202,4 +213,15 @@ func lookupFlag(cmd *cli.Command, name string) cli.Flag {
 		}
 	}
 	return nil
+}
+
+// joinNotes puts notes on separate lines, skipping empty ones.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "\nfray: ")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 // liveRun runs the scripted pair through `fray proxy` with profile,
@@ -145,4 +146,34 @@ func TestCheckBadTraces(t *testing.T) {
 			t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
 		}
 	})
+}
+
+// TestCheckOldProfile: a trace whose profile names a check this fray no
+// longer knows is still checked, with the severities it has, and fray
+// says so.
+func TestCheckOldProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.jsonl")
+	w, err := trace.Create(path, trace.WriterOptions{Header: trace.Header{Profile: "old", Seed: 3,
+		ProfileText: "name = \"old\"\n[checks]\n\"client.gone-check\" = \"error\"\n\"server.priming-event\" = \"off\"\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rep := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"fray", "check", path, "--report", rep}, &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stderr.String(), `unknown check "client.gone-check"`) {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	r := comparable(t, rep)
+	for _, c := range r.Checks {
+		if c.ID == "server.priming-event" && c.Severity != report.SeverityOff {
+			t.Errorf("server.priming-event severity %q, want the trace's off", c.Severity)
+		}
+	}
+	if r.Profile != "old" || r.Seed != 3 {
+		t.Errorf("report profile %q seed %d", r.Profile, r.Seed)
+	}
 }

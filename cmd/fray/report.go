@@ -72,7 +72,7 @@ func timelineInput(path string, partial bool) (timeline.Input, error) {
 	if err != nil {
 		return timeline.Input{}, badTrace(err)
 	}
-	opts, err := traceVerifyOptions(t.Header, path)
+	opts, note, err := traceVerifyOptions(t.Header, path)
 	if err != nil {
 		return timeline.Input{}, err
 	}
@@ -81,9 +81,9 @@ func timelineInput(path string, partial bool) (timeline.Input, error) {
 		v.Observe(o)
 	}
 	r := settle(v, t.End)
-	in := timeline.Input{Header: t.Header, Observations: t.Observations, End: t.End.At, Report: &r}
+	in := timeline.Input{Header: t.Header, Observations: t.Observations, End: t.End.At, Report: &r, Note: note}
 	if t.Truncation != nil {
-		in.Note = fmt.Sprintf("trace %s is truncated: %s", path, t.Truncation)
+		in.Note = joinNotes(note, fmt.Sprintf("trace %s is truncated: %s", path, t.Truncation))
 	}
 	return in, nil
 }
