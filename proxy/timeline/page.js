@@ -58,7 +58,14 @@
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     $("spacer").style.height = Math.max(0, AXIS + rows.length * ROW + PAD - H) + "px";
   }
-  function fit() { t0 = 0; scale = Math.max(1e-9, (W - LABEL_W - PAD) / tEnd); }
+  // fit shows the whole run, from its first exchange, with a margin.
+  let tFirst = tEnd;
+  for (const l of D.lanes) tFirst = Math.min(tFirst, l.start);
+  function fit() {
+    const span = Math.max(tEnd - tFirst, 1);
+    scale = Math.max(1e-9, (W - LABEL_W - PAD - 90) / span);
+    t0 = tFirst - 12 / scale;
+  }
   const x = (t) => LABEL_W + (t - t0) * scale;
   const tAt = (px) => t0 + (px - LABEL_W) / scale;
   const firstRow = () => Math.floor(scroller.scrollTop / ROW);
