@@ -128,3 +128,45 @@ func resumesIn(t *testing.T, path string) []string {
 	}
 	return out
 }
+
+// TestReplayThroughProfile replays what the server sent through fray with
+// another profile: here one that only adds latency to POSTs, so the
+// client finishes every call.
+func TestReplayThroughProfile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
+	prof := filepath.Join(t.TempDir(), "slow.toml")
+	if err := os.WriteFile(prof, []byte("[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rctx, stop := context.WithCancel(ctx)
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(rctx, []string{"fray", "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof}, io.Discard, pw)
+		pw.Close()
+	}()
+	rd := bufio.NewReader(pr)
+	line, err := rd.ReadString('\n')
+	if err != nil {
+		stop()
+		t.Fatalf("no start line: %v", err)
+	}
+	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
+	start := time.Now()
+	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
+	took := time.Since(start)
+	stop()
+	rest, _ := io.ReadAll(rd)
+	if code := <-done; code != exitOK {
+		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
+	}
+	if err != nil || res.Completed != 6 {
+		t.Fatalf("client against the replay through fray: %v, %+v\n%s%s", err, res, line, rest)
+	}
+	// Every POST waited 5ms in fray: the profile acted.
+	if took < 5*time.Millisecond*time.Duration(6) {
+		t.Errorf("6 calls took %v: the latency profile did not act", took)
+	}
+}
