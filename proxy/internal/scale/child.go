@@ -18,6 +18,8 @@ import (
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/metrics"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/verify"
 )
 
 // childFiles is the file limit a child asks for: two sockets per stream
@@ -108,7 +110,7 @@ func childHandler(cfg ChildConfig, control *http.ServeMux) (http.Handler, error)
 		if cfg.Mode == ModeReverseProxy {
 			return newReverseProxy(up), nil
 		}
-		return newFray(cfg, up)
+		return newFray(cfg, up, control)
 	}
 	return nil, fmt.Errorf("%s=%q: unknown mode", envChild, cfg.Mode)
 }
@@ -124,10 +126,12 @@ func newReverseProxy(up *url.URL) http.Handler {
 	return rp
 }
 
-// newFray is fray as `fray proxy` sets it up: its own transport, the
-// profile when one is named, and with Observe the metrics watching every
-// observation.
-func newFray(cfg ChildConfig, up *url.URL) (http.Handler, error) {
+// newFray is fray as `fray proxy` sets it up: its own transport and the
+// profile when one is named. With Observe, the metrics and the verifier
+// watch every observation as they do under `fray proxy --admin`, the
+// verifier reports every minute of fray's clock as `--report-every 1m`
+// has it do, and the control API serves the metrics at GET /metrics.
+func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (http.Handler, error) {
 	opts := proxy.Options{Upstream: up, Transport: proxy.NewTransport(nil)}
 	if cfg.Profile != "" {
 		prof, err := profiles.Builtin(cfg.Profile)
@@ -140,11 +144,23 @@ func newFray(cfg ChildConfig, up *url.URL) (http.Handler, error) {
 		}
 		opts.Faults = active
 	}
+	speed := 1.0
 	if cfg.Speed > 0 && cfg.Speed != 1 {
-		opts.Clock = newFastClock(cfg.Speed)
+		speed = cfg.Speed
+		opts.Clock = newFastClock(speed)
 	}
 	if cfg.Observe {
-		opts.Observer = metrics.New(metrics.Options{})
+		m := metrics.New(metrics.Options{})
+		v := verify.New(verify.Options{Profile: cfg.Profile})
+		opts.Observer = observe.Tee(m, v)
+		control.Handle("GET /metrics", m.Handler())
+		start := time.Now()
+		go func() {
+			for range time.Tick(time.Duration(float64(time.Minute) / speed)) {
+				rep := v.Report(time.Duration(float64(time.Since(start)) * speed))
+				_ = json.NewEncoder(io.Discard).Encode(rep)
+			}
+		}()
 	}
 	return proxy.New(opts)
 }

@@ -49,7 +49,7 @@ const (
 	envUpstream = "FRAY_SCALE_UPSTREAM" // a proxy's upstream URL
 	envProfile  = "FRAY_SCALE_PROFILE"  // fray: a built-in profile to run under
 	envSpeed    = "FRAY_SCALE_SPEED"    // fray: how much faster its clock runs than real time
-	envObserve  = "FRAY_SCALE_OBSERVE"  // fray: "1" to attach the metrics
+	envObserve  = "FRAY_SCALE_OBSERVE"  // fray: "1" to attach the metrics and the verifier
 )
 
 // ChildConfig says what a child does. Mode and Listen are required; the
@@ -66,8 +66,8 @@ type ChildConfig struct {
 	// Speed makes fray's clock run Speed times faster than real time, so
 	// that a profile's schedule of hours passes in minutes; 0 means 1.
 	Speed float64
-	// Observe attaches fray's metrics (an observe.Observer), so that what
-	// observing costs is measured too.
+	// Observe attaches fray's metrics and verifier, as `fray proxy --admin`
+	// runs them, so that what they hold is measured too.
 	Observe bool
 }
 

@@ -139,19 +139,24 @@ func startSetup(ctx context.Context, name string, i, n int) (_ *setup, err error
 // taken with every stream open, to dir/NAME.heap and dir/NAME.goroutine.
 func (s *setup) saveProfiles(ctx context.Context, dir string) error {
 	for _, prof := range []string{"heap", "goroutine"} {
-		f, err := os.Create(filepath.Join(dir, s.name+"."+prof))
-		if err != nil {
-			return err
-		}
-		err = s.measured().Profile(ctx, prof, f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := saveProfile(ctx, s.measured(), prof, filepath.Join(dir, s.name+"."+prof)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// saveProfile writes c's pprof profile prof to file.
+func saveProfile(ctx context.Context, c *scale.Child, prof, file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	err = c.Profile(ctx, prof, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // openMeasured opens n streams to target once the upstream holds none,
