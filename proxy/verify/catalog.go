@@ -164,7 +164,11 @@ const (
 	// no conforming pair could recover from a fault (the reasons of
 	// e2e.no-message-lost, plus: a cut stream that delivered no id, a
 	// Last-Event-ID fray changed, an id fray rewrote, reconnections fray
-	// refused twice).
+	// refused twice). The end-to-end checks report what no other check
+	// explains: a request left unanswered because a check already blamed
+	// one end for its stream (client.reconnects, client.last-event-id,
+	// server.replay-complete, server.priming-event) is excused as
+	// "explained by" that check, so that one cause fails one check.
 	CheckE2EEveryRequestAnswered = "e2e.every-request-answered"
 	// CheckE2ENoMessageLost (error): every JSON-RPC message the server sent
 	// reaches the client whole, at first or through a replay, except what
@@ -174,12 +178,16 @@ const (
 	// legacy transport, protocol without resumability, corrupted by fray,
 	// stalled for ever by fray, the client closed the stream, the session
 	// ended, Last-Event-ID changed by fray, resumed from an id fray
-	// rewrote, reconnection refused by fray.
+	// rewrote, reconnection refused by fray; and, as for
+	// e2e.every-request-answered, a loss another check already blamed on
+	// one end ("explained by" it).
 	CheckE2ENoMessageLost = "e2e.no-message-lost"
 	// CheckE2ENoMessageDuplicated (error): no JSON-RPC response reaches the
 	// client more often than its request was forwarded. Extra copies a
 	// duplicate fault wrote are counted apart, and so are replays on a
-	// resumption whose Last-Event-ID fray changed.
+	// resumption whose Last-Event-ID fray changed, and copies a server
+	// replayed from at or before Last-Event-ID (explained by
+	// server.replay-no-duplicates).
 	CheckE2ENoMessageDuplicated = "e2e.no-message-duplicated"
 )
 

@@ -30,8 +30,10 @@ func TestReconnects(t *testing.T) {
 				t.Errorf("evidence %+v", e)
 			}
 		}
-		expect(t, r, CheckE2EEveryRequestAnswered, report.StatusFail, 1)
-		expect(t, r, CheckE2ENoMessageLost, report.StatusFail, 2)
+		// One cause, reported once: the end-to-end checks excuse what
+		// client.reconnects explains.
+		expectExcused(t, r, CheckE2EEveryRequestAnswered, "explained by client.reconnects")
+		expectExcused(t, r, CheckE2ENoMessageLost, "explained by client.reconnects")
 	})
 	t.Run("not judged before the deadline", func(t *testing.T) {
 		tl := lostResponse(t)

@@ -195,6 +195,7 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 			ev.Related = related(l.origin, l.endEx)
 			ev.Fault = l.endFault
 			v.find(cLastEventID, levelError, ev)
+			l.blamed = CheckClientLastEventID
 		case l.failed >= giveUpAfter:
 			l.gaveUp = true
 			v.excuse(cReconnects, "the client gave up after two failed attempts")
@@ -205,6 +206,7 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 			ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
 			ev.Fault = l.endFault
 			v.find(cReconnects, levelError, ev)
+			l.blamed = CheckClientReconnects
 		}
 	}
 	l.owed = false

@@ -125,6 +125,9 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 		ev.EventIDs = []string{string(e.ID)}
 	}
 	v.find(c, levelError, ev)
+	if x.cli != nil {
+		x.cli.noPriming = true
+	}
 }
 
 // clientEvent records what the client got of an event.
@@ -194,6 +197,7 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 		exchange:  x.num,
 		fault:     firstFault(faultOf(o.Fired), x.endFault),
 		cli:       x.cli,
+		srv:       x.srv,
 	}
 	if e.HasID {
 		k.id = string(e.ID)
@@ -248,9 +252,12 @@ func (v *Verifier) deliverResponse(s *session, id string, x *exch, copies int, a
 	}
 	r.delivered++
 	if r.delivered > r.forwarded {
-		if x.leidByFray {
+		switch {
+		case x.leidByFray:
 			v.excuse(cNoDup, "replayed after fray changed Last-Event-ID")
-		} else {
+		case x.blamedDup != "":
+			v.excuse(cNoDup, "explained by "+x.blamedDup)
+		default:
 			ev := evidence(fmt.Sprintf("the response to request %s (%s) reached the client %d times; the request was forwarded %d", id, r.method, r.delivered, r.forwarded), s, x.num, at)
 			ev.Related = related(r.exchange)
 			v.find(cNoDup, levelError, ev)

@@ -77,12 +77,13 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			gone404(tl)
 			tl.wait(time.Minute)
 		}},
-		{CheckE2EEveryRequestAnswered, "lose", true, func(tl *timeline) {
-			lose(tl)
+		{CheckE2EEveryRequestAnswered, "", false, func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 			tl.wait(time.Minute)
 		}},
 		{CheckE2ENoMessageLost, "lose", true, func(tl *timeline) {
 			lose(tl)
+			tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
 			tl.wait(time.Minute)
 		}},
 		{CheckE2ENoMessageDuplicated, "", false, func(tl *timeline) {

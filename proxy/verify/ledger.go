@@ -147,6 +147,11 @@ type logical struct {
 	owed         bool   // the client owes a reconnection
 	gaveUp       bool   // it gave up after failed attempts
 	cutByFray    bool   // a fault ended one of its streams
+	noPriming    bool   // the server gave its first stream no priming event
+	// blamed is the check that already held one end responsible for
+	// what this stream failed to deliver; the end-to-end checks excuse
+	// the consequence rather than report one cause twice.
+	blamed string
 }
 
 // evRec is one event of a logical stream, kept to judge a replay.
@@ -168,6 +173,7 @@ type kept struct {
 	exchange  uint64
 	fault     *report.FaultRef
 	cli       *logical
+	srv       *logical
 	laterID   bool // a later id was delivered on the client's stream
 	corrupted bool // delivered, with its JSON broken by a corrupt fault
 }
@@ -229,6 +235,7 @@ type exch struct {
 	unparsed    bool
 	endFault    *report.FaultRef
 	idFault     *report.FaultRef
+	blamedDup   string // the check that blamed the server for a replay on it
 }
 
 // resumeState follows a stream the server saw as a resumption.

@@ -80,6 +80,7 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 	ev.Related = related(rec.exchange)
 	ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 	v.find(cReplayNoDup, levelError, ev)
+	x.blamedDup = CheckServerReplayNoDuplicates
 }
 
 // recordID enters an id the upstream sent for the first time.
@@ -155,4 +156,5 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = l.endFault
 	v.find(cReplayComplete, levelError, ev)
+	l.blamed = CheckServerReplayComplete
 }

@@ -116,6 +116,9 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 			ev.Fault = l.endFault
 		}
 		v.find(cLastEventID, levelError, ev)
+		if l != nil {
+			l.blamed = CheckClientLastEventID
+		}
 	}
 	if l != nil {
 		v.attempt(l, x)
@@ -146,6 +149,7 @@ func (v *Verifier) judgeSentID(l *logical, x *exch) {
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = firstFault(l.endFault, l.idFault)
 	v.find(cLastEventID, levelError, ev)
+	l.blamed = CheckClientLastEventID
 }
 
 // plainGet places a GET without Last-Event-ID: the reconnection of a
@@ -172,6 +176,7 @@ func (v *Verifier) plainGet(x *exch) *logical {
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = l.endFault
 	v.find(cLastEventID, levelError, ev)
+	l.blamed = CheckClientLastEventID
 	return l
 }
 

@@ -141,13 +141,15 @@ func (v *Verifier) settleDue(s *session, at time.Duration, final bool) {
 // dropSession settles everything of s and forgets its ledger; its id's
 // metadata stays.
 func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
-	for _, r := range s.pending {
-		v.settleRequest(s, r, at)
-	}
 	for _, l := range slices.Clone(s.logicals) {
 		if l.state == lgPending && !final {
 			v.judgeGone(l, at)
 		}
+	}
+	for _, r := range s.pending {
+		v.settleRequest(s, r, at)
+	}
+	for _, l := range slices.Clone(s.logicals) {
 		v.finishLogical(l, at)
 	}
 	s.ids.each(func(id string, _ idRec) {

@@ -79,6 +79,21 @@ func (v *Verifier) lossReason(k *kept) string {
 	case c.gaveUp && c.failedByFray >= giveUpAfter:
 		return "reconnection refused by fray"
 	}
+	return blame(k.srv, c)
+}
+
+// blame names the check that already held an end responsible for what a
+// logical stream failed to deliver, as an excuse ("" when none did).
+func blame(ls ...*logical) string {
+	for _, l := range ls {
+		switch {
+		case l == nil:
+		case l.blamed != "":
+			return "explained by " + l.blamed
+		case l.noPriming && !l.everID:
+			return "explained by " + CheckServerPrimingEvent
+		}
+	}
 	return ""
 }
 
@@ -99,7 +114,7 @@ func (v *Verifier) streamReason(l *logical) string {
 	case l.cutByFray && !l.everID:
 		return "no id delivered to resume from"
 	}
-	return ""
+	return blame(l)
 }
 
 // settleRequest judges a request still unanswered (e2e.every-request-answered).
