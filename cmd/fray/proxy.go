@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )
@@ -32,6 +33,10 @@ func proxyCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision: which fault fired on which session, stream and event"},
 			&cli.StringFlag{Name: "admin", Usage: "serve the JSON admin API on ADDR (a bare port means loopback); off when empty"},
+			&cli.StringFlag{Name: "admin-token", EnvVars: []string{"FRAY_ADMIN_TOKEN"},
+				Usage: "bearer token every admin API request must carry (16+ characters); required when --admin is beyond loopback; prefer the environment variable, which ps does not show"},
+			&cli.IntFlag{Name: "max-exchanges", Usage: "most exchanges in flight at once, open streams included; past it new ones get 503 with Retry-After (0: no limit)"},
+			&cli.DurationFlag{Name: "response-timeout", Usage: "longest wait for the upstream's response head, e.g. 30s; past it the client gets 504 (0: as long as the client waits)"},
 			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
 			&cli.DurationFlag{Name: "report-every", Usage: "soak mode: also rewrite the --report file every `DURATION` while running (atomically)"},
 		}, append(append(reportFlags(), traceFlags()...), logFlags()...)...),
@@ -71,6 +76,9 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	if c.Int("max-exchanges") < 0 || c.Duration("response-timeout") < 0 {
+		return usagef("--max-exchanges %d, --response-timeout %s: must not be negative", c.Int("max-exchanges"), c.Duration("response-timeout"))
+	}
 	active, err := loadActive(c)
 	if err != nil {
 		return err
@@ -81,6 +89,9 @@ func runProxy(c *cli.Context) error {
 		Logger:    log,
 		MaxBlock:  c.Int("max-block"),
 		LogFaults: c.Bool("log-faults"),
+
+		MaxExchanges:          c.Int("max-exchanges"),
+		ResponseHeaderTimeout: c.Duration("response-timeout"),
 	}
 	if active != nil {
 		opts.Faults = active
@@ -183,17 +194,20 @@ func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active, me
 	if active == nil {
 		return nil, usagef("--admin %s: the admin API controls a profile; give --profile too", addr)
 	}
-	if !strings.Contains(addr, ":") {
-		addr = ":" + addr
+	token := c.String("admin-token")
+	ln, err := admin.Listen(ctx, addr, token)
+	if errors.Is(err, admin.ErrTokenRequired) {
+		return nil, usagef("--admin %s: %v; give a token with --admin-token or FRAY_ADMIN_TOKEN, or bind the admin API to loopback (a bare port does)", addr, err)
 	}
-	if strings.HasPrefix(addr, ":") {
-		addr = "127.0.0.1" + addr
-	}
-	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, usagef("--admin %q: %v", c.String("admin"), err)
+		return nil, usagef("--admin %q: %v", addr, err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s\n", ln.Addr())
-	go func() { done <- proxy.Serve(ctx, ln, adminHandler(active, met), nil, time.Second) }()
+	guarded := ""
+	if token != "" {
+		guarded = " (bearer token required)"
+	}
+	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s%s\n", ln.Addr(), guarded)
+	h := admin.RequireToken(adminHandler(active, met), token)
+	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil
 }
