@@ -1,0 +1,235 @@
+package scripted_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/verify"
+)
+
+// pairRun is one run of a scripted pair through fray under a profile.
+type pairRun struct {
+	server  scripted.ServerFault
+	client  scripted.ClientFault
+	legacy  bool
+	profile *profiles.Profile
+	seed    uint64
+	calls   int
+	idle    time.Duration
+}
+
+// run starts the server, fray with a verifier, and the client, and returns
+// the verifier's final report and the client's result.
+func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
+	t.Helper()
+	var h http.Handler = scripted.NewServer(scripted.ServerOptions{Fault: r.server})
+	if r.legacy {
+		h = scripted.NewLegacyServer(scripted.ServerOptions{})
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	vopts := verify.Options{}
+	opts := proxy.Options{}
+	if r.profile != nil {
+		seed := r.seed
+		active, err := profiles.NewActive(r.profile, &seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Faults = active
+		vopts.Profile, vopts.Seed = r.profile.Name, seed
+		vopts.Severity = map[string]string{}
+		for id, s := range r.profile.Checks {
+			vopts.Severity[id] = string(s)
+		}
+	}
+	v := verify.New(vopts)
+	opts.Observer = v
+	opts.Upstream, _ = url.Parse(srv.URL)
+	p, err := proxy.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray := httptest.NewServer(p)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	calls := max(r.calls, 2)
+	var res *scripted.Result
+	if r.legacy {
+		res, err = scripted.RunLegacyClient(ctx, fray.URL, calls)
+	} else {
+		res, err = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: calls, Fault: r.client, Idle: r.idle})
+	}
+	// Every exchange has ended once the client's connections are closed
+	// and fray's handlers have returned.
+	fray.Close()
+	return finalReport(v), res, err
+}
+
+// finalReport is the verifier's verdict once the run is over, judged as
+// of the last thing it saw.
+func finalReport(v *verify.Verifier) report.Report {
+	return v.Final(0)
+}
+
+// failed lists the checks of error severity that failed.
+func failed(rep report.Report) []string {
+	var out []string
+	for _, c := range rep.Checks {
+		if c.Status == report.StatusFail {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}
+
+func describe(rep report.Report) string {
+	var b strings.Builder
+	for _, c := range rep.Checks {
+		if c.Status == report.StatusFail || c.Status == report.StatusWarn {
+			fmt.Fprintf(&b, "  %s %s x%d", c.ID, c.Status, c.Count)
+			for _, e := range c.Evidence {
+				fmt.Fprintf(&b, "\n    - %s (session %d, exchange %d, ids %v, fault %v)", e.Message, e.Session, e.Exchange, e.EventIDs, e.Fault)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func profileText(t *testing.T, name, text string) *profiles.Profile {
+	t.Helper()
+	p, err := profiles.Parse(name+".toml", strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMisbehaviourMatrix: each scripted misbehaviour makes exactly its own
+// check fail, and no other check of error severity.
+func TestMisbehaviourMatrix(t *testing.T) {
+	// lose: the third to fifth events of each tools/call stream vanish and
+	// the stream closes; the server believes them delivered.
+	lose := profileText(t, "lose", `
+[[fault]]
+kind = "lose"
+stream = "post"
+request_method = "tools/call"
+after_events = 2
+events = 3
+`)
+	// cut: each tools/call stream is closed right after its priming
+	// event, which carries retry: 300ms.
+	cut := profileText(t, "cut", `
+[[fault]]
+kind = "set-retry"
+stream = "post"
+priming = true
+retry = "300ms"
+[[fault]]
+kind = "close"
+stream = "post"
+request_method = "tools/call"
+after_priming = true
+`)
+	// gone: the first tools/call is answered 404 for its session.
+	gone := profileText(t, "gone", `
+[[fault]]
+kind = "status"
+stream = "post"
+request_method = "tools/call"
+status = 404
+times = 1
+`)
+	rows := []struct {
+		name  string
+		run   pairRun
+		want  string
+		calls int
+	}{
+		{"server without priming", pairRun{server: scripted.NoPriming}, "server.priming-event", 0},
+		{"server replay with a gap", pairRun{server: scripted.ReplayGap, profile: lose}, "server.replay-complete", 0},
+		{"server replays duplicates", pairRun{server: scripted.ReplayDuplicates, profile: lose}, "server.replay-no-duplicates", 0},
+		{"server replays another stream", pairRun{server: scripted.ReplayForeign, profile: lose}, "server.replay-isolated", 0},
+		{"client ignores retry", pairRun{client: scripted.IgnoreRetry, profile: cut}, "client.retry-honoured", 0},
+		{"client sends no Last-Event-ID", pairRun{client: scripted.NoLastEventID, profile: cut, idle: 300 * time.Millisecond}, "client.last-event-id", 0},
+		{"client sends a stale Last-Event-ID", pairRun{client: scripted.StaleLastEventID, profile: lose}, "client.last-event-id", 0},
+		{"client loops after a 404", pairRun{client: scripted.LoopAfter404, profile: gone}, "client.new-session-after-404", 0},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			t.Parallel()
+			rep, res, err := row.run.run(t)
+			got := failed(rep)
+			if !slices.Equal(got, []string{row.want}) {
+				t.Errorf("failed checks %v, want exactly [%s] (client: %+v, %v)\n%s", got, row.want, res, err, describe(rep))
+			}
+		})
+	}
+}
+
+// TestCorrectPairIsCleanUnderEveryProfile: the correct pair passes every
+// check of error severity under every built-in profile, for 20 seeds.
+func TestCorrectPairIsCleanUnderEveryProfile(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 3
+	}
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fired := map[string]int{}   // faults fired per profile, over all seeds
+	resumed := map[string]int{} // resumptions per profile
+	for _, name := range profiles.Names() {
+		prof, err := profiles.Resolve(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for seed := range uint64(seeds) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				run := pairRun{profile: prof, seed: seed + 1, legacy: name == "legacy-sse"}
+				rep, res, err := run.run(t)
+				if err != nil {
+					t.Errorf("%s seed %d: the correct client failed: %v (%+v)", name, seed+1, err, res)
+				}
+				if got := failed(rep); len(got) > 0 {
+					t.Errorf("%s seed %d: failed checks %v\n%s", name, seed+1, got, describe(rep))
+				}
+				mu.Lock()
+				fired[name] += rep.Totals.Faults
+				resumed[name] += rep.Totals.Resumptions
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	// A clean verdict means something only if the profile did its work.
+	for _, name := range profiles.Names() {
+		if fired[name] == 0 {
+			t.Errorf("%s: no fault fired in %d runs", name, seeds)
+		}
+	}
+	for _, name := range []string{"polling-server", "lossy-resume", "retry-storm"} {
+		if resumed[name] == 0 {
+			t.Errorf("%s: the client never resumed in %d runs", name, seeds)
+		}
+	}
+	t.Logf("faults fired per profile: %v; resumptions: %v", fired, resumed)
+}
