@@ -79,9 +79,11 @@ func replayTo(ctx context.Context, t *testing.T, tr *trace.Trace, mode replay.Mo
 	defer hs.Close()
 	defer srv.Close()
 	run := runNodeClient(ctx, t, hs.URL+"/mcp", tsArgs...)
-	if t.Failed() || !run.OK {
-		t.Logf("replay log:\n%s", logs.String())
-	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("client: %s\nreplay log:\n%s", run.raw, logs.String())
+		}
+	})
 	return run, srv.Stats()
 }
 

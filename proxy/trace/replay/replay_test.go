@@ -252,3 +252,26 @@ func equalDurations(a, b []time.Duration) bool {
 	}
 	return true
 }
+
+// TestEndsWithSession: a stream the recording ended once its session was
+// deleted is ended by the session's deletion in the replay, not by the
+// clock; one that ended before is not.
+func TestEndsWithSession(t *testing.T) {
+	ms := time.Millisecond
+	ex := func(seq uint64, method string, st faults.StreamType, reqAt, endAt time.Duration) []*observe.Observation {
+		return []*observe.Observation{
+			{Kind: observe.KindRequest, At: reqAt, Exchange: seq, Stream: st, Session: "s", Request: &observe.Request{Method: method}},
+			{Kind: observe.KindEnd, At: endAt, Exchange: seq, Stream: st, Session: "s", End: &observe.End{}},
+		}
+	}
+	var obs []*observe.Observation
+	obs = append(obs, ex(1, "GET", faults.StreamGet, 0, 100*ms)...)  // ends with the DELETE
+	obs = append(obs, ex(2, "POST", faults.StreamPost, 0, 50*ms)...) // ends before it
+	obs = append(obs, ex(3, "DELETE", faults.StreamOther, 90*ms, 95*ms)...)
+	sc := newScript(obs)
+	for i, want := range []bool{true, false, false} {
+		if got := sc.exchanges[i].withSession; got != want {
+			t.Errorf("exchange %d: ends with the session = %v, want %v", i+1, got, want)
+		}
+	}
+}

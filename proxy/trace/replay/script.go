@@ -58,6 +58,10 @@ type recExchange struct {
 	end    *observe.End
 	endAt  time.Duration
 	ended  bool
+	// withSession: the recording ended the exchange once its session had
+	// been deleted, so the replay ends it when the session is, whatever
+	// the clock says.
+	withSession bool
 }
 
 // recEvent is one recorded event block.
@@ -110,6 +114,19 @@ func newScript(obs []*observe.Observation) *script {
 			})
 		case observe.KindEnd:
 			ex.end, ex.endAt, ex.ended = o.End, o.At, true
+		}
+	}
+	deleted := map[string]time.Duration{}
+	for _, ex := range s.exchanges {
+		if ex.method == "DELETE" && ex.session != "" {
+			if at, ok := deleted[ex.session]; !ok || ex.reqAt < at {
+				deleted[ex.session] = ex.reqAt
+			}
+		}
+	}
+	for _, ex := range s.exchanges {
+		if at, ok := deleted[liveSession(ex)]; ok && ex.ended && ex.method != "DELETE" && ex.endAt >= at {
+			ex.withSession = true
 		}
 	}
 	return s

@@ -480,6 +480,10 @@ func (s *Server) finish(ctx context.Context, ex *recExchange, start time.Time) {
 	if !ex.ended {
 		return
 	}
+	if ex.withSession {
+		s.hold(ctx)
+		return
+	}
 	switch ex.end.Cause {
 	case observe.Complete, observe.FaultAnswered:
 		s.waitUntil(ctx, start, ex.endAt-ex.reqAt)
