@@ -56,7 +56,7 @@ func sample() report.Report {
 				Summary:  "Every stream starts with an event that has an id and empty data.",
 				Evidence: []report.Evidence{{Message: "the standalone GET stream began without a priming event", Session: 1, Exchange: 3, AtMS: 80}},
 			},
-			{ID: "client.resumes-with-last-event-id", Severity: report.SeverityError, Status: report.StatusPass, Applied: 3, Summary: "A client resumes with the last id it received."},
+			{ID: "client.last-event-id", Severity: report.SeverityError, Status: report.StatusPass, Applied: 3, Summary: "A client resumes with the last event id delivered on that stream."},
 			{ID: "server.replay-complete", Severity: report.SeverityOff, Status: report.StatusSkip, Summary: "A resumed stream replays every event after Last-Event-ID."},
 			{ID: "e2e.every-request-answered", Severity: report.SeverityError, Status: report.StatusSkip, Summary: "Every forwarded request gets its response."},
 		},
