@@ -141,7 +141,7 @@ func generate(n int, seed uint64) ([]*observe.Observation, time.Duration, []lost
 func sampleReport(lost []lostStream) *report.Report {
 	l := lost[0]
 	return &report.Report{Schema: report.SchemaVersion, Verdict: report.VerdictFail, Checks: []report.Check{
-		{ID: "client.resumes-with-last-event-id", Severity: "error", Status: report.StatusPass, Applied: len(lost)},
+		{ID: "client.last-event-id", Severity: "error", Status: report.StatusPass, Applied: len(lost)},
 		{ID: "server.replay-complete", Severity: "error", Status: report.StatusFail, Count: 12, Applied: len(lost),
 			Summary: "a resumed stream replays every event the client missed",
 			Evidence: []report.Evidence{{Message: "the replay after " + l.lastID + " left out " + l.lost[1],
