@@ -38,13 +38,14 @@ var errNoSource = errors.New("sse: Reader has no source (use NewReader or Reset)
 // it by more than 4 KiB, and a block larger than that is not parsed; from
 // then on the rest of the stream is returned in Unparsed events, each holding
 // what one read delivered. Whether a block is parsed depends only on its
-// size, not on how the reads broke. A Reader with nothing buffered, about to
+// size and its number of lines (at most one per 64 bytes of the limit, and
+// at least 1024), not on how the reads broke. A Reader with nothing buffered, about to
 // wait for its source, gives its buffer back to a pool shared by all Readers
 // (unless a large block grew it) and reads the first bytes to come into a
 // small array of its own, so an idle stream holds no buffer. Besides the
 // buffer, a Reader keeps about 100 bytes per line of the current block (its
-// Line and where it ends), which a block of many very short lines can make
-// several times the block itself.
+// Line and where it ends); the cap on lines keeps that within about twice
+// the block limit, whatever the lines' length.
 //
 // The zero Reader has no source: call Reset before Next. A Reader is not safe
 // for concurrent use.
@@ -120,7 +121,7 @@ func (r *Reader) Next() (*Event, error) {
 			continue
 		}
 		end := r.scan()
-		if end-r.start > r.max || end < 0 && r.end-r.start > r.max {
+		if end-r.start > r.max || end < 0 && r.end-r.start > r.max || len(r.spans) > r.maxLines() {
 			return r.overflow(), nil
 		}
 		if end >= 0 {
@@ -301,6 +302,12 @@ func (r *Reader) finish(end int, complete bool) *Event {
 	}
 	return e
 }
+
+// maxLines bounds the lines of a parsed block: one per 64 bytes of the
+// block limit, and at least 1024, so that the bookkeeping of a block of
+// many tiny lines (about 100 bytes a line) stays within about twice the
+// block limit.
+func (r *Reader) maxLines() int { return max(r.max/64, 1024) }
 
 // overflow switches to passing the stream through unparsed and returns what
 // is buffered of the block that was too large.

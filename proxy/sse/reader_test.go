@@ -295,3 +295,44 @@ func TestWordSearches(t *testing.T) {
 		}
 	}
 }
+
+// TestManyShortLines: a block of very many tiny lines, within the byte
+// limit, would cost its Reader about 100 bytes a line; past the line cap it
+// passes through unparsed, byte for byte, and the line bookkeeping stays
+// within the cap, however the reads break. A block just under the cap is
+// still parsed.
+func TestManyShortLines(t *testing.T) {
+	const maxBlock = 1 << 20 // the cap is 16384 lines
+	over := []byte(strings.Repeat(":\n", 200_000) + "\ndata: after\n\n")
+	under := []byte(strings.Repeat(":\n", 16_000) + "data: x\n\n")
+	for _, sizes := range [][]int{nil, {4096}, {7}} {
+		r := NewReader(&chunkReader{data: over, sizes: sizes}, maxBlock)
+		var out []byte
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !e.Unparsed {
+				t.Fatalf("sizes %v: a block of 200,000 lines was parsed", sizes)
+			}
+			out = e.AppendTo(out)
+			if c := cap(r.spans); c > 2*r.maxLines() {
+				t.Fatalf("sizes %v: %d line spans kept, want at most %d", sizes, c, 2*r.maxLines())
+			}
+		}
+		if !bytes.Equal(out, over) {
+			t.Errorf("sizes %v: output differs from input", sizes)
+		}
+		events, err := readAll(t, &chunkReader{data: under, sizes: sizes}, maxBlock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || events[0].Unparsed || events[0].Data != "x" {
+			t.Errorf("sizes %v: a block of 16,001 lines was not parsed as one event", sizes)
+		}
+	}
+}

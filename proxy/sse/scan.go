@@ -107,6 +107,10 @@ func (r *Reader) scan() int {
 		}
 		r.spans = append(r.spans, span{end: i - r.start, rawEnd: next - r.start})
 		line = next
+		if len(r.spans) > r.maxLines() {
+			r.line = line // Next sees the overflow
+			return -1
+		}
 	}
 	r.line = len(b)
 	return -1
