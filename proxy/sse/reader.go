@@ -70,7 +70,7 @@ type Reader struct {
 	err       error  // sticky error from the source
 
 	pooled bool     // buf came from bufPool and goes back there when idle
-	small  [64]byte // what an idle Reader reads into
+	small  [256]byte // what an idle Reader reads into: most events fit
 	ev     Event
 }
 
