@@ -69,7 +69,7 @@ type Reader struct {
 	unparsed  bool   // the stream overflowed; pass the rest through raw
 	err       error  // sticky error from the source
 
-	pooled bool     // buf came from bufPool and goes back there when idle
+	pooled bool      // buf came from bufPool and goes back there when idle
 	small  [256]byte // what an idle Reader reads into: most events fit
 	ev     Event
 }
