@@ -25,24 +25,32 @@ import (
 // run's minutes), how often fray's memory is sampled, how long the run
 // warms up before the fit, and the bounds on the fitted slopes.
 const (
-	soakClients     = 100
-	soakCalls       = 20 // per session, then it is deleted and a new one starts
+	soakClients = 100
+	// soakCalls is the calls per session, after which it is deleted and a
+	// new one starts: ~500 new sessions a minute, their ends spread out
+	// (each client's first session is shorter by a different amount), so
+	// that what the verifier keeps per live session does not rise and fall
+	// in step. The verifier also remembers the ids of the last 65,536
+	// sessions (~120 bytes each) to judge their later use: at this rate
+	// that grows the heap ~60 KiB a minute, for two hours, to its bound.
+	soakCalls       = 50
 	soakSpeed       = 10
-	soakSampleEvery = 5 * time.Second
+	soakSampleEvery = 2 * time.Second
 	// soakWarmUp covers the filling of what fray keeps for a while by its
 	// own clock (the verifier's ledger of recent sessions and event ids):
 	// at soakSpeed, 90 s is 15 minutes of fray's time. The heap is flat
 	// from about 60 s on.
 	soakWarmUp = 90 * time.Second
 	// soakMaxHeapSlope bounds the growth of fray's heap in use, after a
-	// collection, per minute of run. The samples scatter by ~1 MiB (the
-	// streams open at each instant), which over a 5-minute run puts ~140
-	// KiB/min of noise on the slope; a leak of 20 bytes per exchange at
-	// this load (~27,000 exchanges a minute) grows it by 512 KiB/min.
+	// collection, per minute of run. The samples scatter by ~0.5 MiB (what
+	// the streams open at each instant hold), which over a 6-minute run
+	// puts ~30 KiB/min of noise on the slope, besides the ~60 KiB/min of
+	// session ids above; a leak of 20 bytes per exchange at this load
+	// (~30,000 exchanges a minute) grows it by ~600 KiB/min.
 	soakMaxHeapSlope = 512 << 10
 	// soakMaxGoroutineSlope bounds the growth of fray's goroutines per
-	// minute: the samples scatter by ~30, ~5/min of noise on the slope;
-	// one goroutine leaked per 1,000 exchanges grows them by ~27/min.
+	// minute: the samples scatter by ~15, ~1/min of noise on the slope;
+	// one goroutine leaked per 1,000 exchanges grows them by ~30/min.
 	soakMaxGoroutineSlope = 25
 )
 
@@ -90,10 +98,10 @@ func TestSoak(t *testing.T) {
 	var counts scale.SoakCounts
 	load, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	for range soakClients {
-		wg.Go(func() {
-			(&scale.SoakClient{URL: "http://" + fray.Addr + "/mcp", HTTP: client, Calls: soakCalls, Counts: &counts}).Run(load)
-		})
+	for i := range soakClients {
+		c := &scale.SoakClient{URL: "http://" + fray.Addr + "/mcp", HTTP: client, Calls: soakCalls,
+			FirstCalls: 1 + i*soakCalls/soakClients, Counts: &counts}
+		wg.Go(func() { c.Run(load) })
 	}
 
 	var samples []soakSample

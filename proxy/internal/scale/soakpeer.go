@@ -205,22 +205,31 @@ type SoakCounts struct {
 // Calls tools/call requests one after the other, resuming each stream cut
 // before its response with Last-Event-ID (waiting as retry and
 // Retry-After say), then deletes the session and starts again, until ctx
-// is done. The zero value is not usable: set URL, HTTP and Counts.
+// is done. The zero value is not usable: set URL, HTTP, Calls and Counts.
 type SoakClient struct {
-	URL    string
-	HTTP   *http.Client
-	Calls  int
-	Counts *SoakCounts
+	URL   string
+	HTTP  *http.Client
+	Calls int
+	// FirstCalls is the calls of the first session, 0 meaning Calls: many
+	// clients started at once, given first sessions of different lengths,
+	// do not all end their sessions at the same moment ever after.
+	FirstCalls int
+	Counts     *SoakCounts
 }
 
 // Run plays sessions until ctx is done.
 func (c *SoakClient) Run(ctx context.Context) {
+	calls := c.Calls
+	if c.FirstCalls > 0 {
+		calls = c.FirstCalls
+	}
 	for ctx.Err() == nil {
-		c.session(ctx)
+		c.session(ctx, calls)
+		calls = c.Calls
 	}
 }
 
-func (c *SoakClient) session(ctx context.Context) {
+func (c *SoakClient) session(ctx context.Context, calls int) {
 	sid, err := c.initialize(ctx)
 	if err != nil {
 		c.Counts.Failed.Add(1)
@@ -234,7 +243,7 @@ func (c *SoakClient) session(ctx context.Context) {
 		defer close(done)
 		c.standalone(sctx, sid)
 	}()
-	for id := 2; id < 2+c.Calls && ctx.Err() == nil; id++ {
+	for id := 2; id < 2+calls && ctx.Err() == nil; id++ {
 		c.call(ctx, sid, id)
 	}
 	cancel()
