@@ -378,3 +378,23 @@ func checkHistogram(t *testing.T, fams map[string]*dto.MetricFamily, name string
 		t.Errorf("%s: found %d of the %d buckets checked", name, seen, len(buckets))
 	}
 }
+
+// TestOpenMetricsOnRequest: a scraper that asks for OpenMetrics gets it.
+func TestOpenMetricsOnRequest(t *testing.T) {
+	srv := httptest.NewServer(metrics.New(metrics.Options{NoRuntime: true}).Handler())
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req.Header.Set("Accept", "application/openmetrics-text;version=1.0.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/openmetrics-text") {
+		t.Errorf("Content-Type %q, want OpenMetrics", ct)
+	}
+	if !strings.HasSuffix(string(body), "# EOF\n") || !strings.Contains(string(body), "fray_open_streams 0\n") {
+		t.Errorf("not an OpenMetrics exposition of fray's metrics:\n%s", body)
+	}
+}
