@@ -394,7 +394,7 @@ func TestOpenMetricsOnRequest(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/openmetrics-text") {
 		t.Errorf("Content-Type %q, want OpenMetrics", ct)
 	}
-	if !strings.HasSuffix(string(body), "# EOF\n") || !strings.Contains(string(body), "fray_open_streams 0\n") {
+	if !strings.HasSuffix(string(body), "# EOF\n") || !strings.Contains(string(body), "\nfray_open_streams 0") {
 		t.Errorf("not an OpenMetrics exposition of fray's metrics:\n%s", body)
 	}
 }
