@@ -105,7 +105,9 @@ func (t *sessionTable) ended(id string, at time.Duration) {
 }
 
 // reconnected observes, for a GET at at in session id, the delay since each
-// stream end the session owed a reconnection for.
+// stream end the session owed a reconnection for. A GET observed before
+// the end it follows (a client back within microseconds of a reset, before
+// fray has reported the end) is matched to the session's next GET instead.
 func (t *sessionTable) reconnected(id string, at time.Duration, h prometheus.Histogram) {
 	if id == "" {
 		return
