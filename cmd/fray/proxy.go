@@ -83,6 +83,13 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if active == nil && c.String("admin") != "" {
+		// The admin API serves metrics and can swap a profile in later:
+		// start with an empty one, which injects nothing.
+		if active, err = profiles.NewActive(&profiles.Profile{Name: "none"}, nil); err != nil {
+			return err
+		}
+	}
 	opts := proxy.Options{
 		Upstream:  upstream,
 		Transport: proxy.NewTransport(upTLS),
@@ -190,9 +197,6 @@ func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active, me
 	if addr == "" {
 		done <- nil
 		return done, nil
-	}
-	if active == nil {
-		return nil, usagef("--admin %s: the admin API controls a profile; give --profile too", addr)
 	}
 	token := c.String("admin-token")
 	ln, err := admin.Listen(ctx, addr, token)
