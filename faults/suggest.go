@@ -6,7 +6,7 @@ func suggest(key string, candidates ...[]string) string {
 	best, bestDist := "", 3
 	for _, set := range candidates {
 		for _, c := range set {
-			if d := editDistance(key, c); d < bestDist && d < len(c) {
+			if d := EditDistance(key, c); d < bestDist && d < len(c) {
 				best, bestDist = c, d
 			}
 		}
@@ -14,8 +14,9 @@ func suggest(key string, candidates ...[]string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in bytes: the
+// measure of every did-you-mean fray offers for a mistyped key or name.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -125,7 +125,7 @@ func (p *Profile) checkErrors(id string, s Severity) []*Error {
 func suggestCheck(id string) string {
 	best, bestDist := "", max(2, len(id)/3)+1
 	for _, c := range verify.Catalog() {
-		if d := editDistance(id, c.ID); d < bestDist {
+		if d := faults.EditDistance(id, c.ID); d < bestDist {
 			best, bestDist = c.ID, d
 		}
 	}
@@ -149,27 +149,6 @@ func suggestCheck(id string) string {
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func (d *decoder) faults(v any) {

@@ -173,9 +173,19 @@ func loadActive(c *cli.Context) (*profiles.Active, error) {
 		}
 		return nil, nil
 	}
+	return resolveActive(c, "--profile", name, "")
+}
+
+// resolveActive resolves the profile name given to flag (a built-in or a
+// file) into an active plan, seeded by --seed when set; want, when not
+// empty, says what else flag takes, for the error.
+func resolveActive(c *cli.Context, flag, name, want string) (*profiles.Active, error) {
 	prof, err := profiles.Resolve(name)
 	if err != nil {
-		return nil, usagef("--profile %s:\n%v", name, err)
+		if want != "" {
+			return nil, usagef("%s %s: %s\n%v", flag, name, want, err)
+		}
+		return nil, usagef("%s %s:\n%v", flag, name, err)
 	}
 	var seed *uint64
 	if c.IsSet("seed") {
@@ -184,7 +194,7 @@ func loadActive(c *cli.Context) (*profiles.Active, error) {
 	}
 	active, err := profiles.NewActive(prof, seed)
 	if err != nil {
-		return nil, usagef("--profile %s: %v", name, err)
+		return nil, usagef("%s %s: %v", flag, name, err)
 	}
 	return active, nil
 }

@@ -106,20 +106,7 @@ func runReplay(c *cli.Context) error {
 
 // loadProfile resolves --faults PROFILE, with --seed.
 func loadProfile(name string, c *cli.Context) (*profiles.Active, error) {
-	prof, err := profiles.Resolve(name)
-	if err != nil {
-		return nil, usagef("--faults %s: want recorded, none, or a profile:\n%v", name, err)
-	}
-	var seed *uint64
-	if c.IsSet("seed") {
-		s := c.Uint64("seed")
-		seed = &s
-	}
-	active, err := profiles.NewActive(prof, seed)
-	if err != nil {
-		return nil, usagef("--faults %s: %v", name, err)
-	}
-	return active, nil
+	return resolveActive(c, "--faults", name, "want recorded, none, or a profile:")
 }
 
 // behindFray serves rs on a loopback port of its own until ctx ends and

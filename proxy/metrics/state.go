@@ -132,10 +132,3 @@ func (t *sessionTable) forget(id string) {
 	delete(t.byID, id)
 	t.mu.Unlock()
 }
-
-// size is the number of sessions remembered, for tests.
-func (t *sessionTable) size() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.byID)
-}

@@ -39,9 +39,6 @@ type Input struct {
 	Note string
 }
 
-// The fates as the page codes them: observe.Fate's values.
-const fateDelivered = int(observe.Delivered)
-
 // Event flags, a bit set per event.
 const (
 	flagPriming    = 1 << iota // a priming event (id, empty data)
