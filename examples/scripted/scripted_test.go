@@ -32,24 +32,10 @@ func TestCorrectPairDirect(t *testing.T) {
 func TestCorrectPairResumesThroughPollingServer(t *testing.T) {
 	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
 	defer srv.Close()
-	prof, err := profiles.Resolve("polling-server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	active, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse(srv.URL)
-	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fray := httptest.NewServer(p)
-	defer fray.Close()
+	fray := throughFray(t, srv.URL, "polling-server")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: 2})
+	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: fray + "/mcp", Calls: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +51,23 @@ func TestCorrectPairResumesThroughPollingServer(t *testing.T) {
 func TestLegacyPairThroughFray(t *testing.T) {
 	srv := httptest.NewServer(scripted.NewLegacyServer(scripted.ServerOptions{}))
 	defer srv.Close()
-	prof, err := profiles.Resolve("legacy-sse")
+	fray := throughFray(t, srv.URL, "legacy-sse")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := scripted.RunLegacyClient(ctx, fray, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 2 || res.Sessions != 1 {
+		t.Errorf("result %+v, want 2 calls in one session", res)
+	}
+}
+
+// throughFray serves fray in front of upstream under a built-in profile
+// until the test ends, and returns its URL.
+func throughFray(t *testing.T, upstream, profile string) string {
+	t.Helper()
+	prof, err := profiles.Resolve(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,20 +75,12 @@ func TestLegacyPairThroughFray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(srv.URL)
+	u, _ := url.Parse(upstream)
 	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fray := httptest.NewServer(p)
-	defer fray.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := scripted.RunLegacyClient(ctx, fray.URL, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Completed != 2 || res.Sessions != 1 {
-		t.Errorf("result %+v, want 2 calls in one session", res)
-	}
+	t.Cleanup(fray.Close)
+	return fray.URL
 }
