@@ -238,14 +238,20 @@ func (pm *pump) complete(e *sse.Event) bool {
 		pm.rewriteEndpoint(e)
 	}
 	pm.index++
-	if pm.p.observing() {
+	// One reading of the clock serves the plan and the observers.
+	var now time.Time
+	observing := pm.p.observing()
+	if observing || pm.sp != nil {
+		now = pm.p.clock.Now()
+	}
+	if observing {
 		pm.oev = observe.Event{
 			Index: pm.index - 1, Raw: e.Raw, Parsed: true,
 			Type: e.Type, ID: e.ID, HasID: e.HasID, Retry: e.Retry, HasRetry: e.HasRetry,
 			Priming: e.Priming(), Dispatched: e.Dispatched,
 			Message: observe.EventMessage{Kind: msg.Kind, Method: msg.Method, ID: msg.ID},
 		}
-		pm.evAt = pm.p.clock.Now().Sub(pm.p.start)
+		pm.evAt = now.Sub(pm.p.start)
 	}
 	if pm.lose > 0 {
 		pm.oev.Fate = observe.Lost
@@ -258,7 +264,6 @@ func (pm *pump) complete(e *sse.Event) bool {
 		pm.observeEvent(e, nil)
 		return ok
 	}
-	now := pm.p.clock.Now()
 	pm.ev = faults.Event{
 		Index:       pm.index - 1,
 		Type:        e.Type,
