@@ -8,9 +8,13 @@ import (
 	"time"
 )
 
-// args reads one fault's keys for a kind's constructor and the selector
-// parser, and collects every problem instead of stopping at the first.
-type args struct {
+// Args reads one fault's keys for a kind's Build and for the selector
+// parser, and collects every problem instead of stopping at the first: a
+// reader that meets a bad value records a ParamError naming the fault, the
+// key and the value, and returns the default, so Build goes on and every
+// problem of a profile is reported at once. An Args is made by Compile
+// and is not safe for concurrent use.
+type Args struct {
 	fault int
 	kind  string
 	m     map[string]any
@@ -18,18 +22,18 @@ type args struct {
 	errs  []*ParamError
 }
 
-func newArgs(fault int, kind string, m map[string]any) *args {
-	return &args{fault: fault, kind: kind, m: m, used: map[string]bool{"kind": true}}
+func newArgs(fault int, kind string, m map[string]any) *Args {
+	return &Args{fault: fault, kind: kind, m: m, used: map[string]bool{"kind": true}}
 }
 
-// has reports whether key is present.
-func (a *args) has(key string) bool {
+// Has reports whether key is present.
+func (a *Args) Has(key string) bool {
 	_, ok := a.m[key]
 	return ok
 }
 
 // get returns key's value and marks the key as read.
-func (a *args) get(key string) (any, bool) {
+func (a *Args) get(key string) (any, bool) {
 	v, ok := a.m[key]
 	if ok {
 		a.used[key] = true
@@ -37,7 +41,9 @@ func (a *args) get(key string) (any, bool) {
 	return v, ok
 }
 
-func (a *args) fail(key string, sentinel error, format string, v ...any) {
+// Fail records a problem with key; sentinel is one of the Err values of
+// this package, for errors.Is.
+func (a *Args) Fail(key string, sentinel error, format string, v ...any) {
 	a.errs = append(a.errs, &ParamError{Fault: a.fault, Key: key, Msg: fmt.Sprintf(format, v...), Err: sentinel})
 }
 
@@ -56,31 +62,31 @@ func ShowValue(v any) string {
 	}
 }
 
-// duration reads a non-negative duration string; absent gives def.
-func (a *args) duration(key string, def time.Duration) time.Duration {
+// Duration reads a non-negative duration string; absent gives def.
+func (a *Args) Duration(key string, def time.Duration) time.Duration {
 	v, ok := a.get(key)
 	if !ok {
 		return def
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		a.fail(key, ErrType, "%s is not a duration (write a string such as \"250ms\")", ShowValue(v))
+		a.Fail(key, ErrType, "%s is not a duration (write a string such as \"250ms\")", ShowValue(v))
 		return def
 	}
 	var d Duration
 	if err := d.UnmarshalText([]byte(s)); err != nil {
-		a.fail(key, ErrType, "%q is not a duration", s)
+		a.Fail(key, ErrType, "%q is not a duration", s)
 		return def
 	}
 	if d < 0 {
-		a.fail(key, ErrRange, "%q is negative", s)
+		a.Fail(key, ErrRange, "%q is negative", s)
 		return def
 	}
 	return time.Duration(d)
 }
 
-// integer reads an integer in [lo, hi]; absent gives def.
-func (a *args) integer(key string, def, lo, hi int64) int64 {
+// Int reads an integer in [lo, hi]; absent gives def.
+func (a *Args) Int(key string, def, lo, hi int64) int64 {
 	v, ok := a.get(key)
 	if !ok {
 		return def
@@ -92,18 +98,18 @@ func (a *args) integer(key string, def, lo, hi int64) int64 {
 	case int:
 		n = int64(v)
 	default:
-		a.fail(key, ErrType, "%s is not an integer", ShowValue(v))
+		a.Fail(key, ErrType, "%s is not an integer", ShowValue(v))
 		return def
 	}
 	if n < lo || n > hi {
-		a.fail(key, ErrRange, "%d is out of range %d..%d", n, lo, hi)
+		a.Fail(key, ErrRange, "%d is out of range %d..%d", n, lo, hi)
 		return def
 	}
 	return n
 }
 
-// float reads a number in [lo, hi]; absent gives def.
-func (a *args) float(key string, def, lo, hi float64) float64 {
+// Float reads a number in [lo, hi]; absent gives def.
+func (a *Args) Float(key string, def, lo, hi float64) float64 {
 	v, ok := a.get(key)
 	if !ok {
 		return def
@@ -117,46 +123,46 @@ func (a *args) float(key string, def, lo, hi float64) float64 {
 	case int:
 		f = float64(v)
 	default:
-		a.fail(key, ErrType, "%s is not a number", ShowValue(v))
+		a.Fail(key, ErrType, "%s is not a number", ShowValue(v))
 		return def
 	}
 	if math.IsNaN(f) || f < lo || f > hi {
-		a.fail(key, ErrRange, "%v is out of range %v..%v", f, lo, hi)
+		a.Fail(key, ErrRange, "%v is out of range %v..%v", f, lo, hi)
 		return def
 	}
 	return f
 }
 
-// boolean reads true or false; absent gives def.
-func (a *args) boolean(key string, def bool) bool {
+// Bool reads true or false; absent gives def.
+func (a *Args) Bool(key string, def bool) bool {
 	v, ok := a.get(key)
 	if !ok {
 		return def
 	}
 	b, isBool := v.(bool)
 	if !isBool {
-		a.fail(key, ErrType, "%s is not true or false", ShowValue(v))
+		a.Fail(key, ErrType, "%s is not true or false", ShowValue(v))
 		return def
 	}
 	return b
 }
 
-// str reads a string; absent gives def.
-func (a *args) str(key, def string) string {
+// String reads a string; absent gives def.
+func (a *Args) String(key, def string) string {
 	v, ok := a.get(key)
 	if !ok {
 		return def
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		a.fail(key, ErrType, "%s is not a string", ShowValue(v))
+		a.Fail(key, ErrType, "%s is not a string", ShowValue(v))
 		return def
 	}
 	return s
 }
 
-// strs reads a string or an array of strings; absent gives nil.
-func (a *args) strs(key string) []string {
+// Strings reads a string or an array of strings; absent gives nil.
+func (a *Args) Strings(key string) []string {
 	v, ok := a.get(key)
 	if !ok {
 		return nil
@@ -171,23 +177,23 @@ func (a *args) strs(key string) []string {
 		for _, e := range v {
 			s, isStr := e.(string)
 			if !isStr {
-				a.fail(key, ErrType, "%s in the array is not a string", ShowValue(e))
+				a.Fail(key, ErrType, "%s in the array is not a string", ShowValue(e))
 				return nil
 			}
 			out = append(out, s)
 		}
 		if len(out) == 0 {
-			a.fail(key, ErrRange, "the array is empty")
+			a.Fail(key, ErrRange, "the array is empty")
 		}
 		return out
 	default:
-		a.fail(key, ErrType, "%s is not a string or an array of strings", ShowValue(v))
+		a.Fail(key, ErrType, "%s is not a string or an array of strings", ShowValue(v))
 		return nil
 	}
 }
 
-// table reads a table of strings; absent gives nil.
-func (a *args) table(key string) map[string]string {
+// Table reads a table of strings; absent gives nil.
+func (a *Args) Table(key string) map[string]string {
 	v, ok := a.get(key)
 	if !ok {
 		return nil
@@ -199,14 +205,14 @@ func (a *args) table(key string) map[string]string {
 	case map[string]any:
 		m = v
 	default:
-		a.fail(key, ErrType, "%s is not a table", ShowValue(v))
+		a.Fail(key, ErrType, "%s is not a table", ShowValue(v))
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for _, k := range sortedKeys(m) {
 		s, isStr := m[k].(string)
 		if !isStr {
-			a.fail(key+"."+k, ErrType, "%s is not a string", ShowValue(m[k]))
+			a.Fail(key+"."+k, ErrType, "%s is not a string", ShowValue(m[k]))
 			continue
 		}
 		out[k] = s
@@ -214,20 +220,20 @@ func (a *args) table(key string) map[string]string {
 	return out
 }
 
-// require reports a missing key.
-func (a *args) require(key, what string) bool {
-	if a.has(key) {
+// Require reports a missing key.
+func (a *Args) Require(key, what string) bool {
+	if a.Has(key) {
 		return true
 	}
-	a.fail("", ErrMissing, "kind %q needs %s (%s)", a.kind, key, what)
+	a.Fail("", ErrMissing, "kind %q needs %s (%s)", a.kind, key, what)
 	return false
 }
 
-// oneOf reports unless exactly one of keys is present, and returns it.
-func (a *args) oneOf(keys ...string) string {
+// OneOf reports unless exactly one of keys is present, and returns it.
+func (a *Args) OneOf(keys ...string) string {
 	var found []string
 	for _, k := range keys {
-		if a.has(k) {
+		if a.Has(k) {
 			found = append(found, k)
 		}
 	}
@@ -235,9 +241,9 @@ func (a *args) oneOf(keys ...string) string {
 	case 1:
 		return found[0]
 	case 0:
-		a.fail("", ErrMissing, "kind %q needs one of %s", a.kind, strings.Join(keys, ", "))
+		a.Fail("", ErrMissing, "kind %q needs one of %s", a.kind, strings.Join(keys, ", "))
 	default:
-		a.fail(found[1], ErrConflict, "%s cannot be used with %s; kind %q takes one of %s",
+		a.Fail(found[1], ErrConflict, "%s cannot be used with %s; kind %q takes one of %s",
 			found[1], found[0], a.kind, strings.Join(keys, ", "))
 	}
 	return ""

@@ -1,6 +1,10 @@
 package faults
 
-import "time"
+import (
+	"time"
+
+	"github.com/frayproxy/fray/mcp"
+)
 
 // closeKind ends a stream cleanly, once, at the first of:
 //
@@ -12,27 +16,30 @@ import "time"
 //
 // Exactly one trigger is given. "after" here is the kind's parameter; use
 // run_after to schedule a close fault on the run's time.
-var closeKind = kindDef{
-	name: "close", target: onStream, once: true, ownsAfter: true, params: triggerKeys,
-	summary: "ends the stream cleanly after N events, after a time, right after the priming event or just before the response",
-	build: func(a *args) any {
+var closeKind = Kind{
+	Name: "close", On: OnStream, Once: true, OwnsAfter: true, Params: triggerKeys,
+	Summary: "ends the stream cleanly after N events, after a time, right after the priming event or just before the response",
+	Traits:  EndsStream,
+	Build: func(a *Args) Effect {
 		t := readTrigger(a)
 		switch {
 		case t.mode == trigNone:
-			return nil
+			return Effect{}
 		case t.atStart():
-			return closeStart{mode: CloseBefore}
+			return Effect{Start: closeStart{mode: CloseBefore}}
 		case t.mode == trigAfter:
-			return closeTimer{after: t.after}
+			return Effect{Start: closeTimer{after: t.after}}
 		}
-		return closeEvent{t: t}
+		return Effect{Event: closeEvent{t: t}}
 	},
 }
 
 // closeStart ends the stream before its first event.
 type closeStart struct{ mode CloseMode }
 
-func (c closeStart) start(a *StreamAction) {
+var _ StartEffect = closeStart{}
+
+func (c closeStart) Start(a *StreamAction) {
 	if a.Close == CloseNone {
 		a.Close = c.mode
 	}
@@ -41,7 +48,9 @@ func (c closeStart) start(a *StreamAction) {
 // closeTimer ends the stream a time after it began.
 type closeTimer struct{ after time.Duration }
 
-func (c closeTimer) start(a *StreamAction) {
+var _ StartEffect = closeTimer{}
+
+func (c closeTimer) Start(a *StreamAction) {
 	if a.CloseAfter == 0 || c.after < a.CloseAfter {
 		a.CloseAfter = c.after
 	}
@@ -50,11 +59,13 @@ func (c closeTimer) start(a *StreamAction) {
 // closeEvent ends the stream at an event.
 type closeEvent struct{ t trigger }
 
-func (c closeEvent) applies(ev *Event, st *streamState) bool {
+var _ EventEffect = closeEvent{}
+
+func (c closeEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	switch c.t.mode {
 	case trigEvents:
-		st.seen++
-		return st.seen == c.t.n
+		st.Seen++
+		return st.Seen == c.t.n
 	case trigPriming:
 		return ev.Priming
 	default:
@@ -62,7 +73,7 @@ func (c closeEvent) applies(ev *Event, st *streamState) bool {
 	}
 }
 
-func (c closeEvent) event(_ *Event, _ *rng, a *EventAction) {
+func (c closeEvent) Event(_ *mcp.Event, _ *Rand, a *EventAction) {
 	if a.Close != CloseNone {
 		return
 	}

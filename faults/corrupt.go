@@ -1,14 +1,21 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // corruptKind breaks the JSON in the data of matching events that carry a
 // JSON-RPC message; the pump decides how (truncation, a stray byte).
-var corruptKind = kindDef{
-	name: "corrupt", target: onEvent,
-	summary: "breaks the JSON in the data of matching JSON-RPC events",
-	build:   func(*args) any { return corruptEffect{} },
+var corruptKind = Kind{
+	Name: "corrupt", On: OnEvent,
+	Summary: "breaks the JSON in the data of matching JSON-RPC events",
+	Traits:  Corrupts,
+	Build:   func(*Args) Effect { return Effect{Event: corruptEffect{}} },
 }
 
 type corruptEffect struct{}
 
-func (corruptEffect) applies(ev *Event, _ *streamState) bool { return ev.RPCKind != RPCNone }
-func (corruptEffect) event(_ *Event, _ *rng, a *EventAction) { a.Corrupt = true }
+var _ EventEffect = corruptEffect{}
+
+func (corruptEffect) Applies(ev *mcp.Event, _ *StreamState) bool {
+	return ev.RPCKind != mcp.RPCNone
+}
+func (corruptEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.Corrupt = true }

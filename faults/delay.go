@@ -1,22 +1,29 @@
 package faults
 
-import "time"
+import (
+	"time"
+
+	"github.com/frayproxy/fray/mcp"
+)
 
 // delayKind holds matching events (and the stream behind them) for delay
 // plus a uniform draw from [0, jitter].
-var delayKind = kindDef{
-	name: "delay", target: onEvent, params: []string{"delay", "jitter"},
-	summary: "holds matching events for delay plus up to jitter",
-	build: func(a *args) any {
-		a.require("delay", "a duration such as \"250ms\"")
-		return delayEffect{base: a.duration("delay", 0), jitter: a.duration("jitter", 0)}
+var delayKind = Kind{
+	Name: "delay", On: OnEvent, Params: []string{"delay", "jitter"},
+	Summary: "holds matching events for delay plus up to jitter",
+	Traits:  Delays,
+	Build: func(a *Args) Effect {
+		a.Require("delay", "a duration such as \"250ms\"")
+		return Effect{Event: delayEffect{base: a.Duration("delay", 0), jitter: a.Duration("jitter", 0)}}
 	},
 }
 
 type delayEffect struct{ base, jitter time.Duration }
 
-func (delayEffect) applies(*Event, *streamState) bool { return true }
+var _ EventEffect = delayEffect{}
 
-func (d delayEffect) event(_ *Event, r *rng, a *EventAction) {
-	a.Delay += d.base + r.upTo(d.jitter)
+func (delayEffect) Applies(*mcp.Event, *StreamState) bool { return true }
+
+func (d delayEffect) Event(_ *mcp.Event, r *Rand, a *EventAction) {
+	a.Delay += d.base + r.UpTo(d.jitter)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // chaos is a profile whose every decision draws randomness.
@@ -25,19 +26,19 @@ func chaos() []faults.Spec {
 }
 
 type traffic struct {
-	ex  faults.Exchange
-	evs []faults.Event
+	ex  mcp.Exchange
+	evs []mcp.Event
 }
 
 // synthetic builds sessions × streams of mixed traffic.
 func synthetic(sessions, streams int) []traffic {
 	var out []traffic
-	types := []faults.StreamType{faults.StreamPost, faults.StreamGet, faults.StreamResume}
+	types := []mcp.StreamType{mcp.StreamPost, mcp.StreamGet, mcp.StreamResume}
 	for s := 1; s <= sessions; s++ {
 		for n := 1; n <= streams; n++ {
-			ex := faults.Exchange{Method: "POST", Path: "/mcp", Stream: types[n%3], Session: fmt.Sprintf("random-%d", rand.Int()),
-				SessionSeq: s, StreamSeq: n, RPCKind: faults.RPCRequest, RPCMethod: "tools/call", RPCID: fmt.Sprint(n)}
-			evs := []faults.Event{ev(0, priming)}
+			ex := mcp.Exchange{Method: "POST", Path: "/mcp", Stream: types[n%3], Session: fmt.Sprintf("random-%d", rand.Int()),
+				SessionSeq: s, StreamSeq: n, RPCKind: mcp.RPCRequest, RPCMethod: "tools/call", RPCID: fmt.Sprint(n)}
+			evs := []mcp.Event{ev(0, priming)}
 			for i := 1; i < 12; i++ {
 				evs = append(evs, ev(i, withID(fmt.Sprint(i)), at(time.Duration(i)*time.Second)))
 			}
@@ -64,7 +65,7 @@ func replay(plan faults.Plan, tr []traffic, perm []int, workers int) []decisions
 			for i := range work {
 				ex := tr[i].ex
 				d := decisions{exchange: plan.Exchange(&ex)}
-				d.start, d.events = drive(plan, &ex, append([]faults.Event(nil), tr[i].evs...))
+				d.start, d.events = drive(plan, &ex, append([]mcp.Event(nil), tr[i].evs...))
 				out[i] = d
 			}
 		})
@@ -136,9 +137,9 @@ func TestArrivalOrderDoesNotChangeDecisions(t *testing.T) {
 	}
 	shuffled := make([]traffic, len(tr))
 	copy(shuffled, tr)
-	rng := rand.New(rand.NewPCG(3, 4))
+	Rand := rand.New(rand.NewPCG(3, 4))
 	for i := range shuffled {
-		shuffled[i].ex.StreamSeq = 1 + rng.IntN(1000)
+		shuffled[i].ex.StreamSeq = 1 + Rand.IntN(1000)
 	}
 	a := replay(compile(t, 42, chaos()...), tr, perm, 1)
 	b := replay(compile(t, 42, chaos()...), shuffled, perm, 1)

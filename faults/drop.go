@@ -1,14 +1,19 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // dropKind keeps matching events from the client, as if the server never
 // sent them.
-var dropKind = kindDef{
-	name: "drop", target: onEvent,
-	summary: "keeps matching events from the client",
-	build:   func(*args) any { return dropEffect{} },
+var dropKind = Kind{
+	Name: "drop", On: OnEvent,
+	Summary: "keeps matching events from the client",
+	Traits:  WithholdsEvents,
+	Build:   func(*Args) Effect { return Effect{Event: dropEffect{}} },
 }
 
 type dropEffect struct{}
 
-func (dropEffect) applies(*Event, *streamState) bool      { return true }
-func (dropEffect) event(_ *Event, _ *rng, a *EventAction) { a.Drop = true }
+var _ EventEffect = dropEffect{}
+
+func (dropEffect) Applies(*mcp.Event, *StreamState) bool       { return true }
+func (dropEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.Drop = true }

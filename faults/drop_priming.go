@@ -1,14 +1,19 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // dropPrimingKind drops priming events (an id with empty data, SEP-1699),
 // so the client has no id to resume from until a later event brings one.
-var dropPrimingKind = kindDef{
-	name: "drop-priming", target: onEvent,
-	summary: "drops priming events (an id and empty data)",
-	build:   func(*args) any { return dropPrimingEffect{} },
+var dropPrimingKind = Kind{
+	Name: "drop-priming", On: OnEvent,
+	Summary: "drops priming events (an id and empty data)",
+	Traits:  WithholdsEvents | HidesIDs,
+	Build:   func(*Args) Effect { return Effect{Event: dropPrimingEffect{}} },
 }
 
 type dropPrimingEffect struct{}
 
-func (dropPrimingEffect) applies(ev *Event, _ *streamState) bool { return ev.Priming }
-func (dropPrimingEffect) event(_ *Event, _ *rng, a *EventAction) { a.Drop = true }
+var _ EventEffect = dropPrimingEffect{}
+
+func (dropPrimingEffect) Applies(ev *mcp.Event, _ *StreamState) bool  { return ev.Priming }
+func (dropPrimingEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.Drop = true }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // spec builds a Spec from a kind and key/value pairs.
@@ -27,42 +28,42 @@ func compile(t testing.TB, seed uint64, specs ...faults.Spec) *faults.Set {
 }
 
 // postEx is a POST of tools/call in session 1.
-func postEx() *faults.Exchange {
-	return &faults.Exchange{
-		Method: "POST", Path: "/mcp", Stream: faults.StreamPost,
-		SessionSeq: 1, StreamSeq: 1, RPCKind: faults.RPCRequest,
+func postEx() *mcp.Exchange {
+	return &mcp.Exchange{
+		Method: "POST", Path: "/mcp", Stream: mcp.StreamPost,
+		SessionSeq: 1, StreamSeq: 1, RPCKind: mcp.RPCRequest,
 		RPCMethod: "tools/call", RPCID: "7", Header: http.Header{},
 	}
 }
 
 // evOpt changes a synthetic event.
-type evOpt func(*faults.Event)
+type evOpt func(*mcp.Event)
 
 func withID(id string) evOpt {
-	return func(e *faults.Event) { e.ID, e.HasID = []byte(id), true }
+	return func(e *mcp.Event) { e.ID, e.HasID = []byte(id), true }
 }
 
-func priming(e *faults.Event) {
-	e.ID, e.HasID, e.Priming, e.Dispatched, e.RPCKind = []byte("p"), true, true, false, faults.RPCNone
+func priming(e *mcp.Event) {
+	e.ID, e.HasID, e.Priming, e.Dispatched, e.RPCKind = []byte("p"), true, true, false, mcp.RPCNone
 }
 
-func withRetry(e *faults.Event) { e.HasRetry = true }
+func withRetry(e *mcp.Event) { e.HasRetry = true }
 
-func rpc(kind faults.RPCKind, method string) evOpt {
-	return func(e *faults.Event) { e.RPCKind, e.RPCMethod = kind, []byte(method) }
+func rpc(kind mcp.RPCKind, method string) evOpt {
+	return func(e *mcp.Event) { e.RPCKind, e.RPCMethod = kind, []byte(method) }
 }
 
-func typed(t string) evOpt { return func(e *faults.Event) { e.Type = []byte(t) } }
+func typed(t string) evOpt { return func(e *mcp.Event) { e.Type = []byte(t) } }
 
 func at(d time.Duration) evOpt {
-	return func(e *faults.Event) { e.SinceStream, e.SinceRun = d, d }
+	return func(e *mcp.Event) { e.SinceStream, e.SinceRun = d, d }
 }
 
-func comment(e *faults.Event) { e.Dispatched, e.RPCKind = false, faults.RPCNone }
+func comment(e *mcp.Event) { e.Dispatched, e.RPCKind = false, mcp.RPCNone }
 
 // ev is event i of a stream, a JSON-RPC notification by default.
-func ev(i int, opts ...evOpt) faults.Event {
-	e := faults.Event{Index: i, Dispatched: true, RPCKind: faults.RPCNotification, RPCMethod: []byte("notifications/progress")}
+func ev(i int, opts ...evOpt) mcp.Event {
+	e := mcp.Event{Index: i, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}
 	for _, o := range opts {
 		o(&e)
 	}
@@ -70,7 +71,7 @@ func ev(i int, opts ...evOpt) faults.Event {
 }
 
 // drive runs a stream of events through a plan and returns every action.
-func drive(p faults.Plan, ex *faults.Exchange, evs []faults.Event) (faults.StreamAction, []faults.EventAction) {
+func drive(p faults.Plan, ex *mcp.Exchange, evs []mcp.Event) (faults.StreamAction, []faults.EventAction) {
 	sp := p.Stream(ex)
 	start := sp.Start()
 	out := make([]faults.EventAction, len(evs))

@@ -15,13 +15,13 @@ type idTemplate struct {
 	uses   bool
 }
 
-func parseIDTemplate(a *args, key string) idTemplate {
-	s := a.str(key, "")
+func parseIDTemplate(a *Args, key string) idTemplate {
+	s := a.String(key, "")
 	if strings.ContainsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' || r == 0 || !unicode.IsPrint(r) && r != ' ' }) {
-		a.fail(key, ErrRange, "%q holds a line break or control character, which an id cannot carry", s)
+		a.Fail(key, ErrRange, "%q holds a line break or control character, which an id cannot carry", s)
 	}
 	if strings.Count(s, "{id}") > 1 {
-		a.fail(key, ErrRange, "%q uses {id} more than once", s)
+		a.Fail(key, ErrRange, "%q uses {id} more than once", s)
 	}
 	before, after, found := strings.Cut(s, "{id}")
 	if !found {

@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 func TestEventKinds(t *testing.T) {
-	stream := []faults.Event{
+	stream := []mcp.Event{
 		ev(0, priming, withRetry),
-		ev(1, withID("1"), rpc(faults.RPCNotification, "notifications/progress")),
+		ev(1, withID("1"), rpc(mcp.RPCNotification, "notifications/progress")),
 		ev(2, comment),
-		ev(3, withID("3"), rpc(faults.RPCResponse, "")),
+		ev(3, withID("3"), rpc(mcp.RPCResponse, "")),
 	}
 	tests := []struct {
 		name  string
@@ -98,7 +99,7 @@ func TestEventKinds(t *testing.T) {
 
 func TestDelayJitterStaysInRangeAndRepeats(t *testing.T) {
 	sp := spec("delay", "delay", "100ms", "jitter", "50ms")
-	evs := make([]faults.Event, 200)
+	evs := make([]mcp.Event, 200)
 	for i := range evs {
 		evs[i] = ev(i)
 	}
@@ -129,7 +130,7 @@ func TestFaultsCombine(t *testing.T) {
 		spec("fragment", "max_piece", int64(10)),
 		spec("fragment", "max_piece", int64(4)),
 	)
-	_, acts := drive(set, postEx(), []faults.Event{ev(0, withID("a"))})
+	_, acts := drive(set, postEx(), []mcp.Event{ev(0, withID("a"))})
 	a := acts[0]
 	if a.Delay != 3*time.Second || string(a.RewriteID) != "first" || a.Fragment != 4 || len(a.Fired) != 6 {
 		t.Errorf("got Delay %v RewriteID %q Fragment %d fired %d; want 3s, first, 4, 6", a.Delay, a.RewriteID, a.Fragment, len(a.Fired))

@@ -7,21 +7,22 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
-func resumeEx(lastID string) *faults.Exchange {
+func resumeEx(lastID string) *mcp.Exchange {
 	h := http.Header{}
 	if lastID != "" {
 		h.Set("Last-Event-ID", lastID)
 	}
-	return &faults.Exchange{Method: "GET", Path: "/mcp", Stream: faults.StreamResume, SessionSeq: 1, StreamSeq: 1, Header: h}
+	return &mcp.Exchange{Method: "GET", Path: "/mcp", Stream: mcp.StreamResume, SessionSeq: 1, StreamSeq: 1, Header: h}
 }
 
 func TestExchangeKinds(t *testing.T) {
 	tests := []struct {
 		name  string
 		spec  faults.Spec
-		ex    *faults.Exchange
+		ex    *mcp.Exchange
 		fired bool
 		check func(t *testing.T, a faults.ExchangeAction)
 	}{

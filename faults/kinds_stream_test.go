@@ -6,17 +6,18 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // sseStream is a POST stream: priming, two notifications, a keep-alive
 // comment, the response.
-func sseStream() []faults.Event {
-	return []faults.Event{
+func sseStream() []mcp.Event {
+	return []mcp.Event{
 		ev(0, priming, at(0)),
 		ev(1, withID("1"), at(time.Second)),
 		ev(2, withID("2"), at(2*time.Second)),
 		ev(3, comment, at(3*time.Second)),
-		ev(4, withID("4"), rpc(faults.RPCResponse, ""), at(4*time.Second)),
+		ev(4, withID("4"), rpc(mcp.RPCResponse, ""), at(4*time.Second)),
 	}
 }
 

@@ -1,22 +1,29 @@
 package faults
 
-import "time"
+import (
+	"time"
+
+	"github.com/frayproxy/fray/mcp"
+)
 
 // latencyKind delays the response to matching requests by delay plus a
 // uniform draw from [0, jitter]; the request is forwarded after the wait.
-var latencyKind = kindDef{
-	name: "latency", target: onExchange, params: []string{"delay", "jitter"},
-	summary: "delays matching exchanges by delay plus up to jitter",
-	build: func(a *args) any {
-		a.require("delay", "a duration such as \"250ms\"")
-		return latencyEffect{base: a.duration("delay", 0), jitter: a.duration("jitter", 0)}
+var latencyKind = Kind{
+	Name: "latency", On: OnExchange, Params: []string{"delay", "jitter"},
+	Summary: "delays matching exchanges by delay plus up to jitter",
+	Traits:  Delays,
+	Build: func(a *Args) Effect {
+		a.Require("delay", "a duration such as \"250ms\"")
+		return Effect{Exchange: latencyEffect{base: a.Duration("delay", 0), jitter: a.Duration("jitter", 0)}}
 	},
 }
 
 type latencyEffect struct{ base, jitter time.Duration }
 
-func (latencyEffect) applies(*Exchange) bool { return true }
+var _ ExchangeEffect = latencyEffect{}
 
-func (l latencyEffect) exchange(_ *Exchange, r *rng, a *ExchangeAction) {
-	a.Latency += l.base + r.upTo(l.jitter)
+func (latencyEffect) Applies(*mcp.Exchange) bool { return true }
+
+func (l latencyEffect) Exchange(_ *mcp.Exchange, r *Rand, a *ExchangeAction) {
+	a.Latency += l.base + r.UpTo(l.jitter)
 }

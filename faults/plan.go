@@ -3,91 +3,9 @@ package faults
 import (
 	"net/http"
 	"time"
+
+	"github.com/frayproxy/fray/mcp"
 )
-
-// StreamType says what kind of exchange or SSE stream a fault looks at.
-type StreamType uint8
-
-// The stream types, as named in profiles.
-const (
-	// StreamAny matches every stream type in a selector; it never
-	// describes a real exchange.
-	StreamAny StreamType = iota
-	// StreamPost is a POST of a JSON-RPC message and the SSE stream (if
-	// any) the server answers it with.
-	StreamPost
-	// StreamGet is a GET that opens the standalone Streamable HTTP stream.
-	StreamGet
-	// StreamResume is a GET that carries Last-Event-ID to resume a stream.
-	StreamResume
-	// StreamLegacy is the GET stream of the 2024-11-05 HTTP+SSE transport,
-	// and the POSTs to its message endpoint.
-	StreamLegacy
-	// StreamOther is anything else: a DELETE, a GET of a non-MCP path.
-	StreamOther
-)
-
-var streamTypeNames = [...]string{"any", "post", "get", "resume", "legacy", "other"}
-
-// String returns the profile name of t.
-func (t StreamType) String() string {
-	if int(t) < len(streamTypeNames) {
-		return streamTypeNames[t]
-	}
-	return "unknown"
-}
-
-// RPCKind is the JSON-RPC 2.0 kind of a message.
-type RPCKind uint8
-
-// The JSON-RPC kinds, as named in profiles.
-const (
-	// RPCNone means the payload is not (or not known to be) JSON-RPC.
-	RPCNone RPCKind = iota
-	RPCRequest
-	RPCNotification
-	RPCResponse
-	// RPCError is a response that carries an error member.
-	RPCError
-)
-
-var rpcKindNames = [...]string{"none", "request", "notification", "response", "error"}
-
-// String returns the profile name of k.
-func (k RPCKind) String() string {
-	if int(k) < len(rpcKindNames) {
-		return rpcKindNames[k]
-	}
-	return "unknown"
-}
-
-// Exchange is what a Plan may look at when an HTTP exchange starts: the
-// client's request, as the proxy classified it. It is read-only for a Plan.
-type Exchange struct {
-	// Method and Path are the client's request method and path (the path
-	// as the client sent it to fray, before the upstream base is added).
-	Method string
-	Path   string
-	// Stream is the type of the exchange.
-	Stream StreamType
-	// Session is the Mcp-Session-Id (or legacy session id), "" when none.
-	Session string
-	// SessionSeq numbers sessions in the order fray first saw them,
-	// starting at 1; 0 when the exchange has no session.
-	SessionSeq int
-	// StreamSeq numbers the exchanges of Stream type within the session,
-	// starting at 1.
-	StreamSeq int
-	// RPCKind and RPCMethod describe the client's JSON-RPC message (the
-	// first one of a batch) for a POST; RPCID is its id as raw JSON.
-	RPCKind   RPCKind
-	RPCMethod string
-	RPCID     string
-	// Header is the client's request header.
-	Header http.Header
-	// SinceRun is the time from the start of the run to this exchange.
-	SinceRun time.Duration
-}
 
 // ExchangeAction is a Plan's decision for an exchange, carried out by the
 // proxy before anything is forwarded. The zero value forwards the request
@@ -117,32 +35,6 @@ type ExchangeAction struct {
 	StripResponseHeaders []string
 	// Fired lists the faults that produced this action.
 	Fired []Firing
-}
-
-// Event is what a Plan may look at for one SSE event from the server. The
-// byte slices are only valid during the call.
-type Event struct {
-	// Index is the position of the event in its stream, starting at 0,
-	// counting every complete block the server sent (comments included).
-	Index int
-	// Type is the SSE event type ("" means message).
-	Type []byte
-	// ID is the event's id when HasID.
-	ID    []byte
-	HasID bool
-	// HasRetry reports whether the event carries a retry field.
-	HasRetry bool
-	// Priming reports an id with empty data (SEP-1699).
-	Priming bool
-	// Dispatched reports whether a client fires an event for it.
-	Dispatched bool
-	// RPCKind and RPCMethod describe the JSON-RPC message in the data.
-	RPCKind   RPCKind
-	RPCMethod []byte
-	// SinceStream and SinceRun are the times from the start of the stream
-	// and of the run to the arrival of the event.
-	SinceStream time.Duration
-	SinceRun    time.Duration
 }
 
 // CloseMode says how a fault ends a stream.
@@ -221,6 +113,9 @@ type Firing struct {
 	Index int
 	// Kind is the fault's kind name, e.g. "drop".
 	Kind string
+	// Traits say what the fault did to traffic (its kind's, or those its
+	// parameters chose).
+	Traits Traits
 }
 
 // Plan decides which faults hit which traffic. The proxy calls it and
@@ -229,10 +124,10 @@ type Firing struct {
 // returns is used by one stream pump at a time.
 type Plan interface {
 	// Exchange decides what happens to an exchange before it is forwarded.
-	Exchange(ex *Exchange) ExchangeAction
+	Exchange(ex *mcp.Exchange) ExchangeAction
 	// Stream returns the decisions for an SSE stream the server opened
 	// in answer to ex.
-	Stream(ex *Exchange) StreamPlan
+	Stream(ex *mcp.Exchange) StreamPlan
 }
 
 // StreamPlan decides for the events of one stream, in order.
@@ -240,5 +135,5 @@ type StreamPlan interface {
 	// Start is called once, when the response headers arrive.
 	Start() StreamAction
 	// Event is called for each complete event block from the server.
-	Event(ev *Event) EventAction
+	Event(ev *mcp.Event) EventAction
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/bits"
 	"time"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
 // prefilter narrows, for one event, a stream's slots down to those whose
@@ -28,7 +30,7 @@ type prefilter struct {
 	rpcSlots bitset // slots whose rpc_kind or rpc_method look at events
 	rpcOK    bitset
 	rpcValid bool
-	rpcKind  RPCKind
+	rpcKind  mcp.RPCKind
 	rpcName  []byte
 
 	typeSlots bitset // slots with an event selector
@@ -74,7 +76,7 @@ func newPrefilter(slots []slot) *prefilter {
 		}
 		pf.ev.set(i)
 		s := &f.sel
-		if f.def.target == onEvent && (s.rpcKinds != 0 || s.rpcMethods != nil) {
+		if f.def.On == OnEvent && (s.rpcKinds != 0 || s.rpcMethods != nil) {
 			pf.rpcSlots.set(i)
 		}
 		if s.anyEvent {
@@ -99,7 +101,7 @@ func newPrefilter(slots []slot) *prefilter {
 
 // candidates returns the slots that may accept ev. The result is valid
 // until the next call.
-func (pf *prefilter) candidates(slots []slot, ev *Event) bitset {
+func (pf *prefilter) candidates(slots []slot, ev *mcp.Event) bitset {
 	pf.refreshRPC(slots, ev)
 	pf.refreshType(slots, ev)
 	pf.refreshNth(slots, ev)
@@ -116,7 +118,7 @@ func (pf *prefilter) candidates(slots []slot, ev *Event) bitset {
 	return pf.cand
 }
 
-func (pf *prefilter) refreshRPC(slots []slot, ev *Event) {
+func (pf *prefilter) refreshRPC(slots []slot, ev *mcp.Event) {
 	if pf.rpcValid && ev.RPCKind == pf.rpcKind && bytes.Equal(ev.RPCMethod, pf.rpcName) {
 		return
 	}
@@ -130,7 +132,7 @@ func (pf *prefilter) refreshRPC(slots []slot, ev *Event) {
 	})
 }
 
-func (pf *prefilter) refreshType(slots []slot, ev *Event) {
+func (pf *prefilter) refreshType(slots []slot, ev *mcp.Event) {
 	if pf.typeValid && bytes.Equal(ev.Type, pf.typeName) {
 		return
 	}
@@ -147,7 +149,7 @@ func (pf *prefilter) refreshType(slots []slot, ev *Event) {
 // refreshNth keeps nthOK to the slots whose nth is the event's index. An
 // index between the last one and the next nth needs no work but to clear
 // what the last one let through.
-func (pf *prefilter) refreshNth(slots []slot, ev *Event) {
+func (pf *prefilter) refreshNth(slots []slot, ev *mcp.Event) {
 	if ev.Index == pf.nthIdx {
 		return
 	}
@@ -169,7 +171,7 @@ func (pf *prefilter) refreshNth(slots []slot, ev *Event) {
 }
 
 // refreshLate keeps lateOK to the slots whose stream_after has passed.
-func (pf *prefilter) refreshLate(slots []slot, ev *Event) {
+func (pf *prefilter) refreshLate(slots []slot, ev *mcp.Event) {
 	t := ev.SinceStream
 	if t == pf.lateAt || (t > pf.lateAt && t < pf.lateNext) {
 		return

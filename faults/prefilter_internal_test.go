@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
 // TestPrefilterAgreesWithEveryFault drives random event sequences through
@@ -25,8 +27,8 @@ func TestPrefilterAgreesWithEveryFault(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		slow, _ := Compile(seed, specs)
-		ex := &Exchange{Method: "POST", Path: "/mcp", Stream: StreamPost, SessionSeq: 1, StreamSeq: 1,
-			RPCKind: RPCRequest, RPCMethod: "tools/call", Header: http.Header{}}
+		ex := &mcp.Exchange{Method: "POST", Path: "/mcp", Stream: mcp.StreamPost, SessionSeq: 1, StreamSeq: 1,
+			RPCKind: mcp.RPCRequest, RPCMethod: "tools/call", Header: http.Header{}}
 		fp, ok := fast.Stream(ex).(*streamPlan)
 		if !ok {
 			continue
@@ -38,13 +40,13 @@ func TestPrefilterAgreesWithEveryFault(t *testing.T) {
 			if r.IntN(40) == 0 { // now and then the sequence jumps back
 				idx, since = r.IntN(idx+1), since/2
 			}
-			ev := Event{
+			ev := mcp.Event{
 				Index: idx, Type: []byte(types[r.IntN(len(types))]), Dispatched: true,
-				RPCKind: RPCKind(r.IntN(5)), RPCMethod: []byte(methods[r.IntN(len(methods))]),
+				RPCKind: mcp.RPCKind(r.IntN(5)), RPCMethod: []byte(methods[r.IntN(len(methods))]),
 				Priming: r.IntN(10) == 0, SinceStream: since, SinceRun: since,
 			}
 			if r.IntN(3) == 0 { // runs of the same message, as on a real stream
-				ev.Type, ev.RPCKind, ev.RPCMethod = nil, RPCNotification, []byte(methods[0])
+				ev.Type, ev.RPCKind, ev.RPCMethod = nil, mcp.RPCNotification, []byte(methods[0])
 			}
 			got := fp.Event(&ev)
 			want := naiveEvent(sp, &ev)
@@ -58,7 +60,7 @@ func TestPrefilterAgreesWithEveryFault(t *testing.T) {
 }
 
 // naiveEvent is streamPlan.Event asking every slot in turn.
-func naiveEvent(p *streamPlan, ev *Event) EventAction {
+func naiveEvent(p *streamPlan, ev *mcp.Event) EventAction {
 	if p.ended {
 		return EventAction{}
 	}

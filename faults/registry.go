@@ -1,8 +1,8 @@
 package faults
 
 // registry holds every fault kind, one line each; a kind's file defines
-// its kindDef.
-var registry = []*kindDef{
+// its Kind.
+var registry = []*Kind{
 	// On events of SSE streams from the server.
 	&dropKind,
 	&delayKind,

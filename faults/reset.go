@@ -1,5 +1,7 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // resetKind aborts the client's connection with a TCP RST, once, by the
 // same triggers as close. A reset cannot follow a written event, so it
 // takes the place of the next one:
@@ -9,42 +11,45 @@ package faults
 //	after = "5s"          at the first event that long after the start
 //	after_priming = true  at the first event after the priming event
 //	before_response=true  instead of the first JSON-RPC response
-var resetKind = kindDef{
-	name: "reset", target: onStream, once: true, ownsAfter: true, params: triggerKeys,
-	summary: "aborts the connection with a TCP RST at an event, by the same triggers as close",
-	build: func(a *args) any {
+var resetKind = Kind{
+	Name: "reset", On: OnStream, Once: true, OwnsAfter: true, Params: triggerKeys,
+	Summary: "aborts the connection with a TCP RST at an event, by the same triggers as close",
+	Traits:  EndsStream,
+	Build: func(a *Args) Effect {
 		t := readTrigger(a)
 		switch {
 		case t.mode == trigNone:
-			return nil
+			return Effect{}
 		case t.atStart():
-			return closeStart{mode: CloseReset}
+			return Effect{Start: closeStart{mode: CloseReset}}
 		}
-		return resetEvent{t: t}
+		return Effect{Event: resetEvent{t: t}}
 	},
 }
 
 type resetEvent struct{ t trigger }
 
-func (r resetEvent) applies(ev *Event, st *streamState) bool {
+var _ EventEffect = resetEvent{}
+
+func (r resetEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	switch r.t.mode {
 	case trigEvents:
-		st.seen++
-		return st.seen == r.t.n+1
+		st.Seen++
+		return st.Seen == r.t.n+1
 	case trigAfter:
 		return ev.SinceStream >= r.t.after
 	case trigPriming:
-		if st.primed {
+		if st.Primed {
 			return true
 		}
-		st.primed = ev.Priming
+		st.Primed = ev.Priming
 		return false
 	default:
 		return isResponse(ev.RPCKind)
 	}
 }
 
-func (resetEvent) event(_ *Event, _ *rng, a *EventAction) {
+func (resetEvent) Event(_ *mcp.Event, _ *Rand, a *EventAction) {
 	if a.Close == CloseNone {
 		a.Close = CloseReset
 	}

@@ -4,11 +4,15 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"time"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
-// rng is one fault's random source for one stream or exchange: a PCG held
-// by value, so seeding one costs no allocation.
-type rng struct {
+// Rand is one fault's random source for one stream or exchange, seeded
+// from the profile's seed, the fault's index and the traffic's identity: a
+// PCG held by value, so seeding one costs no allocation. It is not safe for
+// concurrent use; each decision has its own.
+type Rand struct {
 	pcg rand.PCG
 }
 
@@ -19,13 +23,13 @@ const (
 )
 
 // seed derives the source of fault index for the traffic identified by id.
-func (r *rng) seed(planSeed uint64, index int, salt, id uint64) {
+func (r *Rand) seed(planSeed uint64, index int, salt, id uint64) {
 	r.pcg.Seed(mix(planSeed^salt)+uint64(index), mix(id^uint64(index)))
 }
 
-// chance draws whether an event of probability p happens. p >= 1 and
+// Chance draws whether an event of probability p happens. p >= 1 and
 // p <= 0 draw nothing, so certain faults leave the sequence untouched.
-func (r *rng) chance(p float64) bool {
+func (r *Rand) Chance(p float64) bool {
 	if p >= 1 {
 		return true
 	}
@@ -35,8 +39,8 @@ func (r *rng) chance(p float64) bool {
 	return float64(r.pcg.Uint64()>>11)*0x1p-53 < p
 }
 
-// upTo draws a duration in [0, d].
-func (r *rng) upTo(d time.Duration) time.Duration {
+// UpTo draws a duration in [0, d].
+func (r *Rand) UpTo(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}
@@ -59,7 +63,7 @@ func mix(x uint64) uint64 {
 // the number follows the order in which concurrent requests happen to
 // arrive, so it is used only where nothing else tells exchanges apart.
 // The session id string differs run to run and is left out.
-func identity(ex *Exchange) uint64 {
+func identity(ex *mcp.Exchange) uint64 {
 	const prime = 1099511628211
 	h := uint64(14695981039346656037)
 	word := func(v uint64) {

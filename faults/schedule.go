@@ -25,24 +25,24 @@ func (s *schedule) on(t time.Duration) bool {
 }
 
 // readSchedule reads after (or run_after), for and every.
-func readSchedule(a *args, afterKey string) schedule {
+func readSchedule(a *Args, afterKey string) schedule {
 	var s schedule
 	if afterKey != "" {
-		s.after = a.duration(afterKey, 0)
+		s.after = a.Duration(afterKey, 0)
 	}
-	s.active = a.duration("for", 0)
-	s.every = a.duration("every", 0)
-	if a.has("every") && s.every == 0 {
-		a.fail("every", ErrRange, "every must be longer than 0s")
+	s.active = a.Duration("for", 0)
+	s.every = a.Duration("every", 0)
+	if a.Has("every") && s.every == 0 {
+		a.Fail("every", ErrRange, "every must be longer than 0s")
 	}
-	if s.every > 0 && !a.has("for") {
-		a.fail("every", ErrMissing, "every needs for (how long the fault stays on in each period)")
+	if s.every > 0 && !a.Has("for") {
+		a.Fail("every", ErrMissing, "every needs for (how long the fault stays on in each period)")
 	}
-	if a.has("for") && s.active == 0 {
-		a.fail("for", ErrRange, "for must be longer than 0s")
+	if a.Has("for") && s.active == 0 {
+		a.Fail("for", ErrRange, "for must be longer than 0s")
 	}
 	if s.every > 0 && s.active >= s.every {
-		a.fail("for", ErrConflict, "for (%v) must be shorter than every (%v)", s.active, s.every)
+		a.Fail("for", ErrConflict, "for (%v) must be shorter than every (%v)", s.active, s.every)
 	}
 	return s
 }

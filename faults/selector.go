@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
 // selectorKeys are the keys every fault may carry besides its kind's
@@ -29,14 +31,14 @@ const (
 
 // selector says which traffic a fault hits. Its zero value matches all.
 type selector struct {
-	streams     uint8 // bit per StreamType; 0 = any
+	streams     uint8 // bit per mcp.StreamType; 0 = any
 	methods     []string
 	paths       []string
 	reqMethods  []string // globs on the client's JSON-RPC method
 	events      []string // exact SSE event types
 	eventGlobs  []string // event types with * or ?
 	anyEvent    bool     // events or eventGlobs is set
-	rpcKinds    uint8    // bit per RPCKind; 0 = any
+	rpcKinds    uint8    // bit per mcp.RPCKind; 0 = any
 	rpcMethods  []string
 	priming     tri
 	nth         int // -1 = any
@@ -54,20 +56,20 @@ type selectorContext struct {
 	rpcEvents bool // rpc_kind and rpc_method look at events, not the request
 }
 
-func readSelector(a *args, c selectorContext) selector {
+func readSelector(a *Args, c selectorContext) selector {
 	s := selector{nth: -1, probability: 1}
 	s.streams = readStreams(a)
-	for _, m := range a.strs("method") {
+	for _, m := range a.Strings("method") {
 		s.methods = append(s.methods, strings.ToUpper(m))
 	}
-	s.paths = a.strs("path")
+	s.paths = a.Strings("path")
 	for _, p := range s.paths {
 		if _, err := path.Match(p, ""); err != nil {
-			a.fail("path", ErrType, "%q is not a valid path pattern", p)
+			a.Fail("path", ErrType, "%q is not a valid path pattern", p)
 		}
 	}
-	s.reqMethods = a.strs("request_method")
-	for _, e := range a.strs("event") {
+	s.reqMethods = a.Strings("request_method")
+	for _, e := range a.Strings("event") {
 		if strings.ContainsAny(e, "*?") {
 			s.eventGlobs = append(s.eventGlobs, e)
 		} else {
@@ -76,57 +78,57 @@ func readSelector(a *args, c selectorContext) selector {
 		s.anyEvent = true
 	}
 	s.rpcKinds = readRPCKinds(a)
-	s.rpcMethods = a.strs("rpc_method")
-	if a.has("priming") {
+	s.rpcMethods = a.Strings("rpc_method")
+	if a.Has("priming") {
 		s.priming = triNo
-		if a.boolean("priming", false) {
+		if a.Bool("priming", false) {
 			s.priming = triYes
 		}
 	}
-	s.nth = int(a.integer("nth", -1, 0, 1<<31-1))
-	s.streamAfter = a.duration("stream_after", 0)
+	s.nth = int(a.Int("nth", -1, 0, 1<<31-1))
+	s.streamAfter = a.Duration("stream_after", 0)
 	s.sched = readSchedule(a, afterKey(a, c))
-	s.probability = a.float("probability", 1, 0, 1)
-	s.times = a.integer("times", 0, 1, 1<<62)
-	switch scope := a.str("times_scope", "run"); scope {
+	s.probability = a.Float("probability", 1, 0, 1)
+	s.times = a.Int("times", 0, 1, 1<<62)
+	switch scope := a.String("times_scope", "run"); scope {
 	case "run":
 	case "session":
 		s.perSession = true
 	default:
-		a.fail("times_scope", ErrRange, "%q is not \"run\" or \"session\"", scope)
+		a.Fail("times_scope", ErrRange, "%q is not \"run\" or \"session\"", scope)
 	}
-	if a.has("times_scope") && !a.has("times") {
-		a.fail("times_scope", ErrConflict, "times_scope needs times")
+	if a.Has("times_scope") && !a.Has("times") {
+		a.Fail("times_scope", ErrConflict, "times_scope needs times")
 	}
 	if !c.events {
 		for _, k := range eventSelectorKeys {
-			if a.has(k) {
-				a.fail(k, ErrConflict, "%s selects events, but this %q fault acts before any event", k, a.kind)
+			if a.Has(k) {
+				a.Fail(k, ErrConflict, "%s selects events, but this %q fault acts before any event", k, a.kind)
 			}
 		}
 	}
 	return s
 }
 
-func afterKey(a *args, c selectorContext) string {
-	if a.has("after") && a.has("run_after") && !c.ownsAfter {
-		a.fail("run_after", ErrConflict, "run_after and after are the same key; give one")
+func afterKey(a *Args, c selectorContext) string {
+	if a.Has("after") && a.Has("run_after") && !c.ownsAfter {
+		a.Fail("run_after", ErrConflict, "run_after and after are the same key; give one")
 	}
-	if c.ownsAfter || a.has("run_after") {
+	if c.ownsAfter || a.Has("run_after") {
 		return "run_after"
 	}
 	return "after"
 }
 
-func readStreams(a *args) uint8 {
+func readStreams(a *Args) uint8 {
 	var mask uint8
-	for _, name := range a.strs("stream") {
-		t, ok := streamTypeByName(name)
+	for _, name := range a.Strings("stream") {
+		t, ok := mcp.ParseStreamType(name)
 		if !ok {
-			a.fail("stream", ErrRange, "%q is not one of post, get, resume, legacy, other, any", name)
+			a.Fail("stream", ErrRange, "%q is not one of post, get, resume, legacy, other, any", name)
 			continue
 		}
-		if t == StreamAny {
+		if t == mcp.StreamAny {
 			return 0
 		}
 		mask |= 1 << t
@@ -134,27 +136,14 @@ func readStreams(a *args) uint8 {
 	return mask
 }
 
-func streamTypeByName(name string) (StreamType, bool) {
-	for i, n := range streamTypeNames {
-		if n == name {
-			return StreamType(i), true
-		}
-	}
-	return 0, false
-}
-
-func readRPCKinds(a *args) uint8 {
+func readRPCKinds(a *Args) uint8 {
 	var mask uint8
-	for _, name := range a.strs("rpc_kind") {
-		found := false
-		for i, n := range rpcKindNames {
-			if n == name {
-				mask |= 1 << i
-				found = true
-			}
-		}
-		if !found {
-			a.fail("rpc_kind", ErrRange, "%q is not one of request, response, notification, error, none", name)
+	for _, name := range a.Strings("rpc_kind") {
+		k, found := mcp.ParseRPCKind(name)
+		if found {
+			mask |= 1 << k
+		} else {
+			a.Fail("rpc_kind", ErrRange, "%q is not one of request, response, notification, error, none", name)
 		}
 	}
 	return mask
@@ -162,7 +151,7 @@ func readRPCKinds(a *args) uint8 {
 
 // matchExchange reports whether ex is traffic of this selector; with rpc,
 // rpc_kind and rpc_method look at the client's message.
-func (s *selector) matchExchange(ex *Exchange, rpc bool) bool {
+func (s *selector) matchExchange(ex *mcp.Exchange, rpc bool) bool {
 	if s.streams != 0 && s.streams&(1<<ex.Stream) == 0 {
 		return false
 	}
@@ -189,7 +178,7 @@ func anyGlob(patterns []string, s string) bool {
 
 // matchEvent reports whether ev is an event of this selector, the schedule
 // included; with rpc, rpc_kind and rpc_method look at the event's message.
-func (s *selector) matchEvent(ev *Event, rpc bool) bool {
+func (s *selector) matchEvent(ev *mcp.Event, rpc bool) bool {
 	if s.nth >= 0 && ev.Index != s.nth {
 		return false
 	}
@@ -208,11 +197,11 @@ func (s *selector) matchEvent(ev *Event, rpc bool) bool {
 	return s.sched.on(ev.SinceRun)
 }
 
-func (s *selector) matchRPC(kind RPCKind, method string) bool {
+func (s *selector) matchRPC(kind mcp.RPCKind, method string) bool {
 	return matchRPC(s, kind, method)
 }
 
-func matchRPC[S ~string | ~[]byte](s *selector, kind RPCKind, method S) bool {
+func matchRPC[S ~string | ~[]byte](s *selector, kind mcp.RPCKind, method S) bool {
 	if s.rpcKinds != 0 && s.rpcKinds&(1<<kind) == 0 {
 		return false
 	}

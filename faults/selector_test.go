@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 func TestExchangeSelectors(t *testing.T) {
-	get := &faults.Exchange{Method: "GET", Path: "/mcp", Stream: faults.StreamGet, SessionSeq: 1, StreamSeq: 1, Header: http.Header{}}
-	legacy := &faults.Exchange{Method: "POST", Path: "/messages", Stream: faults.StreamLegacy, SessionSeq: 1, StreamSeq: 1, RPCKind: faults.RPCNotification, RPCMethod: "notifications/initialized", Header: http.Header{}}
+	get := &mcp.Exchange{Method: "GET", Path: "/mcp", Stream: mcp.StreamGet, SessionSeq: 1, StreamSeq: 1, Header: http.Header{}}
+	legacy := &mcp.Exchange{Method: "POST", Path: "/messages", Stream: mcp.StreamLegacy, SessionSeq: 1, StreamSeq: 1, RPCKind: mcp.RPCNotification, RPCMethod: "notifications/initialized", Header: http.Header{}}
 	tests := []struct {
 		name string
 		sel  []any
-		ex   *faults.Exchange
+		ex   *mcp.Exchange
 		want bool
 	}{
 		{"no selector", nil, get, true},
@@ -48,12 +49,12 @@ func TestExchangeSelectors(t *testing.T) {
 }
 
 func TestEventSelectors(t *testing.T) {
-	evs := []faults.Event{
+	evs := []mcp.Event{
 		ev(0, priming),
 		ev(1, typed("message"), withID("1")),
-		ev(2, typed("endpoint"), rpc(faults.RPCNone, "")),
-		ev(3, rpc(faults.RPCRequest, "sampling/createMessage"), at(5*time.Second)),
-		ev(4, rpc(faults.RPCError, ""), at(10*time.Second)),
+		ev(2, typed("endpoint"), rpc(mcp.RPCNone, "")),
+		ev(3, rpc(mcp.RPCRequest, "sampling/createMessage"), at(5*time.Second)),
+		ev(4, rpc(mcp.RPCError, ""), at(10*time.Second)),
 	}
 	tests := []struct {
 		name string
@@ -79,7 +80,7 @@ func TestEventSelectors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, acts := drive(compile(t, 1, spec("drop", tt.sel...)), postEx(), append([]faults.Event(nil), evs...))
+			_, acts := drive(compile(t, 1, spec("drop", tt.sel...)), postEx(), append([]mcp.Event(nil), evs...))
 			if got := firedAt(acts); !equalInts(got, tt.want) {
 				t.Errorf("fired at %v, want %v", got, tt.want)
 			}
@@ -101,7 +102,7 @@ func equalInts(a, b []int) bool {
 
 func TestProbabilityIsRoughlyHonoured(t *testing.T) {
 	set := compile(t, 42, spec("drop", "probability", 0.25))
-	evs := make([]faults.Event, 4000)
+	evs := make([]mcp.Event, 4000)
 	for i := range evs {
 		evs[i] = ev(i)
 	}

@@ -27,11 +27,12 @@ type Set struct {
 // fault is one compiled fault.
 type fault struct {
 	index   int
-	def     *kindDef
+	def     *Kind
 	sel     selector
-	onEx    exchangeEffect
-	onStart startEffect
-	onEvent eventEffect
+	onEx    ExchangeEffect
+	onStart StartEffect
+	onEvent EventEffect
+	traits  Traits // what its firings carry
 	limit   limit
 	enabled atomic.Bool
 	fired   atomic.Int64
@@ -74,16 +75,19 @@ func compileOne(i int, sp Spec) (*fault, []*ParamError) {
 		}
 		return nil, []*ParamError{{Fault: i, Key: "kind", Msg: msg, Err: ErrUnknownKind}}
 	}
-	a := newArgs(i, def.name, sp.Params)
-	eff := def.build(a)
-	f := &fault{index: i, def: def}
-	f.onEx, _ = eff.(exchangeEffect)
-	f.onStart, _ = eff.(startEffect)
-	f.onEvent, _ = eff.(eventEffect)
+	a := newArgs(i, def.Name, sp.Params)
+	eff := def.Build(a)
+	if err := checkEffect(def, eff); err != nil {
+		a.Fail("kind", ErrUnknownKind, "%v", err)
+	}
+	f := &fault{index: i, def: def, onEx: eff.Exchange, onStart: eff.Start, onEvent: eff.Event, traits: def.Traits}
+	if eff.Traits != 0 {
+		f.traits = eff.Traits
+	}
 	f.sel = readSelector(a, selectorContext{
-		ownsAfter: def.ownsAfter,
-		events:    f.onEvent != nil || (eff == nil && def.target != onExchange),
-		rpcEvents: def.target == onEvent,
+		ownsAfter: def.OwnsAfter,
+		events:    f.onEvent != nil || (eff.empty() && def.On != OnExchange),
+		rpcEvents: def.On == OnEvent,
 	})
 	f.limit = limit{max: f.sel.times, perSession: f.sel.perSession}
 	f.enabled.Store(true)
@@ -95,38 +99,38 @@ func compileOne(i int, sp Spec) (*fault, []*ParamError) {
 }
 
 // checkUnknown reports keys that are neither selectors nor the kind's own.
-func checkUnknown(a *args, def *kindDef) {
+func checkUnknown(a *Args, def *Kind) {
 	for _, k := range sortedKeys(a.m) {
-		if k == "kind" || slices.Contains(def.params, k) || slices.Contains(selectorKeys, k) {
+		if k == "kind" || slices.Contains(def.Params, k) || slices.Contains(selectorKeys, k) {
 			continue
 		}
 		if owner := paramOwner(k); owner != "" {
-			a.fail(k, ErrUnknownKey, "%s is a parameter of kind %q, not of %q (%s takes %s)",
-				k, owner, def.name, def.name, paramList(def))
+			a.Fail(k, ErrUnknownKey, "%s is a parameter of kind %q, not of %q (%s takes %s)",
+				k, owner, def.Name, def.Name, paramList(def))
 			continue
 		}
-		if s := suggest(k, def.params, selectorKeys); s != "" {
-			a.fail(k, ErrUnknownKey, "unknown key %q (did you mean %q?)", k, s)
+		if s := suggest(k, def.Params, selectorKeys); s != "" {
+			a.Fail(k, ErrUnknownKey, "unknown key %q (did you mean %q?)", k, s)
 			continue
 		}
-		a.fail(k, ErrUnknownKey, "unknown key %q (kind %q takes %s, and the selectors)", k, def.name, paramList(def))
+		a.Fail(k, ErrUnknownKey, "unknown key %q (kind %q takes %s, and the selectors)", k, def.Name, paramList(def))
 	}
 }
 
 func paramOwner(key string) string {
 	for _, k := range registry {
-		if slices.Contains(k.params, key) {
-			return k.name
+		if slices.Contains(k.Params, key) {
+			return k.Name
 		}
 	}
 	return ""
 }
 
-func paramList(def *kindDef) string {
-	if len(def.params) == 0 {
+func paramList(def *Kind) string {
+	if len(def.Params) == 0 {
 		return "no parameters"
 	}
-	return strings.Join(def.params, ", ")
+	return strings.Join(def.Params, ", ")
 }
 
 // Len returns the number of faults.
@@ -158,9 +162,9 @@ type FaultStats struct {
 func (s *Set) Stats() []FaultStats {
 	out := make([]FaultStats, len(s.faults))
 	for i, f := range s.faults {
-		out[i] = FaultStats{Index: f.index, Kind: f.def.name, Enabled: f.enabled.Load(), Fired: f.fired.Load()}
+		out[i] = FaultStats{Index: f.index, Kind: f.def.Name, Enabled: f.enabled.Load(), Fired: f.fired.Load()}
 	}
 	return out
 }
 
-func (f *fault) firing() Firing { return Firing{Index: f.index, Kind: f.def.name} }
+func (f *fault) firing() Firing { return Firing{Index: f.index, Kind: f.def.Name, Traits: f.traits} }

@@ -1,9 +1,11 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // Exchange decides for an exchange. Faults fire in index order; durations
 // add up, flags combine, and where values cannot be combined (a status, a
 // new Last-Event-ID) the fault with the lowest index wins.
-func (s *Set) Exchange(ex *Exchange) ExchangeAction {
+func (s *Set) Exchange(ex *mcp.Exchange) ExchangeAction {
 	// act is allocated at the first firing: effects are called through
 	// an interface, so anything they are handed lives on the heap.
 	var act *ExchangeAction
@@ -12,21 +14,21 @@ func (s *Set) Exchange(ex *Exchange) ExchangeAction {
 		if !f.enabled.Load() || !f.sel.matchExchange(ex, true) || !f.sel.sched.on(ex.SinceRun) {
 			continue
 		}
-		if !f.onEx.applies(ex) {
+		if !f.onEx.Applies(ex) {
 			continue
 		}
 		if !hashed {
 			id, hashed = identity(ex), true
 		}
-		var r rng
+		var r Rand
 		r.seed(s.seed, f.index, saltExchange, id)
-		if !r.chance(f.sel.probability) || !f.limit.take(ex.SessionSeq) {
+		if !r.Chance(f.sel.probability) || !f.limit.take(ex.SessionSeq) {
 			continue
 		}
 		if act == nil {
 			act = new(ExchangeAction)
 		}
-		f.onEx.exchange(ex, &r, act)
+		f.onEx.Exchange(ex, &r, act)
 		f.fired.Add(1)
 		act.Fired = append(act.Fired, f.firing())
 	}

@@ -3,6 +3,8 @@ package faults
 import (
 	"math/bits"
 	"time"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
 // Stream returns the decisions for a stream opened in answer to ex. Only
@@ -10,10 +12,10 @@ import (
 // and rpc_method) selectors match ex are kept, so the faults that can never
 // hit the stream cost nothing per event. A stream already running keeps its
 // faults when the Set changes, but sees faults switched off.
-func (s *Set) Stream(ex *Exchange) StreamPlan {
+func (s *Set) Stream(ex *mcp.Exchange) StreamPlan {
 	var p *streamPlan
 	for _, f := range s.stream {
-		if !f.sel.matchExchange(ex, f.def.target != onEvent) {
+		if !f.sel.matchExchange(ex, f.def.On != OnEvent) {
 			continue
 		}
 		if p == nil {
@@ -21,8 +23,8 @@ func (s *Set) Stream(ex *Exchange) StreamPlan {
 		}
 		sl := slot{f: f}
 		sl.r.seed(s.seed, f.index, saltStream, p.id)
-		if f.def.target == onStream {
-			sl.off = !sl.r.chance(f.sel.probability)
+		if f.def.On == OnStream {
+			sl.off = !sl.r.Chance(f.sel.probability)
 		}
 		p.slots = append(p.slots, sl)
 	}
@@ -36,8 +38,8 @@ func (s *Set) Stream(ex *Exchange) StreamPlan {
 // emptyStream is the plan of a stream no fault can hit.
 type emptyStream struct{}
 
-func (emptyStream) Start() StreamAction      { return StreamAction{} }
-func (emptyStream) Event(*Event) EventAction { return EventAction{} }
+func (emptyStream) Start() StreamAction          { return StreamAction{} }
+func (emptyStream) Event(*mcp.Event) EventAction { return EventAction{} }
 
 // streamPlan holds one stream's faults and their state; it is used by one
 // pump at a time.
@@ -56,8 +58,8 @@ type streamPlan struct {
 // slot is one fault's state on one stream.
 type slot struct {
 	f       *fault
-	r       rng
-	st      streamState
+	r       Rand
+	st      StreamState
 	off     bool // probability or times ruled the fault out on this stream
 	done    bool // a once kind fired
 	counted bool // times already counted this stream
@@ -76,7 +78,7 @@ func (p *streamPlan) Start() StreamAction {
 		if !p.take(sl) {
 			continue
 		}
-		f.onStart.start(&act)
+		f.onStart.Start(&act)
 		f.fired.Add(1)
 		act.Fired = append(act.Fired, f.firing())
 	}
@@ -85,7 +87,7 @@ func (p *streamPlan) Start() StreamAction {
 
 // Event decides for one event. After an action that ends the stream
 // (Close or Lose), every later call returns the zero action.
-func (p *streamPlan) Event(ev *Event) EventAction {
+func (p *streamPlan) Event(ev *mcp.Event) EventAction {
 	if p.ended {
 		return EventAction{}
 	}
@@ -104,30 +106,30 @@ func (p *streamPlan) Event(ev *Event) EventAction {
 }
 
 // eventSlot asks one fault about ev and lets it act.
-func (p *streamPlan) eventSlot(sl *slot, ev *Event, act *EventAction) {
+func (p *streamPlan) eventSlot(sl *slot, ev *mcp.Event, act *EventAction) {
 	f := sl.f
 	if sl.off || sl.done || !f.enabled.Load() {
 		return
 	}
-	if !f.sel.matchEvent(ev, f.def.target == onEvent) || !f.onEvent.applies(ev, &sl.st) {
+	if !f.sel.matchEvent(ev, f.def.On == OnEvent) || !f.onEvent.Applies(ev, &sl.st) {
 		return
 	}
-	if f.def.target == onEvent && !sl.r.chance(f.sel.probability) {
+	if f.def.On == OnEvent && !sl.r.Chance(f.sel.probability) {
 		return
 	}
 	if !p.take(sl) {
 		return
 	}
-	f.onEvent.event(ev, &sl.r, act)
+	f.onEvent.Event(ev, &sl.r, act)
 	f.fired.Add(1)
 	act.Fired = append(act.Fired, f.firing())
-	sl.done = f.def.once
+	sl.done = f.def.Once
 }
 
 // take counts a firing against the fault's times: every firing for event
 // kinds, the first on this stream for stream kinds.
 func (p *streamPlan) take(sl *slot) bool {
-	if sl.f.def.target == onEvent {
+	if sl.f.def.On == OnEvent {
 		return sl.f.limit.take(p.session)
 	}
 	if sl.counted {

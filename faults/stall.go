@@ -1,24 +1,29 @@
 package faults
 
-import "time"
+import (
+	"time"
+
+	"github.com/frayproxy/fray/mcp"
+)
 
 // stallKind stops the stream, once, before the first event that matches
 // the selector (use nth or stream_after to place it): for duration, or for
 // good with forever = true, the connection staying open.
-var stallKind = kindDef{
-	name: "stall", target: onStream, once: true, params: []string{"duration", "forever"},
-	summary: "stops sending before the first matching event, for a duration or for ever",
-	build: func(a *args) any {
-		switch key := a.oneOf("duration", "forever"); key {
+var stallKind = Kind{
+	Name: "stall", On: OnStream, Once: true, Params: []string{"duration", "forever"},
+	Summary: "stops sending before the first matching event, for a duration or for ever",
+	Traits:  Delays | HoldsStream,
+	Build: func(a *Args) Effect {
+		switch key := a.OneOf("duration", "forever"); key {
 		case "duration":
-			return stallEffect{d: a.duration(key, 0)}
+			return Effect{Event: stallEffect{d: a.Duration(key, 0)}, Traits: Delays}
 		case "forever":
-			if !a.boolean(key, false) {
-				a.fail(key, ErrRange, "forever = false stalls nothing; give duration instead")
+			if !a.Bool(key, false) {
+				a.Fail(key, ErrRange, "forever = false stalls nothing; give duration instead")
 			}
-			return stallEffect{forever: true}
+			return Effect{Event: stallEffect{forever: true}, Traits: HoldsStream}
 		}
-		return nil
+		return Effect{}
 	},
 }
 
@@ -27,9 +32,11 @@ type stallEffect struct {
 	forever bool
 }
 
-func (stallEffect) applies(*Event, *streamState) bool { return true }
+var _ EventEffect = stallEffect{}
 
-func (s stallEffect) event(_ *Event, _ *rng, a *EventAction) {
+func (stallEffect) Applies(*mcp.Event, *StreamState) bool { return true }
+
+func (s stallEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) {
 	a.Stall += s.d
 	a.StallForever = a.StallForever || s.forever
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
 // statusKind answers matching requests itself, without forwarding them:
@@ -12,29 +14,30 @@ import (
 // retry_after (a duration, sent as Retry-After in whole seconds, rounded
 // up). The Header and Body of the action are shared between decisions and
 // must not be modified.
-var statusKind = kindDef{
-	name: "status", target: onExchange, params: []string{"status", "headers", "body", "retry_after"},
-	summary: "answers with status, headers, body and Retry-After instead of forwarding",
-	build: func(a *args) any {
-		a.require("status", "an HTTP status code")
-		e := statusEffect{code: int(a.integer("status", 503, 200, 599)), header: http.Header{}}
-		headers := a.table("headers")
+var statusKind = Kind{
+	Name: "status", On: OnExchange, Params: []string{"status", "headers", "body", "retry_after"},
+	Summary: "answers with status, headers, body and Retry-After instead of forwarding",
+	Traits:  AnswersRequests,
+	Build: func(a *Args) Effect {
+		a.Require("status", "an HTTP status code")
+		e := statusEffect{code: int(a.Int("status", 503, 200, 599)), header: http.Header{}}
+		headers := a.Table("headers")
 		for _, name := range sortedKeys(headers) {
 			checkHeader(a, "headers."+name, name, headers[name])
 			e.header.Add(name, headers[name])
 		}
-		if a.has("retry_after") {
-			d := a.duration("retry_after", 0)
+		if a.Has("retry_after") {
+			d := a.Duration("retry_after", 0)
 			if e.header.Get("Retry-After") != "" {
-				a.fail("retry_after", ErrConflict, "retry_after and headers.Retry-After both set Retry-After; give one")
+				a.Fail("retry_after", ErrConflict, "retry_after and headers.Retry-After both set Retry-After; give one")
 			}
 			secs := (d + time.Second - 1) / time.Second
 			e.header.Set("Retry-After", strconv.FormatInt(int64(secs), 10))
 		}
-		if body := a.str("body", ""); body != "" {
+		if body := a.String("body", ""); body != "" {
 			e.body = []byte(body)
 		}
-		return e
+		return Effect{Exchange: e}
 	},
 }
 
@@ -44,9 +47,11 @@ type statusEffect struct {
 	body   []byte
 }
 
-func (statusEffect) applies(*Exchange) bool { return true }
+var _ ExchangeEffect = statusEffect{}
 
-func (s statusEffect) exchange(_ *Exchange, _ *rng, a *ExchangeAction) {
+func (statusEffect) Applies(*mcp.Exchange) bool { return true }
+
+func (s statusEffect) Exchange(_ *mcp.Exchange, _ *Rand, a *ExchangeAction) {
 	if a.Status == 0 {
 		a.Status, a.Header, a.Body = s.code, s.header, s.body
 	}
@@ -54,12 +59,12 @@ func (s statusEffect) exchange(_ *Exchange, _ *rng, a *ExchangeAction) {
 
 // checkHeader reports a header name that is not an HTTP token or a value
 // that would split the header.
-func checkHeader(a *args, key, name, value string) {
+func checkHeader(a *Args, key, name, value string) {
 	if !isToken(name) {
-		a.fail(key, ErrRange, "%q is not a valid header name", name)
+		a.Fail(key, ErrRange, "%q is not a valid header name", name)
 	}
 	if strings.ContainsAny(value, "\r\n\x00") {
-		a.fail(key, ErrRange, "%q holds a line break, which a header value cannot carry", value)
+		a.Fail(key, ErrRange, "%q holds a line break, which a header value cannot carry", value)
 	}
 }
 

@@ -1,28 +1,33 @@
 package faults
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/frayproxy/fray/mcp"
+)
 
 // stripHeaderKind removes one header from matching exchanges: from the
 // forwarded request (direction = "request") or from the response to the
 // client (direction = "response", the default).
-var stripHeaderKind = kindDef{
-	name: "strip-header", target: onExchange, params: []string{"header", "direction"},
-	summary: "removes a header from the forwarded request or from the response",
-	build: func(a *args) any {
-		a.require("header", "a header name such as \"Mcp-Session-Id\"")
-		name := a.str("header", "")
-		if a.has("header") && !isToken(name) {
-			a.fail("header", ErrRange, "%q is not a valid header name", name)
+var stripHeaderKind = Kind{
+	Name: "strip-header", On: OnExchange, Params: []string{"header", "direction"},
+	Summary: "removes a header from the forwarded request or from the response",
+	Traits:  StripsHeaders,
+	Build: func(a *Args) Effect {
+		a.Require("header", "a header name such as \"Mcp-Session-Id\"")
+		name := a.String("header", "")
+		if a.Has("header") && !isToken(name) {
+			a.Fail("header", ErrRange, "%q is not a valid header name", name)
 		}
 		e := stripHeaderEffect{name: http.CanonicalHeaderKey(name)}
-		switch dir := a.str("direction", "response"); dir {
+		switch dir := a.String("direction", "response"); dir {
 		case "response":
 		case "request":
 			e.request = true
 		default:
-			a.fail("direction", ErrRange, "%q is not \"request\" or \"response\"", dir)
+			a.Fail("direction", ErrRange, "%q is not \"request\" or \"response\"", dir)
 		}
-		return e
+		return Effect{Exchange: e}
 	},
 }
 
@@ -31,9 +36,11 @@ type stripHeaderEffect struct {
 	request bool
 }
 
-func (stripHeaderEffect) applies(*Exchange) bool { return true }
+var _ ExchangeEffect = stripHeaderEffect{}
 
-func (s stripHeaderEffect) exchange(_ *Exchange, _ *rng, a *ExchangeAction) {
+func (stripHeaderEffect) Applies(*mcp.Exchange) bool { return true }
+
+func (s stripHeaderEffect) Exchange(_ *mcp.Exchange, _ *Rand, a *ExchangeAction) {
 	if s.request {
 		a.StripRequestHeaders = append(a.StripRequestHeaders, s.name)
 	} else {

@@ -1,13 +1,18 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // stripIDKind removes the id field from matching events that have one.
-var stripIDKind = kindDef{
-	name: "strip-id", target: onEvent,
-	summary: "removes the id field from matching events that have one",
-	build:   func(*args) any { return stripIDEffect{} },
+var stripIDKind = Kind{
+	Name: "strip-id", On: OnEvent,
+	Summary: "removes the id field from matching events that have one",
+	Traits:  HidesIDs,
+	Build:   func(*Args) Effect { return Effect{Event: stripIDEffect{}} },
 }
 
 type stripIDEffect struct{}
 
-func (stripIDEffect) applies(ev *Event, _ *streamState) bool { return ev.HasID }
-func (stripIDEffect) event(_ *Event, _ *rng, a *EventAction) { a.StripID = true }
+var _ EventEffect = stripIDEffect{}
+
+func (stripIDEffect) Applies(ev *mcp.Event, _ *StreamState) bool  { return ev.HasID }
+func (stripIDEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.StripID = true }

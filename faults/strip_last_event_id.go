@@ -1,21 +1,26 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // stripLastEventIDKind removes Last-Event-ID from matching requests that
 // carry it, so the server cannot replay what the client missed.
-var stripLastEventIDKind = kindDef{
-	name: "strip-last-event-id", target: onExchange,
-	summary: "removes Last-Event-ID from matching requests that carry one",
-	build:   func(*args) any { return stripLastEventIDEffect{} },
+var stripLastEventIDKind = Kind{
+	Name: "strip-last-event-id", On: OnExchange,
+	Summary: "removes Last-Event-ID from matching requests that carry one",
+	Traits:  ChangesLastEventID,
+	Build:   func(*Args) Effect { return Effect{Exchange: stripLastEventIDEffect{}} },
 }
 
 type stripLastEventIDEffect struct{}
 
-func (stripLastEventIDEffect) applies(ex *Exchange) bool { return hasLastEventID(ex) }
+var _ ExchangeEffect = stripLastEventIDEffect{}
 
-func (stripLastEventIDEffect) exchange(_ *Exchange, _ *rng, a *ExchangeAction) {
+func (stripLastEventIDEffect) Applies(ex *mcp.Exchange) bool { return hasLastEventID(ex) }
+
+func (stripLastEventIDEffect) Exchange(_ *mcp.Exchange, _ *Rand, a *ExchangeAction) {
 	a.StripLastEventID = true
 }
 
-func hasLastEventID(ex *Exchange) bool {
-	return len(ex.Header["Last-Event-Id"]) > 0
+func hasLastEventID(ex *mcp.Exchange) bool {
+	return len(ex.Header[mcp.HeaderLastEventID]) > 0
 }

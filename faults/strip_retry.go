@@ -1,17 +1,22 @@
 package faults
 
+import "github.com/frayproxy/fray/mcp"
+
 // stripRetryKind removes the retry field from matching events that carry
 // one; events without one are left alone and do not count as firings.
-var stripRetryKind = kindDef{
-	name: "strip-retry", target: onEvent,
-	summary: "removes the retry field from matching events that have one",
-	build:   func(*args) any { return stripRetryEffect{} },
+var stripRetryKind = Kind{
+	Name: "strip-retry", On: OnEvent,
+	Summary: "removes the retry field from matching events that have one",
+	Traits:  ChangesRetry,
+	Build:   func(*Args) Effect { return Effect{Event: stripRetryEffect{}} },
 }
 
 type stripRetryEffect struct{}
 
-func (stripRetryEffect) applies(ev *Event, _ *streamState) bool { return ev.HasRetry }
+var _ EventEffect = stripRetryEffect{}
+
+func (stripRetryEffect) Applies(ev *mcp.Event, _ *StreamState) bool { return ev.HasRetry }
 
 // event leaves the retry alone when set-retry already replaced it on this
 // event: a new value wins over removal.
-func (stripRetryEffect) event(_ *Event, _ *rng, a *EventAction) { a.StripRetry = !a.HasSetRetry }
+func (stripRetryEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.StripRetry = !a.HasSetRetry }

@@ -1,6 +1,10 @@
 package faults
 
-import "time"
+import (
+	"time"
+
+	"github.com/frayproxy/fray/mcp"
+)
 
 // trigger says when close and reset act on a stream; exactly one is given.
 type trigger struct {
@@ -25,15 +29,15 @@ const (
 
 var triggerKeys = []string{"after_events", "after", "after_priming", "before_response"}
 
-func readTrigger(a *args) trigger {
-	switch key := a.oneOf(triggerKeys...); key {
+func readTrigger(a *Args) trigger {
+	switch key := a.OneOf(triggerKeys...); key {
 	case "after_events":
-		return trigger{mode: trigEvents, n: int(a.integer(key, 0, 0, 1<<31-1))}
+		return trigger{mode: trigEvents, n: int(a.Int(key, 0, 0, 1<<31-1))}
 	case "after":
-		return trigger{mode: trigAfter, after: a.duration(key, 0)}
+		return trigger{mode: trigAfter, after: a.Duration(key, 0)}
 	case "after_priming", "before_response":
-		if !a.boolean(key, false) {
-			a.fail(key, ErrRange, "%s = false triggers nothing; remove it and give another trigger", key)
+		if !a.Bool(key, false) {
+			a.Fail(key, ErrRange, "%s = false triggers nothing; remove it and give another trigger", key)
 			return trigger{}
 		}
 		if key == "after_priming" {
@@ -50,4 +54,4 @@ func (t trigger) atStart() bool {
 	return (t.mode == trigEvents && t.n == 0) || (t.mode == trigAfter && t.after == 0)
 }
 
-func isResponse(k RPCKind) bool { return k == RPCResponse || k == RPCError }
+func isResponse(k mcp.RPCKind) bool { return k == mcp.RPCResponse || k == mcp.RPCError }

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // Active is the profile in force, which an admin may swap while the proxy
@@ -67,11 +68,11 @@ func (a *Active) SetEnabled(index int, on bool) error {
 func (a *Active) Stats() []faults.FaultStats { return a.cur.Load().set.Stats() }
 
 // Exchange implements faults.Plan with the active profile.
-func (a *Active) Exchange(ex *faults.Exchange) faults.ExchangeAction {
+func (a *Active) Exchange(ex *mcp.Exchange) faults.ExchangeAction {
 	return a.cur.Load().set.Exchange(ex)
 }
 
 // Stream implements faults.Plan with the active profile.
-func (a *Active) Stream(ex *faults.Exchange) faults.StreamPlan {
+func (a *Active) Stream(ex *mcp.Exchange) faults.StreamPlan {
 	return a.cur.Load().set.Stream(ex)
 }

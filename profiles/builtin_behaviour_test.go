@@ -6,30 +6,31 @@ import (
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
 )
 
-func exchange(stream faults.StreamType, seq int, method string) *faults.Exchange {
-	ex := &faults.Exchange{Method: "GET", Path: "/mcp", Stream: stream, SessionSeq: 1, StreamSeq: seq, Header: http.Header{}}
+func exchange(stream mcp.StreamType, seq int, method string) *mcp.Exchange {
+	ex := &mcp.Exchange{Method: "GET", Path: "/mcp", Stream: stream, SessionSeq: 1, StreamSeq: seq, Header: http.Header{}}
 	if method != "" {
-		ex.Method, ex.RPCKind, ex.RPCMethod, ex.RPCID = "POST", faults.RPCRequest, method, strconv.Itoa(seq)
+		ex.Method, ex.RPCKind, ex.RPCMethod, ex.RPCID = "POST", mcp.RPCRequest, method, strconv.Itoa(seq)
 	}
 	return ex
 }
 
 // answer is a server's answer stream: a priming event, a progress
 // notification, the response.
-func answer() []faults.Event {
-	return []faults.Event{
+func answer() []mcp.Event {
+	return []mcp.Event{
 		{Index: 0, ID: []byte("s1-0"), HasID: true, Priming: true},
-		{Index: 1, ID: []byte("s1-1"), HasID: true, Dispatched: true, RPCKind: faults.RPCNotification, RPCMethod: []byte("notifications/progress")},
-		{Index: 2, ID: []byte("s1-2"), HasID: true, Dispatched: true, RPCKind: faults.RPCResponse},
+		{Index: 1, ID: []byte("s1-1"), HasID: true, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")},
+		{Index: 2, ID: []byte("s1-2"), HasID: true, Dispatched: true, RPCKind: mcp.RPCResponse},
 	}
 }
 
 // closedAt returns the index of the event whose action ends the stream,
 // or -1.
-func closedAt(p faults.Plan, ex *faults.Exchange, evs []faults.Event) (int, faults.EventAction) {
+func closedAt(p faults.Plan, ex *mcp.Exchange, evs []mcp.Event) (int, faults.EventAction) {
 	sp := p.Stream(ex)
 	if a := sp.Start(); a.Close != faults.CloseNone {
 		return -2, faults.EventAction{}
@@ -53,7 +54,7 @@ func TestPollingServerCutsOnlyAfterAnID(t *testing.T) {
 	}
 	withRetry := 0
 	for seq := 1; seq <= 40; seq++ {
-		at, act := closedAt(set, exchange(faults.StreamPost, seq, "tools/call"), answer())
+		at, act := closedAt(set, exchange(mcp.StreamPost, seq, "tools/call"), answer())
 		if at != 0 || act.Close != faults.CloseAfter {
 			t.Fatalf("tools/call stream %d: closed at %d (%v), want a clean close after the priming event", seq, at, act.Close)
 		}
@@ -65,10 +66,10 @@ func TestPollingServerCutsOnlyAfterAnID(t *testing.T) {
 		t.Errorf("%d of 40 cut streams got a retry, want some with and some without", withRetry)
 	}
 	noPriming := answer()[1:]
-	if at, _ := closedAt(set, exchange(faults.StreamPost, 1, "tools/call"), noPriming); at != -1 {
+	if at, _ := closedAt(set, exchange(mcp.StreamPost, 1, "tools/call"), noPriming); at != -1 {
 		t.Errorf("a stream without a priming event was cut at %d", at)
 	}
-	for _, ex := range []*faults.Exchange{exchange(faults.StreamResume, 1, ""), exchange(faults.StreamPost, 1, "initialize")} {
+	for _, ex := range []*mcp.Exchange{exchange(mcp.StreamResume, 1, ""), exchange(mcp.StreamPost, 1, "initialize")} {
 		if at, _ := closedAt(set, ex, answer()); at != -1 {
 			t.Errorf("%v %s stream cut at %d", ex.Stream, ex.RPCMethod, at)
 		}
@@ -83,7 +84,7 @@ func TestLossyResumeLosesOnHalf(t *testing.T) {
 	set, _ := p.Plan(p.Seed)
 	lost := 0
 	for seq := 1; seq <= 200; seq++ {
-		if at, act := closedAt(set, exchange(faults.StreamPost, seq, "tools/call"), answer()); at == 2 && act.Lose == 3 {
+		if at, act := closedAt(set, exchange(mcp.StreamPost, seq, "tools/call"), answer()); at == 2 && act.Lose == 3 {
 			lost++
 		} else if at != -1 {
 			t.Fatalf("stream %d: ended at %d with %+v", seq, at, act)

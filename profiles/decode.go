@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/proxy/verify"
 )
 
 // decoder turns a decoded TOML document into a Profile, collecting every
@@ -71,7 +71,7 @@ func (d *decoder) checks(v any) {
 		d.fail("checks", false, ErrType, "%s is not a table", faults.ShowValue(v))
 		return
 	}
-	d.p.Checks = map[string]Severity{}
+	d.p.Checks = map[string]checks.Severity{}
 	d.p.checkPaths = map[string]string{}
 	d.checkTable("checks", "", m)
 }
@@ -86,7 +86,7 @@ func (d *decoder) checkTable(path, id string, m map[string]any) {
 		case map[string]any:
 			d.checkTable(kp, kid, v)
 		case string:
-			d.p.Checks[kid] = Severity(v)
+			d.p.Checks[kid] = checks.Severity(v)
 			d.p.checkPaths[kid] = kp
 		default:
 			d.fail(kp, false, ErrType, "%s is not \"error\", \"warning\" or \"off\"", faults.ShowValue(v))
@@ -96,13 +96,13 @@ func (d *decoder) checkTable(path, id string, m map[string]any) {
 
 // checkErrors validates one check id (it must be in the verifier's
 // catalog) and its severity.
-func (p *Profile) checkErrors(id string, s Severity) []*Error {
+func (p *Profile) checkErrors(id string, s checks.Severity) []*Error {
 	path, ok := p.checkPaths[id]
 	if !ok {
 		path = "checks." + id
 	}
 	var out []*Error
-	if _, known := verify.LookupCheck(id); !known {
+	if _, known := checks.Lookup(id); !known {
 		msg := fmt.Sprintf("unknown check %q", id)
 		if sug := suggestCheck(id); sug != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", sug)
@@ -110,7 +110,7 @@ func (p *Profile) checkErrors(id string, s Severity) []*Error {
 		out = append(out, p.errorAt(path, true, ErrUnknownKey, msg))
 	}
 	switch s {
-	case SeverityError, SeverityWarning, SeverityOff:
+	case checks.Error, checks.Warning, checks.Off:
 	default:
 		out = append(out, p.errorAt(path, false, ErrRange, fmt.Sprintf("%q is not \"error\", \"warning\" or \"off\"", string(s))))
 	}
@@ -124,7 +124,7 @@ func (p *Profile) checkErrors(id string, s Severity) []*Error {
 // contains the unknown name; else "".
 func suggestCheck(id string) string {
 	best, bestDist := "", max(2, len(id)/3)+1
-	for _, c := range verify.Catalog() {
+	for _, c := range checks.Catalog() {
 		if d := faults.EditDistance(id, c.ID); d < bestDist {
 			best, bestDist = c.ID, d
 		}
@@ -133,7 +133,7 @@ func suggestCheck(id string) string {
 		return best
 	}
 	group, name, _ := strings.Cut(id, ".")
-	for _, c := range verify.Catalog() {
+	for _, c := range checks.Catalog() {
 		cg, cn, _ := strings.Cut(c.ID, ".")
 		if cg == group && strings.Contains(name, cn) && len(c.ID) > len(best) {
 			best = c.ID
@@ -142,7 +142,7 @@ func suggestCheck(id string) string {
 	if best != "" || name == "" {
 		return best
 	}
-	for _, c := range verify.Catalog() {
+	for _, c := range checks.Catalog() {
 		cg, cn, _ := strings.Cut(c.ID, ".")
 		if cg == group && strings.Contains(cn, name) && (best == "" || len(c.ID) < len(best)) {
 			best = c.ID

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
 )
@@ -102,13 +103,13 @@ kind = "drop"
 	if p.Name != "my-profile" || p.Seed != 0 || len(p.Faults) != 1 || p.Faults[0].Kind != "drop" {
 		t.Errorf("got %+v", p)
 	}
-	if p.Checks["client.retry-honoured"] != profiles.SeverityWarning || p.Checks["server.priming-event"] != profiles.SeverityOff {
+	if p.Checks["client.retry-honoured"] != checks.Warning || p.Checks["server.priming-event"] != checks.Off {
 		t.Errorf("Checks = %v", p.Checks)
 	}
 }
 
 func TestValidateCodeBuiltProfile(t *testing.T) {
-	p := &profiles.Profile{Faults: []faults.Spec{{Kind: "nope"}}, Checks: map[string]profiles.Severity{"a.b": "off", "e2e.no-message-lost": "loud"}}
+	p := &profiles.Profile{Faults: []faults.Spec{{Kind: "nope"}}, Checks: map[string]checks.Severity{"a.b": "off", "e2e.no-message-lost": "loud"}}
 	err := p.Validate()
 	want := "fault[0].kind: unknown kind \"nope\"\nchecks.a.b: unknown check \"a.b\"\nchecks.e2e.no-message-lost: \"loud\" is not \"error\", \"warning\" or \"off\""
 	if err == nil || err.Error() != want {

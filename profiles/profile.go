@@ -18,22 +18,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/pelletier/go-toml/v2"
 )
 
 // MaxSize bounds a profile file in bytes.
 const MaxSize = 1 << 20
-
-// Severity is what the verifier makes of a failed check.
-type Severity string
-
-// The severities a [checks] table may give.
-const (
-	SeverityError   Severity = "error"
-	SeverityWarning Severity = "warning"
-	SeverityOff     Severity = "off"
-)
 
 // Profile is a parsed fault profile. The zero value is an empty profile
 // with seed 0 that injects nothing. A Profile is not modified by this
@@ -48,7 +39,7 @@ type Profile struct {
 	// Seed seeds every random choice unless the caller overrides it.
 	Seed uint64
 	// Checks maps check ids ("client.retry-honoured") to severities.
-	Checks map[string]Severity
+	Checks map[string]checks.Severity
 	// Faults are the [[fault]] tables in order; a fault's index is its
 	// position here.
 	Faults []faults.Spec

@@ -14,25 +14,26 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // scriptPlan is a faults.Plan that returns fixed actions: the pump's side
 // of the boundary is tested apart from the fault kinds that decide.
 type scriptPlan struct {
-	exchange func(*faults.Exchange) faults.ExchangeAction
+	exchange func(*mcp.Exchange) faults.ExchangeAction
 	start    faults.StreamAction
-	event    func(*faults.Event) faults.EventAction
+	event    func(*mcp.Event) faults.EventAction
 }
 
-func (s *scriptPlan) Exchange(ex *faults.Exchange) faults.ExchangeAction {
+func (s *scriptPlan) Exchange(ex *mcp.Exchange) faults.ExchangeAction {
 	if s.exchange == nil {
 		return faults.ExchangeAction{}
 	}
 	return s.exchange(ex)
 }
-func (s *scriptPlan) Stream(*faults.Exchange) faults.StreamPlan { return s }
-func (s *scriptPlan) Start() faults.StreamAction                { return s.start }
-func (s *scriptPlan) Event(ev *faults.Event) faults.EventAction {
+func (s *scriptPlan) Stream(*mcp.Exchange) faults.StreamPlan { return s }
+func (s *scriptPlan) Start() faults.StreamAction             { return s.start }
+func (s *scriptPlan) Event(ev *mcp.Event) faults.EventAction {
 	if s.event == nil {
 		return faults.EventAction{}
 	}
@@ -73,8 +74,8 @@ const threeEvents = "id: p\nretry: 100\ndata:\n\n" +
 	"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
 
 // onEvent builds an event decider that acts only on the event at index.
-func onEvent(index int, act faults.EventAction) func(*faults.Event) faults.EventAction {
-	return func(ev *faults.Event) faults.EventAction {
+func onEvent(index int, act faults.EventAction) func(*mcp.Event) faults.EventAction {
+	return func(ev *mcp.Event) faults.EventAction {
 		if ev.Index == index {
 			return act
 		}
@@ -165,7 +166,7 @@ func TestFragmentWritesSmallPieces(t *testing.T) {
 		writePieces(w, threeEvents)
 	}))
 	defer up.Close()
-	plan := scriptPlan{event: func(*faults.Event) faults.EventAction { return faults.EventAction{Fragment: 4} }}
+	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Fragment: 4} }}
 	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
 	if err != nil {
@@ -277,7 +278,7 @@ func TestExchangeActions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			act := tc.act
-			plan := scriptPlan{exchange: func(*faults.Exchange) faults.ExchangeAction { return act }}
+			plan := scriptPlan{exchange: func(*mcp.Exchange) faults.ExchangeAction { return act }}
 			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
 			req, _ := http.NewRequest("GET", fray+"/mcp", nil)
 			req.Header.Set("Last-Event-ID", "e1")

@@ -3,24 +3,18 @@ package proxy
 import (
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
-)
-
-// The MCP header names fray reads. They pass through untouched.
-const (
-	headerSession     = "Mcp-Session-Id"
-	headerProtocol    = "Mcp-Protocol-Version"
-	headerLastEventID = "Last-Event-Id"
 )
 
 // exchange is one classified HTTP exchange, carried from the request to
 // the end of its response.
 type exchange struct {
-	faults.Exchange
+	mcp.Exchange
 	seq      uint64 // proxy-wide exchange number, for logs
 	protocol string // protocol revision in force, "" if unknown
 	body     []byte // the JSON-RPC request body, when read to classify
@@ -30,30 +24,16 @@ type exchange struct {
 
 // classify fills ex from the client's request and (for a POST) its body.
 func (p *Proxy) classify(r *http.Request, ex *exchange) {
+	p.classifyBody(ex)
+	c := mcp.Classify(r.Method, r.URL, r.Header, ex.RPCKind, &p.legacy)
 	ex.Method = r.Method
 	ex.Path = r.URL.Path
 	ex.Header = r.Header
-	ex.Session = r.Header.Get(headerSession)
-	switch r.Method {
-	case http.MethodPost:
-		ex.Stream = faults.StreamPost
-		if sid, ok := p.legacy.messagePath(r.URL.Path, r.URL.Query()); ok {
-			ex.Stream, ex.Session = faults.StreamLegacy, sid
-		}
-		p.classifyBody(ex)
-	case http.MethodGet:
-		ex.Stream = faults.StreamGet
-		if _, ok := r.Header[headerLastEventID]; ok {
-			ex.Stream = faults.StreamResume
-		} else if p.legacy.ssePath(r.URL.Path) {
-			ex.Stream = faults.StreamLegacy
-		}
-	default:
-		ex.Stream = faults.StreamOther
-	}
+	ex.Stream = c.Stream
+	ex.Session = c.Session
 	var known string
 	ex.SessionSeq, ex.StreamSeq, known = p.sessions.touch(ex.Session, ex.Stream)
-	ex.protocol = r.Header.Get(headerProtocol)
+	ex.protocol = c.Protocol
 	if ex.protocol == "" {
 		ex.protocol = known
 	}
@@ -74,7 +54,7 @@ func (p *Proxy) classifyBody(ex *exchange) {
 			ex.RPCMethod = string(m.Method)
 			ex.RPCID = string(m.ID)
 		}
-		if m.Kind == faults.RPCRequest && string(m.Method) == "initialize" {
+		if m.Kind == mcp.RPCRequest && string(m.Method) == "initialize" {
 			ex.initReq = true
 		}
 		return true
@@ -92,7 +72,7 @@ func (ex *exchange) logAttrs() []slog.Attr {
 	if ex.SessionSeq > 0 {
 		a = append(a, slog.Int("session", ex.SessionSeq))
 	}
-	if ex.RPCKind != faults.RPCNone {
+	if ex.RPCKind != mcp.RPCNone {
 		a = append(a, slog.String("rpc", ex.RPCKind.String()))
 		if ex.RPCMethod != "" {
 			a = append(a, slog.String("rpc_method", ex.RPCMethod))
@@ -104,7 +84,7 @@ func (ex *exchange) logAttrs() []slog.Attr {
 			a = append(a, slog.Int("batch", ex.rpcCount))
 		}
 	}
-	if ex.Stream == faults.StreamResume {
+	if ex.Stream == mcp.StreamResume {
 		a = append(a, slog.Bool("last_event_id", true))
 	}
 	if ex.protocol != "" {
@@ -139,15 +119,16 @@ func (l *legacyPaths) add(m *map[string]bool, path string) {
 	}
 }
 
-func (l *legacyPaths) ssePath(path string) bool {
+// SSEPath implements mcp.Legacy.
+func (l *legacyPaths) SSEPath(path string) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.sse[path]
 }
 
-// messagePath reports whether path is a legacy message endpoint and returns
-// the session id its query carries.
-func (l *legacyPaths) messagePath(path string, q map[string][]string) (string, bool) {
+// MessagePath implements mcp.Legacy: whether path is a legacy message
+// endpoint, and the session id its query carries.
+func (l *legacyPaths) MessagePath(path string, q url.Values) (string, bool) {
 	l.mu.RLock()
 	ok := l.messages[path]
 	l.mu.RUnlock()

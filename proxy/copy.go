@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -86,7 +86,7 @@ func (p *Proxy) logAnswer(r *http.Request, ex *exchange, resp *http.Response, ca
 		kind = "json"
 		if ex.initReq {
 			jsonrpc.ScanBatch(capture.Bytes(), func(m jsonrpc.Message) bool {
-				if m.Kind == faults.RPCResponse {
+				if m.Kind == mcp.RPCResponse {
 					p.noteInitialize(ex, capture.Bytes())
 				}
 				return false

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -183,10 +184,10 @@ func (p *Proxy) outRequest(ctx context.Context, r *http.Request, ex *exchange, a
 		out.Body = http.NoBody
 	}
 	if act.StripLastEventID {
-		out.Header.Del(headerLastEventID)
+		out.Header.Del(mcp.HeaderLastEventID)
 	}
 	if act.HasLastEventID {
-		out.Header.Set(headerLastEventID, act.SetLastEventID)
+		out.Header.Set(mcp.HeaderLastEventID, act.SetLastEventID)
 	}
 	for _, h := range act.StripRequestHeaders {
 		out.Header.Del(h)
@@ -269,7 +270,7 @@ func (p *Proxy) clientPath(upstreamPath string) (string, bool) {
 // protocol revision an initialize result negotiated (JSON answers; SSE ones
 // are read in the pump).
 func (p *Proxy) learnSession(ex *exchange, resp *http.Response) {
-	if sid := resp.Header.Get(headerSession); sid != "" && ex.Session == "" {
+	if sid := resp.Header.Get(mcp.HeaderSession); sid != "" && ex.Session == "" {
 		ex.Session = sid
 		ex.SessionSeq, _, _ = p.sessions.touch(sid, ex.Stream)
 	}

@@ -21,13 +21,14 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
 )
 
 // dropAll is a plan that drops every event it is asked about: a body fray
 // parsed as SSE would lose its events, a body it passed unparsed would not.
 func dropAll() *scriptPlan {
-	return &scriptPlan{event: func(*faults.Event) faults.EventAction { return faults.EventAction{Drop: true} }}
+	return &scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Drop: true} }}
 }
 
 // fetch GETs url with a client that leaves content codings alone and
@@ -325,7 +326,7 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 		}
 	})
 	t.Run("duplicated", func(t *testing.T) {
-		plan := &scriptPlan{event: func(*faults.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
+		plan := &scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
 		fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = plan })
 		_, got, err := fetch(t, fray+"/mcp")
 		var want strings.Builder

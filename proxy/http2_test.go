@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
 )
 
@@ -23,8 +24,8 @@ import (
 // leaves every other stream alone.
 type resetOnPath struct{ path string }
 
-func (p resetOnPath) Exchange(*faults.Exchange) faults.ExchangeAction { return faults.ExchangeAction{} }
-func (p resetOnPath) Stream(ex *faults.Exchange) faults.StreamPlan {
+func (p resetOnPath) Exchange(*mcp.Exchange) faults.ExchangeAction { return faults.ExchangeAction{} }
+func (p resetOnPath) Stream(ex *mcp.Exchange) faults.StreamPlan {
 	if ex.Path != p.path {
 		return &scriptPlan{}
 	}

@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"net/url"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/sse"
 )
 
@@ -45,10 +45,10 @@ func (pm *pump) rewriteEndpoint(e *sse.Event) {
 		out = abs.String()
 	}
 	e.SetField("data", []byte(out))
-	ex.Stream = faults.StreamLegacy
+	ex.Stream = mcp.StreamLegacy
 	if sid := legacySessionID(target.Query()); sid != "" {
 		ex.Session = sid
-		ex.SessionSeq, ex.StreamSeq, _ = p.sessions.touch(sid, faults.StreamLegacy)
+		ex.SessionSeq, ex.StreamSeq, _ = p.sessions.touch(sid, mcp.StreamLegacy)
 	}
 	p.log.LogAttrs(pm.r.Context(), slog.LevelDebug, "legacy endpoint rewritten",
 		append(ex.logAttrs(), slog.String("from", raw), slog.String("to", out))...)

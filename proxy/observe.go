@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -30,7 +31,7 @@ func (p *Proxy) observeRequest(r *http.Request, ex *exchange, act *faults.Exchan
 		return
 	}
 	req := &observe.Request{Method: r.Method, Path: r.URL.Path, Header: r.Header}
-	if v, ok := r.Header[headerLastEventID]; ok {
+	if v, ok := r.Header[mcp.HeaderLastEventID]; ok {
 		req.HasLastEventID = true
 		if len(v) > 0 {
 			req.LastEventID = v[0]
@@ -39,7 +40,7 @@ func (p *Proxy) observeRequest(r *http.Request, ex *exchange, act *faults.Exchan
 	if len(ex.body) > 0 {
 		jsonrpc.ScanBatch(ex.body, func(m jsonrpc.Message) bool {
 			req.Messages = append(req.Messages, observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID)})
-			if m.Kind == faults.RPCNotification && m.MethodIs("notifications/cancelled") {
+			if m.Kind == mcp.RPCNotification && m.MethodIs("notifications/cancelled") {
 				if id := jsonrpc.Lookup(m.Params, "requestId"); id != nil {
 					req.Cancels = append(req.Cancels, string(id))
 				}
@@ -85,7 +86,7 @@ func (p *Proxy) observeEnd(ex *exchange, end *observe.End) {
 
 // upstreamResponse describes a response from the upstream for observers.
 func upstreamResponse(h http.Header, status int, stream bool) *observe.Response {
-	return &observe.Response{Status: status, Origin: observe.FromUpstream, Header: h, EventStream: stream, Session: h.Get(headerSession)}
+	return &observe.Response{Status: status, Origin: observe.FromUpstream, Header: h, EventStream: stream, Session: h.Get(mcp.HeaderSession)}
 }
 
 // bodyMessages lists the JSON-RPC messages of a JSON body.

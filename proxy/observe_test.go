@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -36,7 +37,14 @@ func (r *recorder) Observe(o *observe.Observation) {
 		s = fmt.Sprintf("end %s msgs=%v", o.End.Cause, o.End.Messages)
 	}
 	if len(o.Fired) > 0 {
-		s += fmt.Sprintf(" fired=%v", o.Fired)
+		s += " fired=["
+		for i, f := range o.Fired {
+			if i > 0 {
+				s += " "
+			}
+			s += fmt.Sprintf("{%d %s}", f.Index, f.Kind)
+		}
+		s += "]"
 	}
 	r.mu.Lock()
 	r.seen = append(r.seen, s)
@@ -66,7 +74,7 @@ func TestObservationsTellWhatHappened(t *testing.T) {
 	}))
 	defer up.Close()
 	fired := []faults.Firing{{Index: 0, Kind: "test"}}
-	plan := &scriptPlan{event: func(ev *faults.Event) faults.EventAction {
+	plan := &scriptPlan{event: func(ev *mcp.Event) faults.EventAction {
 		switch ev.Index {
 		case 0:
 			return faults.EventAction{StripRetry: true, Fired: fired}

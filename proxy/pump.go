@@ -12,6 +12,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
@@ -32,7 +33,7 @@ type pump struct {
 	sp      faults.StreamPlan
 	lim     *rate.Limiter
 	stopTTL func() bool // stops a timed close, when one is armed
-	ev      faults.Event
+	ev      mcp.Event
 	started time.Time
 	index   int
 	lose    int // events still to swallow before closing
@@ -108,7 +109,7 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	defer pm.stopTimers()
 	// A plain GET may turn out to be a legacy stream when its first event
 	// announces an endpoint; its plan is chosen once that is known.
-	if ex.Stream != faults.StreamGet {
+	if ex.Stream != mcp.StreamGet {
 		if !pm.startPlan() {
 			return
 		}
@@ -223,18 +224,18 @@ func (pm *pump) complete(e *sse.Event) bool {
 	var msg jsonrpc.Message
 	if e.Dispatched {
 		msg = jsonrpc.Scan(e.Data)
-		if pm.ex.initReq && msg.Kind == faults.RPCResponse {
+		if pm.ex.initReq && msg.Kind == mcp.RPCResponse {
 			pm.p.noteInitialize(pm.ex, e.Data)
 		}
 	}
-	if pm.index == 0 && pm.ex.Stream == faults.StreamGet {
+	if pm.index == 0 && pm.ex.Stream == mcp.StreamGet {
 		if string(e.Type) == "endpoint" {
 			pm.rewriteEndpoint(e)
 		}
 		if !pm.startPlan() {
 			return false
 		}
-	} else if string(e.Type) == "endpoint" && pm.ex.Stream == faults.StreamLegacy {
+	} else if string(e.Type) == "endpoint" && pm.ex.Stream == mcp.StreamLegacy {
 		pm.rewriteEndpoint(e)
 	}
 	pm.index++
@@ -264,7 +265,7 @@ func (pm *pump) complete(e *sse.Event) bool {
 		pm.observeEvent(e, nil)
 		return ok
 	}
-	pm.ev = faults.Event{
+	pm.ev = mcp.Event{
 		Index:       pm.index - 1,
 		Type:        e.Type,
 		ID:          e.ID,

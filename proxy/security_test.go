@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
 )
 
@@ -370,9 +371,9 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	defer up.Close()
 	fired := []faults.Firing{{Index: 0, Kind: "test"}}
 	plan := &scriptPlan{
-		exchange: func(*faults.Exchange) faults.ExchangeAction { return faults.ExchangeAction{Fired: fired} },
+		exchange: func(*mcp.Exchange) faults.ExchangeAction { return faults.ExchangeAction{Fired: fired} },
 		start:    faults.StreamAction{Fired: fired},
-		event:    func(*faults.Event) faults.EventAction { return faults.EventAction{Fired: fired} },
+		event:    func(*mcp.Event) faults.EventAction { return faults.EventAction{Fired: fired} },
 	}
 	rec := &logRecorder{}
 	logTo := func(o *proxyOptions) { o.Logger = slog.New(rec) }

@@ -3,15 +3,15 @@ package proxy
 import (
 	"sync"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // session is what fray knows of one MCP session.
 type session struct {
 	id       string
 	seq      int
-	protocol string                      // negotiated revision, "" until known
-	streams  [faults.StreamOther + 1]int // exchanges seen per stream type
+	protocol string                   // negotiated revision, "" until known
+	streams  [mcp.StreamOther + 1]int // exchanges seen per stream type
 }
 
 // sessions tracks sessions by id, forgetting the oldest past a bound so
@@ -33,7 +33,7 @@ func newSessions(max int) *sessions {
 // exchange of type st in it. It returns the session's sequence number, the
 // exchange's ordinal within the session for st, and the protocol revision
 // known so far.
-func (s *sessions) touch(id string, st faults.StreamType) (seq, streamSeq int, protocol string) {
+func (s *sessions) touch(id string, st mcp.StreamType) (seq, streamSeq int, protocol string) {
 	if id == "" {
 		return 0, 0, ""
 	}

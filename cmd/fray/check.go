@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/urfave/cli/v2"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
@@ -143,7 +145,7 @@ func traceVerifyOptions(h trace.Header, path string) (opts verify.Options, note 
 		return opts, "", nil
 	}
 	var doc struct {
-		Checks map[string]string `toml:"checks"`
+		Checks map[string]checks.Severity `toml:"checks"`
 	}
 	if err := toml.Unmarshal([]byte(h.ProfileText), &doc); err != nil {
 		return verify.Options{}, "", usagef("trace %s: the profile it records does not parse:\n%v", path, perr)
@@ -158,10 +160,7 @@ func traceVerifyOptions(h trace.Header, path string) (opts verify.Options, note 
 func verifyOptions(prof *profiles.Profile, seed uint64) verify.Options {
 	opts := verify.Options{Profile: prof.Name, Seed: seed}
 	if len(prof.Checks) > 0 {
-		opts.Severity = make(map[string]string, len(prof.Checks))
-		for id, sev := range prof.Checks {
-			opts.Severity[id] = string(sev)
-		}
+		opts.Severity = maps.Clone(prof.Checks)
 	}
 	return opts
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
@@ -169,7 +170,7 @@ func TestCheckOldProfile(t *testing.T) {
 	}
 	r := comparable(t, rep)
 	for _, c := range r.Checks {
-		if c.ID == "server.priming-event" && c.Severity != report.SeverityOff {
+		if c.ID == "server.priming-event" && c.Severity != checks.Off {
 			t.Errorf("server.priming-event severity %q, want the trace's off", c.Severity)
 		}
 	}

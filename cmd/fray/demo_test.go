@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -42,22 +43,22 @@ func TestDemo(t *testing.T) {
 func TestDemoView(t *testing.T) {
 	var buf bytes.Buffer
 	v := newDemoView(&buf)
-	call := observe.Message{Kind: faults.RPCRequest, Method: "tools/call", ID: "2"}
+	call := observe.Message{Kind: mcp.RPCRequest, Method: "tools/call", ID: "2"}
 	obs := []*observe.Observation{
-		{Kind: observe.KindRequest, At: 10 * time.Millisecond, Exchange: 5, Stream: faults.StreamPost, Session: "s", SessionSeq: 1,
+		{Kind: observe.KindRequest, At: 10 * time.Millisecond, Exchange: 5, Stream: mcp.StreamPost, Session: "s", SessionSeq: 1,
 			Request: &observe.Request{Method: http.MethodPost, Messages: []observe.Message{call}}},
-		{Kind: observe.KindEvent, At: 11 * time.Millisecond, Exchange: 5, Stream: faults.StreamPost, SessionSeq: 1,
+		{Kind: observe.KindEvent, At: 11 * time.Millisecond, Exchange: 5, Stream: mcp.StreamPost, SessionSeq: 1,
 			Fired: []faults.Firing{{Index: 0, Kind: "set-retry"}, {Index: 1, Kind: "close"}},
 			Event: &observe.Event{Parsed: true, HasID: true, ID: []byte("a_0"), Priming: true, Fate: observe.Delivered,
 				DeliveredHasID: true, DeliveredID: []byte("a_0"), DeliveredHasRetry: true, DeliveredRetry: 500, Copies: 1}},
-		{Kind: observe.KindEnd, At: 12 * time.Millisecond, Exchange: 5, Stream: faults.StreamPost, SessionSeq: 1,
+		{Kind: observe.KindEnd, At: 12 * time.Millisecond, Exchange: 5, Stream: mcp.StreamPost, SessionSeq: 1,
 			End: &observe.End{Cause: observe.FaultClosed}},
-		{Kind: observe.KindRequest, At: 520 * time.Millisecond, Exchange: 6, Stream: faults.StreamResume, SessionSeq: 1,
+		{Kind: observe.KindRequest, At: 520 * time.Millisecond, Exchange: 6, Stream: mcp.StreamResume, SessionSeq: 1,
 			Request: &observe.Request{Method: http.MethodGet, HasLastEventID: true, LastEventID: "a_0"}},
-		{Kind: observe.KindEvent, At: 521 * time.Millisecond, Exchange: 6, Stream: faults.StreamResume, SessionSeq: 1,
+		{Kind: observe.KindEvent, At: 521 * time.Millisecond, Exchange: 6, Stream: mcp.StreamResume, SessionSeq: 1,
 			Event: &observe.Event{Parsed: true, HasID: true, ID: []byte("a_1"), Fate: observe.Delivered, DeliveredHasID: true,
-				DeliveredID: []byte("a_1"), Message: observe.EventMessage{Kind: faults.RPCResponse, ID: []byte("2")}, Copies: 1}},
-		{Kind: observe.KindEnd, At: 522 * time.Millisecond, Exchange: 6, Stream: faults.StreamResume, SessionSeq: 1,
+				DeliveredID: []byte("a_1"), Message: observe.EventMessage{Kind: mcp.RPCResponse, ID: []byte("2")}, Copies: 1}},
+		{Kind: observe.KindEnd, At: 522 * time.Millisecond, Exchange: 6, Stream: mcp.StreamResume, SessionSeq: 1,
 			End: &observe.End{Cause: observe.Complete}},
 	}
 	for _, o := range obs {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -53,9 +53,9 @@ func TestEngineShutdown(t *testing.T) {
 			return
 		}
 		switch o.Stream {
-		case faults.StreamPost:
+		case mcp.StreamPost:
 			postEnds.Add(1)
-		case faults.StreamGet:
+		case mcp.StreamGet:
 			getEnds.Add(1)
 		}
 	})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -226,12 +227,12 @@ func TestProxyReportFlagsInvalid(t *testing.T) {
 // TestFinishExitCodes feeds hand-built reports to the end of a run.
 func TestFinishExitCodes(t *testing.T) {
 	failing := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{
-		{ID: "client.retry-honoured", Severity: report.SeverityError, Status: report.StatusFail, Count: 2,
+		{ID: "client.retry-honoured", Severity: checks.Error, Status: report.StatusFail, Count: 2,
 			Evidence: []report.Evidence{{Message: "reconnected after 3ms, retry was 500ms", AtMS: 10}}},
-		{ID: "server.priming-event", Severity: report.SeverityWarning, Status: report.StatusWarn, Count: 1},
+		{ID: "server.priming-event", Severity: checks.Warning, Status: report.StatusWarn, Count: 1},
 	}}
 	passing := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{
-		{ID: "server.priming-event", Severity: report.SeverityWarning, Status: report.StatusWarn, Count: 1},
+		{ID: "server.priming-event", Severity: checks.Warning, Status: report.StatusWarn, Count: 1},
 	}}
 	for _, tc := range []struct {
 		name     string

@@ -117,11 +117,7 @@ func verdictRun(ctx context.Context, t *testing.T, up upstream, name string, cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	sev := map[string]string{}
-	for id, s := range prof.Checks {
-		sev[id] = string(s)
-	}
-	v := verify.New(verify.Options{Severity: sev, Profile: prof.Name, Seed: active.Seed()})
+	v := verify.New(verify.Options{Severity: prof.Checks, Profile: prof.Name, Seed: active.Seed()})
 	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active, Observer: v})
 	if err != nil {
 		t.Fatal(err)

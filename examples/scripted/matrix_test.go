@@ -50,10 +50,7 @@ func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
 		}
 		opts.Faults = active
 		vopts.Profile, vopts.Seed = r.profile.Name, seed
-		vopts.Severity = map[string]string{}
-		for id, s := range r.profile.Checks {
-			vopts.Severity[id] = string(s)
-		}
+		vopts.Severity = r.profile.Checks
 	}
 	v := verify.New(vopts)
 	opts.Observer = v

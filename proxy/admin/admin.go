@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
 )
@@ -53,13 +54,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 
 // ProfileView is the JSON of GET and PUT /profile.
 type ProfileView struct {
-	Name        string                       `json:"name"`
-	Description string                       `json:"description"`
-	Seed        uint64                       `json:"seed"`
-	File        string                       `json:"file"`
-	Checks      map[string]profiles.Severity `json:"checks"`
-	Faults      []faults.FaultStats          `json:"faults"`
-	TOML        string                       `json:"toml"`
+	Name        string                     `json:"name"`
+	Description string                     `json:"description"`
+	Seed        uint64                     `json:"seed"`
+	File        string                     `json:"file"`
+	Checks      map[string]checks.Severity `json:"checks"`
+	Faults      []faults.FaultStats        `json:"faults"`
+	TOML        string                     `json:"toml"`
 }
 
 // ProblemView is one error in an error answer; Line and Col are 0 when
@@ -80,13 +81,13 @@ type StatsView struct {
 
 func (h *Handler) view() ProfileView {
 	p := h.active.Profile()
-	checks := p.Checks
-	if checks == nil {
-		checks = map[string]profiles.Severity{}
+	sev := p.Checks
+	if sev == nil {
+		sev = map[string]checks.Severity{}
 	}
 	return ProfileView{
 		Name: p.Name, Description: p.Description, Seed: h.active.Seed(), File: p.File,
-		Checks: checks, Faults: h.active.Stats(), TOML: string(p.Text),
+		Checks: sev, Faults: h.active.Stats(), TOML: string(p.Text),
 	}
 }
 

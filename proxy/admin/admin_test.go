@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
 )
@@ -112,13 +113,13 @@ func TestEnableDisable(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	srv, active := newServer(t)
-	ex := &faults.Exchange{Method: "POST", Stream: faults.StreamPost, SessionSeq: 1, RPCMethod: "tools/call", RPCID: "1"}
+	ex := &mcp.Exchange{Method: "POST", Stream: mcp.StreamPost, SessionSeq: 1, RPCMethod: "tools/call", RPCID: "1"}
 	fired := 0
 	for seq := 1; seq <= 20; seq++ {
 		ex.StreamSeq = seq
 		sp := active.Stream(ex)
 		for i := 0; i < 4; i++ {
-			ev := faults.Event{Index: i}
+			ev := mcp.Event{Index: i}
 			if a := sp.Event(&ev); a.Lose > 0 {
 				fired++
 			}

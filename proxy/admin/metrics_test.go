@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/metrics"
@@ -26,7 +26,7 @@ func TestMetricsRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := metrics.New(metrics.Options{})
-	m.Observe(&observe.Observation{Kind: observe.KindRequest, Stream: faults.StreamResume,
+	m.Observe(&observe.Observation{Kind: observe.KindRequest, Stream: mcp.StreamResume,
 		Request: &observe.Request{Method: http.MethodGet, HasLastEventID: true}})
 	h := admin.New(active)
 	h.HandleMetrics(m.Handler())

@@ -3,17 +3,17 @@ package jsonrpc
 import (
 	"testing"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 var benchMessages = []struct {
 	name string
-	kind faults.RPCKind
+	kind mcp.RPCKind
 	data string
 }{
-	{"progress", faults.RPCNotification,
+	{"progress", mcp.RPCNotification,
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-17","progress":42,"total":100,"message":"working"}}`},
-	{"toolresult", faults.RPCResponse,
+	{"toolresult", mcp.RPCResponse,
 		`{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"The forecast for Paris: 18\u00b0C, light rain in the afternoon, wind 12 km/h from the west."}],"structuredContent":{"city":"Paris","tempC":18,"rain":true},"isError":false}}`},
 }
 

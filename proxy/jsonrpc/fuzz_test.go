@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // FuzzScan checks Scan, ScanBatch, Lookup and ProtocolVersion against
@@ -135,7 +135,7 @@ func compare(t *testing.T, m Message, obj json.RawMessage) {
 }
 
 // refKind is Message's classification rule, written over a decoded map.
-func refKind(members map[string]json.RawMessage, hasMethod, isString bool) faults.RPCKind {
+func refKind(members map[string]json.RawMessage, hasMethod, isString bool) mcp.RPCKind {
 	id, hasID := members["id"]
 	if hasID {
 		var v any
@@ -143,24 +143,24 @@ func refKind(members map[string]json.RawMessage, hasMethod, isString bool) fault
 		switch v.(type) {
 		case string, float64, nil:
 		default:
-			return faults.RPCNone
+			return mcp.RPCNone
 		}
 	}
 	_, hasError := members["error"]
 	_, hasResult := members["result"]
 	switch {
 	case hasMethod && !isString:
-		return faults.RPCNone
+		return mcp.RPCNone
 	case hasMethod && hasID:
-		return faults.RPCRequest
+		return mcp.RPCRequest
 	case hasMethod:
-		return faults.RPCNotification
+		return mcp.RPCNotification
 	case hasID && hasError:
-		return faults.RPCError
+		return mcp.RPCError
 	case hasID && hasResult:
-		return faults.RPCResponse
+		return mcp.RPCResponse
 	}
-	return faults.RPCNone
+	return mcp.RPCNone
 }
 
 // compareLookup checks Lookup for every member encoding/json finds in obj.
@@ -183,7 +183,7 @@ func compareLookup(t *testing.T, data []byte, obj json.RawMessage) {
 func compareVersion(t *testing.T, data []byte, m Message) {
 	t.Helper()
 	want, wantOK := "", false
-	if m.Kind == faults.RPCResponse && !m.Batch {
+	if m.Kind == mcp.RPCResponse && !m.Batch {
 		var result map[string]json.RawMessage
 		if json.Unmarshal(m.Result, &result) == nil {
 			wantOK = json.Unmarshal(result["protocolVersion"], &want) == nil && result["protocolVersion"][0] == '"'

@@ -14,9 +14,7 @@
 // All functions are safe for concurrent use; they keep no state.
 package jsonrpc
 
-import (
-	"github.com/frayproxy/fray/faults"
-)
+import "github.com/frayproxy/fray/mcp"
 
 // Message is what Scan learns about one JSON-RPC message. The byte slices
 // point into the scanned data and are valid as long as it is. The zero
@@ -36,7 +34,7 @@ import (
 // members present whatever the Kind.
 type Message struct {
 	// Kind is the message's JSON-RPC kind.
-	Kind faults.RPCKind
+	Kind mcp.RPCKind
 	// Method is the content of the "method" string, between its quotes
 	// and still escaped: nil when there is no string method.
 	Method []byte
@@ -90,11 +88,11 @@ func (m *Message) methodFlags() uint8 {
 // when there is none, and does not allocate.
 func (m *Message) ProgressToken() []byte {
 	switch m.Kind {
-	case faults.RPCNotification:
+	case mcp.RPCNotification:
 		if m.MethodIs("notifications/progress") {
 			return Lookup(m.Params, "progressToken")
 		}
-	case faults.RPCRequest:
+	case mcp.RPCRequest:
 		return Lookup(Lookup(m.Params, "_meta"), "progressToken")
 	}
 	return nil
@@ -289,26 +287,26 @@ func scanObject(data []byte, i, depth int) (m Message, end int, ok bool) {
 	return m, it.end, true
 }
 
-func classify(m *Message, hasMethod bool) faults.RPCKind {
+func classify(m *Message, hasMethod bool) mcp.RPCKind {
 	switch {
 	case m.ID != nil && !validID(m.ID):
-		return faults.RPCNone
+		return mcp.RPCNone
 	case hasMethod:
 		switch {
 		case m.Method == nil:
-			return faults.RPCNone
+			return mcp.RPCNone
 		case m.ID != nil:
-			return faults.RPCRequest
+			return mcp.RPCRequest
 		}
-		return faults.RPCNotification
+		return mcp.RPCNotification
 	case m.ID == nil:
-		return faults.RPCNone
+		return mcp.RPCNone
 	case m.Error != nil:
-		return faults.RPCError
+		return mcp.RPCError
 	case m.Result != nil:
-		return faults.RPCResponse
+		return mcp.RPCResponse
 	}
-	return faults.RPCNone
+	return mcp.RPCNone
 }
 
 // validID reports whether the raw id is a string, a number or null.

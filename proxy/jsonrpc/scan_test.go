@@ -4,13 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // want is what a table test expects of a Message; string fields use "-"
 // for "absent" so that the empty string can be told apart from nil.
 type want struct {
-	kind                      faults.RPCKind
+	kind                      mcp.RPCKind
 	method, id                string
 	params, result, errSpan   string
 	version, batch, escMethod bool
@@ -56,67 +56,67 @@ func TestScan(t *testing.T) {
 		want want
 	}{
 		{"request number id", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`,
-			want{kind: faults.RPCRequest, method: "tools/call", id: "1", params: `{"name":"x"}`, version: true, count: 1}},
+			want{kind: mcp.RPCRequest, method: "tools/call", id: "1", params: `{"name":"x"}`, version: true, count: 1}},
 		{"request string id", `{"jsonrpc":"2.0","id":"abc-1","method":"ping"}`,
-			want{kind: faults.RPCRequest, method: "ping", id: `"abc-1"`, version: true, count: 1}},
+			want{kind: mcp.RPCRequest, method: "ping", id: `"abc-1"`, version: true, count: 1}},
 		{"request null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`,
-			want{kind: faults.RPCRequest, method: "ping", id: "null", version: true, count: 1}},
+			want{kind: mcp.RPCRequest, method: "ping", id: "null", version: true, count: 1}},
 		{"request negative float id", `{"id":-1.5e3,"method":"m"}`,
-			want{kind: faults.RPCRequest, method: "m", id: "-1.5e3", count: 1}},
+			want{kind: mcp.RPCRequest, method: "m", id: "-1.5e3", count: 1}},
 		{"notification", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}`,
-			want{kind: faults.RPCNotification, method: "notifications/progress", params: `{"progressToken":7,"progress":1}`, version: true, count: 1}},
+			want{kind: mcp.RPCNotification, method: "notifications/progress", params: `{"progressToken":7,"progress":1}`, version: true, count: 1}},
 		{"response", `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hi"}]}}`,
-			want{kind: faults.RPCResponse, id: "3", result: `{"content":[{"type":"text","text":"hi"}]}`, version: true, count: 1}},
+			want{kind: mcp.RPCResponse, id: "3", result: `{"content":[{"type":"text","text":"hi"}]}`, version: true, count: 1}},
 		{"response null result", `{"id":3,"result":null}`,
-			want{kind: faults.RPCResponse, id: "3", result: "null", count: 1}},
+			want{kind: mcp.RPCResponse, id: "3", result: "null", count: 1}},
 		{"error", `{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"nope"}}`,
-			want{kind: faults.RPCError, id: `"x"`, errSpan: `{"code":-32601,"message":"nope"}`, version: true, count: 1}},
+			want{kind: mcp.RPCError, id: `"x"`, errSpan: `{"code":-32601,"message":"nope"}`, version: true, count: 1}},
 		{"error wins over result", `{"id":1,"result":1,"error":{}}`,
-			want{kind: faults.RPCError, id: "1", result: "1", errSpan: "{}", count: 1}},
+			want{kind: mcp.RPCError, id: "1", result: "1", errSpan: "{}", count: 1}},
 		{"error with null id", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`,
-			want{kind: faults.RPCError, id: "null", errSpan: `{"code":-32700,"message":"parse"}`, version: true, count: 1}},
+			want{kind: mcp.RPCError, id: "null", errSpan: `{"code":-32700,"message":"parse"}`, version: true, count: 1}},
 		{"whitespace everywhere", " \t\r\n{ \"jsonrpc\" :\t\"2.0\" ,\n\"id\"\r: 42 , \"method\" : \"a/b\" , \"params\" : [ 1 , { } ] }\n\n",
-			want{kind: faults.RPCRequest, method: "a/b", id: "42", params: "[ 1 , { } ]", version: true, count: 1}},
+			want{kind: mcp.RPCRequest, method: "a/b", id: "42", params: "[ 1 , { } ]", version: true, count: 1}},
 		{"member order", `{"params":{},"method":"m","id":9,"jsonrpc":"2.0"}`,
-			want{kind: faults.RPCRequest, method: "m", id: "9", params: "{}", version: true, count: 1}},
+			want{kind: mcp.RPCRequest, method: "m", id: "9", params: "{}", version: true, count: 1}},
 		{"method in escaped string is not a key", `{"id":1,"result":"\"method\":\"evil\"","x":"\\\"method\\\""}`,
-			want{kind: faults.RPCResponse, id: "1", result: `"\"method\":\"evil\""`, count: 1}},
+			want{kind: mcp.RPCResponse, id: "1", result: `"\"method\":\"evil\""`, count: 1}},
 		{"nested method is not top-level", `{"id":1,"result":{"method":"inner","id":2,"params":{"method":"deeper"}}}`,
-			want{kind: faults.RPCResponse, id: "1", result: `{"method":"inner","id":2,"params":{"method":"deeper"}}`, count: 1}},
+			want{kind: mcp.RPCResponse, id: "1", result: `{"method":"inner","id":2,"params":{"method":"deeper"}}`, count: 1}},
 		{"nested method in params", `{"method":"outer","params":{"method":"inner","id":5}}`,
-			want{kind: faults.RPCNotification, method: "outer", params: `{"method":"inner","id":5}`, count: 1}},
+			want{kind: mcp.RPCNotification, method: "outer", params: `{"method":"inner","id":5}`, count: 1}},
 		{"nested method in array", `{"id":1,"result":[{"method":"a"},["method","b"]]}`,
-			want{kind: faults.RPCResponse, id: "1", result: `[{"method":"a"},["method","b"]]`, count: 1}},
+			want{kind: mcp.RPCResponse, id: "1", result: `[{"method":"a"},["method","b"]]`, count: 1}},
 		{"escaped key", `{"\u006dethod":"m","\u0069d":1}`,
-			want{kind: faults.RPCRequest, method: "m", id: "1", count: 1}},
+			want{kind: mcp.RPCRequest, method: "m", id: "1", count: 1}},
 		{"escaped method", `{"method":"tools\/call"}`,
-			want{kind: faults.RPCNotification, method: `tools\/call`, escMethod: true, count: 1}},
+			want{kind: mcp.RPCNotification, method: `tools\/call`, escMethod: true, count: 1}},
 		{"duplicate keys: last wins", `{"method":"a","method":"b","id":1,"id":2}`,
-			want{kind: faults.RPCRequest, method: "b", id: "2", count: 1}},
+			want{kind: mcp.RPCRequest, method: "b", id: "2", count: 1}},
 		{"duplicate method: last not a string", `{"method":"a","method":1}`,
-			want{kind: faults.RPCNone, count: 1}},
+			want{kind: mcp.RPCNone, count: 1}},
 		{"non-string method", `{"method":5,"id":1}`,
-			want{kind: faults.RPCNone, id: "1", count: 1}},
+			want{kind: mcp.RPCNone, id: "1", count: 1}},
 		{"object id", `{"id":{},"result":1}`,
-			want{kind: faults.RPCNone, id: "{}", result: "1", count: 1}},
+			want{kind: mcp.RPCNone, id: "{}", result: "1", count: 1}},
 		{"bool id", `{"id":true,"method":"m"}`,
-			want{kind: faults.RPCNone, method: "m", id: "true", count: 1}},
-		{"id only", `{"id":1}`, want{kind: faults.RPCNone, id: "1", count: 1}},
+			want{kind: mcp.RPCNone, method: "m", id: "true", count: 1}},
+		{"id only", `{"id":1}`, want{kind: mcp.RPCNone, id: "1", count: 1}},
 		{"wrong version", `{"jsonrpc":"1.0","method":"m"}`,
-			want{kind: faults.RPCNotification, method: "m", count: 1}},
+			want{kind: mcp.RPCNotification, method: "m", count: 1}},
 		{"escaped version", `{"jsonrpc":"\u0032.0","method":"m"}`,
-			want{kind: faults.RPCNotification, method: "m", version: true, count: 1}},
+			want{kind: mcp.RPCNotification, method: "m", version: true, count: 1}},
 		{"empty object", `{}`, want{count: 1}},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"},{"id":2,"result":{}}]`,
-			want{kind: faults.RPCRequest, method: "a", id: "1", version: true, batch: true, count: 3}},
+			want{kind: mcp.RPCRequest, method: "a", id: "1", version: true, batch: true, count: 3}},
 		{"batch with whitespace", " [ {\"method\":\"n\"} , 1 ] ",
-			want{kind: faults.RPCNotification, method: "n", batch: true, count: 2}},
+			want{kind: mcp.RPCNotification, method: "n", batch: true, count: 2}},
 		{"batch first not object", `[1,{"method":"n"}]`, want{batch: true, count: 2}},
 		{"empty batch", `[]`, want{batch: true}},
 		{"deep nesting", `{"id":1,"result":` + strings.Repeat("[", 500) + strings.Repeat("]", 500) + `}`,
-			want{kind: faults.RPCResponse, id: "1", result: strings.Repeat("[", 500) + strings.Repeat("]", 500), count: 1}},
+			want{kind: mcp.RPCResponse, id: "1", result: strings.Repeat("[", 500) + strings.Repeat("]", 500), count: 1}},
 		{"unicode", `{"method":"héllo","params":{"t":"日本\ud83d\ude00"}}`,
-			want{kind: faults.RPCNotification, method: "héllo", escMethod: true, params: `{"t":"日本\ud83d\ude00"}`, count: 1}},
+			want{kind: mcp.RPCNotification, method: "héllo", escMethod: true, params: `{"t":"日本\ud83d\ude00"}`, count: 1}},
 
 		// Not JSON-RPC, or not JSON: the zero Message.
 		{"empty", ``, want{}},
@@ -165,11 +165,11 @@ func TestScan(t *testing.T) {
 func TestScanMaxDepth(t *testing.T) {
 	// The top-level object counts as one level, like encoding/json does.
 	in := `{"id":1,"result":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`
-	if m := Scan([]byte(in)); m.Kind != faults.RPCResponse {
+	if m := Scan([]byte(in)); m.Kind != mcp.RPCResponse {
 		t.Errorf("%d levels: Kind = %v, want response", maxDepth, m.Kind)
 	}
 	in = `{"id":1,"result":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`
-	if m := Scan([]byte(in)); m.Kind != faults.RPCNone {
+	if m := Scan([]byte(in)); m.Kind != mcp.RPCNone {
 		t.Errorf("%d levels: Kind = %v, want none", maxDepth+1, m.Kind)
 	}
 }
@@ -190,25 +190,25 @@ func TestScanBatch(t *testing.T) {
 		name  string
 		in    string
 		stop  int // fn returns false on this call (1-based); 0 never
-		kinds []faults.RPCKind
+		kinds []mcp.RPCKind
 		raws  []string
 	}{
 		{"single", `{"id":1,"method":"a"}`, 0,
-			[]faults.RPCKind{faults.RPCRequest}, []string{`{"id":1,"method":"a"}`}},
+			[]mcp.RPCKind{mcp.RPCRequest}, []string{`{"id":1,"method":"a"}`}},
 		{"batch", ` [{"id":1,"method":"a"}, {"method":"b"},{"id":1,"result":2} , 7] `, 0,
-			[]faults.RPCKind{faults.RPCRequest, faults.RPCNotification, faults.RPCResponse, faults.RPCNone},
+			[]mcp.RPCKind{mcp.RPCRequest, mcp.RPCNotification, mcp.RPCResponse, mcp.RPCNone},
 			[]string{`{"id":1,"method":"a"}`, `{"method":"b"}`, `{"id":1,"result":2}`, `7`}},
 		{"stop early", `[{"method":"a"},{"method":"b"},{"method":"c"}]`, 2,
-			[]faults.RPCKind{faults.RPCNotification, faults.RPCNotification},
+			[]mcp.RPCKind{mcp.RPCNotification, mcp.RPCNotification},
 			[]string{`{"method":"a"}`, `{"method":"b"}`}},
 		{"empty batch", `[]`, 0, nil, nil},
-		{"scalar", `"x"`, 0, []faults.RPCKind{faults.RPCNone}, []string{`"x"`}},
+		{"scalar", `"x"`, 0, []mcp.RPCKind{mcp.RPCNone}, []string{`"x"`}},
 		{"invalid batch calls nothing", `[{"method":"a"},{"method":"b"`, 0, nil, nil},
 		{"invalid object calls nothing", `{"method":"a"`, 0, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var kinds []faults.RPCKind
+			var kinds []mcp.RPCKind
 			var raws []string
 			ScanBatch([]byte(tt.in), func(m Message) bool {
 				if m.Batch {
@@ -256,7 +256,7 @@ func TestMethod(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := Scan([]byte(tt.in))
-		if m.Kind != faults.RPCNotification {
+		if m.Kind != mcp.RPCNotification {
 			t.Errorf("%s: Kind = %v", tt.in, m.Kind)
 		}
 		if got := m.MethodString(); got != tt.want {

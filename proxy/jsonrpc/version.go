@@ -1,6 +1,6 @@
 package jsonrpc
 
-import "github.com/frayproxy/fray/faults"
+import "github.com/frayproxy/fray/mcp"
 
 // ProtocolVersion returns result.protocolVersion of msg, the JSON of an
 // initialize response (an SSE event's data or an application/json body),
@@ -9,7 +9,7 @@ import "github.com/frayproxy/fray/faults"
 // for the rare initialize exchange and allocates the string.
 func ProtocolVersion(msg []byte) (string, bool) {
 	m := Scan(msg)
-	if m.Kind != faults.RPCResponse || m.Batch {
+	if m.Kind != mcp.RPCResponse || m.Batch {
 		return "", false
 	}
 	v := Lookup(m.Result, "protocolVersion")

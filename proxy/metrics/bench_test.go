@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/metrics"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -13,12 +14,12 @@ import (
 // stream, with one fault firing, as the pump reports it.
 func eventObservation() *observe.Observation {
 	return &observe.Observation{
-		Kind: observe.KindEvent, At: time.Second, Exchange: 7, Stream: faults.StreamPost,
+		Kind: observe.KindEvent, At: time.Second, Exchange: 7, Stream: mcp.StreamPost,
 		Session: "s", SessionSeq: 1,
 		Fired: []faults.Firing{{Index: 0, Kind: "delay"}},
 		Event: &observe.Event{
 			Index: 3, Raw: []byte("data: {}\n\n"), Parsed: true, Dispatched: true,
-			Message: observe.EventMessage{Kind: faults.RPCNotification, Method: []byte("notifications/progress")},
+			Message: observe.EventMessage{Kind: mcp.RPCNotification, Method: []byte("notifications/progress")},
 			Fate:    observe.Delivered, DeliveredAt: time.Second + 40*time.Microsecond, Copies: 1,
 		},
 	}
@@ -27,7 +28,7 @@ func eventObservation() *observe.Observation {
 // openStream reports the response head of exchange 7, so that its events
 // are those of an open stream.
 func openStream(m *metrics.Metrics) {
-	m.Observe(&observe.Observation{Kind: observe.KindResponse, Exchange: 7, Stream: faults.StreamPost,
+	m.Observe(&observe.Observation{Kind: observe.KindResponse, Exchange: 7, Stream: mcp.StreamPost,
 		Response: &observe.Response{Status: 200, EventStream: true}})
 }
 
@@ -64,7 +65,7 @@ func TestObserveEventAllocatesNothing(t *testing.T) {
 	openStream(m)
 	note := eventObservation()
 	resp := eventObservation()
-	resp.Event.Message = observe.EventMessage{Kind: faults.RPCResponse, ID: []byte("2")}
+	resp.Event.Message = observe.EventMessage{Kind: mcp.RPCResponse, ID: []byte("2")}
 	for name, o := range map[string]*observe.Observation{"notification": note, "response": resp} {
 		if n := testing.AllocsPerRun(1000, func() { m.Observe(o) }); n != 0 {
 			t.Errorf("%s event: %v allocations per Observe, want 0", name, n)

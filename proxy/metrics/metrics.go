@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -62,7 +63,7 @@ type Metrics struct {
 	reg *prometheus.Registry
 
 	// Children resolved once, so that counting allocates nothing.
-	exchanges    [faults.StreamOther + 1]prometheus.Counter
+	exchanges    [mcp.StreamOther + 1]prometheus.Counter
 	open         prometheus.Gauge
 	fromUpstream prometheus.Counter
 	toClient     prometheus.Counter
@@ -112,7 +113,7 @@ func New(opts Options) *Metrics {
 		}),
 		sessions: sessionTable{max: opts.MaxSessions},
 	}
-	for st := faults.StreamPost; st <= faults.StreamOther; st++ {
+	for st := mcp.StreamPost; st <= mcp.StreamOther; st++ {
 		m.exchanges[st] = exchanges.WithLabelValues(st.String())
 	}
 	for _, k := range faults.Kinds() {
@@ -192,7 +193,7 @@ func (m *Metrics) event(o *observe.Observation) {
 	}
 	m.toClient.Add(float64(e.Copies))
 	m.added.Observe(max(e.DeliveredAt-o.At, 0).Seconds())
-	if k := e.Message.Kind; k == faults.RPCResponse || k == faults.RPCError {
+	if k := e.Message.Kind; k == mcp.RPCResponse || k == mcp.RPCError {
 		m.streams.answer(o.Exchange)
 	}
 }
@@ -209,15 +210,15 @@ func (m *Metrics) fault(kind string) prometheus.Counter {
 // a stream of type st ended by cause: a POST stream or a resumed one that
 // ended before it carried its response, or a standalone GET stream, ended
 // by the upstream or by a fault rather than by the client leaving.
-func owesReconnect(st faults.StreamType, cause observe.Cause, answered bool) bool {
+func owesReconnect(st mcp.StreamType, cause observe.Cause, answered bool) bool {
 	switch cause {
 	case observe.ClientGone, observe.FaultAnswered:
 		return false
 	}
 	switch st {
-	case faults.StreamPost, faults.StreamResume:
+	case mcp.StreamPost, mcp.StreamResume:
 		return !answered
-	case faults.StreamGet:
+	case mcp.StreamGet:
 		return true
 	}
 	return false

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // Observer receives observations. Observe is called from the goroutine of
@@ -76,7 +77,7 @@ type Observation struct {
 	Exchange uint64
 	// Stream is the exchange's type. A GET may become StreamLegacy once its
 	// first event shows it is a legacy stream.
-	Stream faults.StreamType
+	Stream mcp.StreamType
 	// Session is the exchange's session id ("" when none is known yet),
 	// SessionSeq its number in the order fray first saw sessions, from 1.
 	Session    string
@@ -273,7 +274,7 @@ type Event struct {
 // EventMessage is the JSON-RPC identity of an event's data; the slices are
 // only valid during the Observe call.
 type EventMessage struct {
-	Kind   faults.RPCKind
+	Kind   mcp.RPCKind
 	Method []byte
 	ID     []byte
 }
@@ -281,7 +282,7 @@ type EventMessage struct {
 // Message is the JSON-RPC identity of a message in a request or a JSON
 // response body. ID is the id as raw JSON ("" for a notification).
 type Message struct {
-	Kind   faults.RPCKind
+	Kind   mcp.RPCKind
 	Method string
 	ID     string
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -44,7 +45,7 @@ func sample() report.Report {
 		Totals:     report.Totals{Sessions: 2, Exchanges: 14, Streams: 6, Events: 40, Resumptions: 3, Faults: 5, Findings: 4},
 		Checks: []report.Check{
 			{
-				ID: "client.retry-honoured", Severity: report.SeverityError, Status: report.StatusFail, Count: 3, Applied: 3,
+				ID: "client.retry-honoured", Severity: checks.Error, Status: report.StatusFail, Count: 3, Applied: 3,
 				Summary: "The client waits at least the retry it was given before it reconnects.",
 				Evidence: []report.Evidence{
 					{Message: "reconnected after 12ms, retry was 500ms", Session: 1, Exchange: 6, Related: []uint64{4}, EventIDs: []string{"1_0"}, AtMS: 1204, Fault: &report.FaultRef{Index: 0, Kind: "set-retry"}},
@@ -52,13 +53,13 @@ func sample() report.Report {
 				},
 			},
 			{
-				ID: "server.priming-event", Severity: report.SeverityWarning, Status: report.StatusWarn, Count: 1, Applied: 4,
+				ID: "server.priming-event", Severity: checks.Warning, Status: report.StatusWarn, Count: 1, Applied: 4,
 				Summary:  "Every stream starts with an event that has an id and empty data.",
 				Evidence: []report.Evidence{{Message: "the standalone GET stream began without a priming event", Session: 1, Exchange: 3, AtMS: 80}},
 			},
-			{ID: "client.last-event-id", Severity: report.SeverityError, Status: report.StatusPass, Applied: 3, Summary: "A client resumes with the last event id delivered on that stream."},
-			{ID: "server.replay-complete", Severity: report.SeverityOff, Status: report.StatusSkip, Summary: "A resumed stream replays every event after Last-Event-ID."},
-			{ID: "e2e.every-request-answered", Severity: report.SeverityError, Status: report.StatusSkip, Summary: "Every forwarded request gets its response."},
+			{ID: "client.last-event-id", Severity: checks.Error, Status: report.StatusPass, Applied: 3, Summary: "A client resumes with the last event id delivered on that stream."},
+			{ID: "server.replay-complete", Severity: checks.Off, Status: report.StatusSkip, Summary: "A resumed stream replays every event after Last-Event-ID."},
+			{ID: "e2e.every-request-answered", Severity: checks.Error, Status: report.StatusSkip, Summary: "Every forwarded request gets its response."},
 		},
 		Faults: []report.FaultCount{{Kind: "set-retry", Count: 2}, {Kind: "close", Count: 3}},
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/frayproxy/fray/checks"
 )
 
 // JUnit XML, in the shape CI systems read (Jenkins, GitLab, GitHub
@@ -78,7 +80,7 @@ func WriteJUnit(w io.Writer, r Report) error {
 			s.Failures++
 			tc.Failure = &junitFailure{
 				Message: fmt.Sprintf("%s: %s", c.ID, plural(c.Count, "finding")),
-				Type:    c.Severity,
+				Type:    string(c.Severity),
 				Body:    xmlSafe(evidenceText(c)),
 			}
 		case StatusSkip:
@@ -128,7 +130,7 @@ func junitProperties(r Report) []junitProperty {
 }
 
 func skipMessage(c Check) string {
-	if c.Severity == SeverityOff {
+	if c.Severity == checks.Off {
 		return "switched off by the profile"
 	}
 	return "nothing this check looks at happened"

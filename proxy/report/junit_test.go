@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -87,7 +88,7 @@ func TestJUnitStructure(t *testing.T) {
 			if !strings.Contains(tc.Failure.Body, "and 1 more") {
 				t.Errorf("%s: failure body does not count the findings beyond the evidence:\n%s", c.ID, tc.Failure.Body)
 			}
-			if tc.Failure.Type != report.SeverityError || !strings.Contains(tc.Failure.Message, "3 findings") {
+			if tc.Failure.Type != string(checks.Error) || !strings.Contains(tc.Failure.Message, "3 findings") {
 				t.Errorf("%s: failure type=%q message=%q", c.ID, tc.Failure.Type, tc.Failure.Message)
 			}
 		case report.StatusSkip:
@@ -120,7 +121,7 @@ func TestJUnitStructure(t *testing.T) {
 // the XML.
 func TestJUnitEscapes(t *testing.T) {
 	r := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{{
-		ID: "server.x", Severity: report.SeverityError, Status: report.StatusFail, Count: 1,
+		ID: "server.x", Severity: checks.Error, Status: report.StatusFail, Count: 1,
 		Evidence: []report.Evidence{{Message: "id \"]]></failure><x>\" & <y> \x00\x1b\xff"}},
 	}}}
 	var buf bytes.Buffer

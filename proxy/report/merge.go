@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/frayproxy/fray/checks"
 )
 
 // Merge combines the reports of several fray instances (e.g. one per
@@ -127,11 +129,11 @@ func statusRank(s string) int {
 	return 0
 }
 
-func severityRank(s string) int {
+func severityRank(s checks.Severity) int {
 	switch s {
-	case SeverityError:
+	case checks.Error:
 		return 2
-	case SeverityWarning:
+	case checks.Warning:
 		return 1
 	}
 	return 0

@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
 func check(id, status string, count int, evAt ...int64) report.Check {
-	c := report.Check{ID: id, Severity: report.SeverityError, Status: status, Count: count, Applied: count + 1}
+	c := report.Check{ID: id, Severity: checks.Error, Status: status, Count: count, Applied: count + 1}
 	for _, at := range evAt {
 		c.Evidence = append(c.Evidence, report.Evidence{Message: fmt.Sprintf("%s at %d", id, at), AtMS: at})
 	}

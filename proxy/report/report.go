@@ -4,6 +4,8 @@
 // this package only formats, writes, reads and merges them.
 package report
 
+import "github.com/frayproxy/fray/checks"
+
 // SchemaVersion is the version of the JSON report's schema. It grows when a
 // field changes meaning or goes away; new fields do not change it.
 const SchemaVersion = 1
@@ -22,13 +24,6 @@ const (
 	StatusFail = "fail" // a finding, and the check's severity is error
 	StatusWarn = "warn" // a finding, and the check's severity is warning
 	StatusSkip = "skip" // never applied (nothing it looks at happened, or the protocol revision exempts it), or off
-)
-
-// The severities of a check.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-	SeverityOff     = "off"
 )
 
 // Report is the outcome of a run, live or offline. The zero value is an
@@ -78,7 +73,7 @@ type Check struct {
 	ID string `json:"id"`
 	// Severity is the severity in force (the profile may override the
 	// default).
-	Severity string `json:"severity"`
+	Severity checks.Severity `json:"severity"`
 	// Status is StatusPass, StatusFail, StatusWarn or StatusSkip.
 	Status string `json:"status"`
 	// Count is the number of findings; Applied the number of times the

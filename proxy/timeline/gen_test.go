@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -37,16 +38,16 @@ func (g *gen) tick() time.Duration {
 
 func (g *gen) add(o *observe.Observation) { g.obs = append(g.obs, o) }
 
-func (g *gen) head(k observe.Kind, ex uint64, st faults.StreamType, s int) observe.Observation {
+func (g *gen) head(k observe.Kind, ex uint64, st mcp.StreamType, s int) observe.Observation {
 	return observe.Observation{Kind: k, At: g.tick(), Exchange: ex, Stream: st, Session: fmt.Sprintf("sess-%d", s), SessionSeq: s, Protocol: "2025-11-25"}
 }
 
-func (g *gen) event(ex uint64, st faults.StreamType, s, idx int, id string, fate observe.Fate, fired []faults.Firing, copies int) {
+func (g *gen) event(ex uint64, st mcp.StreamType, s, idx int, id string, fate observe.Fate, fired []faults.Firing, copies int) {
 	o := g.head(observe.KindEvent, ex, st, s)
 	data := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":%d}}`, idx)
 	raw := []byte(fmt.Sprintf("id: %s\ndata: %s\n\n", id, data))
 	e := &observe.Event{Index: idx, Raw: raw, Parsed: true, ID: []byte(id), HasID: true, Dispatched: true,
-		Message: observe.EventMessage{Kind: faults.RPCNotification, Method: []byte("notifications/progress")}, Fate: fate}
+		Message: observe.EventMessage{Kind: mcp.RPCNotification, Method: []byte("notifications/progress")}, Fate: fate}
 	if idx == 0 {
 		e.Raw, e.Dispatched, e.Priming, e.Message = []byte("id: "+id+"\ndata:\n\n"), false, true, observe.EventMessage{}
 	}
@@ -58,14 +59,14 @@ func (g *gen) event(ex uint64, st faults.StreamType, s, idx int, id string, fate
 	g.n++
 }
 
-func (g *gen) request(st faults.StreamType, s int, method string, lei *string) uint64 {
+func (g *gen) request(st mcp.StreamType, s int, method string, lei *string) uint64 {
 	g.ex++
 	o := g.head(observe.KindRequest, g.ex, st, s)
 	r := &observe.Request{Method: "POST", Path: "/mcp", Header: http.Header{"Accept": {"application/json, text/event-stream"}}}
-	if st != faults.StreamPost {
+	if st != mcp.StreamPost {
 		r.Method = "GET"
 	} else {
-		r.Messages = []observe.Message{{Kind: faults.RPCRequest, Method: method, ID: fmt.Sprint(g.ex)}}
+		r.Messages = []observe.Message{{Kind: mcp.RPCRequest, Method: method, ID: fmt.Sprint(g.ex)}}
 	}
 	if lei != nil {
 		r.LastEventID, r.HasLastEventID = *lei, true
@@ -78,7 +79,7 @@ func (g *gen) request(st faults.StreamType, s int, method string, lei *string) u
 	return g.ex
 }
 
-func (g *gen) end(ex uint64, st faults.StreamType, s int, c observe.Cause) {
+func (g *gen) end(ex uint64, st mcp.StreamType, s int, c observe.Cause) {
 	o := g.head(observe.KindEnd, ex, st, s)
 	o.End = &observe.End{Cause: c}
 	g.add(&o)
@@ -91,16 +92,16 @@ func generate(n int, seed uint64) ([]*observe.Observation, time.Duration, []lost
 	sessions := max(1, n/500)
 	for s := 1; g.n < n; s = s%sessions + 1 {
 		if g.ex < uint64(sessions)*2 {
-			ex := g.request(faults.StreamPost, s, "initialize", nil)
-			g.end(ex, faults.StreamPost, s, observe.Complete)
-			get := g.request(faults.StreamGet, s, "", nil)
+			ex := g.request(mcp.StreamPost, s, "initialize", nil)
+			g.end(ex, mcp.StreamPost, s, observe.Complete)
+			get := g.request(mcp.StreamGet, s, "", nil)
 			for i := range 3 {
-				g.event(get, faults.StreamGet, s, i, fmt.Sprintf("%d_GET_%d", s, i), observe.Delivered, nil, 1)
+				g.event(get, mcp.StreamGet, s, i, fmt.Sprintf("%d_GET_%d", s, i), observe.Delivered, nil, 1)
 			}
-			g.end(get, faults.StreamGet, s, observe.ClientGone)
+			g.end(get, mcp.StreamGet, s, observe.ClientGone)
 			continue
 		}
-		ex := g.request(faults.StreamPost, s, "tools/call", nil)
+		ex := g.request(mcp.StreamPost, s, "tools/call", nil)
 		events := 4 + g.rng.IntN(20)
 		lose := g.rng.IntN(3) == 0
 		id := func(i int) string { return fmt.Sprintf("%d_%d_%d", s, ex, i) }
@@ -108,31 +109,31 @@ func generate(n int, seed uint64) ([]*observe.Observation, time.Duration, []lost
 		for i := range events {
 			switch {
 			case lose && i == 2:
-				g.event(ex, faults.StreamPost, s, i, id(i), observe.Lost, []faults.Firing{{Index: 0, Kind: "lose"}}, 0)
+				g.event(ex, mcp.StreamPost, s, i, id(i), observe.Lost, []faults.Firing{{Index: 0, Kind: "lose"}}, 0)
 				ls.lost = append(ls.lost, id(i))
 			case lose && i > 2 && i < 5:
-				g.event(ex, faults.StreamPost, s, i, id(i), observe.Lost, nil, 0)
+				g.event(ex, mcp.StreamPost, s, i, id(i), observe.Lost, nil, 0)
 				ls.lost = append(ls.lost, id(i))
 			case lose && i >= 5:
 			case i%7 == 6:
-				g.event(ex, faults.StreamPost, s, i, id(i), observe.Delivered, []faults.Firing{{Index: 1, Kind: "duplicate"}}, 2)
+				g.event(ex, mcp.StreamPost, s, i, id(i), observe.Delivered, []faults.Firing{{Index: 1, Kind: "duplicate"}}, 2)
 			default:
-				g.event(ex, faults.StreamPost, s, i, id(i), observe.Delivered, nil, 1)
+				g.event(ex, mcp.StreamPost, s, i, id(i), observe.Delivered, nil, 1)
 				ls.lastID = id(i)
 			}
 		}
 		if !lose {
-			g.end(ex, faults.StreamPost, s, observe.Complete)
+			g.end(ex, mcp.StreamPost, s, observe.Complete)
 			continue
 		}
-		g.end(ex, faults.StreamPost, s, observe.FaultClosed)
+		g.end(ex, mcp.StreamPost, s, observe.FaultClosed)
 		g.lost = append(g.lost, ls)
 		lei := ls.lastID
-		re := g.request(faults.StreamResume, s, "", &lei)
+		re := g.request(mcp.StreamResume, s, "", &lei)
 		for i, lid := range ls.lost {
-			g.event(re, faults.StreamResume, s, i, lid, observe.Delivered, nil, 1)
+			g.event(re, mcp.StreamResume, s, i, lid, observe.Delivered, nil, 1)
 		}
-		g.end(re, faults.StreamResume, s, observe.Complete)
+		g.end(re, mcp.StreamResume, s, observe.Complete)
 	}
 	return g.obs, g.at + time.Millisecond, g.lost
 }

@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
@@ -320,7 +320,7 @@ func (b *builder) event(li int, at int64, o *observe.Observation) int {
 	switch m := e.Message; {
 	case len(m.Method) > 0:
 		r.method = b.m.str(string(m.Method))
-	case m.Kind != faults.RPCNone:
+	case m.Kind != mcp.RPCNone:
 		r.method = b.m.str(m.Kind.String() + " " + string(m.ID))
 	}
 	b.events = append(b.events, r)

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // Version is the trace format this package writes and the newest it
@@ -168,8 +168,8 @@ type wireEnd struct {
 
 // streamTypes and rpcKinds invert the faults package's names.
 var (
-	streamTypes = names(faults.StreamAny, faults.StreamOther)
-	rpcKinds    = names(faults.RPCNone, faults.RPCError)
+	streamTypes = names(mcp.StreamAny, mcp.StreamOther)
+	rpcKinds    = names(mcp.RPCNone, mcp.RPCError)
 )
 
 func names[T interface {

@@ -3,11 +3,13 @@ package trace
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
 // sessionHeader is the header whose redaction also hides session ids
 // wherever a trace names them.
-const sessionHeader = "Mcp-Session-Id"
+const sessionHeader = mcp.HeaderSession
 
 // redactor decides what of a header or a session id a trace may hold. It
 // is used under the Writer's lock.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -23,48 +24,48 @@ import (
 func sample() []*observe.Observation {
 	ms := time.Millisecond
 	return []*observe.Observation{
-		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: faults.StreamPost,
+		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: mcp.StreamPost,
 			Request: &observe.Request{Method: "POST", Path: "/mcp",
 				Header: http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}},
-				Messages: []observe.Message{{Kind: faults.RPCRequest, Method: "initialize", ID: "0"},
-					{Kind: faults.RPCNotification, Method: "notifications/cancelled"}},
+				Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "initialize", ID: "0"},
+					{Kind: mcp.RPCNotification, Method: "notifications/cancelled"}},
 				Cancels: []string{"7", `"x"`}}},
-		{Kind: observe.KindResponse, At: 3 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
+		{Kind: observe.KindResponse, At: 3 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
 			Response: &observe.Response{Status: 200, Origin: observe.FromUpstream, Header: http.Header{"Mcp-Session-Id": {"s-1"}}, EventStream: true, Session: "s-1"}},
-		{Kind: observe.KindEvent, At: 4 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
+		{Kind: observe.KindEvent, At: 4 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
 			Event: &observe.Event{Index: 0, Raw: []byte("id: 1\nretry: 500\ndata:\n\n"), Parsed: true, ID: []byte("1"), HasID: true,
 				Retry: 500, HasRetry: true, Priming: true, Fate: observe.Delivered, DeliveredAt: 4 * ms,
 				DeliveredID: []byte("1"), DeliveredHasID: true, DeliveredRetry: 500, DeliveredHasRetry: true, Copies: 1}},
-		{Kind: observe.KindEvent, At: 5 * ms, Exchange: 1, Stream: faults.StreamPost, Session: "s-1", SessionSeq: 1,
+		{Kind: observe.KindEvent, At: 5 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1,
 			Fired: []faults.Firing{{Index: 0, Kind: "strip-id"}, {Index: 2, Kind: "duplicate"}},
 			Event: &observe.Event{Index: 1, Raw: []byte("event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Parsed: true,
 				Type: []byte("message"), ID: []byte("2"), HasID: true, Dispatched: true,
-				Message: observe.EventMessage{Kind: faults.RPCResponse, ID: []byte("0")},
+				Message: observe.EventMessage{Kind: mcp.RPCResponse, ID: []byte("0")},
 				Fate:    observe.Delivered, DeliveredAt: 6 * ms, Delivered: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"),
 				Copies: 2, Corrupted: true}},
-		{Kind: observe.KindEvent, At: 7 * ms, Exchange: 1, Stream: faults.StreamPost, Fired: []faults.Firing{{Index: 1, Kind: "lose"}},
+		{Kind: observe.KindEvent, At: 7 * ms, Exchange: 1, Stream: mcp.StreamPost, Fired: []faults.Firing{{Index: 1, Kind: "lose"}},
 			Event: &observe.Event{Index: 2, Raw: []byte("id: \xff\xfe\ndata: \xc3\x28 \u2028\n\n"), Parsed: true, ID: []byte("\xff\xfe"), HasID: true,
-				Dispatched: true, Message: observe.EventMessage{Kind: faults.RPCNotification, Method: []byte("notifications/progress")}, Fate: observe.Lost}},
-		{Kind: observe.KindEvent, At: 8 * ms, Exchange: 1, Stream: faults.StreamPost,
+				Dispatched: true, Message: observe.EventMessage{Kind: mcp.RPCNotification, Method: []byte("notifications/progress")}, Fate: observe.Lost}},
+		{Kind: observe.KindEvent, At: 8 * ms, Exchange: 1, Stream: mcp.StreamPost,
 			Event: &observe.Event{Index: 3, Raw: []byte("id\n\n"), Parsed: true, HasID: true, Fate: observe.Cut}},
-		{Kind: observe.KindEvent, At: 9 * ms, Exchange: 1, Stream: faults.StreamPost,
+		{Kind: observe.KindEvent, At: 9 * ms, Exchange: 1, Stream: mcp.StreamPost,
 			Event: &observe.Event{Index: 4, Raw: []byte("data: cut at the end"), Fate: observe.Undelivered}},
-		{Kind: observe.KindEnd, At: 10 * ms, Exchange: 1, Stream: faults.StreamPost, End: &observe.End{Cause: observe.FaultClosed}},
-		{Kind: observe.KindRequest, At: 11 * ms, Exchange: 2, Stream: faults.StreamResume, Session: "s-1", SessionSeq: 1,
+		{Kind: observe.KindEnd, At: 10 * ms, Exchange: 1, Stream: mcp.StreamPost, End: &observe.End{Cause: observe.FaultClosed}},
+		{Kind: observe.KindRequest, At: 11 * ms, Exchange: 2, Stream: mcp.StreamResume, Session: "s-1", SessionSeq: 1,
 			Fired: []faults.Firing{{Index: 3, Kind: "rewrite-last-event-id"}, {Index: 4, Kind: "latency"}},
 			Request: &observe.Request{Method: "GET", Path: "/mcp", LastEventID: "2", HasLastEventID: true,
 				Header: http.Header{"Last-Event-Id": {"2"}},
 				Action: observe.RequestAction{Latency: 250 * ms, LastEventIDChanged: true, ForwardedLastEventID: "", HasForwardedLastEventID: true,
 					StrippedHeaders: []string{"Mcp-Session-Id"}}}},
-		{Kind: observe.KindRequest, At: 12 * ms, Exchange: 3, Stream: faults.StreamGet,
+		{Kind: observe.KindRequest, At: 12 * ms, Exchange: 3, Stream: mcp.StreamGet,
 			Request: &observe.Request{Method: "GET", Path: "/mcp", Action: observe.RequestAction{Answered: true, Dropped: true, Hang: true, LastEventIDChanged: true,
 				ForwardedLastEventID: "other-1", HasForwardedLastEventID: true}}},
-		{Kind: observe.KindResponse, At: 13 * ms, Exchange: 3, Stream: faults.StreamGet, Fired: []faults.Firing{{Index: 5, Kind: "status"}},
+		{Kind: observe.KindResponse, At: 13 * ms, Exchange: 3, Stream: mcp.StreamGet, Fired: []faults.Firing{{Index: 5, Kind: "status"}},
 			Response: &observe.Response{Status: 503, Origin: observe.FromFault, Throttle: 2048, CloseAfter: 30 * time.Second}},
-		{Kind: observe.KindEnd, At: 14 * ms, Exchange: 3, Stream: faults.StreamGet,
+		{Kind: observe.KindEnd, At: 14 * ms, Exchange: 3, Stream: mcp.StreamGet,
 			End: &observe.End{Cause: observe.UpstreamFailed, Error: "read: connection reset by peer",
-				Messages: []observe.Message{{Kind: faults.RPCError, ID: `"a"`}, {Kind: faults.RPCNotification, Method: "notifications/cancelled"}}}},
-		{Kind: observe.KindEnd, At: 15 * ms, Exchange: 4, Stream: faults.StreamLegacy, End: &observe.End{Cause: observe.FaultAnswered}},
+				Messages: []observe.Message{{Kind: mcp.RPCError, ID: `"a"`}, {Kind: mcp.RPCNotification, Method: "notifications/cancelled"}}}},
+		{Kind: observe.KindEnd, At: 15 * ms, Exchange: 4, Stream: mcp.StreamLegacy, End: &observe.End{Cause: observe.FaultAnswered}},
 	}
 }
 

@@ -3,6 +3,7 @@ package verify
 import (
 	"testing"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -30,22 +31,22 @@ func TestHappyPathPassesEveryAppliedCheck(t *testing.T) {
 			t.Errorf("%s: %d findings: %+v", c.ID, c.Count, c.Evidence)
 		}
 	}
-	expect(t, r, CheckServerPrimingEvent, report.StatusPass, 0)
-	expect(t, r, CheckServerEventIDsUnique, report.StatusPass, 0)
-	expect(t, r, CheckE2EEveryRequestAnswered, report.StatusPass, 0)
-	expect(t, r, CheckE2ENoMessageLost, report.StatusPass, 0)
-	expect(t, r, CheckE2ENoMessageDuplicated, report.StatusPass, 0)
-	expect(t, r, CheckClientReconnects, report.StatusSkip, 0)
-	if a := check(t, r, CheckE2EEveryRequestAnswered).Applied; a != 4 {
+	expect(t, r, checks.ServerPrimingEvent, report.StatusPass, 0)
+	expect(t, r, checks.ServerEventIDsUnique, report.StatusPass, 0)
+	expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
+	expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
+	expect(t, r, checks.E2ENoMessageDuplicated, report.StatusPass, 0)
+	expect(t, r, checks.ClientReconnects, report.StatusSkip, 0)
+	if a := check(t, r, checks.E2EEveryRequestAnswered).Applied; a != 4 {
 		t.Errorf("every-request-answered applied %d times, want 4", a)
 	}
 	if r.Totals.Sessions != 1 || r.Totals.Streams != 2 || r.Totals.Events != 6 || r.Totals.Exchanges != 5 {
 		t.Errorf("totals %+v", r.Totals)
 	}
-	if len(r.Checks) != len(Catalog()) {
-		t.Errorf("%d checks, want %d", len(r.Checks), len(Catalog()))
+	if len(r.Checks) != len(checks.Catalog()) {
+		t.Errorf("%d checks, want %d", len(r.Checks), len(checks.Catalog()))
 	}
-	for i, c := range Catalog() {
+	for i, c := range checks.Catalog() {
 		if r.Checks[i].ID != c.ID {
 			t.Errorf("check %d is %s, want %s", i, r.Checks[i].ID, c.ID)
 		}

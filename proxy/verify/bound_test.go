@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -58,7 +59,7 @@ func newSoak(v *Verifier) *soak {
 	return s
 }
 
-func (s *soak) observe(k observe.Kind, ex uint64, st faults.StreamType) {
+func (s *soak) observe(k observe.Kind, ex uint64, st mcp.StreamType) {
 	s.obs = observe.Observation{Kind: k, At: s.at, Exchange: ex, Stream: st, Session: s.sess, SessionSeq: s.seq, Protocol: "2025-11-25"}
 	switch k {
 	case observe.KindRequest:
@@ -74,7 +75,7 @@ func (s *soak) observe(k observe.Kind, ex uint64, st faults.StreamType) {
 	s.count++
 }
 
-func (s *soak) request(method string, st faults.StreamType, leid string, msgs ...observe.Message) uint64 {
+func (s *soak) request(method string, st mcp.StreamType, leid string, msgs ...observe.Message) uint64 {
 	s.ex++
 	s.req = observe.Request{Method: method, Path: "/mcp", Header: s.req.Header, Messages: msgs,
 		HasLastEventID: leid != "", LastEventID: leid}
@@ -83,28 +84,28 @@ func (s *soak) request(method string, st faults.StreamType, leid string, msgs ..
 	return s.ex
 }
 
-func (s *soak) respond(ex uint64, st faults.StreamType, status int, stream bool, issue string) {
+func (s *soak) respond(ex uint64, st mcp.StreamType, status int, stream bool, issue string) {
 	s.resp = observe.Response{Status: status, EventStream: stream, Session: issue}
 	s.observe(observe.KindResponse, ex, st)
 }
 
-func (s *soak) finish(ex uint64, st faults.StreamType, c observe.Cause, msgs ...observe.Message) {
+func (s *soak) finish(ex uint64, st mcp.StreamType, c observe.Cause, msgs ...observe.Message) {
 	s.end = observe.End{Cause: c, Messages: msgs}
 	s.observe(observe.KindEnd, ex, st)
 }
 
 // event sends one event; rpcID > 0 makes it the response to that request,
 // rpcID 0 a notification, rpcID < 0 a priming event.
-func (s *soak) event(ex uint64, st faults.StreamType, index int, id string, rpcID int, fate observe.Fate) {
+func (s *soak) event(ex uint64, st mcp.StreamType, index int, id string, rpcID int, fate observe.Fate) {
 	var data string
-	kind := faults.RPCNotification
+	kind := mcp.RPCNotification
 	switch {
 	case rpcID > 0:
-		data, kind = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, rpcID), faults.RPCResponse
+		data, kind = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{}}`, rpcID), mcp.RPCResponse
 	case rpcID == 0:
 		data = `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`
 	default:
-		kind = faults.RPCNone
+		kind = mcp.RPCNone
 	}
 	s.raw = fmt.Appendf(s.raw[:0], "id: %s\ndata: %s\n\n", id, data)
 	s.ev = observe.Event{Index: index, Raw: s.raw, Parsed: true, ID: []byte(id), HasID: true,
@@ -125,19 +126,19 @@ func (s *soak) nextID() string {
 // with its standalone GET stream.
 func (s *soak) newSession() {
 	if s.sess != "" {
-		s.finish(s.get, faults.StreamGet, observe.ClientGone)
-		d := s.request("DELETE", faults.StreamOther, "")
-		s.respond(d, faults.StreamOther, 200, false, "")
-		s.finish(d, faults.StreamOther, observe.Complete)
+		s.finish(s.get, mcp.StreamGet, observe.ClientGone)
+		d := s.request("DELETE", mcp.StreamOther, "")
+		s.respond(d, mcp.StreamOther, 200, false, "")
+		s.finish(d, mcp.StreamOther, observe.Complete)
 	}
 	s.seq++
 	s.sess = ""
-	init := s.request("POST", faults.StreamPost, "", observe.Message{Kind: faults.RPCRequest, Method: "initialize", ID: "0"})
+	init := s.request("POST", mcp.StreamPost, "", observe.Message{Kind: mcp.RPCRequest, Method: "initialize", ID: "0"})
 	s.sess = fmt.Sprintf("session-%d", s.seq)
-	s.respond(init, faults.StreamPost, 200, false, s.sess)
-	s.finish(init, faults.StreamPost, observe.Complete, observe.Message{Kind: faults.RPCResponse, ID: "0"})
-	s.get = s.request("GET", faults.StreamGet, "")
-	s.respond(s.get, faults.StreamGet, 200, true, "")
+	s.respond(init, mcp.StreamPost, 200, false, s.sess)
+	s.finish(init, mcp.StreamPost, observe.Complete, observe.Message{Kind: mcp.RPCResponse, ID: "0"})
+	s.get = s.request("GET", mcp.StreamGet, "")
+	s.respond(s.get, mcp.StreamGet, 200, true, "")
 	s.getIndex = 0
 }
 
@@ -148,8 +149,8 @@ func (s *soak) second() {
 		s.at = start + time.Duration(i)*30*time.Millisecond
 		s.rpc++
 		id := s.rpc
-		post := s.request("POST", faults.StreamPost, "", observe.Message{Kind: faults.RPCRequest, Method: "tools/call", ID: fmt.Sprint(id)})
-		s.respond(post, faults.StreamPost, 200, true, "")
+		post := s.request("POST", mcp.StreamPost, "", observe.Message{Kind: mcp.RPCRequest, Method: "tools/call", ID: fmt.Sprint(id)})
+		s.respond(post, mcp.StreamPost, 200, true, "")
 		ids := [5]string{s.nextID(), s.nextID(), s.nextID(), s.nextID(), s.nextID()}
 		cut := s.rpc%10 == 0
 		for j, eid := range ids {
@@ -164,28 +165,28 @@ func (s *soak) second() {
 			if cut && j >= 2 {
 				fate = observe.Lost
 			}
-			s.event(post, faults.StreamPost, j, eid, rpcID, fate)
+			s.event(post, mcp.StreamPost, j, eid, rpcID, fate)
 		}
 		if !cut {
-			s.finish(post, faults.StreamPost, observe.Complete)
+			s.finish(post, mcp.StreamPost, observe.Complete)
 			continue
 		}
-		s.finish(post, faults.StreamPost, observe.FaultClosed)
+		s.finish(post, mcp.StreamPost, observe.FaultClosed)
 		s.at += 10 * time.Millisecond
-		res := s.request("GET", faults.StreamResume, ids[1])
-		s.respond(res, faults.StreamResume, 200, true, "")
+		res := s.request("GET", mcp.StreamResume, ids[1])
+		s.respond(res, mcp.StreamResume, 200, true, "")
 		for j, eid := range ids[2:] {
 			rpcID := 0
 			if j == 2 {
 				rpcID = id
 			}
-			s.event(res, faults.StreamResume, j, eid, rpcID, observe.Delivered)
+			s.event(res, mcp.StreamResume, j, eid, rpcID, observe.Delivered)
 		}
-		s.finish(res, faults.StreamResume, observe.Complete)
+		s.finish(res, mcp.StreamResume, observe.Complete)
 	}
 	for i := range 50 {
 		s.at = start + time.Duration(i)*20*time.Millisecond
-		s.event(s.get, faults.StreamGet, s.getIndex, s.nextID(), 0, observe.Delivered)
+		s.event(s.get, mcp.StreamGet, s.getIndex, s.nextID(), 0, observe.Delivered)
 		s.getIndex++
 	}
 	s.at = start + time.Second
@@ -231,10 +232,10 @@ func TestLedgerStaysBounded(t *testing.T) {
 			}
 		}
 	}
-	if c := check(t, r, CheckServerReplayComplete); c.Applied != 600*3 {
+	if c := check(t, r, checks.ServerReplayComplete); c.Applied != 600*3 {
 		t.Errorf("replay-complete applied %d times, want %d", c.Applied, 600*3)
 	}
-	if c := check(t, r, CheckE2EEveryRequestAnswered); c.Applied != 600*30+20 {
+	if c := check(t, r, checks.E2EEveryRequestAnswered); c.Applied != 600*30+20 {
 		t.Errorf("every-request-answered applied %d times, want %d", c.Applied, 600*30+20)
 	}
 }

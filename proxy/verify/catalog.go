@@ -1,16 +1,18 @@
 package verify
 
-import "github.com/frayproxy/fray/proxy/report"
+import "github.com/frayproxy/fray/checks"
 
-// The check ids, in catalog order. Each doc comment says what the check
-// requires, where the negotiated protocol revision makes it hold, and how
-// every fault kind fray injects is kept from being blamed on a peer. Fault
-// kinds a comment does not name (delay, latency, throttle, fragment,
-// keepalive-noise, a stall with a duration) only move things in time and
-// bear on no check but the timing ones, which measure from what the client
-// saw.
+// checkID indexes the checks the verifier applies, in the catalog's order.
+// Each constant's comment says how the verifier applies its check: where
+// the negotiated protocol revision makes it hold, and how every fault kind
+// fray injects is kept from being blamed on a peer. Fault kinds a comment
+// does not name (delay, latency, throttle, fragment, keepalive-noise, a
+// stall with a duration) only move things in time and bear on no check but
+// the timing ones, which measure from what the client saw.
+type checkID int
+
 const (
-	// CheckServerPrimingEvent (error): each SSE stream the server starts
+	// cPriming, server.priming-event (error): each SSE stream the server starts
 	// in answer to a POST begins with a priming event, an event with an id
 	// and empty data (SEP-1699). Applied for 2025-11-25 <= revision <
 	// 2026-07-28, the revision taken from the POST as the client sent it,
@@ -24,14 +26,14 @@ const (
 	// failed leave it unjudged. A block passed through unparsed (past
 	// --max-block) is not judged. Resumptions (a GET carrying
 	// Last-Event-ID as forwarded, whatever the client sent) owe none.
-	CheckServerPrimingEvent = "server.priming-event"
-	// CheckServerPrimingEventGet (warning): the same rule, for the
+	cPriming checkID = iota
+	// cPrimingGet, server.priming-event-get (warning): the same rule, for the
 	// standalone GET stream: a GET forwarded without Last-Event-ID. It is
 	// apart because the official SDKs prime only POST streams. A GET whose
 	// Last-Event-ID a strip-last-event-id fault removed is a standalone
 	// GET to the server, and judged as one.
-	CheckServerPrimingEventGet = "server.priming-event-get"
-	// CheckServerRetryBeforeClose (warning): a server that ends a stream
+	cPrimingGet
+	// cRetryBeforeClose, server.retry-before-close (warning): a server that ends a stream
 	// cleanly before it has sent the response to the POST's request sends
 	// a retry field on that stream first. Applied for 2025-11-25 <=
 	// revision < 2026-07-28 to POST streams and their resumptions when the
@@ -39,8 +41,8 @@ const (
 	// a timed close end streams with a fault cause and are never judged;
 	// strip-retry and set-retry change what the client got, while the
 	// check reads the upstream's own retry field.
-	CheckServerRetryBeforeClose = "server.retry-before-close"
-	// CheckServerEventIDsUnique (error): event ids are unique across all
+	cRetryBeforeClose
+	// cIDsUnique, server.event-ids-unique (error): event ids are unique across all
 	// streams of a session. Applied for 2025-03-26 <= revision < 2026-07-28
 	// to every event id the upstream sent (never what a rewrite-id or
 	// strip-id fault made of it). A replay on a resumption stream, the
@@ -48,8 +50,8 @@ const (
 	// judged by the replay checks instead. Ids are remembered in a bounded
 	// window per session (idWindow), so a reuse of an id older than that is
 	// not seen.
-	CheckServerEventIDsUnique = "server.event-ids-unique"
-	// CheckServerReplayComplete (error): after a resumption from id X (the
+	cIDsUnique
+	// cReplayComplete, server.replay-complete (error): after a resumption from id X (the
 	// Last-Event-ID fray forwarded), every event with data and an id that
 	// the server had sent after X on that logical stream (the stream X
 	// belongs to and its chain of resumptions), those a drop, lose or cut
@@ -62,14 +64,14 @@ const (
 	// server never sent (a rewrite-last-event-id or rewrite-id fault, or a
 	// stale client id) the replay is not judged; when a strip-last-event-id
 	// fault removed X, the server saw a standalone GET and owes no replay.
-	CheckServerReplayComplete = "server.replay-complete"
-	// CheckServerReplayNoDuplicates (error): a resumption from X sends
+	cReplayComplete
+	// cReplayNoDup, server.replay-no-duplicates (error): a resumption from X sends
 	// nothing at or before X again, and no event twice. It reads the
 	// upstream's events, so a duplicate fault (copies fray wrote) is never
 	// counted; X is what fray forwarded, so a rewrite-last-event-id fault
 	// that points X backwards makes the server right to replay more.
-	CheckServerReplayNoDuplicates = "server.replay-no-duplicates"
-	// CheckServerReplayIsolated (error): a resumption replays nothing that
+	cReplayNoDup
+	// cReplayIsolated, server.replay-isolated (error): a resumption replays nothing that
 	// belongs to another stream of the session or to another session: an
 	// event whose id and data match one the upstream sent elsewhere.
 	// Applied for 2025-03-26 <= revision < 2026-07-28, and judged even when
@@ -79,8 +81,8 @@ const (
 	// the ledger's bounded windows, and only in the replay part of the
 	// stream (before its first new event), so that two sessions that
 	// number their events alike are not taken for a leak.
-	CheckServerReplayIsolated = "server.replay-isolated"
-	// CheckServerUnknownSession404 (error): a request carrying an
+	cReplayIsolated
+	// cUnknownSession, server.unknown-session-404 (error): a request carrying an
 	// Mcp-Session-Id the server never issued (never seen in a response's
 	// Mcp-Session-Id from the upstream), or one it deleted (a DELETE it
 	// answered 2xx), is answered 404. Only responses from the upstream are
@@ -92,8 +94,8 @@ const (
 	// only for sessions that began while fray watched: a client connected
 	// before fray started sends an id fray never saw issued, and a server
 	// that rightly accepts it is reported.
-	CheckServerUnknownSession404 = "server.unknown-session-404"
-	// CheckClientReconnects (error): after the answer stream of a POST ends
+	cUnknownSession
+	// cReconnects, client.reconnects (error): after the answer stream of a POST ends
 	// before the response reached the client (a close, lose or reset fault,
 	// or the server ending or breaking it) while the client held an event
 	// id for it, the client comes back: a GET for that stream (Streamable
@@ -110,8 +112,8 @@ const (
 	// Final once twice the retry plus one second has passed. A GET without
 	// Last-Event-ID that came back in time is judged by
 	// client.last-event-id instead.
-	CheckClientReconnects = "client.reconnects"
-	// CheckClientLastEventID (error): the Last-Event-ID a client sends (not
+	cReconnects
+	// cLastEventID, client.last-event-id (error): the Last-Event-ID a client sends (not
 	// what fray forwarded) is the last id fray delivered on that logical
 	// stream, under WHATWG rules: an id-only event counts, an empty id
 	// resets it, an event fray dropped, lost, cut or never wrote does not
@@ -123,8 +125,8 @@ const (
 	// first open), otherwise once the stream's reconnection deadline
 	// passes without a proper resumption. A stream with a block passed
 	// through unparsed is not judged: fray cannot tell which id it set.
-	CheckClientLastEventID = "client.last-event-id"
-	// CheckClientRetryHonoured (error): a client waits at least the last
+	cLastEventID
+	// cRetryHonoured, client.retry-honoured (error): a client waits at least the last
 	// retry delivered on a stream (less 50 ms of tolerance), counted from
 	// the stream's end or the failure of its last attempt, before it
 	// reconnects. Waiting more than 2×retry+200 ms before the first attempt
@@ -133,8 +135,8 @@ const (
 	// owed; one removed by strip-retry was never delivered and owes
 	// nothing (client.backoff applies). Applied to Streamable HTTP at
 	// revisions with resumability.
-	CheckClientRetryHonoured = "client.retry-honoured"
-	// CheckClientBackoff (warning): without a delivered retry, repeated
+	cRetryHonoured
+	// cBackoff, client.backoff (warning): without a delivered retry, repeated
 	// failures meet growing delays, not a storm. The bound: three
 	// consecutive reconnection attempts for one stream, each begun less
 	// than 100 ms after the previous failure (the stream's end before its
@@ -142,8 +144,8 @@ const (
 	// resumption cut again), are a storm; one finding per storm. The
 	// failures are often fray's doing (status, reset, close); the storm is
 	// the client's answer to them, which is what is judged.
-	CheckClientBackoff = "client.backoff"
-	// CheckClientNewSessionAfter404 (error): after a 404 to a request that
+	cBackoff
+	// cNewSession, client.new-session-after-404 (error): after a 404 to a request that
 	// carried its session (from the upstream or a status fault: either
 	// way the client was told its session is gone), the client initializes
 	// again, does not send the dead session id in requests it starts after
@@ -151,8 +153,8 @@ const (
 	// session's Last-Event-ID into the new one. Legacy traffic is not
 	// judged. The initialize is owed within AnswerDeadline, or by Final
 	// one second after the 404.
-	CheckClientNewSessionAfter404 = "client.new-session-after-404"
-	// CheckE2EEveryRequestAnswered (error): every client JSON-RPC request
+	cNewSession
+	// cAnswered, e2e.every-request-answered (error): every client JSON-RPC request
 	// that was forwarded gets a response delivered to the client (in a
 	// JSON body, or an SSE event written whole and uncorrupted on any
 	// stream of its session) within AnswerDeadline of its session's last
@@ -169,8 +171,8 @@ const (
 	// one end for its stream (client.reconnects, client.last-event-id,
 	// server.replay-complete, server.priming-event) is excused as
 	// "explained by" that check, so that one cause fails one check.
-	CheckE2EEveryRequestAnswered = "e2e.every-request-answered"
-	// CheckE2ENoMessageLost (error): every JSON-RPC message the server sent
+	cAnswered
+	// cNoLost, e2e.no-message-lost (error): every JSON-RPC message the server sent
 	// reaches the client whole, at first or through a replay, except what
 	// no conforming pair could recover, each counted with its reason:
 	// dropped mid-stream while later ids were delivered (or dropped with
@@ -181,82 +183,39 @@ const (
 	// rewrote, reconnection refused by fray; and, as for
 	// e2e.every-request-answered, a loss another check already blamed on
 	// one end ("explained by" it).
-	CheckE2ENoMessageLost = "e2e.no-message-lost"
-	// CheckE2ENoMessageDuplicated (error): no JSON-RPC response reaches the
+	cNoLost
+	// cNoDup, e2e.no-message-duplicated (error): no JSON-RPC response reaches the
 	// client more often than its request was forwarded. Extra copies a
 	// duplicate fault wrote are counted apart, and so are replays on a
 	// resumption whose Last-Event-ID fray changed, and copies a server
 	// replayed from at or before Last-Event-ID (explained by
 	// server.replay-no-duplicates).
-	CheckE2ENoMessageDuplicated = "e2e.no-message-duplicated"
-)
-
-// CheckInfo describes one check of the catalog. The zero value describes
-// no check.
-type CheckInfo struct {
-	// ID is the check's fixed id, e.g. "client.retry-honoured".
-	ID string
-	// Severity is the default severity: report.SeverityError for the
-	// spec's MUST, report.SeverityWarning for its SHOULD.
-	Severity string
-	// Summary says in one sentence what the check requires.
-	Summary string
-}
-
-// checkID indexes the catalog.
-type checkID int
-
-const (
-	cPriming checkID = iota
-	cPrimingGet
-	cRetryBeforeClose
-	cIDsUnique
-	cReplayComplete
-	cReplayNoDup
-	cReplayIsolated
-	cUnknownSession
-	cReconnects
-	cLastEventID
-	cRetryHonoured
-	cBackoff
-	cNewSession
-	cAnswered
-	cNoLost
 	cNoDup
 	numChecks
 )
 
-var catalog = [numChecks]CheckInfo{
-	cPriming:          {CheckServerPrimingEvent, report.SeverityError, "Each SSE stream the server starts in answer to a POST begins with an event that has an id and empty data."},
-	cPrimingGet:       {CheckServerPrimingEventGet, report.SeverityWarning, "The standalone GET stream begins with an event that has an id and empty data."},
-	cRetryBeforeClose: {CheckServerRetryBeforeClose, report.SeverityWarning, "A server that ends a stream before the response sends retry on it first."},
-	cIDsUnique:        {CheckServerEventIDsUnique, report.SeverityError, "Event ids are unique across all streams of a session."},
-	cReplayComplete:   {CheckServerReplayComplete, report.SeverityError, "A resumption replays every event with data the server sent after Last-Event-ID on that stream."},
-	cReplayNoDup:      {CheckServerReplayNoDuplicates, report.SeverityError, "A resumption sends nothing at or before Last-Event-ID again, and no event twice."},
-	cReplayIsolated:   {CheckServerReplayIsolated, report.SeverityError, "A resumption replays nothing from another stream or session."},
-	cUnknownSession:   {CheckServerUnknownSession404, report.SeverityError, "A request with a session id the server never issued, or deleted, is answered 404."},
-	cReconnects:       {CheckClientReconnects, report.SeverityError, "A client whose stream ended before the response, holding an event id, comes back for it."},
-	cLastEventID:      {CheckClientLastEventID, report.SeverityError, "A client resumes with the last event id delivered on that stream."},
-	cRetryHonoured:    {CheckClientRetryHonoured, report.SeverityError, "A client waits at least the retry it was given before it reconnects."},
-	cBackoff:          {CheckClientBackoff, report.SeverityWarning, "Without a retry, a client meets repeated failures with growing delays, not a storm."},
-	cNewSession:       {CheckClientNewSessionAfter404, report.SeverityError, "After a 404 for its session, a client starts a new session and leaves the old one's id behind."},
-	cAnswered:         {CheckE2EEveryRequestAnswered, report.SeverityError, "Every forwarded request gets its response delivered to the client."},
-	cNoLost:           {CheckE2ENoMessageLost, report.SeverityError, "Every message the server sent reaches the client, unless no conforming pair could recover it."},
-	cNoDup:            {CheckE2ENoMessageDuplicated, report.SeverityError, "No response reaches the client twice, except copies fray's duplicate fault made."},
-}
-
-// Catalog returns every check in catalog order, the order of the report.
-// The slice is a fresh copy, safe to keep and change.
-func Catalog() []CheckInfo {
-	return append([]CheckInfo(nil), catalog[:]...)
-}
-
-// LookupCheck returns the catalog entry of id, and whether there is one.
-func LookupCheck(id string) (CheckInfo, bool) {
-	for _, c := range catalog {
-		if c.ID == id {
-			return c, true
-		}
+// catalog holds each check's id, default severity and summary, by
+// checkID; the checks package's catalog order is the verifier's.
+var catalog = func() (out [numChecks]checks.Info) {
+	ids := [numChecks]string{
+		cPriming: checks.ServerPrimingEvent, cPrimingGet: checks.ServerPrimingEventGet,
+		cRetryBeforeClose: checks.ServerRetryBeforeClose, cIDsUnique: checks.ServerEventIDsUnique,
+		cReplayComplete: checks.ServerReplayComplete, cReplayNoDup: checks.ServerReplayNoDuplicates,
+		cReplayIsolated: checks.ServerReplayIsolated, cUnknownSession: checks.ServerUnknownSession404,
+		cReconnects: checks.ClientReconnects, cLastEventID: checks.ClientLastEventID,
+		cRetryHonoured: checks.ClientRetryHonoured, cBackoff: checks.ClientBackoff,
+		cNewSession: checks.ClientNewSessionAfter404, cAnswered: checks.E2EEveryRequestAnswered,
+		cNoLost: checks.E2ENoMessageLost, cNoDup: checks.E2ENoMessageDuplicated,
 	}
-	return CheckInfo{}, false
-}
+	all := checks.Catalog()
+	if len(all) != len(ids) {
+		panic("verify: the checks catalog and the verifier's checks differ")
+	}
+	for i, id := range ids {
+		if all[i].ID != id {
+			panic("verify: check " + id + " is out of the catalog's order")
+		}
+		out[i] = all[i]
+	}
+	return out
+}()

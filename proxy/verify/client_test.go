@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -23,7 +25,7 @@ func TestReconnects(t *testing.T) {
 		tl := lostResponse(t)
 		tl.wait(31 * time.Second)
 		r := tl.report()
-		c := expect(t, r, CheckClientReconnects, report.StatusFail, 1)
+		c := expect(t, r, checks.ClientReconnects, report.StatusFail, 1)
 		if len(c.Evidence) == 1 {
 			e := c.Evidence[0]
 			if e.Exchange != 2 || e.EventIDs[0] != "a2" || e.Fault == nil || e.Fault.Kind != "lose" || e.Session != 1 {
@@ -32,23 +34,23 @@ func TestReconnects(t *testing.T) {
 		}
 		// One cause, reported once: the end-to-end checks excuse what
 		// client.reconnects explains.
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "explained by client.reconnects")
-		expectExcused(t, r, CheckE2ENoMessageLost, "explained by client.reconnects")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "explained by client.reconnects")
+		expectExcused(t, r, checks.E2ENoMessageLost, "explained by client.reconnects")
 	})
 	t.Run("not judged before the deadline", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.wait(10 * time.Second)
-		expect(t, tl.report(), CheckClientReconnects, report.StatusSkip, 0)
+		expect(t, tl.report(), checks.ClientReconnects, report.StatusSkip, 0)
 	})
 	t.Run("Final judges a client late beyond the grace", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.wait(2 * time.Second)
-		expect(t, tl.final(), CheckClientReconnects, report.StatusFail, 1)
+		expect(t, tl.final(), checks.ClientReconnects, report.StatusFail, 1)
 	})
 	t.Run("Final excuses a client still inside its wait", func(t *testing.T) {
 		tl := lostResponse(t)
 		r := tl.final()
-		expectExcused(t, r, CheckClientReconnects, "the run ended while the client waited to reconnect")
+		expectExcused(t, r, checks.ClientReconnects, "the run ended while the client waited to reconnect")
 	})
 	t.Run("no id delivered: drop-priming excuses it", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -58,20 +60,20 @@ func TestReconnects(t *testing.T) {
 			send(resp("a2", 1).as(observe.Cut, fault(1, "close"))).end(observe.FaultClosed)
 		tl.wait(31 * time.Second)
 		r := tl.report()
-		expectExcused(t, r, CheckClientReconnects, "no id delivered to resume from: fray kept the ids back (drop-priming)")
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "no id delivered to resume from")
-		expectExcused(t, r, CheckE2ENoMessageLost, "no id delivered to resume from")
+		expectExcused(t, r, checks.ClientReconnects, "no id delivered to resume from: fray kept the ids back (drop-priming)")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "no id delivered to resume from")
+		expectExcused(t, r, checks.E2ENoMessageLost, "no id delivered to resume from")
 		if r.Verdict != report.VerdictPass {
 			t.Errorf("verdict %s", r.Verdict)
 		}
 	})
 	t.Run("a deleted session owes nothing", func(t *testing.T) {
 		tl := lostResponse(t)
-		tl.request("DELETE", "/mcp", faults.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
+		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
 		tl.wait(31 * time.Second)
 		r := tl.report()
-		expectExcused(t, r, CheckClientReconnects, "the session was deleted")
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "the session was deleted")
+		expectExcused(t, r, checks.ClientReconnects, "the session was deleted")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "the session was deleted")
 	})
 	t.Run("two attempts refused by fray, then giving up, is excused", func(t *testing.T) {
 		tl := lostResponse(t)
@@ -80,15 +82,15 @@ func TestReconnects(t *testing.T) {
 		tl.status503("s1", "a2")
 		tl.wait(31 * time.Second)
 		r := tl.report()
-		expectExcused(t, r, CheckClientReconnects, "the client gave up after two failed attempts")
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "reconnection refused by fray")
-		expect(t, r, CheckClientReconnects, report.StatusPass, 0)
+		expectExcused(t, r, checks.ClientReconnects, "the client gave up after two failed attempts")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "reconnection refused by fray")
+		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 	})
 	t.Run("giving up after one refused attempt fails", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.status503("s1", "a2")
 		tl.wait(31 * time.Second)
-		expect(t, tl.report(), CheckClientReconnects, report.StatusFail, 1)
+		expect(t, tl.report(), checks.ClientReconnects, report.StatusFail, 1)
 	})
 }
 
@@ -98,11 +100,11 @@ func TestLastEventID(t *testing.T) {
 		g := tl.get("s1", "a1").stream200()
 		g.send(note("a2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		r := tl.final()
-		c := expect(t, r, CheckClientLastEventID, report.StatusFail, 1)
+		c := expect(t, r, checks.ClientLastEventID, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a1" || c.Evidence[0].EventIDs[1] != "a2") {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
-		expect(t, r, CheckClientReconnects, report.StatusPass, 0)
+		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 	})
 	t.Run("an id fray rewrote is the one owed", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -115,9 +117,9 @@ func TestLastEventID(t *testing.T) {
 		tl.get("s1", "_GET_a1").stream200().end(observe.Complete)
 		tl.wait(31 * time.Second)
 		r := tl.report()
-		expect(t, r, CheckClientLastEventID, report.StatusPass, 0)
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "resumed from an id fray rewrote")
-		expectExcused(t, r, CheckServerReplayComplete, "resumed from an id fray rewrote")
+		expect(t, r, checks.ClientLastEventID, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "resumed from an id fray rewrote")
+		expectExcused(t, r, checks.ServerReplayComplete, "resumed from an id fray rewrote")
 	})
 	t.Run("an empty id resets it", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -126,8 +128,8 @@ func TestLastEventID(t *testing.T) {
 		tl.wait(time.Second)
 		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckClientLastEventID, report.StatusFail, 1)
-		expectExcused(t, r, CheckClientReconnects, "no id delivered to resume from")
+		expect(t, r, checks.ClientLastEventID, report.StatusFail, 1)
+		expectExcused(t, r, checks.ClientReconnects, "no id delivered to resume from")
 	})
 	t.Run("a dropped event's id does not count", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -138,8 +140,8 @@ func TestLastEventID(t *testing.T) {
 		tl.wait(time.Second)
 		tl.get("s1", "a1").stream200().send(note("a2")).send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckClientLastEventID, report.StatusPass, 0)
-		expect(t, r, CheckE2ENoMessageLost, report.StatusPass, 0)
+		expect(t, r, checks.ClientLastEventID, report.StatusPass, 0)
+		expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
 	})
 	t.Run("an id never delivered fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -148,7 +150,7 @@ func TestLastEventID(t *testing.T) {
 			send(note("a2").as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		tl.get("s1", "a2").stream200().end(observe.Complete)
-		c := expect(t, tl.final(), CheckClientLastEventID, report.StatusFail, 1)
+		c := expect(t, tl.final(), checks.ClientLastEventID, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && c.Evidence[0].Message != `GET carried Last-Event-ID "a2", which fray never delivered in this session; the last id delivered on exchange 2 was "a1"` {
 			t.Errorf("message %q", c.Evidence[0].Message)
 		}
@@ -161,8 +163,8 @@ func TestLastEventID(t *testing.T) {
 		tl.wait(time.Second)
 		tl.get("s1").respond(409, false, "").end(observe.Complete)
 		r := tl.report()
-		expect(t, r, CheckClientLastEventID, report.StatusFail, 1)
-		expect(t, r, CheckClientReconnects, report.StatusPass, 0)
+		expect(t, r, checks.ClientLastEventID, report.StatusFail, 1)
+		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 		standalone.end(observe.ClientGone)
 	})
 	t.Run("a GET without the id is judged when the reconnection falls due", func(t *testing.T) {
@@ -171,15 +173,15 @@ func TestLastEventID(t *testing.T) {
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		g := tl.get("s1").stream200()
-		if r := tl.report(); check(t, r, CheckClientLastEventID).Count != 0 {
+		if r := tl.report(); check(t, r, checks.ClientLastEventID).Count != 0 {
 			t.Fatalf("judged before the deadline")
 		}
 		tl.wait(31 * time.Second)
 		g.send(ev{noID: true})
 		tl.wait(time.Second)
 		r := tl.report()
-		c := expect(t, r, CheckClientLastEventID, report.StatusFail, 1)
-		expect(t, r, CheckClientReconnects, report.StatusPass, 0)
+		c := expect(t, r, checks.ClientLastEventID, report.StatusFail, 1)
+		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 		if len(c.Evidence) == 1 && c.Evidence[0].Exchange != g.num {
 			t.Errorf("evidence names exchange %d, want the GET %d", c.Evidence[0].Exchange, g.num)
 		}
@@ -190,17 +192,17 @@ func TestLastEventID(t *testing.T) {
 		tl.get("s1").stream200().send(ev{noID: true})
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
-		tl.request("GET", "/health", faults.StreamGet, "s1", "").respond(200, false, "").end(observe.Complete)
+		tl.request("GET", "/health", mcp.StreamGet, "s1", "").respond(200, false, "").end(observe.Complete)
 		tl.wait(31 * time.Second)
 		r := tl.report()
-		expect(t, r, CheckClientLastEventID, report.StatusSkip, 0)
-		expect(t, r, CheckClientReconnects, report.StatusFail, 1)
+		expect(t, r, checks.ClientLastEventID, report.StatusSkip, 0)
+		expect(t, r, checks.ClientReconnects, report.StatusFail, 1)
 	})
 	t.Run("what the client sent is judged, not what fray forwarded", func(t *testing.T) {
 		tl := lostResponse(t)
 		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "zz"}
 		tl.getWith("s1", strp("a2"), action(a), fired(fault(3, "rewrite-last-event-id"))).stream200().end(observe.Complete)
-		expect(t, tl.final(), CheckClientLastEventID, report.StatusPass, 0)
+		expect(t, tl.final(), checks.ClientLastEventID, report.StatusPass, 0)
 	})
 }
 
@@ -223,28 +225,28 @@ func TestRetryHonoured(t *testing.T) {
 		return tl.final()
 	}
 	t.Run("waiting the retry passes", func(t *testing.T) {
-		expect(t, resume(cutWithRetry(t, 500, 500), 520*ms), CheckClientRetryHonoured, report.StatusPass, 0)
+		expect(t, resume(cutWithRetry(t, 500, 500), 520*ms), checks.ClientRetryHonoured, report.StatusPass, 0)
 	})
 	t.Run("within the tolerance passes", func(t *testing.T) {
-		expect(t, resume(cutWithRetry(t, 500, 500), 460*ms), CheckClientRetryHonoured, report.StatusPass, 0)
+		expect(t, resume(cutWithRetry(t, 500, 500), 460*ms), checks.ClientRetryHonoured, report.StatusPass, 0)
 	})
 	t.Run("coming back early fails", func(t *testing.T) {
 		r := resume(cutWithRetry(t, 500, 500), 100*ms)
-		c := expect(t, r, CheckClientRetryHonoured, report.StatusFail, 1)
+		c := expect(t, r, checks.ClientRetryHonoured, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && c.Evidence[0].Message != "reconnected 100ms after the stream ended; retry was 500ms" {
 			t.Errorf("message %q", c.Evidence[0].Message)
 		}
 	})
 	t.Run("coming back much later warns", func(t *testing.T) {
 		r := resume(cutWithRetry(t, 500, 500), 1500*ms)
-		expect(t, r, CheckClientRetryHonoured, report.StatusWarn, 1)
+		expect(t, r, checks.ClientRetryHonoured, report.StatusWarn, 1)
 		if r.Verdict != report.VerdictPass {
 			t.Errorf("verdict %s", r.Verdict)
 		}
 	})
 	t.Run("a retry set by fray is owed, and named", func(t *testing.T) {
 		tl := cutWithRetry(t, 0, 500, fault(2, "set-retry"))
-		c := expect(t, resume(tl, 100*ms), CheckClientRetryHonoured, report.StatusFail, 1)
+		c := expect(t, resume(tl, 100*ms), checks.ClientRetryHonoured, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "set-retry") {
 			t.Errorf("fault %+v", c.Evidence[0].Fault)
 		}
@@ -252,8 +254,8 @@ func TestRetryHonoured(t *testing.T) {
 	t.Run("a retry fray stripped is not owed", func(t *testing.T) {
 		tl := cutWithRetry(t, 500, -1, fault(2, "strip-retry"))
 		r := resume(tl, 10*ms)
-		expect(t, r, CheckClientRetryHonoured, report.StatusSkip, 0)
-		expect(t, r, CheckClientBackoff, report.StatusPass, 0)
+		expect(t, r, checks.ClientRetryHonoured, report.StatusSkip, 0)
+		expect(t, r, checks.ClientBackoff, report.StatusPass, 0)
 	})
 }
 
@@ -272,19 +274,19 @@ func TestBackoff(t *testing.T) {
 	}
 	t.Run("a storm warns", func(t *testing.T) {
 		r := attempts(t, 10*ms, 10*ms, 10*ms)
-		c := expect(t, r, CheckClientBackoff, report.StatusWarn, 1)
+		c := expect(t, r, checks.ClientBackoff, report.StatusWarn, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || len(c.Evidence[0].Related) < 3) {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
 	})
 	t.Run("growing delays pass", func(t *testing.T) {
-		expect(t, attempts(t, 150*ms, 300*ms, 600*ms), CheckClientBackoff, report.StatusPass, 0)
+		expect(t, attempts(t, 150*ms, 300*ms, 600*ms), checks.ClientBackoff, report.StatusPass, 0)
 	})
 	t.Run("two fast attempts are not yet a storm", func(t *testing.T) {
-		expect(t, attempts(t, 10*ms, 10*ms), CheckClientBackoff, report.StatusPass, 0)
+		expect(t, attempts(t, 10*ms, 10*ms), checks.ClientBackoff, report.StatusPass, 0)
 	})
 	t.Run("severity error fails the run", func(t *testing.T) {
-		tl := newTimeline(t, Options{Severity: map[string]string{CheckClientBackoff: report.SeverityError}})
+		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ClientBackoff: checks.Error}})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		for range 3 {
@@ -292,7 +294,7 @@ func TestBackoff(t *testing.T) {
 			tl.status503("s1", "a1")
 		}
 		r := tl.final()
-		expect(t, r, CheckClientBackoff, report.StatusFail, 1)
+		expect(t, r, checks.ClientBackoff, report.StatusFail, 1)
 		if r.Verdict != report.VerdictFail {
 			t.Errorf("verdict %s", r.Verdict)
 		}
@@ -315,8 +317,8 @@ func TestNewSessionAfter404(t *testing.T) {
 		tl.initialize("s2")
 		tl.call("s2", 1, "tools/call").jsonAnswer("1")
 		r := tl.report()
-		expect(t, r, CheckClientNewSessionAfter404, report.StatusPass, 0)
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "answered by fray (status or drop-request fault)")
+		expect(t, r, checks.ClientNewSessionAfter404, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "answered by fray (status or drop-request fault)")
 	})
 	t.Run("the dead id sent again fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -325,7 +327,7 @@ func TestNewSessionAfter404(t *testing.T) {
 		tl.wait(10 * ms)
 		tl.call("s1", 6, "tools/call").respond(404, false, "").end(observe.Complete)
 		tl.initialize("s2")
-		c := expect(t, tl.report(), CheckClientNewSessionAfter404, report.StatusFail, 1)
+		c := expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].Session != 1 || len(c.Evidence[0].Related) != 1) {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
@@ -335,16 +337,16 @@ func TestNewSessionAfter404(t *testing.T) {
 		tl.initialize("s1")
 		gone404(tl)
 		tl.wait(10 * ms)
-		tl.request("DELETE", "/mcp", faults.StreamOther, "s1", "").respond(404, false, "").end(observe.Complete)
+		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(404, false, "").end(observe.Complete)
 		tl.initialize("s2")
-		expect(t, tl.report(), CheckClientNewSessionAfter404, report.StatusPass, 0)
+		expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusPass, 0)
 	})
 	t.Run("no initialize within the deadline fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		gone404(tl)
 		tl.wait(31 * time.Second)
-		c := expect(t, tl.report(), CheckClientNewSessionAfter404, report.StatusFail, 1)
+		c := expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "status") {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
@@ -354,7 +356,7 @@ func TestNewSessionAfter404(t *testing.T) {
 		tl.initialize("s1")
 		gone404(tl)
 		tl.wait(100 * ms)
-		expectExcused(t, tl.final(), CheckClientNewSessionAfter404, "the run ended soon after the 404")
+		expectExcused(t, tl.final(), checks.ClientNewSessionAfter404, "the run ended soon after the 404")
 	})
 	t.Run("the old session's Last-Event-ID carried into the new one fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -365,17 +367,17 @@ func TestNewSessionAfter404(t *testing.T) {
 		tl.initialize("s2")
 		tl.get("s2", "a1").respond(400, false, "").end(observe.Complete)
 		r := tl.report()
-		expect(t, r, CheckClientNewSessionAfter404, report.StatusFail, 1)
-		expect(t, r, CheckClientLastEventID, report.StatusPass, 0)
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "the session was answered 404")
+		expect(t, r, checks.ClientNewSessionAfter404, report.StatusFail, 1)
+		expect(t, r, checks.ClientLastEventID, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "the session was answered 404")
 	})
 }
 
 // legacyStream opens a 2024-11-05 stream on /sse whose endpoint names
 // session sid.
 func (tl *timeline) legacyStream(sid string) *xch {
-	x := tl.request("GET", "/sse", faults.StreamGet, "", "")
-	x.stream, x.session = faults.StreamLegacy, sid
+	x := tl.request("GET", "/sse", mcp.StreamGet, "", "")
+	x.stream, x.session = mcp.StreamLegacy, sid
 	x.respond(http.StatusOK, true, "")
 	x.send(ev{noID: true, typ: "endpoint", data: "/messages?sessionId=" + sid})
 	return x
@@ -383,7 +385,7 @@ func (tl *timeline) legacyStream(sid string) *xch {
 
 func (tl *timeline) legacyCall(sid string, id int) {
 	body := `{"jsonrpc":"2.0","id":` + string(rune('0'+id)) + `,"method":"tools/call"}`
-	tl.request("POST", "/messages", faults.StreamLegacy, sid, body).respond(202, false, "").end(observe.Complete)
+	tl.request("POST", "/messages", mcp.StreamLegacy, sid, body).respond(202, false, "").end(observe.Complete)
 }
 
 func TestLegacy(t *testing.T) {
@@ -394,9 +396,9 @@ func TestLegacy(t *testing.T) {
 		s.send(noID(resp("", 1)))
 		s.end(observe.ClientGone)
 		r := tl.final()
-		expect(t, r, CheckE2EEveryRequestAnswered, report.StatusPass, 0)
-		expect(t, r, CheckServerPrimingEventGet, report.StatusSkip, 0)
-		expect(t, r, CheckServerUnknownSession404, report.StatusSkip, 0)
+		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
+		expect(t, r, checks.ServerPrimingEventGet, report.StatusSkip, 0)
+		expect(t, r, checks.ServerUnknownSession404, report.StatusSkip, 0)
 		if r.Verdict != report.VerdictPass {
 			t.Errorf("verdict %s", r.Verdict)
 		}
@@ -409,9 +411,9 @@ func TestLegacy(t *testing.T) {
 		tl.wait(time.Second)
 		tl.legacyStream("L2").end(observe.ClientGone)
 		r := tl.final()
-		expect(t, r, CheckClientReconnects, report.StatusPass, 0)
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "legacy stream lost: the session ended with it")
-		expectExcused(t, r, CheckE2ENoMessageLost, "legacy transport")
+		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "legacy stream lost: the session ended with it")
+		expectExcused(t, r, checks.E2ENoMessageLost, "legacy transport")
 	})
 	t.Run("a client that does not open a new stream fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -419,6 +421,6 @@ func TestLegacy(t *testing.T) {
 		tl.legacyCall("L1", 1)
 		s.end(observe.FaultClosed)
 		tl.wait(31 * time.Second)
-		expect(t, tl.report(), CheckClientReconnects, report.StatusFail, 1)
+		expect(t, tl.report(), checks.ClientReconnects, report.StatusFail, 1)
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -15,10 +16,10 @@ func TestEveryRequestAnswered(t *testing.T) {
 		tl.wait(ms)
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		tl.wait(20 * time.Second)
-		expect(t, tl.report(), CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		tl.wait(11 * time.Second)
 		r := tl.report()
-		c := expect(t, r, CheckE2EEveryRequestAnswered, report.StatusFail, 1)
+		c := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1 || c.Evidence[0].AtMS != 1) {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
@@ -28,15 +29,15 @@ func TestEveryRequestAnswered(t *testing.T) {
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		tl.wait(2 * time.Second)
-		expect(t, tl.report(), CheckE2EEveryRequestAnswered, report.StatusFail, 1)
+		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 	})
 	t.Run("a silent open stream is not judged until Final", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1"))
 		tl.wait(time.Minute)
-		expect(t, tl.report(), CheckE2EEveryRequestAnswered, report.StatusPass, 0)
-		expect(t, tl.final(), CheckE2EEveryRequestAnswered, report.StatusFail, 1)
+		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
+		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 	})
 	t.Run("an answer on the standalone stream counts", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -44,7 +45,7 @@ func TestEveryRequestAnswered(t *testing.T) {
 		g := tl.get("s1").stream200().send(prime("g0"))
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		g.send(resp("g1", 1)).end(observe.Complete)
-		expect(t, tl.final(), CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("excused cases", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -60,14 +61,14 @@ func TestEveryRequestAnswered(t *testing.T) {
 		e.fired = append(e.fired, fault(1, "corrupt"))
 		tl.call("s1", 5, "tools/call").stream200().send(prime("d1")).send(e).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		for _, reason := range []string{"answered by fray (status or drop-request fault)", "answered with an HTTP error status",
 			"cancelled by the client", "the client left the exchange before the answer", "corrupted by fray"} {
-			if excused(t, r, CheckE2EEveryRequestAnswered, reason) != 1 {
-				t.Errorf("not excused once for %q: %+v", reason, check(t, r, CheckE2EEveryRequestAnswered).Excused)
+			if excused(t, r, checks.E2EEveryRequestAnswered, reason) != 1 {
+				t.Errorf("not excused once for %q: %+v", reason, check(t, r, checks.E2EEveryRequestAnswered).Excused)
 			}
 		}
-		expectExcused(t, r, CheckE2ENoMessageLost, "corrupted by fray")
+		expectExcused(t, r, checks.E2ENoMessageLost, "corrupted by fray")
 	})
 }
 
@@ -78,8 +79,8 @@ func TestNoMessageLost(t *testing.T) {
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(note("a2").as(observe.Dropped, fault(0, "drop"))).send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
-		expectExcused(t, r, CheckE2ENoMessageLost, "dropped mid-stream while later ids were delivered")
-		expect(t, r, CheckE2ENoMessageLost, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2ENoMessageLost, "dropped mid-stream while later ids were delivered")
+		expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
 	})
 	t.Run("dropped, then resumed from before it and not replayed, fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -89,8 +90,8 @@ func TestNoMessageLost(t *testing.T) {
 		tl.wait(time.Second)
 		tl.get("s1", "a1").stream200().send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckServerReplayComplete, report.StatusFail, 1)
-		expectExcused(t, r, CheckE2ENoMessageLost, "explained by server.replay-complete")
+		expect(t, r, checks.ServerReplayComplete, report.StatusFail, 1)
+		expectExcused(t, r, checks.E2ENoMessageLost, "explained by server.replay-complete")
 	})
 	t.Run("a loss no other check explains fails", func(t *testing.T) {
 		tl := lostResponse(t)
@@ -98,12 +99,12 @@ func TestNoMessageLost(t *testing.T) {
 		// the upstream breaks off before the replay can be judged.
 		tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
 		r := tl.final()
-		c := expect(t, r, CheckE2ENoMessageLost, report.StatusFail, 1)
+		c := expect(t, r, checks.E2ENoMessageLost, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
-		expect(t, r, CheckServerReplayComplete, report.StatusSkip, 0)
-		expect(t, r, CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		expect(t, r, checks.ServerReplayComplete, report.StatusSkip, 0)
+		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("a stream the client closed", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -111,8 +112,8 @@ func TestNoMessageLost(t *testing.T) {
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(resp("a2", 1).as(observe.Undelivered)).end(observe.ClientGone)
 		r := tl.final()
-		expectExcused(t, r, CheckE2ENoMessageLost, "the client closed the stream")
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "the client closed the stream")
+		expectExcused(t, r, checks.E2ENoMessageLost, "the client closed the stream")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "the client closed the stream")
 	})
 	t.Run("a revision without resumability", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -122,9 +123,9 @@ func TestNoMessageLost(t *testing.T) {
 			send(noID(resp("", 1)).as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
 		tl.wait(time.Minute)
 		r := tl.final()
-		expectExcused(t, r, CheckE2ENoMessageLost, "protocol without resumability")
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "protocol without resumability")
-		expectExcused(t, r, CheckClientReconnects, "protocol without resumability")
+		expectExcused(t, r, checks.E2ENoMessageLost, "protocol without resumability")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "protocol without resumability")
+		expectExcused(t, r, checks.ClientReconnects, "protocol without resumability")
 		if r.Verdict != report.VerdictPass {
 			t.Errorf("verdict %s", r.Verdict)
 		}
@@ -134,7 +135,7 @@ func TestNoMessageLost(t *testing.T) {
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(resp("a2", 1).as(observe.Stalled, fault(0, "stall"))).end(observe.ClientGone)
-		expectExcused(t, tl.final(), CheckE2ENoMessageLost, "stalled for ever by fray")
+		expectExcused(t, tl.final(), checks.E2ENoMessageLost, "stalled for ever by fray")
 	})
 }
 
@@ -147,8 +148,8 @@ func TestNoMessageDuplicated(t *testing.T) {
 		e.fired = append(e.fired, fault(0, "duplicate"))
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(e).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckE2ENoMessageDuplicated, report.StatusPass, 0)
-		if n := excused(t, r, CheckE2ENoMessageDuplicated, "copies made by fray's duplicate fault"); n != 2 {
+		expect(t, r, checks.E2ENoMessageDuplicated, report.StatusPass, 0)
+		if n := excused(t, r, checks.E2ENoMessageDuplicated, "copies made by fray's duplicate fault"); n != 2 {
 			t.Errorf("excused %d copies, want 2", n)
 		}
 	})
@@ -157,7 +158,7 @@ func TestNoMessageDuplicated(t *testing.T) {
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
-		c := expect(t, r, CheckE2ENoMessageDuplicated, report.StatusFail, 1)
+		c := expect(t, r, checks.E2ENoMessageDuplicated, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1) {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
@@ -169,7 +170,7 @@ func TestNoMessageDuplicated(t *testing.T) {
 		tl.call("s1", 1, "tools/call").stream200().send(prime("b1")).send(resp("b2", 1)).end(observe.Complete)
 		tl.wait(time.Second)
 		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
-		expect(t, tl.final(), CheckE2ENoMessageDuplicated, report.StatusPass, 0)
+		expect(t, tl.final(), checks.E2ENoMessageDuplicated, report.StatusPass, 0)
 	})
 	t.Run("a replay after fray changed Last-Event-ID is excused", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -179,7 +180,7 @@ func TestNoMessageDuplicated(t *testing.T) {
 		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "a1"}
 		tl.getWith("s1", nil, action(a), fired(fault(0, "rewrite-last-event-id"))).stream200().send(resp("a2", 1)).end(observe.Complete)
 		r := tl.final()
-		expectExcused(t, r, CheckE2ENoMessageDuplicated, "replayed after fray changed Last-Event-ID")
-		expect(t, r, CheckServerReplayNoDuplicates, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2ENoMessageDuplicated, "replayed after fray changed Last-Event-ID")
+		expect(t, r, checks.ServerReplayNoDuplicates, report.StatusPass, 0)
 	})
 }

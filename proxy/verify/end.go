@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -54,7 +55,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 		s.protocol = o.Protocol
 	}
 	for _, m := range end.Messages {
-		if m.Kind == faults.RPCResponse || m.Kind == faults.RPCError {
+		if m.Kind == mcp.RPCResponse || m.Kind == mcp.RPCError {
 			v.apply(cNoLost)
 			v.deliverResponse(s, m.ID, x, 1, o.At)
 		}
@@ -107,7 +108,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 			v.excuse(cReplayComplete, "the resumption was cut before its replay ended")
 		}
 	}
-	if x.method == http.MethodGet && !x.fwdHasLEID && x.stream != faults.StreamLegacy {
+	if x.method == http.MethodGet && !x.fwdHasLEID && x.stream != mcp.StreamLegacy {
 		s.openGets--
 	}
 	v.judgeRetryBeforeClose(x, end, at)
@@ -116,7 +117,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	}
 	l := x.cli
 	l.streams--
-	if l.kind == faults.StreamLegacy {
+	if l.kind == mcp.StreamLegacy {
 		v.legacyEnded(l, x, end, at)
 		return
 	}
@@ -132,11 +133,11 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	case end.Cause == observe.ClientGone:
 		l.clientClosed = true
 		v.finishLogical(l, at)
-	case l.kind == faults.StreamPost && l.reqs == 0:
+	case l.kind == mcp.StreamPost && l.reqs == 0:
 		v.finishLogical(l, at)
 	default:
 		l.state, l.since, l.afterEnd = lgPending, at, true
-		if l.kind == faults.StreamPost {
+		if l.kind == mcp.StreamPost {
 			v.owe(l)
 		}
 	}
@@ -149,7 +150,7 @@ func (v *Verifier) owe(l *logical) {
 	switch {
 	case l.sess.ended != "":
 		v.excuse(cReconnects, l.sess.ended)
-	case !resumable(l.protocol):
+	case !mcp.Resumable(l.protocol):
 		v.excuse(cReconnects, "protocol without resumability")
 	case l.idUncertain:
 		v.excuse(cReconnects, "a block passed through unparsed: the id the client holds is unknown")
@@ -166,10 +167,10 @@ func (v *Verifier) owe(l *logical) {
 // its response (server.retry-before-close).
 func (v *Verifier) judgeRetryBeforeClose(x *exch, end *observe.End, at time.Duration) {
 	l := x.srv
-	if end.Cause != observe.Complete || l == nil || l.kind != faults.StreamPost || l.respSent {
+	if end.Cause != observe.Complete || l == nil || l.kind != mcp.StreamPost || l.respSent {
 		return
 	}
-	if !primes(x.protocol) {
+	if !mcp.Primes(x.protocol) {
 		return
 	}
 	v.apply(cRetryBeforeClose)
@@ -185,7 +186,7 @@ func (v *Verifier) judgeRetryBeforeClose(x *exch, end *observe.End, at time.Dura
 // client still away (client.reconnects, and client.last-event-id for a
 // GET without the id), then folds it.
 func (v *Verifier) judgeGone(l *logical, at time.Duration) {
-	if l.kind == faults.StreamPost && l.owed && l.reqs > 0 {
+	if l.kind == mcp.StreamPost && l.owed && l.reqs > 0 {
 		switch {
 		case l.candidate != 0:
 			v.apply(cReconnects)
@@ -195,7 +196,7 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 			ev.Related = related(l.origin, l.endEx)
 			ev.Fault = l.endFault
 			v.find(cLastEventID, levelError, ev)
-			l.blamed = CheckClientLastEventID
+			l.blamed = checks.ClientLastEventID
 		case l.failed >= giveUpAfter:
 			l.gaveUp = true
 			v.excuse(cReconnects, "the client gave up after two failed attempts")
@@ -206,7 +207,7 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 			ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
 			ev.Fault = l.endFault
 			v.find(cReconnects, levelError, ev)
-			l.blamed = CheckClientReconnects
+			l.blamed = checks.ClientReconnects
 		}
 	}
 	l.owed = false

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -41,12 +41,12 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	if e.HasRetry {
 		x.sawRetry = true
 	}
-	legacy := x.stream == faults.StreamLegacy || s.legacy
+	legacy := x.stream == mcp.StreamLegacy || s.legacy
 	replay := false
 	if !legacy && e.HasID && len(e.ID) > 0 {
 		replay = v.serverID(x, e, o.At)
 	}
-	if k := e.Message.Kind; k == faults.RPCResponse || k == faults.RPCError {
+	if k := e.Message.Kind; k == mcp.RPCResponse || k == mcp.RPCError {
 		x.srv.respSent = true
 	}
 	if r := x.resume; r != nil && r.inReplay && !replay && !e.Priming && e.Dispatched {
@@ -75,9 +75,9 @@ func (v *Verifier) noteEventFaults(x *exch, e *observe.Event, o *observe.Observa
 // any does.
 func primingCheck(x *exch) (checkID, bool) {
 	switch {
-	case x.stream == faults.StreamLegacy:
+	case x.stream == mcp.StreamLegacy:
 		return 0, false
-	case x.method == http.MethodPost && x.stream == faults.StreamPost:
+	case x.method == http.MethodPost && x.stream == mcp.StreamPost:
 		return cPriming, true
 	case x.method == http.MethodGet && !x.fwdHasLEID:
 		return cPrimingGet, true
@@ -92,7 +92,7 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 	if !ok {
 		return
 	}
-	if !primes(x.protocol) {
+	if !mcp.Primes(x.protocol) {
 		if x.protocol == "" {
 			v.excuse(c, "no protocol revision negotiated for the stream")
 		} else {
@@ -133,7 +133,7 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 // clientEvent records what the client got of an event.
 func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, replay, legacy bool) {
 	l := x.cli
-	msg := e.Dispatched && e.Message.Kind != faults.RPCNone
+	msg := e.Dispatched && e.Message.Kind != mcp.RPCNone
 	if e.Fate != observe.Delivered {
 		if msg {
 			v.keep(x, e, o, legacy)
@@ -160,7 +160,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 	if e.HasID {
 		x.srv.recover(string(e.ID), "")
 	}
-	if k := e.Message.Kind; k == faults.RPCResponse || k == faults.RPCError {
+	if k := e.Message.Kind; k == mcp.RPCResponse || k == mcp.RPCError {
 		v.deliverResponse(x.sess, string(e.Message.ID), x, e.Copies, o.At)
 	}
 }
@@ -202,14 +202,14 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 	if e.HasID {
 		k.id = string(e.ID)
 	}
-	if k.rpcKind == faults.RPCResponse || k.rpcKind == faults.RPCError {
+	if k.rpcKind == mcp.RPCResponse || k.rpcKind == mcp.RPCError {
 		k.rpcID = string(e.Message.ID)
 	}
 	switch {
 	case legacy:
 		v.excuse(cNoLost, "legacy transport")
 		return
-	case !resumable(x.cli.protocol):
+	case !mcp.Resumable(x.cli.protocol):
 		v.excuse(cNoLost, "protocol without resumability")
 		return
 	case len(x.srv.kept) >= maxKept:

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -19,46 +20,46 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 		ids   bool   // the evidence names event ids
 		run   func(tl *timeline)
 	}{
-		{CheckServerPrimingEvent, "", false, func(tl *timeline) {
+		{checks.ServerPrimingEvent, "", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		}},
-		{CheckServerPrimingEventGet, "", true, func(tl *timeline) {
+		{checks.ServerPrimingEventGet, "", true, func(tl *timeline) {
 			tl.get("s1").stream200().send(note("g1")).end(observe.Complete)
 		}},
-		{CheckServerRetryBeforeClose, "", false, func(tl *timeline) {
+		{checks.ServerRetryBeforeClose, "", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
 			tl.wait(time.Second)
 			tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
 		}},
-		{CheckServerEventIDsUnique, "", true, func(tl *timeline) {
+		{checks.ServerEventIDsUnique, "", true, func(tl *timeline) {
 			tl.toolCall("s1", 1, "a1", "a2", "a3")
 			tl.toolCall("s1", 2, "a1", "b2", "b3")
 		}},
-		{CheckServerReplayComplete, "lose", true, func(tl *timeline) {
+		{checks.ServerReplayComplete, "lose", true, func(tl *timeline) {
 			lose(tl)
 			tl.get("s1", "a2").stream200().send(resp("a4", 1)).send(note("a5")).end(observe.Complete)
 		}},
-		{CheckServerReplayNoDuplicates, "lose", true, func(tl *timeline) {
+		{checks.ServerReplayNoDuplicates, "lose", true, func(tl *timeline) {
 			lose(tl)
 			tl.get("s1", "a2").stream200().send(prime("a1")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		}},
-		{CheckServerReplayIsolated, "lose", true, func(tl *timeline) {
+		{checks.ServerReplayIsolated, "lose", true, func(tl *timeline) {
 			lose(tl)
 			tl.toolCall("s1", 2, "b1", "b2", "b3")
 			tl.get("s1", "a2").stream200().send(note("b2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		}},
-		{CheckServerUnknownSession404, "", false, func(tl *timeline) {
+		{checks.ServerUnknownSession404, "", false, func(tl *timeline) {
 			tl.call("made-up", 1, "tools/list").jsonAnswer("1")
 		}},
-		{CheckClientReconnects, "lose", true, func(tl *timeline) {
+		{checks.ClientReconnects, "lose", true, func(tl *timeline) {
 			lose(tl)
 			tl.wait(time.Minute)
 		}},
-		{CheckClientLastEventID, "lose", true, func(tl *timeline) {
+		{checks.ClientLastEventID, "lose", true, func(tl *timeline) {
 			lose(tl)
 			tl.get("s1", "a1").stream200().send(note("a2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		}},
-		{CheckClientRetryHonoured, "set-retry", true, func(tl *timeline) {
+		{checks.ClientRetryHonoured, "set-retry", true, func(tl *timeline) {
 			e := prime("a1")
 			e.deliveredRetry = i64p(800)
 			e.fired = append(e.fired, fault(2, "set-retry"))
@@ -66,27 +67,27 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			tl.wait(10 * ms)
 			tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
 		}},
-		{CheckClientBackoff, "status", false, func(tl *timeline) {
+		{checks.ClientBackoff, "status", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").stream200().send(prime("a1").as(observe.Delivered, fault(1, "close"))).end(observe.FaultClosed)
 			for range 3 {
 				tl.wait(ms)
 				tl.status503("s1", "a1")
 			}
 		}},
-		{CheckClientNewSessionAfter404, "status", false, func(tl *timeline) {
+		{checks.ClientNewSessionAfter404, "status", false, func(tl *timeline) {
 			gone404(tl)
 			tl.wait(time.Minute)
 		}},
-		{CheckE2EEveryRequestAnswered, "", false, func(tl *timeline) {
+		{checks.E2EEveryRequestAnswered, "", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 			tl.wait(time.Minute)
 		}},
-		{CheckE2ENoMessageLost, "lose", true, func(tl *timeline) {
+		{checks.E2ENoMessageLost, "lose", true, func(tl *timeline) {
 			lose(tl)
 			tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
 			tl.wait(time.Minute)
 		}},
-		{CheckE2ENoMessageDuplicated, "", false, func(tl *timeline) {
+		{checks.E2ENoMessageDuplicated, "", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
 		}},
 	}
@@ -118,7 +119,7 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			}
 		})
 	}
-	for _, c := range Catalog() {
+	for _, c := range checks.Catalog() {
 		if !seen[c.ID] {
 			t.Errorf("no evidence case for %s", c.ID)
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -19,7 +20,7 @@ const (
 
 // checkState is what one check has found so far.
 type checkState struct {
-	sev      string
+	sev      checks.Severity
 	applied  int
 	count    int
 	errors   int // findings that count at error level
@@ -27,7 +28,7 @@ type checkState struct {
 	excused  map[string]int
 }
 
-func (v *Verifier) off(c checkID) bool { return v.checks[c].sev == report.SeverityOff }
+func (v *Verifier) off(c checkID) bool { return v.checks[c].sev == checks.Off }
 
 // apply counts one case the check judged.
 func (v *Verifier) apply(c checkID) {
@@ -57,7 +58,7 @@ func (v *Verifier) find(c checkID, lvl level, ev report.Evidence) {
 	cs := &v.checks[c]
 	cs.count++
 	v.prog.Findings++
-	if lvl == levelError && cs.sev == report.SeverityError {
+	if lvl == levelError && cs.sev == checks.Error {
 		cs.errors++
 	}
 	i := sort.Search(len(cs.evidence), func(i int) bool { return cs.evidence[i].AtMS > ev.AtMS })
@@ -73,7 +74,7 @@ func (v *Verifier) find(c checkID, lvl level, ev report.Evidence) {
 // status is the check's status as the report gives it.
 func (cs *checkState) status() string {
 	switch {
-	case cs.sev == report.SeverityOff || cs.applied == 0 && cs.count == 0:
+	case cs.sev == checks.Off || cs.applied == 0 && cs.count == 0:
 		return report.StatusSkip
 	case cs.errors > 0:
 		return report.StatusFail

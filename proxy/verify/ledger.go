@@ -3,7 +3,7 @@ package verify
 import (
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -103,7 +103,7 @@ const (
 // fields what the client got.
 type logical struct {
 	origin   uint64
-	kind     faults.StreamType
+	kind     mcp.StreamType
 	sess     *session
 	protocol string
 
@@ -166,7 +166,7 @@ type evRec struct {
 // client whole the first time.
 type kept struct {
 	id        string // upstream event id, "" when none
-	rpcKind   faults.RPCKind
+	rpcKind   mcp.RPCKind
 	rpcID     string
 	fate      observe.Fate
 	at        time.Duration
@@ -203,7 +203,7 @@ type exch struct {
 	at       time.Duration
 	method   string
 	path     string
-	stream   faults.StreamType
+	stream   mcp.StreamType
 	sess     *session
 	protocol string
 

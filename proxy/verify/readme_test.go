@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/proxy/verify"
+	"github.com/frayproxy/fray/checks"
 )
 
 // TestREADMEListsTheCatalog: the README's table of checks names every
@@ -29,8 +29,8 @@ func TestREADMEListsTheCatalog(t *testing.T) {
 		got = append(got, m[1]+" "+m[2])
 	}
 	var want []string
-	for _, c := range verify.Catalog() {
-		want = append(want, c.ID+" "+c.Severity)
+	for _, c := range checks.Catalog() {
+		want = append(want, c.ID+" "+string(c.Severity))
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("README checks table:\n%s\nwant (the catalog):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/examples/gosdk/refpeer"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
@@ -31,14 +32,14 @@ func TestRealGoPeersPass(t *testing.T) {
 		applied    []string
 	}{
 		{"server closes its stream", "", &three, []string{
-			verify.CheckServerPrimingEvent, verify.CheckServerRetryBeforeClose, verify.CheckServerReplayComplete,
-			verify.CheckClientReconnects, verify.CheckClientLastEventID, verify.CheckClientRetryHonoured,
-			verify.CheckE2EEveryRequestAnswered, verify.CheckE2ENoMessageLost}},
+			checks.ServerPrimingEvent, checks.ServerRetryBeforeClose, checks.ServerReplayComplete,
+			checks.ClientReconnects, checks.ClientLastEventID, checks.ClientRetryHonoured,
+			checks.E2EEveryRequestAnswered, checks.E2ENoMessageLost}},
 		{"polling-server", "polling-server", &never, []string{
-			verify.CheckServerPrimingEvent, verify.CheckServerReplayComplete, verify.CheckClientReconnects,
-			verify.CheckClientLastEventID, verify.CheckE2EEveryRequestAnswered}},
+			checks.ServerPrimingEvent, checks.ServerReplayComplete, checks.ClientReconnects,
+			checks.ClientLastEventID, checks.E2EEveryRequestAnswered}},
 		{"lossy-resume", "lossy-resume", &never, []string{
-			verify.CheckServerPrimingEvent, verify.CheckE2EEveryRequestAnswered, verify.CheckE2ENoMessageLost}},
+			checks.ServerPrimingEvent, checks.E2EEveryRequestAnswered, checks.E2ENoMessageLost}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

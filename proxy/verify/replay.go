@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -44,7 +46,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			}
 		}
 	}
-	if resumable(x.protocol) {
+	if mcp.Resumable(x.protocol) {
 		v.apply(cIDsUnique)
 		if known {
 			ev := evidence(fmt.Sprintf("event id %q was sent again with other data; it was first used on exchange %d", id, rec.exchange), s, x.num, at)
@@ -80,7 +82,7 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 	ev.Related = related(rec.exchange)
 	ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 	v.find(cReplayNoDup, levelError, ev)
-	x.blamedDup = CheckServerReplayNoDuplicates
+	x.blamedDup = checks.ServerReplayNoDuplicates
 }
 
 // recordID enters an id the upstream sent for the first time.
@@ -114,7 +116,7 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	}
 	r.judged = true
 	switch {
-	case !resumable(x.protocol):
+	case !mcp.Resumable(x.protocol):
 		v.excuse(cReplayComplete, "protocol without resumability")
 		return
 	case !r.known && x.leidByFray:
@@ -156,5 +158,5 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = l.endFault
 	v.find(cReplayComplete, levelError, ev)
-	l.blamed = CheckServerReplayComplete
+	l.blamed = checks.ServerReplayComplete
 }

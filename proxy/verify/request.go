@@ -6,11 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
-
-const headerSession = "Mcp-Session-Id"
 
 // onRequest opens an exchange: its requests enter the ledger, and the
 // session id it carries is judged against what the client was told.
@@ -23,7 +21,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 		path:          q.Path,
 		stream:        o.Stream,
 		protocol:      o.Protocol,
-		clientSession: q.Header.Get(headerSession),
+		clientSession: q.Header.Get(mcp.HeaderSession),
 		clientHasLEID: q.HasLastEventID,
 		clientLEID:    q.LastEventID,
 		fwdHasLEID:    q.HasLastEventID,
@@ -33,7 +31,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 	a := &q.Action
 	x.answeredByFray = a.Answered || a.Dropped
 	for _, h := range a.StrippedHeaders {
-		if strings.EqualFold(h, headerSession) {
+		if strings.EqualFold(h, mcp.HeaderSession) {
 			x.sessionStripped = true
 		}
 	}
@@ -45,7 +43,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 		v.totals.Resumptions++
 	}
 	s := v.sessionFor(o.Session, o.SessionSeq, o.At)
-	if o.Stream == faults.StreamLegacy {
+	if o.Stream == mcp.StreamLegacy {
 		s.legacy = true
 	}
 	if o.Protocol != "" {
@@ -56,7 +54,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 	v.exch[x.num] = x
 	v.deadSessionUsed(x, o)
 	for _, m := range q.Messages {
-		if m.Kind != faults.RPCRequest {
+		if m.Kind != mcp.RPCRequest {
 			continue
 		}
 		if m.Method == "initialize" {
@@ -102,7 +100,7 @@ func (v *Verifier) addRequest(s *session, m observe.Message, x *exch) *request {
 // deadSessionUsed judges a request that carries a session id the client
 // was told is gone (client.new-session-after-404).
 func (v *Verifier) deadSessionUsed(x *exch, o *observe.Observation) {
-	if x.clientSession == "" || x.stream == faults.StreamLegacy {
+	if x.clientSession == "" || x.stream == mcp.StreamLegacy {
 		return
 	}
 	m := v.lookupMeta(x.clientSession)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -18,12 +18,12 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 	}
 	r := o.Response
 	x.responded, x.status, x.origin, x.eventStream = true, r.Status, r.Origin, r.EventStream
-	if o.Stream == faults.StreamLegacy {
-		x.stream = faults.StreamLegacy
+	if o.Stream == mcp.StreamLegacy {
+		x.stream = mcp.StreamLegacy
 	}
 	v.learnSession(x, o)
 	s := x.sess
-	if x.stream == faults.StreamLegacy {
+	if x.stream == mcp.StreamLegacy {
 		s.legacy = true
 	}
 	v.judgeUnknownSession(x, o)
@@ -37,7 +37,7 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 			v.metaFor(o.Session, o.SessionSeq).issued = true
 		}
 	}
-	if r.Status == http.StatusNotFound && x.clientSession != "" && x.stream != faults.StreamLegacy &&
+	if r.Status == http.StatusNotFound && x.clientSession != "" && x.stream != mcp.StreamLegacy &&
 		x.method != http.MethodDelete && r.Origin != observe.FromFray {
 		v.sessionGone(x, o)
 	}
@@ -48,7 +48,7 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 	case x.method == http.MethodGet:
 		v.getAnswered(x)
 	case r.EventStream && x.method == http.MethodPost:
-		l := v.newLogical(x, faults.StreamPost)
+		l := v.newLogical(x, mcp.StreamPost)
 		for _, q := range x.reqs {
 			if q.delivered == 0 && !q.settled {
 				q.lg = l
@@ -96,14 +96,14 @@ func (v *Verifier) learnSession(x *exch, o *observe.Observation) {
 // carried a session id it never issued, or deleted
 // (server.unknown-session-404).
 func (v *Verifier) judgeUnknownSession(x *exch, o *observe.Observation) {
-	if x.clientSession == "" || x.stream == faults.StreamLegacy || o.Response.Origin != observe.FromUpstream {
+	if x.clientSession == "" || x.stream == mcp.StreamLegacy || o.Response.Origin != observe.FromUpstream {
 		return
 	}
 	if x.sessionStripped {
 		v.excuse(cUnknownSession, "Mcp-Session-Id removed by a strip-header fault")
 		return
 	}
-	if !sessionRule(x.protocol) {
+	if !mcp.Sessions(x.protocol) {
 		return
 	}
 	m := v.lookupMeta(x.clientSession)
@@ -151,10 +151,10 @@ func (v *Verifier) sessionGone(x *exch, o *observe.Observation) {
 }
 
 // newLogical starts a logical stream at x.
-func (v *Verifier) newLogical(x *exch, kind faults.StreamType) *logical {
+func (v *Verifier) newLogical(x *exch, kind mcp.StreamType) *logical {
 	s := x.sess
 	l := &logical{origin: x.num, kind: kind, sess: s, protocol: x.protocol, state: lgOpen, path: x.path}
-	if kind == faults.StreamLegacy {
+	if kind == mcp.StreamLegacy {
 		return l
 	}
 	if len(s.logicals) >= maxLogicals {

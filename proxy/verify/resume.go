@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -30,9 +31,9 @@ const (
 // the one fray forwarded).
 func (v *Verifier) getAnswered(x *exch) {
 	s := x.sess
-	if x.stream == faults.StreamLegacy {
+	if x.stream == mcp.StreamLegacy {
 		if x.eventStream {
-			l := v.newLogical(x, faults.StreamLegacy)
+			l := v.newLogical(x, mcp.StreamLegacy)
 			x.cli, x.srv = l, l
 			if x.legacyOf != nil && x.status == http.StatusOK {
 				x.legacyOf.state = lgDone
@@ -50,7 +51,7 @@ func (v *Verifier) getAnswered(x *exch) {
 		return
 	}
 	if cli == nil {
-		cli = v.newLogical(x, faults.StreamGet)
+		cli = v.newLogical(x, mcp.StreamGet)
 	}
 	x.cli = cli
 	if !x.fwdHasLEID {
@@ -58,7 +59,7 @@ func (v *Verifier) getAnswered(x *exch) {
 		s.openGets++
 		x.srv = cli
 		if cli.origin != x.num {
-			x.srv = v.newLogical(x, faults.StreamGet)
+			x.srv = v.newLogical(x, mcp.StreamGet)
 		}
 		return
 	}
@@ -71,7 +72,7 @@ func (v *Verifier) getAnswered(x *exch) {
 	}
 	x.srv = cli
 	if cli.origin != x.num {
-		x.srv = v.newLogical(x, faults.StreamResume)
+		x.srv = v.newLogical(x, mcp.StreamResume)
 	}
 }
 
@@ -117,7 +118,7 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 		}
 		v.find(cLastEventID, levelError, ev)
 		if l != nil {
-			l.blamed = CheckClientLastEventID
+			l.blamed = checks.ClientLastEventID
 		}
 	}
 	if l != nil {
@@ -149,7 +150,7 @@ func (v *Verifier) judgeSentID(l *logical, x *exch) {
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = firstFault(l.endFault, l.idFault)
 	v.find(cLastEventID, levelError, ev)
-	l.blamed = CheckClientLastEventID
+	l.blamed = checks.ClientLastEventID
 }
 
 // plainGet places a GET without Last-Event-ID: the reconnection of a
@@ -176,7 +177,7 @@ func (v *Verifier) plainGet(x *exch) *logical {
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = l.endFault
 	v.find(cLastEventID, levelError, ev)
-	l.blamed = CheckClientLastEventID
+	l.blamed = checks.ClientLastEventID
 	return l
 }
 
@@ -184,7 +185,7 @@ func (v *Verifier) plainGet(x *exch) *logical {
 // response while the client held an id for it.
 func (s *session) oldestPending() *logical {
 	for _, l := range s.logicals {
-		if l.kind == faults.StreamPost && l.state == lgPending && l.owed {
+		if l.kind == mcp.StreamPost && l.state == lgPending && l.owed {
 			return l
 		}
 	}
@@ -229,8 +230,8 @@ func (v *Verifier) attempt(l *logical, x *exch) {
 
 // judgeWait judges how long a client waited before an attempt.
 func (v *Verifier) judgeWait(l *logical, x *exch, wait time.Duration) {
-	if l.hasRetry && l.kind != faults.StreamLegacy {
-		if !resumable(l.protocol) {
+	if l.hasRetry && l.kind != mcp.StreamLegacy {
+		if !mcp.Resumable(l.protocol) {
 			return
 		}
 		v.apply(cRetryHonoured)
@@ -282,8 +283,8 @@ func (v *Verifier) attemptFailed(l *logical, x *exch, at time.Duration) {
 		l.failedByFray++
 		l.endFault = firstFault(x.reqFault, l.endFault)
 	}
-	l.owed = l.kind == faults.StreamPost && l.reqs > 0 && l.hasID && resumable(l.protocol) ||
-		l.kind == faults.StreamLegacy
+	l.owed = l.kind == mcp.StreamPost && l.reqs > 0 && l.hasID && mcp.Resumable(l.protocol) ||
+		l.kind == mcp.StreamLegacy
 }
 
 // legacyAttempt records a GET on the SSE path of a legacy stream that

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -36,14 +38,14 @@ func TestObserveConcurrently(t *testing.T) {
 				h := http.Header{}
 				h.Set("Mcp-Session-Id", sess)
 				id := fmt.Sprint(i + 1)
-				o := &observe.Observation{Kind: observe.KindRequest, At: tick(), Exchange: ex, Stream: faults.StreamPost, Session: sess, SessionSeq: w + 1,
-					Request: &observe.Request{Method: "POST", Path: "/mcp", Header: h, Messages: []observe.Message{{Kind: faults.RPCRequest, Method: "tools/list", ID: id}}}}
+				o := &observe.Observation{Kind: observe.KindRequest, At: tick(), Exchange: ex, Stream: mcp.StreamPost, Session: sess, SessionSeq: w + 1,
+					Request: &observe.Request{Method: "POST", Path: "/mcp", Header: h, Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "tools/list", ID: id}}}}
 				v.Observe(o)
-				o = &observe.Observation{Kind: observe.KindResponse, At: tick(), Exchange: ex, Stream: faults.StreamPost, Session: sess, SessionSeq: w + 1,
+				o = &observe.Observation{Kind: observe.KindResponse, At: tick(), Exchange: ex, Stream: mcp.StreamPost, Session: sess, SessionSeq: w + 1,
 					Response: &observe.Response{Status: 200}}
 				v.Observe(o)
-				o = &observe.Observation{Kind: observe.KindEnd, At: tick(), Exchange: ex, Stream: faults.StreamPost, Session: sess, SessionSeq: w + 1,
-					End: &observe.End{Cause: observe.Complete, Messages: []observe.Message{{Kind: faults.RPCResponse, ID: id}}}}
+				o = &observe.Observation{Kind: observe.KindEnd, At: tick(), Exchange: ex, Stream: mcp.StreamPost, Session: sess, SessionSeq: w + 1,
+					End: &observe.End{Cause: observe.Complete, Messages: []observe.Message{{Kind: mcp.RPCResponse, ID: id}}}}
 				v.Observe(o)
 				if i%10 == 0 {
 					_ = v.Progress()
@@ -60,10 +62,10 @@ func TestObserveConcurrently(t *testing.T) {
 	// Every session id was first seen in a request, never issued: the
 	// server's 200s are findings of server.unknown-session-404, and only
 	// of it.
-	if c := check(t, r, CheckE2EEveryRequestAnswered); c.Applied != workers*calls || c.Count != 0 {
+	if c := check(t, r, checks.E2EEveryRequestAnswered); c.Applied != workers*calls || c.Count != 0 {
 		t.Errorf("every-request-answered %+v", c)
 	}
-	if c := check(t, r, CheckServerUnknownSession404); c.Count != workers*calls {
+	if c := check(t, r, checks.ServerUnknownSession404); c.Count != workers*calls {
 		t.Errorf("unknown-session-404 found %d, want %d", c.Count, workers*calls)
 	}
 }
@@ -90,7 +92,7 @@ func TestArbitraryObservationsNeverPanic(t *testing.T) {
 
 func checkReport(t *testing.T, r report.Report) {
 	t.Helper()
-	if len(r.Checks) != len(Catalog()) || r.Verdict == "" {
+	if len(r.Checks) != len(checks.Catalog()) || r.Verdict == "" {
 		t.Fatalf("malformed report %+v", r)
 	}
 	for _, c := range r.Checks {
@@ -108,7 +110,7 @@ func randomObservation(r *rand.Rand, at time.Duration) *observe.Observation {
 		Kind:     observe.Kind(1 + r.IntN(4)),
 		At:       at,
 		Exchange: uint64(1 + r.IntN(40)),
-		Stream:   faults.StreamType(1 + r.IntN(5)),
+		Stream:   mcp.StreamType(1 + r.IntN(5)),
 		Session:  sess,
 		Protocol: pick("", "2024-11-05", "2025-03-26", "2025-11-25", "2026-07-28"),
 	}
@@ -130,7 +132,7 @@ func randomObservation(r *rand.Rand, at time.Duration) *observe.Observation {
 			q.HasLastEventID, q.LastEventID = true, ids[r.IntN(len(ids))]
 		}
 		for range r.IntN(3) {
-			q.Messages = append(q.Messages, observe.Message{Kind: faults.RPCKind(r.IntN(5)), Method: pick("initialize", "tools/call", ""), ID: pick("1", "2", `"x"`)})
+			q.Messages = append(q.Messages, observe.Message{Kind: mcp.RPCKind(r.IntN(5)), Method: pick("initialize", "tools/call", ""), ID: pick("1", "2", `"x"`)})
 		}
 		if r.IntN(5) == 0 {
 			q.Cancels = []string{pick("1", "2")}
@@ -150,13 +152,13 @@ func randomObservation(r *rand.Rand, at time.Duration) *observe.Observation {
 			DeliveredID: []byte(ids[r.IntN(len(ids))]), DeliveredHasID: r.IntN(2) == 0,
 			Retry: int64(r.IntN(1000)), HasRetry: r.IntN(3) == 0, DeliveredRetry: int64(r.IntN(1000)), DeliveredHasRetry: r.IntN(3) == 0}
 		if data != "" {
-			e.Message = observe.EventMessage{Kind: faults.RPCKind(r.IntN(5)), ID: []byte(pick("1", "2"))}
+			e.Message = observe.EventMessage{Kind: mcp.RPCKind(r.IntN(5)), ID: []byte(pick("1", "2"))}
 		}
 		o.Event = e
 	case observe.KindEnd:
 		o.End = &observe.End{Cause: observe.Cause(r.IntN(6))}
 		if r.IntN(3) == 0 {
-			o.End.Messages = []observe.Message{{Kind: faults.RPCResponse, ID: pick("1", "2")}}
+			o.End.Messages = []observe.Message{{Kind: mcp.RPCResponse, ID: pick("1", "2")}}
 		}
 	}
 	return o

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -16,13 +17,13 @@ func TestPrimingEvent(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
-		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusPass, 0)
+		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusPass, 0)
 	})
 	t.Run("stream without priming fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(note("a1")).send(resp("a2", 1)).end(observe.Complete)
-		c := expect(t, tl.final(), CheckServerPrimingEvent, report.StatusFail, 1)
+		c := expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && c.Evidence[0].Message != "the stream answering POST tools/call (id 1) began with an event that had data" {
 			t.Errorf("message %q", c.Evidence[0].Message)
 		}
@@ -31,13 +32,13 @@ func TestPrimingEvent(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(noID(resp("", 1))).end(observe.Complete)
-		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusFail, 1)
+		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusFail, 1)
 	})
 	t.Run("stream the server ends empty fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().end(observe.Complete)
-		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusFail, 1)
+		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusFail, 1)
 	})
 	t.Run("drop-priming is not the server's doing", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -45,7 +46,7 @@ func TestPrimingEvent(t *testing.T) {
 		tl.call("s1", 1, "tools/call").stream200().
 			send(prime("a1").as(observe.Dropped, fault(0, "drop-priming"))).
 			send(resp("a2", 1)).end(observe.Complete)
-		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusPass, 0)
+		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusPass, 0)
 	})
 	t.Run("strip-id on the priming event is not the server's doing", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -54,14 +55,14 @@ func TestPrimingEvent(t *testing.T) {
 		e.delivered = strp("\x00strip")
 		e.fired = append(e.fired, fault(0, "strip-id"))
 		tl.call("s1", 1, "tools/call").stream200().send(e).send(resp("a2", 1)).end(observe.Complete)
-		expect(t, tl.final(), CheckServerPrimingEvent, report.StatusPass, 0)
+		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusPass, 0)
 	})
 	t.Run("a close before the first event leaves it unjudged", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200(respFired(fault(0, "close"))).end(observe.FaultClosed)
 		r := tl.final()
-		expectExcused(t, r, CheckServerPrimingEvent, "the stream ended before its first event, not by the server")
+		expectExcused(t, r, checks.ServerPrimingEvent, "the stream ended before its first event, not by the server")
 	})
 	t.Run("initialize and older revisions owe none", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -73,9 +74,9 @@ func TestPrimingEvent(t *testing.T) {
 		x.end(observe.Complete)
 		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		r := tl.final()
-		expectExcused(t, r, CheckServerPrimingEvent, "no protocol revision negotiated for the stream")
-		expectExcused(t, r, CheckServerPrimingEvent, "protocol revision 2025-06-18 owes no priming event")
-		expect(t, r, CheckServerPrimingEvent, report.StatusSkip, 0)
+		expectExcused(t, r, checks.ServerPrimingEvent, "no protocol revision negotiated for the stream")
+		expectExcused(t, r, checks.ServerPrimingEvent, "protocol revision 2025-06-18 owes no priming event")
+		expect(t, r, checks.ServerPrimingEvent, report.StatusSkip, 0)
 	})
 	t.Run("the standalone GET stream is judged apart, as a warning", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -84,8 +85,8 @@ func TestPrimingEvent(t *testing.T) {
 		g.send(ev{noID: true}) // a comment, as the Go SDK sends
 		g.send(note("g1")).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckServerPrimingEventGet, report.StatusWarn, 1)
-		expect(t, r, CheckServerPrimingEvent, report.StatusSkip, 0)
+		expect(t, r, checks.ServerPrimingEventGet, report.StatusWarn, 1)
+		expect(t, r, checks.ServerPrimingEvent, report.StatusSkip, 0)
 		if r.Verdict != report.VerdictPass {
 			t.Errorf("a warning failed the run")
 		}
@@ -97,25 +98,25 @@ func TestPrimingEvent(t *testing.T) {
 		tl.wait(100 * ms)
 		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckServerPrimingEvent, report.StatusPass, 0)
-		expect(t, r, CheckServerPrimingEventGet, report.StatusSkip, 0)
+		expect(t, r, checks.ServerPrimingEvent, report.StatusPass, 0)
+		expect(t, r, checks.ServerPrimingEventGet, report.StatusSkip, 0)
 	})
 	t.Run("severity off skips it", func(t *testing.T) {
-		tl := newTimeline(t, Options{Severity: map[string]string{CheckServerPrimingEvent: report.SeverityOff}})
+		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ServerPrimingEvent: checks.Off}})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		r := tl.final()
-		c := expect(t, r, CheckServerPrimingEvent, report.StatusSkip, 0)
-		if c.Severity != report.SeverityOff || r.Verdict != report.VerdictPass {
+		c := expect(t, r, checks.ServerPrimingEvent, report.StatusSkip, 0)
+		if c.Severity != checks.Off || r.Verdict != report.VerdictPass {
 			t.Errorf("severity %s, verdict %s", c.Severity, r.Verdict)
 		}
 	})
 	t.Run("severity warning keeps the run passing", func(t *testing.T) {
-		tl := newTimeline(t, Options{Severity: map[string]string{CheckServerPrimingEvent: report.SeverityWarning}})
+		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ServerPrimingEvent: checks.Warning}})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckServerPrimingEvent, report.StatusWarn, 1)
+		expect(t, r, checks.ServerPrimingEvent, report.StatusWarn, 1)
 		if r.Verdict != report.VerdictPass {
 			t.Errorf("verdict %s", r.Verdict)
 		}
@@ -133,11 +134,11 @@ func TestRetryBeforeClose(t *testing.T) {
 		return tl.final()
 	}
 	t.Run("retry sent before a server close passes", func(t *testing.T) {
-		expect(t, cut(t, primeRetry("a1", 500), observe.Complete), CheckServerRetryBeforeClose, report.StatusPass, 0)
+		expect(t, cut(t, primeRetry("a1", 500), observe.Complete), checks.ServerRetryBeforeClose, report.StatusPass, 0)
 	})
 	t.Run("a server close without retry warns", func(t *testing.T) {
 		r := cut(t, prime("a1"), observe.Complete)
-		expect(t, r, CheckServerRetryBeforeClose, report.StatusWarn, 1)
+		expect(t, r, checks.ServerRetryBeforeClose, report.StatusWarn, 1)
 		if r.Verdict != report.VerdictPass {
 			t.Errorf("verdict %s", r.Verdict)
 		}
@@ -146,16 +147,16 @@ func TestRetryBeforeClose(t *testing.T) {
 		e := primeRetry("a1", 500)
 		e.deliveredRetry = i64p(-1)
 		e.fired = append(e.fired, fault(0, "strip-retry"))
-		expect(t, cut(t, e, observe.Complete), CheckServerRetryBeforeClose, report.StatusPass, 0)
+		expect(t, cut(t, e, observe.Complete), checks.ServerRetryBeforeClose, report.StatusPass, 0)
 	})
 	t.Run("a close by fray is not judged", func(t *testing.T) {
-		expect(t, cut(t, prime("a1"), observe.FaultClosed), CheckServerRetryBeforeClose, report.StatusSkip, 0)
+		expect(t, cut(t, prime("a1"), observe.FaultClosed), checks.ServerRetryBeforeClose, report.StatusSkip, 0)
 	})
 	t.Run("a stream ended after its response owes no retry", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
-		expect(t, tl.final(), CheckServerRetryBeforeClose, report.StatusSkip, 0)
+		expect(t, tl.final(), checks.ServerRetryBeforeClose, report.StatusSkip, 0)
 	})
 }
 
@@ -165,7 +166,7 @@ func TestEventIDsUnique(t *testing.T) {
 		tl.initialize("s1")
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		tl.toolCall("s1", 2, "b1", "a2", "b3")
-		c := expect(t, tl.final(), CheckServerEventIDsUnique, report.StatusFail, 1)
+		c := expect(t, tl.final(), checks.ServerEventIDsUnique, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a2" || c.Evidence[0].Related[0] != 2) {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
@@ -176,7 +177,7 @@ func TestEventIDsUnique(t *testing.T) {
 		tl.initialize("s2")
 		tl.toolCall("s1", 1, "1", "2", "3")
 		tl.toolCall("s2", 1, "1", "2", "3")
-		expect(t, tl.final(), CheckServerEventIDsUnique, report.StatusPass, 0)
+		expect(t, tl.final(), checks.ServerEventIDsUnique, report.StatusPass, 0)
 	})
 	t.Run("a replay repeats ids legitimately; rewrite-id is not the server's doing", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -188,7 +189,7 @@ func TestEventIDsUnique(t *testing.T) {
 			send(resp("a3", 1).as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
 		tl.wait(500 * ms)
 		tl.get("s1", "a2-x").stream200().send(note("a2")).send(resp("a3", 1)).end(observe.Complete)
-		expect(t, tl.final(), CheckServerEventIDsUnique, report.StatusPass, 0)
+		expect(t, tl.final(), checks.ServerEventIDsUnique, report.StatusPass, 0)
 	})
 }
 
@@ -212,8 +213,8 @@ func TestReplay(t *testing.T) {
 		tl := lostResponse(t)
 		tl.get("s1", "a2").stream200().send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		r := tl.final()
-		for _, id := range []string{CheckServerReplayComplete, CheckServerReplayNoDuplicates, CheckClientReconnects,
-			CheckClientLastEventID, CheckClientRetryHonoured, CheckE2EEveryRequestAnswered, CheckE2ENoMessageLost} {
+		for _, id := range []string{checks.ServerReplayComplete, checks.ServerReplayNoDuplicates, checks.ClientReconnects,
+			checks.ClientLastEventID, checks.ClientRetryHonoured, checks.E2EEveryRequestAnswered, checks.E2ENoMessageLost} {
 			expect(t, r, id, report.StatusPass, 0)
 		}
 		if r.Verdict != report.VerdictPass {
@@ -224,32 +225,32 @@ func TestReplay(t *testing.T) {
 		tl := lostResponse(t)
 		tl.get("s1", "a2").stream200().send(resp("a4", 1)).send(note("a5")).end(observe.Complete)
 		r := tl.final()
-		c := expect(t, r, CheckServerReplayComplete, report.StatusFail, 1)
+		c := expect(t, r, checks.ServerReplayComplete, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
-		expectExcused(t, r, CheckE2ENoMessageLost, "explained by server.replay-complete")
-		expect(t, r, CheckE2EEveryRequestAnswered, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2ENoMessageLost, "explained by server.replay-complete")
+		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("judged when the upstream ends the resumption", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.get("s1", "a2").stream200().end(observe.Complete)
-		expect(t, tl.final(), CheckServerReplayComplete, report.StatusFail, 1)
+		expect(t, tl.final(), checks.ServerReplayComplete, report.StatusFail, 1)
 	})
 	t.Run("a resumption fray cuts first is not judged", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.get("s1", "a2").stream200(respFired(fault(2, "close"))).end(observe.FaultClosed)
-		expectExcused(t, tl.final(), CheckServerReplayComplete, "the resumption was cut before its replay ended")
+		expectExcused(t, tl.final(), checks.ServerReplayComplete, "the resumption was cut before its replay ended")
 	})
 	t.Run("an id fray rewrote is not judged", func(t *testing.T) {
 		tl := lostResponse(t)
 		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "a20"}
 		tl.getWith("s1", strp("a2"), action(a), fired(fault(3, "rewrite-last-event-id"))).stream200().end(observe.Complete)
 		r := tl.final()
-		expectExcused(t, r, CheckServerReplayComplete, "Last-Event-ID rewritten by fray")
-		expectExcused(t, r, CheckE2ENoMessageLost, "Last-Event-ID changed by fray")
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "Last-Event-ID changed by fray")
-		expect(t, r, CheckClientLastEventID, report.StatusPass, 0)
+		expectExcused(t, r, checks.ServerReplayComplete, "Last-Event-ID rewritten by fray")
+		expectExcused(t, r, checks.E2ENoMessageLost, "Last-Event-ID changed by fray")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "Last-Event-ID changed by fray")
+		expect(t, r, checks.ClientLastEventID, report.StatusPass, 0)
 	})
 	t.Run("a stripped Last-Event-ID owes no replay", func(t *testing.T) {
 		tl := lostResponse(t)
@@ -257,33 +258,33 @@ func TestReplay(t *testing.T) {
 		g := tl.getWith("s1", strp("a2"), action(a), fired(fault(3, "strip-last-event-id"))).stream200()
 		g.send(note("g1")).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckServerReplayComplete, report.StatusSkip, 0)
-		expect(t, r, CheckClientLastEventID, report.StatusPass, 0)
-		expectExcused(t, r, CheckE2EEveryRequestAnswered, "Last-Event-ID changed by fray")
+		expect(t, r, checks.ServerReplayComplete, report.StatusSkip, 0)
+		expect(t, r, checks.ClientLastEventID, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "Last-Event-ID changed by fray")
 	})
 	t.Run("replaying the event at Last-Event-ID is a duplicate", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.get("s1", "a2").stream200().send(note("a2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, CheckServerReplayNoDuplicates, report.StatusFail, 1)
-		expect(t, r, CheckServerReplayComplete, report.StatusPass, 0)
-		expect(t, r, CheckServerEventIDsUnique, report.StatusPass, 0)
+		expect(t, r, checks.ServerReplayNoDuplicates, report.StatusFail, 1)
+		expect(t, r, checks.ServerReplayComplete, report.StatusPass, 0)
+		expect(t, r, checks.ServerEventIDsUnique, report.StatusPass, 0)
 	})
 	t.Run("an event replayed twice is a duplicate", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.get("s1", "a2").stream200().send(note("a3")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
-		expect(t, tl.final(), CheckServerReplayNoDuplicates, report.StatusFail, 1)
+		expect(t, tl.final(), checks.ServerReplayNoDuplicates, report.StatusFail, 1)
 	})
 	t.Run("another stream's events are not replayed", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.toolCall("s1", 2, "b1", "b2", "b3")
 		tl.get("s1", "a2").stream200().send(note("a3")).send(note("b2")).send(resp("a4", 1)).end(observe.Complete)
 		r := tl.final()
-		c := expect(t, r, CheckServerReplayIsolated, report.StatusFail, 1)
+		c := expect(t, r, checks.ServerReplayIsolated, report.StatusFail, 1)
 		if len(c.Evidence) == 1 && c.Evidence[0].Related[0] != 3 {
 			t.Errorf("related %v, want exchange 3 where b2 was first sent", c.Evidence[0].Related)
 		}
-		expect(t, r, CheckServerEventIDsUnique, report.StatusPass, 0)
+		expect(t, r, checks.ServerEventIDsUnique, report.StatusPass, 0)
 	})
 	t.Run("another session's events are not replayed", func(t *testing.T) {
 		tl := lostResponse(t)
@@ -293,14 +294,14 @@ func TestReplay(t *testing.T) {
 		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "x1"}
 		tl.getWith("s1", strp("a2"), action(a), fired(fault(3, "rewrite-last-event-id"))).stream200().
 			send(note("x2")).send(resp("a4", 1)).end(observe.Complete)
-		expect(t, tl.final(), CheckServerReplayIsolated, report.StatusFail, 1)
+		expect(t, tl.final(), checks.ServerReplayIsolated, report.StatusFail, 1)
 	})
 	t.Run("the same ids and data in two sessions after the replay are not a leak", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.initialize("s2")
 		tl.toolCall("s2", 7, "x1", "x2", "x3")
 		tl.get("s1", "a2").stream200().send(note("a3")).send(resp("a4", 1)).send(note("a5")).send(note("x2")).end(observe.Complete)
-		expect(t, tl.final(), CheckServerReplayIsolated, report.StatusSkip, 0)
+		expect(t, tl.final(), checks.ServerReplayIsolated, report.StatusSkip, 0)
 	})
 }
 
@@ -309,23 +310,23 @@ func TestUnknownSession404(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("bogus", 1, "tools/list").respond(404, false, "").end(observe.Complete)
-		expect(t, tl.report(), CheckServerUnknownSession404, report.StatusPass, 0)
+		expect(t, tl.report(), checks.ServerUnknownSession404, report.StatusPass, 0)
 	})
 	t.Run("an id never issued answered 200 fails", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("bogus", 1, "tools/list").jsonAnswer("1")
-		expect(t, tl.report(), CheckServerUnknownSession404, report.StatusFail, 1)
+		expect(t, tl.report(), checks.ServerUnknownSession404, report.StatusFail, 1)
 	})
 	t.Run("a deleted session is answered 404", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
-		tl.request("DELETE", "/mcp", faults.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
+		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
 		tl.wait(ms)
 		tl.call("s1", 2, "tools/list").jsonAnswer("2")
 		tl.get("s1").respond(404, false, "").end(observe.Complete)
 		r := tl.report()
-		c := expect(t, r, CheckServerUnknownSession404, report.StatusFail, 1)
+		c := expect(t, r, checks.ServerUnknownSession404, report.StatusFail, 1)
 		if c.Applied != 2 {
 			t.Errorf("applied %d, want 2", c.Applied)
 		}
@@ -334,7 +335,7 @@ func TestUnknownSession404(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/list").jsonAnswer("1")
-		expect(t, tl.report(), CheckServerUnknownSession404, report.StatusSkip, 0)
+		expect(t, tl.report(), checks.ServerUnknownSession404, report.StatusSkip, 0)
 	})
 	t.Run("fray's own answers and stripped ids are not judged", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -344,8 +345,8 @@ func TestUnknownSession404(t *testing.T) {
 		tl.call("s1", 2, "tools/list", action(observe.RequestAction{StrippedHeaders: []string{"Mcp-Session-Id"}}), fired(fault(1, "strip-header"))).
 			respond(400, false, "").end(observe.Complete)
 		r := tl.report()
-		expectExcused(t, r, CheckServerUnknownSession404, "Mcp-Session-Id removed by a strip-header fault")
-		expect(t, r, CheckServerUnknownSession404, report.StatusSkip, 0)
+		expectExcused(t, r, checks.ServerUnknownSession404, "Mcp-Session-Id removed by a strip-header fault")
+		expect(t, r, checks.ServerUnknownSession404, report.StatusSkip, 0)
 	})
 }
 
@@ -363,6 +364,6 @@ func TestOldIDsAreNotJudged(t *testing.T) {
 	tl.wait(time.Second)
 	tl.get("s1", "g0").stream200().send(note("g-new")).end(observe.Complete)
 	r := tl.final()
-	expectExcused(t, r, CheckServerReplayComplete, "Last-Event-ID older than the ledger's window, or never sent")
-	expectExcused(t, r, CheckClientLastEventID, "an id older than the ledger's window")
+	expectExcused(t, r, checks.ServerReplayComplete, "Last-Event-ID older than the ledger's window, or never sent")
+	expectExcused(t, r, checks.ClientLastEventID, "an id older than the ledger's window")
 }

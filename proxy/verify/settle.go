@@ -5,7 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -56,9 +57,9 @@ func (v *Verifier) judgeKept(k *kept) {
 func (v *Verifier) lossReason(k *kept) string {
 	c := k.cli
 	switch {
-	case c.kind == faults.StreamLegacy || c.sess.legacy:
+	case c.kind == mcp.StreamLegacy || c.sess.legacy:
 		return "legacy transport"
-	case !resumable(c.protocol):
+	case !mcp.Resumable(c.protocol):
 		return "protocol without resumability"
 	case k.corrupted:
 		return "corrupted by fray"
@@ -91,7 +92,7 @@ func blame(ls ...*logical) string {
 		case l.blamed != "":
 			return "explained by " + l.blamed
 		case l.noPriming && !l.everID:
-			return "explained by " + CheckServerPrimingEvent
+			return "explained by " + checks.ServerPrimingEvent
 		}
 	}
 	return ""
@@ -101,9 +102,9 @@ func blame(ls ...*logical) string {
 // POST stream still owed the client, "" when one could have.
 func (v *Verifier) streamReason(l *logical) string {
 	switch {
-	case l.kind == faults.StreamLegacy || l.sess.legacy:
+	case l.kind == mcp.StreamLegacy || l.sess.legacy:
 		return "legacy transport"
-	case !resumable(l.protocol):
+	case !mcp.Resumable(l.protocol):
 		return "protocol without resumability"
 	case l.clientClosed:
 		return "the client closed the stream"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
@@ -55,7 +56,7 @@ func (tl *timeline) seq(session string) int {
 type xch struct {
 	tl       *timeline
 	num      uint64
-	stream   faults.StreamType
+	stream   mcp.StreamType
 	session  string
 	protocol string
 	index    int
@@ -90,7 +91,7 @@ func header(k, v string) reqOpt {
 }
 
 // request starts an exchange.
-func (tl *timeline) request(method, path string, st faults.StreamType, session string, body string, opts ...reqOpt) *xch {
+func (tl *timeline) request(method, path string, st mcp.StreamType, session string, body string, opts ...reqOpt) *xch {
 	tl.next++
 	x := &xch{tl: tl, num: tl.next, stream: st, session: session, protocol: tl.protocol[session]}
 	o := x.head(observe.KindRequest)
@@ -101,7 +102,7 @@ func (tl *timeline) request(method, path string, st faults.StreamType, session s
 	if body != "" {
 		jsonrpc.ScanBatch([]byte(body), func(m jsonrpc.Message) bool {
 			q.Messages = append(q.Messages, observe.Message{Kind: m.Kind, Method: m.MethodString(), ID: string(m.ID)})
-			if m.Kind == faults.RPCNotification && m.MethodIs("notifications/cancelled") {
+			if m.Kind == mcp.RPCNotification && m.MethodIs("notifications/cancelled") {
 				q.Cancels = append(q.Cancels, string(jsonrpc.Lookup(m.Params, "requestId")))
 			}
 			return true
@@ -122,20 +123,20 @@ func (tl *timeline) request(method, path string, st faults.StreamType, session s
 // call POSTs a JSON-RPC request.
 func (tl *timeline) call(session string, id int, method string, opts ...reqOpt) *xch {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`, id, method)
-	return tl.request("POST", "/mcp", faults.StreamPost, session, body, opts...)
+	return tl.request("POST", "/mcp", mcp.StreamPost, session, body, opts...)
 }
 
 // notify POSTs a JSON-RPC notification.
 func (tl *timeline) notify(session, body string) *xch {
-	return tl.request("POST", "/mcp", faults.StreamPost, session, body)
+	return tl.request("POST", "/mcp", mcp.StreamPost, session, body)
 }
 
 // get sends a GET, with Last-Event-ID when leid is given.
 func (tl *timeline) get(session string, leid ...string) *xch {
-	st := faults.StreamGet
+	st := mcp.StreamGet
 	var opts []reqOpt
 	if len(leid) > 0 {
-		st = faults.StreamResume
+		st = mcp.StreamResume
 		opts = append(opts, header("Last-Event-ID", leid[0]))
 	}
 	return tl.request("GET", "/mcp", st, session, "", opts...)
@@ -143,9 +144,9 @@ func (tl *timeline) get(session string, leid ...string) *xch {
 
 // getWith sends a GET with request options (e.g. a Last-Event-ID fault).
 func (tl *timeline) getWith(session string, leid *string, opts ...reqOpt) *xch {
-	st := faults.StreamGet
+	st := mcp.StreamGet
 	if leid != nil {
-		st = faults.StreamResume
+		st = mcp.StreamResume
 		opts = append([]reqOpt{header("Last-Event-ID", *leid)}, opts...)
 	}
 	return tl.request("GET", "/mcp", st, session, "", opts...)
@@ -159,7 +160,7 @@ func (tl *timeline) initialize(session string) {
 	x.respond(http.StatusOK, false, session)
 	tl.protocol[session] = tl.rev
 	x.protocol = tl.rev
-	x.end(observe.Complete, observe.Message{Kind: faults.RPCResponse, ID: "0"})
+	x.end(observe.Complete, observe.Message{Kind: mcp.RPCResponse, ID: "0"})
 }
 
 // respOpt changes a response before it is observed.
@@ -274,7 +275,7 @@ func (x *xch) end(c observe.Cause, msgs ...observe.Message) *xch {
 // jsonAnswer answers a call with its response in a JSON body.
 func (x *xch) jsonAnswer(rpcID string) *xch {
 	x.respond(http.StatusOK, false, "")
-	return x.end(observe.Complete, observe.Message{Kind: faults.RPCResponse, ID: rpcID})
+	return x.end(observe.Complete, observe.Message{Kind: mcp.RPCResponse, ID: rpcID})
 }
 
 func strp(s string) *string { return &s }

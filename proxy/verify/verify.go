@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
@@ -33,10 +34,10 @@ import (
 // severities and deadlines.
 type Options struct {
 	// Severity overrides a check's default severity: check id to
-	// report.SeverityError, report.SeverityWarning or report.SeverityOff.
+	// checks.Error, checks.Warning or checks.Off.
 	// Ids not in the catalog and other values are ignored (profiles
 	// rejects them before they get here).
-	Severity map[string]string
+	Severity map[string]checks.Severity
 	// AnswerDeadline is how long after the last activity of its session a
 	// forwarded request may stay unanswered (e2e.every-request-answered);
 	// 0 means 30s. It is also how long, beyond the retry it was given, a
@@ -125,7 +126,7 @@ func New(opts Options) *Verifier {
 	for i, c := range catalog {
 		v.checks[i].sev = c.Severity
 		switch s := opts.Severity[c.ID]; s {
-		case report.SeverityError, report.SeverityWarning, report.SeverityOff:
+		case checks.Error, checks.Warning, checks.Off:
 			v.checks[i].sev = s
 		}
 	}
@@ -236,7 +237,7 @@ func (v *Verifier) build(at time.Duration) report.Report {
 			Evidence: append([]report.Evidence{}, cs.evidence...),
 			Excused:  cs.excuses(),
 		}
-		if cs.sev == report.SeverityOff {
+		if cs.sev == checks.Off {
 			c.Count, c.Applied, c.Evidence, c.Excused = 0, 0, []report.Evidence{}, nil
 		}
 		if c.Status == report.StatusFail {

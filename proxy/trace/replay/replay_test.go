@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -22,7 +22,7 @@ func conv() []*observe.Observation {
 	sess := "s-1"
 	var obs []*observe.Observation
 	add := func(o observe.Observation) { obs = append(obs, &o) }
-	ev := func(ex uint64, st faults.StreamType, at time.Duration, idx int, id, data string, fate observe.Fate, kind faults.RPCKind, rpcID string, copies int) {
+	ev := func(ex uint64, st mcp.StreamType, at time.Duration, idx int, id, data string, fate observe.Fate, kind mcp.RPCKind, rpcID string, copies int) {
 		raw := "id: " + id + "\ndata: " + data + "\n\n"
 		e := &observe.Event{Index: idx, Raw: []byte(raw), Parsed: true, ID: []byte(id), HasID: true, Dispatched: true, Fate: fate, Copies: copies,
 			Message: observe.EventMessage{Kind: kind, ID: []byte(rpcID)}}
@@ -32,29 +32,29 @@ func conv() []*observe.Observation {
 		add(observe.Observation{Kind: observe.KindEvent, At: at, Exchange: ex, Stream: st, Session: sess, Event: e})
 	}
 	sseHead := http.Header{"Content-Type": {"text/event-stream"}, "Mcp-Session-Id": {sess}}
-	add(observe.Observation{Kind: observe.KindRequest, At: 0, Exchange: 1, Stream: faults.StreamPost,
-		Request: &observe.Request{Method: "POST", Messages: []observe.Message{{Kind: faults.RPCRequest, Method: "initialize", ID: "0"}}}})
-	add(observe.Observation{Kind: observe.KindResponse, At: 10 * ms, Exchange: 1, Stream: faults.StreamPost, Session: sess,
+	add(observe.Observation{Kind: observe.KindRequest, At: 0, Exchange: 1, Stream: mcp.StreamPost,
+		Request: &observe.Request{Method: "POST", Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "initialize", ID: "0"}}}})
+	add(observe.Observation{Kind: observe.KindResponse, At: 10 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: sess,
 		Response: &observe.Response{Status: 200, Header: sseHead, EventStream: true, Session: sess}})
-	ev(1, faults.StreamPost, 11*ms, 0, "a0", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}`, observe.Delivered, faults.RPCResponse, "0", 1)
-	add(observe.Observation{Kind: observe.KindEnd, At: 12 * ms, Exchange: 1, Stream: faults.StreamPost, Session: sess, End: &observe.End{}})
+	ev(1, mcp.StreamPost, 11*ms, 0, "a0", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}`, observe.Delivered, mcp.RPCResponse, "0", 1)
+	add(observe.Observation{Kind: observe.KindEnd, At: 12 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: sess, End: &observe.End{}})
 
-	add(observe.Observation{Kind: observe.KindRequest, At: 100 * ms, Exchange: 2, Stream: faults.StreamPost, Session: sess,
-		Request: &observe.Request{Method: "POST", Messages: []observe.Message{{Kind: faults.RPCRequest, Method: "tools/call", ID: "1"}}}})
-	add(observe.Observation{Kind: observe.KindResponse, At: 110 * ms, Exchange: 2, Stream: faults.StreamPost, Session: sess,
+	add(observe.Observation{Kind: observe.KindRequest, At: 100 * ms, Exchange: 2, Stream: mcp.StreamPost, Session: sess,
+		Request: &observe.Request{Method: "POST", Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "tools/call", ID: "1"}}}})
+	add(observe.Observation{Kind: observe.KindResponse, At: 110 * ms, Exchange: 2, Stream: mcp.StreamPost, Session: sess,
 		Response: &observe.Response{Status: 200, Header: sseHead, EventStream: true, Session: sess}})
-	ev(2, faults.StreamPost, 120*ms, 0, "b0", `{"jsonrpc":"2.0","method":"notifications/progress"}`, observe.Delivered, faults.RPCNotification, "", 2)
-	ev(2, faults.StreamPost, 130*ms, 1, "b1", `{"jsonrpc":"2.0","method":"notifications/progress"}`, observe.Lost, faults.RPCNotification, "", 0)
-	ev(2, faults.StreamPost, 140*ms, 2, "b2", `{"jsonrpc":"2.0","id":1,"result":{}}`, observe.Lost, faults.RPCResponse, "1", 0)
-	add(observe.Observation{Kind: observe.KindEnd, At: 141 * ms, Exchange: 2, Stream: faults.StreamPost, Session: sess, End: &observe.End{Cause: observe.FaultClosed}})
+	ev(2, mcp.StreamPost, 120*ms, 0, "b0", `{"jsonrpc":"2.0","method":"notifications/progress"}`, observe.Delivered, mcp.RPCNotification, "", 2)
+	ev(2, mcp.StreamPost, 130*ms, 1, "b1", `{"jsonrpc":"2.0","method":"notifications/progress"}`, observe.Lost, mcp.RPCNotification, "", 0)
+	ev(2, mcp.StreamPost, 140*ms, 2, "b2", `{"jsonrpc":"2.0","id":1,"result":{}}`, observe.Lost, mcp.RPCResponse, "1", 0)
+	add(observe.Observation{Kind: observe.KindEnd, At: 141 * ms, Exchange: 2, Stream: mcp.StreamPost, Session: sess, End: &observe.End{Cause: observe.FaultClosed}})
 
-	add(observe.Observation{Kind: observe.KindRequest, At: 300 * ms, Exchange: 3, Stream: faults.StreamResume, Session: sess,
+	add(observe.Observation{Kind: observe.KindRequest, At: 300 * ms, Exchange: 3, Stream: mcp.StreamResume, Session: sess,
 		Request: &observe.Request{Method: "GET", LastEventID: "b0", HasLastEventID: true}})
-	add(observe.Observation{Kind: observe.KindResponse, At: 301 * ms, Exchange: 3, Stream: faults.StreamResume, Session: sess,
+	add(observe.Observation{Kind: observe.KindResponse, At: 301 * ms, Exchange: 3, Stream: mcp.StreamResume, Session: sess,
 		Response: &observe.Response{Status: 200, Header: sseHead, EventStream: true, Session: sess}})
-	ev(3, faults.StreamResume, 302*ms, 0, "b1", `{"jsonrpc":"2.0","method":"notifications/progress"}`, observe.Delivered, faults.RPCNotification, "", 1)
-	ev(3, faults.StreamResume, 303*ms, 1, "b2", `{"jsonrpc":"2.0","id":1,"result":{}}`, observe.Delivered, faults.RPCResponse, "1", 1)
-	add(observe.Observation{Kind: observe.KindEnd, At: 304 * ms, Exchange: 3, Stream: faults.StreamResume, Session: sess, End: &observe.End{}})
+	ev(3, mcp.StreamResume, 302*ms, 0, "b1", `{"jsonrpc":"2.0","method":"notifications/progress"}`, observe.Delivered, mcp.RPCNotification, "", 1)
+	ev(3, mcp.StreamResume, 303*ms, 1, "b2", `{"jsonrpc":"2.0","id":1,"result":{}}`, observe.Delivered, mcp.RPCResponse, "1", 1)
+	add(observe.Observation{Kind: observe.KindEnd, At: 304 * ms, Exchange: 3, Stream: mcp.StreamResume, Session: sess, End: &observe.End{}})
 	return obs
 }
 
@@ -175,19 +175,19 @@ func TestUnmatched(t *testing.T) {
 // TestMatchOrder: recorded exchanges that look alike are used in order,
 // and a resume prefers the one with its Last-Event-ID.
 func TestMatchOrder(t *testing.T) {
-	mk := func(seq uint64, st faults.StreamType, lei string) *recExchange {
+	mk := func(seq uint64, st mcp.StreamType, lei string) *recExchange {
 		return &recExchange{seq: seq, method: "GET", stream: st, session: "s", lei: lei, hasLEI: lei != ""}
 	}
-	sc := &script{exchanges: []*recExchange{mk(1, faults.StreamResume, "x"), mk(2, faults.StreamResume, "y"), mk(3, faults.StreamGet, "")}}
+	sc := &script{exchanges: []*recExchange{mk(1, mcp.StreamResume, "x"), mk(2, mcp.StreamResume, "y"), mk(3, mcp.StreamGet, "")}}
 	used := map[uint64]bool{}
 	for i, tc := range []struct {
 		live *liveRequest
 		want uint64
 	}{
-		{&liveRequest{method: "GET", stream: faults.StreamResume, session: "s", lei: "y", hasLEI: true}, 2},
-		{&liveRequest{method: "GET", stream: faults.StreamResume, session: "s", lei: "z", hasLEI: true}, 1},
-		{&liveRequest{method: "GET", stream: faults.StreamResume, session: "s", lei: "x", hasLEI: true}, 0},
-		{&liveRequest{method: "GET", stream: faults.StreamGet, session: "s"}, 3},
+		{&liveRequest{method: "GET", stream: mcp.StreamResume, session: "s", lei: "y", hasLEI: true}, 2},
+		{&liveRequest{method: "GET", stream: mcp.StreamResume, session: "s", lei: "z", hasLEI: true}, 1},
+		{&liveRequest{method: "GET", stream: mcp.StreamResume, session: "s", lei: "x", hasLEI: true}, 0},
+		{&liveRequest{method: "GET", stream: mcp.StreamGet, session: "s"}, 3},
 	} {
 		got := sc.match(tc.live, used)
 		if (got == nil && tc.want != 0) || (got != nil && got.seq != tc.want) {
@@ -201,10 +201,10 @@ func TestResetAndStall(t *testing.T) {
 	head := http.Header{"Content-Type": {"text/event-stream"}}
 	mk := func(fate observe.Fate, cause observe.Cause) []*observe.Observation {
 		return []*observe.Observation{
-			{Kind: observe.KindRequest, Exchange: 1, Stream: faults.StreamGet, Request: &observe.Request{Method: "GET"}},
-			{Kind: observe.KindResponse, At: ms, Exchange: 1, Stream: faults.StreamGet, Response: &observe.Response{Status: 200, Header: head, EventStream: true}},
-			{Kind: observe.KindEvent, At: 2 * ms, Exchange: 1, Stream: faults.StreamGet, Event: &observe.Event{Raw: []byte("data: x\n\n"), Parsed: true, Fate: fate, Copies: 1}},
-			{Kind: observe.KindEnd, At: 3 * ms, Exchange: 1, Stream: faults.StreamGet, End: &observe.End{Cause: cause}},
+			{Kind: observe.KindRequest, Exchange: 1, Stream: mcp.StreamGet, Request: &observe.Request{Method: "GET"}},
+			{Kind: observe.KindResponse, At: ms, Exchange: 1, Stream: mcp.StreamGet, Response: &observe.Response{Status: 200, Header: head, EventStream: true}},
+			{Kind: observe.KindEvent, At: 2 * ms, Exchange: 1, Stream: mcp.StreamGet, Event: &observe.Event{Raw: []byte("data: x\n\n"), Parsed: true, Fate: fate, Copies: 1}},
+			{Kind: observe.KindEnd, At: 3 * ms, Exchange: 1, Stream: mcp.StreamGet, End: &observe.End{Cause: cause}},
 		}
 	}
 	obs := mk(observe.Delivered, observe.FaultReset)
@@ -258,16 +258,16 @@ func equalDurations(a, b []time.Duration) bool {
 // clock; one that ended before is not.
 func TestEndsWithSession(t *testing.T) {
 	ms := time.Millisecond
-	ex := func(seq uint64, method string, st faults.StreamType, reqAt, endAt time.Duration) []*observe.Observation {
+	ex := func(seq uint64, method string, st mcp.StreamType, reqAt, endAt time.Duration) []*observe.Observation {
 		return []*observe.Observation{
 			{Kind: observe.KindRequest, At: reqAt, Exchange: seq, Stream: st, Session: "s", Request: &observe.Request{Method: method}},
 			{Kind: observe.KindEnd, At: endAt, Exchange: seq, Stream: st, Session: "s", End: &observe.End{}},
 		}
 	}
 	var obs []*observe.Observation
-	obs = append(obs, ex(1, "GET", faults.StreamGet, 0, 100*ms)...)  // ends with the DELETE
-	obs = append(obs, ex(2, "POST", faults.StreamPost, 0, 50*ms)...) // ends before it
-	obs = append(obs, ex(3, "DELETE", faults.StreamOther, 90*ms, 95*ms)...)
+	obs = append(obs, ex(1, "GET", mcp.StreamGet, 0, 100*ms)...)  // ends with the DELETE
+	obs = append(obs, ex(2, "POST", mcp.StreamPost, 0, 50*ms)...) // ends before it
+	obs = append(obs, ex(3, "DELETE", mcp.StreamOther, 90*ms, 95*ms)...)
 	sc := newScript(obs)
 	for i, want := range []bool{true, false, false} {
 		if got := sc.exchanges[i].withSession; got != want {

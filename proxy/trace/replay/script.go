@@ -24,7 +24,7 @@ package replay
 import (
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -44,7 +44,7 @@ const (
 type recExchange struct {
 	seq      uint64
 	method   string
-	stream   faults.StreamType
+	stream   mcp.StreamType
 	session  string // the session the request carried, "" for none
 	messages []observe.Message
 	lei      string
@@ -73,7 +73,7 @@ type recEvent struct {
 	copies          int
 	id              []byte // the upstream's id, when it had one
 	hasID           bool
-	msgKind         faults.RPCKind
+	msgKind         mcp.RPCKind
 	msgID           []byte
 }
 
@@ -100,8 +100,8 @@ func newScript(obs []*observe.Observation) *script {
 		if ex == nil {
 			continue
 		}
-		if o.Stream == faults.StreamLegacy {
-			ex.stream = faults.StreamLegacy
+		if o.Stream == mcp.StreamLegacy {
+			ex.stream = mcp.StreamLegacy
 		}
 		switch o.Kind {
 		case observe.KindResponse:
@@ -135,7 +135,7 @@ func newScript(obs []*observe.Observation) *script {
 // liveRequest is what the replay knows of a live request.
 type liveRequest struct {
 	method   string
-	stream   faults.StreamType
+	stream   mcp.StreamType
 	session  string
 	messages []observe.Message
 	lei      string
@@ -144,12 +144,12 @@ type liveRequest struct {
 
 // sameClass reports whether a recorded stream type can answer a live one:
 // a GET is classified as legacy only once its first event is seen.
-func sameClass(rec, live faults.StreamType) bool {
-	if rec == faults.StreamLegacy {
-		rec = faults.StreamGet
+func sameClass(rec, live mcp.StreamType) bool {
+	if rec == mcp.StreamLegacy {
+		rec = mcp.StreamGet
 	}
-	if live == faults.StreamLegacy {
-		live = faults.StreamGet
+	if live == mcp.StreamLegacy {
+		live = mcp.StreamGet
 	}
 	return rec == live
 }
@@ -169,7 +169,7 @@ func (ex *recExchange) matches(r *liveRequest) bool {
 		if m.Kind != l.Kind {
 			return false
 		}
-		if (m.Kind == faults.RPCRequest || m.Kind == faults.RPCNotification) && m.Method != l.Method {
+		if (m.Kind == mcp.RPCRequest || m.Kind == mcp.RPCNotification) && m.Method != l.Method {
 			return false
 		}
 	}
@@ -205,7 +205,7 @@ func (s *script) match(r *liveRequest, used map[uint64]bool) *recExchange {
 func rpcIDs(ex *recExchange, r *liveRequest) map[string]string {
 	var m map[string]string
 	for i, rec := range ex.messages {
-		if rec.Kind != faults.RPCRequest || i >= len(r.messages) {
+		if rec.Kind != mcp.RPCRequest || i >= len(r.messages) {
 			continue
 		}
 		if live := r.messages[i].ID; live != rec.ID {

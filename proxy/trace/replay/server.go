@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
@@ -172,23 +172,8 @@ func liveSession(ex *recExchange) string {
 
 // classify reads what matching needs from a live request.
 func classify(r *http.Request) (*liveRequest, error) {
-	l := &liveRequest{method: r.Method, session: r.Header.Get("Mcp-Session-Id")}
-	if v, ok := r.Header["Last-Event-Id"]; ok {
-		l.hasLEI = true
-		if len(v) > 0 {
-			l.lei = v[0]
-		}
-	}
-	switch {
-	case r.Method == http.MethodPost:
-		l.stream = faults.StreamPost
-	case r.Method == http.MethodGet && l.hasLEI:
-		l.stream = faults.StreamResume
-	case r.Method == http.MethodGet:
-		l.stream = faults.StreamGet
-	default:
-		l.stream = faults.StreamOther
-	}
+	l := &liveRequest{method: r.Method}
+	var first mcp.RPCKind
 	if r.Body != nil && r.Method == http.MethodPost {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		if err != nil {
@@ -198,10 +183,15 @@ func classify(r *http.Request) (*liveRequest, error) {
 			return nil, fmt.Errorf("request body over %d bytes", maxBody)
 		}
 		jsonrpc.ScanBatch(body, func(m jsonrpc.Message) bool {
+			if len(l.messages) == 0 {
+				first = m.Kind
+			}
 			l.messages = append(l.messages, observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID)})
 			return true
 		})
 	}
+	c := mcp.Classify(r.Method, r.URL, r.Header, first, nil)
+	l.stream, l.session, l.hasLEI, l.lei = c.Stream, c.Session, c.HasLastEventID, c.LastEventID
 	return l, nil
 }
 
@@ -218,14 +208,14 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request, l *liveReques
 		slog.String("request", strings.TrimSpace(desc)), slog.String("session", l.session), slog.String("last_event_id", l.lei))
 	onlyNotices := len(l.messages) > 0
 	for _, m := range l.messages {
-		if m.Kind == faults.RPCRequest {
+		if m.Kind == mcp.RPCRequest {
 			onlyNotices = false
 		}
 	}
 	switch {
 	case onlyNotices:
 		w.WriteHeader(http.StatusAccepted)
-	case l.stream == faults.StreamGet:
+	case l.stream == mcp.StreamGet:
 		w.Header().Set("Allow", "POST, DELETE")
 		w.WriteHeader(http.StatusMethodNotAllowed)
 	default:
@@ -332,9 +322,9 @@ func (s *Server) writeBody(w http.ResponseWriter, ex *recExchange) {
 			id = live
 		}
 		switch m.Kind {
-		case faults.RPCResponse:
+		case mcp.RPCResponse:
 			out = append(out, json.RawMessage(`{"jsonrpc":"2.0","id":`+id+`,"result":{}}`))
-		case faults.RPCError:
+		case mcp.RPCError:
 			out = append(out, json.RawMessage(`{"jsonrpc":"2.0","id":`+id+`,"error":{"code":-32603,"message":"fray replay: the trace holds no response bodies"}}`))
 		}
 	}
@@ -439,7 +429,7 @@ func (s *Server) idMap(session string) map[string]string {
 // rewriteID puts the live client's JSON-RPC id into a response event in
 // place of the recorded one.
 func (s *Server) rewriteID(block []byte, e *recEvent, session string) []byte {
-	if e.msgKind != faults.RPCResponse && e.msgKind != faults.RPCError {
+	if e.msgKind != mcp.RPCResponse && e.msgKind != mcp.RPCError {
 		return block
 	}
 	live, ok := s.idMap(session)[string(e.msgID)]

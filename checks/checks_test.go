@@ -1,0 +1,32 @@
+package checks
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCatalogIsWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range Catalog() {
+		if seen[c.ID] {
+			t.Errorf("%s: listed twice", c.ID)
+		}
+		seen[c.ID] = true
+		end, _, ok := strings.Cut(c.ID, ".")
+		if !ok || (end != "server" && end != "client" && end != "e2e") {
+			t.Errorf("%s: an id names the end it judges: server., client. or e2e.", c.ID)
+		}
+		if _, ok := ParseSeverity(string(c.Severity)); !ok || c.Severity == Off {
+			t.Errorf("%s: default severity %q", c.ID, c.Severity)
+		}
+		if c.Summary == "" || c.Rule == "" || c.Source == "" {
+			t.Errorf("%s: summary, rule and source are all owed", c.ID)
+		}
+		if got, ok := Lookup(c.ID); !ok || got != c {
+			t.Errorf("Lookup(%s) = %+v, %v", c.ID, got, ok)
+		}
+	}
+	if _, ok := Lookup("client.retry-honored"); ok {
+		t.Error("Lookup found a check that does not exist")
+	}
+}
