@@ -52,6 +52,13 @@ func (a *Active) Swap(p *Profile) error {
 	return nil
 }
 
+// InForce returns the active profile and the seed it was compiled with,
+// read together; the profile must not be modified.
+func (a *Active) InForce() (*Profile, uint64) {
+	st := a.cur.Load()
+	return st.profile, st.set.Seed()
+}
+
 // Profile returns the active profile; it must not be modified.
 func (a *Active) Profile() *Profile { return a.cur.Load().profile }
 

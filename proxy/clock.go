@@ -16,6 +16,9 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
+// SystemClock is the real clock: time.Now and time.AfterFunc.
+var SystemClock Clock = realClock{}
+
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/examples/gosdk/refpeer"
-	"github.com/frayproxy/fray/proxy"
 )
 
 // demoProfile is the demo's default: every tools/call stream cut after
@@ -44,10 +44,7 @@ func demoCommand() *cli.Command {
 			"Runs the reference MCP server and clients of the official Go SDK on loopback with fray\n" +
 			"between them, narrates every fault and reconnection, then prints the verdict.\n\n" +
 			"example:\n   go run ./cmd/fray demo\n   fray demo --profile lossy-resume --seed 7",
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "profile", Value: demoProfile, Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
-		}, append(reportFlags(), logFlags()...)...),
+		Flags:        append(append(profileFlags(demoProfile), writerFlags()...), append(traceFlags(), logFlags()...)...),
 		Action:       runDemo,
 		OnUsageError: usageError,
 	}
@@ -57,14 +54,18 @@ func runDemo(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("demo takes no arguments, got %q", c.Args().Slice())
 	}
-	out := newOutputs(c, c.App.ErrWriter)
-	// The narration is the live view; a progress line would only repeat it.
-	out.progress = nil
-	log, err := newLogger(c, c.App.ErrWriter)
+	if c.String("profile") == "" {
+		return usagef("--profile \"\": the demo needs a profile to show; give a built-in name (fray profiles list) or a TOML file")
+	}
+	prof, seed, err := profileOption(c)
 	if err != nil {
 		return err
 	}
-	active, err := loadActive(c)
+	// The narration is the live view; a progress line would only repeat it.
+	out := newOutputs(c, c.App.ErrWriter)
+	stdout := c.App.Writer
+	view := newDemoView(stdout)
+	opts, err := engineOptions(c, c.App.ErrWriter, engine.Options{Watch: view, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,6 @@ func runDemo(c *cli.Context) error {
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, demoTimeout, fmt.Errorf("the demo did not finish within %s", demoTimeout))
 	defer cancel()
-	stdout := c.App.Writer
 
 	// The reference server, on a free loopback port.
 	srvLn, err := net.Listen("tcp", "127.0.0.1:0")
@@ -84,33 +84,33 @@ func runDemo(c *cli.Context) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(srvLn) }()
 	defer srv.Close()
-	upstream := &url.URL{Scheme: "http", Host: srvLn.Addr().String()}
+	opts.Upstream = &url.URL{Scheme: "http", Host: srvLn.Addr().String()}
 
 	// fray in front of it.
-	view := newDemoView(stdout)
-	eng, err := newEngine(proxy.Options{Upstream: upstream, Logger: log, Faults: active}, active, view)
+	eng, err := newEngine(opts)
 	if err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		_ = eng.Abort()
 		return fmt.Errorf("demo proxy: %w", err)
 	}
 	serveCtx, endServe := context.WithCancel(ctx)
 	defer endServe()
-	servedc := make(chan stopped, 1)
-	go func() { servedc <- eng.serve(serveCtx, hard, ln, nil, proxyDrain) }()
+	servedc := make(chan engine.Stopped, 1)
+	go func() { servedc <- eng.Serve(serveCtx, hard, ln, nil) }()
 
 	endpoint := "http://" + ln.Addr().String() + "/mcp"
-	prof := active.Profile()
+	p, s := eng.InForce()
 	fmt.Fprintf(stdout, "fray demo: %d clients of the official Go SDK call a tool that streams progress, through fray, to the Go SDK's server\n", demoClients)
-	fmt.Fprintf(stdout, "  server %s/mcp   fray %s\n", upstream, endpoint)
-	fmt.Fprintf(stdout, "  profile %s (seed %d): %s\n\n", prof.Name, active.Seed(), firstSentence(prof.Description))
+	fmt.Fprintf(stdout, "  server %s/mcp   fray %s\n", opts.Upstream, endpoint)
+	fmt.Fprintf(stdout, "  profile %s (seed %d): %s\n\n", p.Name, s, firstSentence(p.Description))
 
 	results := runDemoClients(ctx, endpoint)
 
 	sctx, cancelSettle := context.WithTimeout(hard, 2*time.Second)
-	eng.flight.wait(sctx, true)
+	eng.Wait(sctx, true)
 	cancelSettle()
 	endServe()
 	sv := <-servedc
@@ -125,7 +125,11 @@ func runDemo(c *cli.Context) error {
 		}
 	}
 	fmt.Fprintln(stdout)
-	ferr := out.finish(eng.final(sv))
+	r, terr := eng.Finish(sv, nil)
+	if terr != nil {
+		fmt.Fprintf(c.App.ErrWriter, "fray: %v\n", terr)
+	}
+	ferr := out.finish(r)
 	if len(failed) > 0 {
 		msg := "a client of the demo failed: " + strings.Join(failed, "; ")
 		if ferr == nil {
@@ -137,8 +141,8 @@ func runDemo(c *cli.Context) error {
 	if ferr != nil {
 		return ferr
 	}
-	if sv.err != nil {
-		return sv.err
+	if sv.Err != nil {
+		return sv.Err
 	}
 	return context.Cause(ctx)
 }

@@ -9,11 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/admin"
-	"github.com/frayproxy/fray/proxy/report"
-	"github.com/frayproxy/fray/proxy/trace"
 )
 
 func proxyCommand() *cli.Command {
@@ -23,14 +21,12 @@ func proxyCommand() *cli.Command {
 		UsageText: "fray proxy --upstream URL [--listen ADDR] [options]\n\n" +
 			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070\n" +
 			"   (then point the client at http://127.0.0.1:7070/mcp)",
-		Flags: append([]cli.Flag{
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "upstream", Usage: "base URL of the MCP server (http or https); a client path P goes to URL+P"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on"},
 			&cli.StringFlag{Name: "upstream-ca", Usage: "PEM file of extra CA certificates trusted for an https upstream"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "certificate PEM file: serve clients over TLS (with --tls-key)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "private key PEM file for --tls-cert"},
-			&cli.StringFlag{Name: "profile", Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision: which fault fired on which session, stream and event"},
 			&cli.StringFlag{Name: "admin", Usage: "serve the JSON admin API on ADDR (a bare port means loopback); off when empty"},
 			&cli.StringFlag{Name: "admin-token", EnvVars: []string{"FRAY_ADMIN_TOKEN"},
@@ -39,120 +35,112 @@ func proxyCommand() *cli.Command {
 			&cli.DurationFlag{Name: "response-timeout", Usage: "longest wait for the upstream's response head, e.g. 30s; past it the client gets 504 (0: as long as the client waits)"},
 			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
 			&cli.DurationFlag{Name: "report-every", Usage: "soak mode: also rewrite the --report file every `DURATION` while running (atomically)"},
-		}, append(append(reportFlags(), traceFlags()...), logFlags()...)...),
+		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runProxy,
 		OnUsageError: usageError,
 	}
 }
 
-func runProxy(c *cli.Context) error {
+// proxySettings are fray proxy's own flags, checked, as engine options.
+func proxySettings(c *cli.Context) (engine.Options, error) {
+	var opts engine.Options
 	if c.NArg() > 0 {
-		return usagef("proxy takes no arguments, got %q", c.Args().Slice())
+		return opts, usagef("proxy takes no arguments, got %q", c.Args().Slice())
 	}
 	if c.String("upstream") == "" {
-		return usagef("proxy needs --upstream URL, the MCP server to forward to")
-	}
-	out := newOutputs(c, c.App.ErrWriter)
-	errw := out.stderr(c.App.ErrWriter)
-	log, err := newLogger(c, errw)
-	if err != nil {
-		return err
+		return opts, usagef("proxy needs --upstream URL, the MCP server to forward to")
 	}
 	if c.IsSet("report-every") && (c.Duration("report-every") <= 0 || c.String("report") == "") {
-		return usagef("--report-every %s: needs --report FILE and a positive interval", c.Duration("report-every"))
+		return opts, usagef("--report-every %s: needs --report FILE and a positive interval", c.Duration("report-every"))
 	}
 	upstream, err := proxy.ParseUpstream(c.String("upstream"))
 	if err != nil {
-		return usagef("--upstream: %v", err)
+		return opts, usagef("--upstream: %v", err)
 	}
 	if c.Int("max-block") < 1024 {
-		return usagef("--max-block %d: must be at least 1024 bytes", c.Int("max-block"))
+		return opts, usagef("--max-block %d: must be at least 1024 bytes", c.Int("max-block"))
 	}
-	upTLS, err := proxy.UpstreamTLS(c.String("upstream-ca"))
+	if c.Int("max-exchanges") < 0 || c.Duration("response-timeout") < 0 {
+		return opts, usagef("--max-exchanges %d, --response-timeout %s: must not be negative", c.Int("max-exchanges"), c.Duration("response-timeout"))
+	}
+	if opts.UpstreamTLS, err = proxy.UpstreamTLS(c.String("upstream-ca")); err != nil {
+		return opts, usagef("--upstream-ca: %v", err)
+	}
+	opts.Upstream = upstream
+	opts.MaxBlock = c.Int("max-block")
+	opts.MaxExchanges = c.Int("max-exchanges")
+	opts.ResponseHeaderTimeout = c.Duration("response-timeout")
+	// The admin API serves metrics and can swap a profile in later.
+	opts.Metrics = c.String("admin") != ""
+	opts.Mutable = c.String("admin") != ""
+	opts.Drain = proxyDrain
+	return opts, nil
+}
+
+func runProxy(c *cli.Context) error {
+	set, err := proxySettings(c)
 	if err != nil {
-		return usagef("--upstream-ca: %v", err)
+		return err
 	}
 	lnTLS, err := proxy.ListenerTLS(c.String("tls-cert"), c.String("tls-key"))
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if c.Int("max-exchanges") < 0 || c.Duration("response-timeout") < 0 {
-		return usagef("--max-exchanges %d, --response-timeout %s: must not be negative", c.Int("max-exchanges"), c.Duration("response-timeout"))
-	}
-	active, err := loadActive(c)
+	prof, seed, err := profileOption(c)
 	if err != nil {
 		return err
 	}
-	if active == nil && c.String("admin") != "" {
-		// The admin API serves metrics and can swap a profile in later:
-		// start with an empty one, which injects nothing.
-		if active, err = profiles.NewActive(&profiles.Profile{Name: "none"}, nil); err != nil {
-			return err
-		}
-	}
-	opts := proxy.Options{
-		Upstream:  upstream,
-		Transport: proxy.NewTransport(upTLS),
-		Logger:    log,
-		MaxBlock:  c.Int("max-block"),
-		LogFaults: c.Bool("log-faults"),
-
-		MaxExchanges:          c.Int("max-exchanges"),
-		ResponseHeaderTimeout: c.Duration("response-timeout"),
-	}
-	if active != nil {
-		opts.Faults = active
-	}
-	met := withMetrics(c, &opts)
-	traced, endTrace, err := openTrace(c, active)
+	out := newOutputs(c, c.App.ErrWriter)
+	errw := out.stderr(c.App.ErrWriter)
+	opts, err := engineOptions(c, errw, set, prof, seed)
 	if err != nil {
 		return err
 	}
-	defer endTrace(trace.End{}) // on an early return; the run's own end, below, comes first
-	eng, err := newEngine(opts, active, traced)
+	eng, err := newEngine(opts)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
-	met.attach(eng)
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
+		_ = eng.Abort()
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
 	ctx, hard, stop := stopSignals(c.Context)
 	defer stop()
-	adminDone, err := startAdmin(ctx, c, active, met)
+	adminDone, err := startAdmin(ctx, c, eng)
 	if err != nil {
+		_ = eng.Abort()
 		return err
 	}
 	scheme := "http"
 	if lnTLS != nil {
 		scheme = "https"
 	}
-	line := fmt.Sprintf("fray: proxying %s://%s -> %s", scheme, ln.Addr(), upstream)
-	if active != nil {
-		line += fmt.Sprintf(" (profile %s, seed %d)", active.Profile().Name, active.Seed())
+	line := fmt.Sprintf("fray: proxying %s://%s -> %s", scheme, ln.Addr(), eng.Upstream())
+	if p, s := eng.InForce(); p != nil {
+		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
 	fmt.Fprintln(errw, line)
 	stopLoops := make(chan struct{})
-	waitProgress := out.runProgress(eng.live, stopLoops)
-	waitSnapshots := out.runSnapshots(c.Duration("report-every"),
-		func() report.Report { return eng.snapshot(eng.elapsed()) }, stopLoops, errw)
-	st := eng.serve(ctx, hard, ln, lnTLS, proxyDrain)
+	waitProgress := out.runProgress(eng.Live, stopLoops)
+	waitSnapshots := out.runSnapshots(c.Duration("report-every"), eng.Report, stopLoops, errw)
+	st := eng.Serve(ctx, hard, ln, lnTLS)
 	close(stopLoops)
 	waitSnapshots()
 	waitProgress()
-	err = st.err
+	err = st.Err
 	if aerr := <-adminDone; err == nil {
 		err = aerr
 	}
-	if terr := endTrace(trace.End{At: st.at, Drained: st.drained}); err == nil && terr != nil {
+	if !st.Drained {
+		fmt.Fprintf(errw, "fray: %d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged\n", st.Open)
+	}
+	r, terr := eng.Finish(st, nil)
+	if err == nil && terr != nil {
 		err = cli.Exit(terr.Error(), exitFindings)
 	}
-	if !st.drained {
-		fmt.Fprintf(errw, "fray: %d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged\n", st.open)
-	}
-	ferr := out.finish(eng.final(st))
+	ferr := out.finish(r)
 	if err != nil {
 		return err
 	}
@@ -163,45 +151,9 @@ func runProxy(c *cli.Context) error {
 // SIGTERM.
 const proxyDrain = 5 * time.Second
 
-// loadActive resolves --profile and --seed into the active fault plan; nil
-// when no profile is given.
-func loadActive(c *cli.Context) (*profiles.Active, error) {
-	name := c.String("profile")
-	if name == "" {
-		if c.IsSet("seed") {
-			return nil, usagef("--seed %d: there is no --profile to seed", c.Uint64("seed"))
-		}
-		return nil, nil
-	}
-	return resolveActive(c, "--profile", name, "")
-}
-
-// resolveActive resolves the profile name given to flag (a built-in or a
-// file) into an active plan, seeded by --seed when set; want, when not
-// empty, says what else flag takes, for the error.
-func resolveActive(c *cli.Context, flag, name, want string) (*profiles.Active, error) {
-	prof, err := profiles.Resolve(name)
-	if err != nil {
-		if want != "" {
-			return nil, usagef("%s %s: %s\n%v", flag, name, want, err)
-		}
-		return nil, usagef("%s %s:\n%v", flag, name, err)
-	}
-	var seed *uint64
-	if c.IsSet("seed") {
-		s := c.Uint64("seed")
-		seed = &s
-	}
-	active, err := profiles.NewActive(prof, seed)
-	if err != nil {
-		return nil, usagef("%s %s: %v", flag, name, err)
-	}
-	return active, nil
-}
-
 // startAdmin serves the admin API when --admin is given. The returned
 // channel yields the server's result once ctx ends.
-func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active, met *proxyMetrics) (<-chan error, error) {
+func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan error, error) {
 	done := make(chan error, 1)
 	addr := c.String("admin")
 	if addr == "" {
@@ -221,7 +173,7 @@ func startAdmin(ctx context.Context, c *cli.Context, active *profiles.Active, me
 		guarded = " (bearer token required)"
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s%s\n", ln.Addr(), guarded)
-	h := admin.RequireToken(adminHandler(active, met), token)
+	h := admin.RequireToken(eng.AdminHandler(), token)
 	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil
 }

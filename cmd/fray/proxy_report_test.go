@@ -246,7 +246,7 @@ func TestFinishExitCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var stdout bytes.Buffer
-			o := &outputs{reportPath: filepath.Join(dir, "r.json"), junitPath: filepath.Join(dir, "j.xml"), stdout: &stdout}
+			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")}, stdout: &stdout}
 			err := o.finish(tc.r)
 			code := exitOK
 			var ec cli.ExitCoder
@@ -256,7 +256,7 @@ func TestFinishExitCodes(t *testing.T) {
 			if code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
 				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)
 			}
-			for _, p := range []string{o.reportPath, o.junitPath} {
+			for _, p := range o.paths {
 				if _, err := os.Stat(p); err != nil {
 					t.Errorf("not written: %v", err)
 				}
@@ -267,11 +267,12 @@ func TestFinishExitCodes(t *testing.T) {
 		})
 	}
 	t.Run("unwritable report", func(t *testing.T) {
-		o := &outputs{reportPath: filepath.Join(t.TempDir(), "no", "r.json"), stdout: io.Discard}
+		path := filepath.Join(t.TempDir(), "no", "r.json")
+		o := &outputs{paths: map[string]string{"report": path}, stdout: io.Discard}
 		err := o.finish(passing)
 		var ec cli.ExitCoder
-		if !errors.As(err, &ec) || ec.ExitCode() != exitFindings || !strings.Contains(err.Error(), o.reportPath) {
-			t.Errorf("finish: %v, want exit 1 naming %s", err, o.reportPath)
+		if !errors.As(err, &ec) || ec.ExitCode() != exitFindings || !strings.Contains(err.Error(), path) {
+			t.Errorf("finish: %v, want exit 1 naming %s", err, path)
 		}
 	})
 }

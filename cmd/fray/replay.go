@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/trace"
@@ -63,14 +63,15 @@ func runReplay(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "fray: trace %s is truncated: %s\n", args[0], tr.Truncation)
 	}
 	opts := replay.Options{Observations: tr.Observations, Speed: speed, NoWait: speed == 0, Logger: log}
-	var active *profiles.Active
+	var prof *profiles.Profile
+	var seed *uint64
 	switch f := c.String("faults"); f {
 	case "recorded":
 	case "none":
 		opts.Mode = replay.ModeServer
 	default:
 		opts.Mode = replay.ModeServer
-		if active, err = loadProfile(f, c); err != nil {
+		if prof, seed, err = profileFrom(c, "--faults", f, "want recorded, none, or a profile:"); err != nil {
 			return err
 		}
 	}
@@ -83,9 +84,9 @@ func runReplay(c *cli.Context) error {
 	// Streams held open as they were in the recording end with the run.
 	defer context.AfterFunc(ctx, rs.Close)()
 	var h http.Handler = rs
-	if active != nil {
+	if prof != nil {
 		var wait func()
-		if h, wait, err = behindFray(ctx, rs, active, log); err != nil {
+		if h, wait, err = behindFray(ctx, rs, engine.Options{Profile: prof, Seed: seed, Logger: log}); err != nil {
 			return err
 		}
 		defer wait()
@@ -104,16 +105,11 @@ func runReplay(c *cli.Context) error {
 	return err
 }
 
-// loadProfile resolves --faults PROFILE, with --seed.
-func loadProfile(name string, c *cli.Context) (*profiles.Active, error) {
-	return resolveActive(c, "--faults", name, "want recorded, none, or a profile:")
-}
-
 // behindFray serves rs on a loopback port of its own until ctx ends and
-// returns a fray proxy in front of it with the profile: the same fault
+// returns a fray engine in front of it with opts' profile: the same fault
 // code as a live run, acting on what the server sent. wait returns once
 // the inner server has stopped, stopping it if ctx has not ended.
-func behindFray(ctx context.Context, rs *replay.Server, active *profiles.Active, log *slog.Logger) (h http.Handler, wait func(), err error) {
+func behindFray(ctx context.Context, rs *replay.Server, opts engine.Options) (h http.Handler, wait func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay: listen for the recorded server: %w", err)
@@ -124,11 +120,12 @@ func behindFray(ctx context.Context, rs *replay.Server, active *profiles.Active,
 		defer close(done)
 		_ = proxy.Serve(ctx, ln, rs, nil, time.Second)
 	}()
-	p, err := proxy.New(proxy.Options{Upstream: &url.URL{Scheme: "http", Host: ln.Addr().String()}, Faults: active, Logger: log})
+	opts.Upstream = &url.URL{Scheme: "http", Host: ln.Addr().String()}
+	eng, err := engine.New(opts)
 	if err != nil {
 		cancel()
 		<-done
 		return nil, nil, err
 	}
-	return p, func() { cancel(); <-done }, nil
+	return eng.Handler(), func() { cancel(); <-done }, nil
 }

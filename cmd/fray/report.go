@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/timeline"
 	"github.com/frayproxy/fray/proxy/trace"
@@ -24,13 +25,10 @@ func reportCommand() *cli.Command {
 			&cli.BoolFlag{Name: "partial", Usage: "draw the complete part of a truncated trace and say what was dropped"},
 		},
 		Subcommands: []*cli.Command{{
-			Name:      "merge",
-			Usage:     "merge the JSON reports of several fray instances into one verdict",
-			UsageText: "fray report merge A.json B.json... [--report OUT] [--junit FILE]\n\nexit codes: 0 pass, 1 fail, 2 a report cannot be read or merged",
-			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "report", Usage: "write the merged JSON report to `FILE`"},
-				&cli.StringFlag{Name: "junit", Usage: "write the merged checks as JUnit XML to `FILE`"},
-			},
+			Name:         "merge",
+			Usage:        "merge the JSON reports of several fray instances into one verdict",
+			UsageText:    "fray report merge A.json B.json... [--report OUT] [--junit FILE]\n\nexit codes: 0 pass, 1 fail, 2 a report cannot be read or merged",
+			Flags:        writerFlags(),
 			Action:       runReportMerge,
 			OnUsageError: usageError,
 		}},
@@ -72,15 +70,18 @@ func timelineInput(path string, partial bool) (timeline.Input, error) {
 	if err != nil {
 		return timeline.Input{}, badTrace(err)
 	}
-	opts, note, err := traceVerifyOptions(t.Header, path)
+	opts, note, err := engine.VerifyOptions(t.Header)
 	if err != nil {
-		return timeline.Input{}, err
+		return timeline.Input{}, usagef("trace %s: %v", path, err)
+	}
+	if note != "" {
+		note = fmt.Sprintf("trace %s: %s", path, note)
 	}
 	v := verify.New(opts)
 	for _, o := range t.Observations {
 		v.Observe(o)
 	}
-	r := settle(v, t.End)
+	r := engine.Settle(v, t.End)
 	in := timeline.Input{Header: t.Header, Observations: t.Observations, End: t.End.At, Report: &r, Note: note}
 	if t.Truncation != nil {
 		in.Note = joinNotes(note, fmt.Sprintf("trace %s is truncated: %s", path, t.Truncation))
@@ -108,8 +109,7 @@ func runReportMerge(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitUsage)
 	}
-	out := &outputs{reportPath: c.String("report"), junitPath: c.String("junit"), quiet: true, stdout: c.App.Writer}
-	return out.finish(merged)
+	return newOutputs(c, c.App.ErrWriter).finish(merged)
 }
 
 func loadReport(path string) (report.Report, error) {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
-	"github.com/frayproxy/fray/proxy/trace"
 )
 
 func runCommand() *cli.Command {
@@ -24,17 +24,15 @@ func runCommand() *cli.Command {
 			"exit codes: 0 pass, 1 a check of error severity failed, 2 bad invocation or profile, 3 the client command failed\n\n" +
 			"example:\n   fray run --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
 			"     --profile polling-server --junit fray.xml -- sh -c 'node client.mjs \"$FRAY_URL\"'",
-		Flags: append([]cli.Flag{
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "upstream", Usage: "the server's MCP endpoint `URL` (http or https), as a client would use it directly"},
 			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server; run in its own process group and stopped at the end"},
-			&cli.StringFlag{Name: "profile", Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on; the default picks a free loopback port"},
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream to accept connections"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
 			&cli.StringFlag{Name: "reproduce", Usage: "take the profile and seed from the trace `FILE` of an earlier run, to meet the same faults again"},
-		}, append(append(reportFlags(), traceFlags()...), logFlags()...)...),
+		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runRun,
 		OnUsageError: usageError,
 	}
@@ -84,35 +82,27 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	prof, seed, changes, err := runProfile(c)
+	if err != nil {
+		return err
+	}
 	out := newOutputs(c, c.App.ErrWriter)
 	errw := out.stderr(c.App.ErrWriter)
 	stdout := c.App.Writer
 	if out.progress != nil {
 		stdout = out.progress.Around(stdout)
 	}
-	log, err := newLogger(c, errw)
+	opts, err := engineOptions(c, errw, engine.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
-	active, err := runProfile(c)
+	eng, err := newEngine(opts)
 	if err != nil {
 		return err
-	}
-	opts := proxy.Options{Upstream: set.origin, Logger: log, LogFaults: c.Bool("log-faults")}
-	if active != nil {
-		opts.Faults = active
-	}
-	traced, endTrace, err := openTrace(c, active)
-	if err != nil {
-		return err
-	}
-	defer endTrace(trace.End{}) // on an early return; the run's own end, below, comes first
-	eng, err := newEngine(opts, active, traced)
-	if err != nil {
-		return usagef("%v", err)
 	}
 	ln, err := net.Listen("tcp", c.String("listen"))
 	if err != nil {
+		_ = eng.Abort()
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
@@ -122,33 +112,35 @@ func runRun(c *cli.Context) error {
 	var srv *serverProc
 	if line := c.String("server"); line != "" {
 		if srv, err = startServer(line, errw); err != nil {
+			_ = eng.Abort()
 			return err
 		}
 		defer srv.stop()
 	}
 	if err := waitReady(ctx, set.endpoint, set.wait, srv); err != nil {
+		_ = eng.Abort()
 		return err
 	}
 
 	serveCtx, endServe := context.WithCancel(ctx)
 	defer endServe()
-	servedc := make(chan stopped, 1)
-	go func() { servedc <- eng.serve(serveCtx, hard, ln, nil, proxyDrain) }()
+	servedc := make(chan engine.Stopped, 1)
+	go func() { servedc <- eng.Serve(serveCtx, hard, ln, nil) }()
 	frayURL := set.frayURL(ln.Addr())
 	line := fmt.Sprintf("fray: running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
-	if active != nil {
-		line += fmt.Sprintf(" (profile %s, seed %d)", active.Profile().Name, active.Seed())
+	if p, s := eng.InForce(); p != nil {
+		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
 	fmt.Fprintln(errw, line)
 	stopLoops := make(chan struct{})
-	waitProgress := out.runProgress(eng.live, stopLoops)
+	waitProgress := out.runProgress(eng.Live, stopLoops)
 
 	res := runClient(ctx, set.client, frayURL, c.App.Reader, stdout, errw)
 
 	// The client's connections close with it; give the ends a moment to
 	// be observed.
 	sctx, cancel := context.WithTimeout(hard, set.settle)
-	eng.flight.wait(sctx, true)
+	eng.Wait(sctx, true)
 	cancel()
 	endServe()
 	sv := <-servedc
@@ -156,10 +148,9 @@ func runRun(c *cli.Context) error {
 	waitProgress()
 	srv.stop()
 
-	r := eng.final(sv)
-	r.Command = &report.Command{Args: set.client, ExitCode: res.code}
-	if err := endTrace(trace.End{At: sv.at, Drained: sv.drained, Command: set.client, ExitCode: res.code}); err != nil {
-		fmt.Fprintf(errw, "fray: %v\n", err)
+	r, terr := eng.Finish(sv, &report.Command{Args: set.client, ExitCode: res.code})
+	if terr != nil {
+		fmt.Fprintf(errw, "fray: %v\n", terr)
 	}
 	if err := out.finish(r); err != nil {
 		if res.err != nil {
@@ -170,5 +161,5 @@ func runRun(c *cli.Context) error {
 	if res.err != nil {
 		return cli.Exit(res.err.Error(), exitCommand)
 	}
-	return sv.err
+	return sv.Err
 }

@@ -14,28 +14,52 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 )
 
-// reportFlags are the options of every command that ends with a verdict.
-func reportFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "report", Usage: "write the JSON report to `FILE` at the end (schema in the README)"},
-		&cli.StringFlag{Name: "junit", Usage: "write the checks as JUnit XML to `FILE` at the end, one testcase per check"},
-		&cli.BoolFlag{Name: "quiet", Usage: "no live progress line on stderr"},
+// A writer is one file a verdict can be written to, named by its flag.
+type writer struct {
+	flag, usage string
+	write       func(io.Writer, report.Report) error
+}
+
+// writers are the verdict's files: every command that ends with a
+// verdict takes each as a flag.
+var writers = []writer{
+	{"report", "write the JSON report to `FILE` at the end (schema in the README)", report.WriteJSON},
+	{"junit", "write the checks as JUnit XML to `FILE` at the end, one testcase per check", report.WriteJUnit},
+}
+
+// writerFlags are the flags of writers.
+func writerFlags() []cli.Flag {
+	out := make([]cli.Flag, len(writers))
+	for i, w := range writers {
+		out[i] = &cli.StringFlag{Name: w.flag, Usage: w.usage}
 	}
+	return out
+}
+
+// reportFlags are the options of every command that ends with a verdict
+// while it runs: the writers and the progress line.
+func reportFlags() []cli.Flag {
+	return append(writerFlags(), &cli.BoolFlag{Name: "quiet", Usage: "no live progress line on stderr"})
 }
 
 // outputs is where a verdict goes: the files, stdout for the summary, and
 // stderr for the progress line and the verdict's one-line reason.
 type outputs struct {
-	reportPath, junitPath string
-	quiet                 bool
-	stdout                io.Writer
-	progress              *report.Progress // nil when quiet
+	paths    map[string]string // writer flag -> path
+	stdout   io.Writer
+	progress *report.Progress // nil when quiet
 }
 
-// newOutputs reads the report flags; errw is the command's stderr.
+// newOutputs reads the writer flags and --quiet (when the command has
+// it); errw is the command's stderr.
 func newOutputs(c *cli.Context, errw io.Writer) *outputs {
-	o := &outputs{reportPath: c.String("report"), junitPath: c.String("junit"), quiet: c.Bool("quiet"), stdout: c.App.Writer}
-	if !o.quiet {
+	o := &outputs{paths: map[string]string{}, stdout: c.App.Writer}
+	for _, w := range writers {
+		if p := c.String(w.flag); p != "" {
+			o.paths[w.flag] = p
+		}
+	}
+	if lookupFlag(c.Command, "quiet") != nil && !c.Bool("quiet") {
 		o.progress = &report.Progress{W: errw, Terminal: isTerminal(errw)}
 	}
 	return o
@@ -81,7 +105,8 @@ func (o *outputs) runProgress(live func() report.Live, stop <-chan struct{}) (wa
 // last write to end, so that no snapshot lands after the final report.
 // Failed writes are said on errw and retried at the next interval.
 func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, stop <-chan struct{}, errw io.Writer) (wait func()) {
-	if every <= 0 || o.reportPath == "" {
+	path := o.paths["report"]
+	if every <= 0 || path == "" {
 		return func() {}
 	}
 	var wg sync.WaitGroup
@@ -93,7 +118,7 @@ func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, s
 			case <-stop:
 				return
 			case <-t.C:
-				if err := writeJSONFile(o.reportPath, snap()); err != nil {
+				if err := writeJSONFile(path, snap()); err != nil {
 					fmt.Fprintf(errw, "fray: report snapshot: %v\n", err)
 				}
 			}
@@ -102,19 +127,15 @@ func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, s
 	return wg.Wait
 }
 
-// finish writes the report files, prints the summary and returns the
+// finish writes the verdict's files, prints the summary and returns the
 // error that gives the exit code the verdict asks for: nil on a pass.
 func (o *outputs) finish(r report.Report) error {
 	var errs []error
-	if o.reportPath != "" {
-		if err := writeJSONFile(o.reportPath, r); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if o.junitPath != "" {
-		err := report.WriteFile(o.junitPath, func(w io.Writer) error { return report.WriteJUnit(w, r) })
-		if err != nil {
-			errs = append(errs, err)
+	for _, w := range writers {
+		if path := o.paths[w.flag]; path != "" {
+			if err := report.WriteFile(path, func(out io.Writer) error { return w.write(out, r) }); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if err := report.WriteSummary(o.stdout, r); err != nil {

@@ -27,15 +27,30 @@ import (
 	"github.com/frayproxy/fray/profiles"
 )
 
+// Control is what the admin API reads and changes: the profile in force.
+// *profiles.Active implements it, and so does an engine, which records
+// each change. Implementations must be safe for concurrent use.
+type Control interface {
+	// InForce returns the profile in force and its seed, read together.
+	InForce() (*profiles.Profile, uint64)
+	// Stats returns the per-fault counters of the profile in force.
+	Stats() []faults.FaultStats
+	// Swap puts a profile in force; on error nothing changes.
+	Swap(p *profiles.Profile) error
+	// SetEnabled switches one fault on or off; it wraps faults.ErrNoFault
+	// for an index the profile in force does not have.
+	SetEnabled(index int, on bool) error
+}
+
 // Handler is the admin API. It is safe for concurrent use; it holds no
-// state of its own beyond the Active it was given.
+// state of its own beyond the Control it was given.
 type Handler struct {
-	active *profiles.Active
+	active Control
 	mux    *http.ServeMux
 }
 
 // New returns the admin API over active, which must not be nil.
-func New(active *profiles.Active) *Handler {
+func New(active Control) *Handler {
 	h := &Handler{active: active, mux: http.NewServeMux()}
 	h.mux.HandleFunc("GET /profile", h.getProfile)
 	h.mux.HandleFunc("PUT /profile", h.putProfile)
@@ -80,13 +95,13 @@ type StatsView struct {
 }
 
 func (h *Handler) view() ProfileView {
-	p := h.active.Profile()
+	p, seed := h.active.InForce()
 	sev := p.Checks
 	if sev == nil {
 		sev = map[string]checks.Severity{}
 	}
 	return ProfileView{
-		Name: p.Name, Description: p.Description, Seed: h.active.Seed(), File: p.File,
+		Name: p.Name, Description: p.Description, Seed: seed, File: p.File,
 		Checks: sev, Faults: h.active.Stats(), TOML: string(p.Text),
 	}
 }
@@ -129,7 +144,8 @@ func (h *Handler) setEnabled(on bool) http.HandlerFunc {
 }
 
 func (h *Handler) stats(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, StatsView{Profile: h.active.Profile().Name, Seed: h.active.Seed(), Faults: h.active.Stats()})
+	p, seed := h.active.InForce()
+	writeJSON(w, http.StatusOK, StatsView{Profile: p.Name, Seed: seed, Faults: h.active.Stats()})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 )
@@ -45,9 +46,13 @@ const (
 	KindEvent
 	// KindEnd is the end of an exchange, with its cause.
 	KindEnd
+	// KindProfile is a change of the fault profile in force, made while
+	// the run goes on (through the admin API, or a test): it belongs to no
+	// exchange, and Exchange is 0.
+	KindProfile
 )
 
-var kindNames = [...]string{"none", "request", "response", "event", "end"}
+var kindNames = [...]string{"none", "request", "response", "event", "end", "profile"}
 
 // String returns the kind's name as traces write it.
 func (k Kind) String() string {
@@ -68,7 +73,7 @@ func ParseKind(s string) (Kind, bool) {
 }
 
 // Observation is one thing fray saw. Kind says which of Request, Response,
-// Event and End is set; the others are nil.
+// Event, End and Profile is set; the others are nil.
 type Observation struct {
 	Kind Kind
 	// At is the time since the proxy started.
@@ -92,6 +97,35 @@ type Observation struct {
 	Response *Response
 	Event    *Event
 	End      *End
+	Profile  *ProfileChange
+}
+
+// The actions of a profile change.
+const (
+	// ProfileSwap: a new profile was put in force.
+	ProfileSwap = "swap"
+	// ProfileEnable and ProfileDisable: one fault of the profile in force
+	// was switched on or off.
+	ProfileEnable  = "enable"
+	ProfileDisable = "disable"
+)
+
+// ProfileChange is a change of the fault profile in force while a run goes
+// on. Faults of streams already running keep the profile they started
+// with, but see faults switched off.
+type ProfileChange struct {
+	// Action is ProfileSwap, ProfileEnable or ProfileDisable.
+	Action string
+	// Name, Seed and Text are the profile in force after the change: its
+	// name, the seed it was compiled with and its TOML ("" for a profile
+	// built in code).
+	Name string
+	Seed uint64
+	Text string
+	// Checks are the check severities the profile's [checks] table sets.
+	Checks map[string]checks.Severity
+	// Fault is the index of the fault switched, for enable and disable.
+	Fault int
 }
 
 // Request is a client's request.

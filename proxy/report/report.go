@@ -45,6 +45,10 @@ type Report struct {
 	// Faults counts firings per fault kind, in registry order; kinds that
 	// never fired are left out.
 	Faults []FaultCount `json:"faults"`
+	// Changes lists the changes of the profile in force made while the
+	// run went on (swaps, faults switched on or off), in order; Profile and
+	// Seed are then those in force at the end. Nil when there were none.
+	Changes []ProfileChange `json:"profile_changes,omitempty"`
 	// Command is the result of the command `fray run` wrapped, nil
 	// otherwise.
 	Command *Command `json:"command,omitempty"`
@@ -133,6 +137,19 @@ type FaultRef struct {
 type FaultCount struct {
 	Kind  string `json:"kind"`
 	Count int    `json:"count"`
+}
+
+// ProfileChange is one change of the profile in force during a run.
+type ProfileChange struct {
+	// AtMS is when it was made, in milliseconds since the start.
+	AtMS int64 `json:"at_ms"`
+	// Action is "swap", "enable" or "disable".
+	Action string `json:"action"`
+	// Profile and Seed are the profile in force after the change.
+	Profile string `json:"profile"`
+	Seed    uint64 `json:"seed"`
+	// Fault is the index of the fault switched, for enable and disable.
+	Fault *int `json:"fault,omitempty"`
 }
 
 // Command is the outcome of the command under `fray run`.

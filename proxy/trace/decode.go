@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -16,7 +18,7 @@ func decodeObservation(w *wireObs) (*observe.Observation, error) {
 	if !ok {
 		return nil, fmt.Errorf("kind %q is unknown", w.Kind)
 	}
-	st, ok := streamTypes[w.Stream]
+	st, ok := mcp.ParseStreamType(w.Stream)
 	if !ok {
 		return nil, fmt.Errorf("stream %q is unknown", w.Stream)
 	}
@@ -25,7 +27,7 @@ func decodeObservation(w *wireObs) (*observe.Observation, error) {
 		Session: w.Session, SessionSeq: w.SessionSeq, Protocol: w.Protocol,
 	}
 	for _, f := range w.Fired {
-		o.Fired = append(o.Fired, faults.Firing{Index: f.Index, Kind: f.Kind})
+		o.Fired = append(o.Fired, faults.Firing{Index: f.Index, Kind: f.Kind, Traits: firingTraits(f)})
 	}
 	var err error
 	switch k {
@@ -49,11 +51,48 @@ func decodeObservation(w *wireObs) (*observe.Observation, error) {
 			return nil, fmt.Errorf("an end line without its end member")
 		}
 		o.End, err = decodeEnd(w.End)
+	case observe.KindProfile:
+		if w.Profile == nil {
+			return nil, fmt.Errorf("a profile line without its profile member")
+		}
+		o.Profile, err = decodeProfile(w.Profile)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// firingTraits are the traits a firing line names; a trace written
+// before firings carried them gets those of the kind of that name as this
+// fray registers it.
+func firingTraits(f wireFiring) faults.Traits {
+	if f.Traits == nil {
+		k, _ := faults.LookupKind(f.Kind)
+		return k.Traits
+	}
+	t, _ := faults.ParseTraits(f.Traits)
+	return t
+}
+
+func decodeProfile(w *wireProfile) (*observe.ProfileChange, error) {
+	switch w.Action {
+	case observe.ProfileSwap, observe.ProfileEnable, observe.ProfileDisable:
+	default:
+		return nil, fmt.Errorf("profile action %q is not swap, enable or disable", w.Action)
+	}
+	p := &observe.ProfileChange{Action: w.Action, Name: w.Name, Seed: w.Seed, Text: w.Text, Fault: w.Fault}
+	for id, s := range w.Checks {
+		sev, ok := checks.ParseSeverity(s)
+		if !ok {
+			return nil, fmt.Errorf("profile check %s: severity %q is not error, warning or off", id, s)
+		}
+		if p.Checks == nil {
+			p.Checks = map[string]checks.Severity{}
+		}
+		p.Checks[id] = sev
+	}
+	return p, nil
 }
 
 func us(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
@@ -89,7 +128,7 @@ func decodeRequest(w *wireRequest) (*observe.Request, error) {
 func decodeMessages(ws []wireMessage, where string) ([]observe.Message, error) {
 	var out []observe.Message
 	for i, m := range ws {
-		k, ok := rpcKinds[m.Kind]
+		k, ok := mcp.ParseRPCKind(m.Kind)
 		if !ok {
 			return nil, fmt.Errorf("%s.messages[%d].kind %q is unknown", where, i, m.Kind)
 		}
@@ -162,7 +201,7 @@ func decodeEvent(w *wireEvent) (*observe.Event, error) {
 		e.Retry, e.HasRetry = *w.Retry, true
 	}
 	if m := w.Message; m != nil {
-		k, ok := rpcKinds[m.Kind]
+		k, ok := mcp.ParseRPCKind(m.Kind)
 		if !ok {
 			return nil, fmt.Errorf("event.message.kind %q is unknown", m.Kind)
 		}

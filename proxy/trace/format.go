@@ -3,8 +3,6 @@ package trace
 import (
 	"net/http"
 	"time"
-
-	"github.com/frayproxy/fray/mcp"
 )
 
 // Version is the trace format this package writes and the newest it
@@ -86,6 +84,7 @@ type wireObs struct {
 	Response   *wireResp    `json:"response"`
 	Event      *wireEvent   `json:"event"`
 	End        *wireEnd     `json:"end"`
+	Profile    *wireProfile `json:"profile"`
 
 	// Probe members: a header or end line read where an observation was
 	// expected.
@@ -94,8 +93,18 @@ type wireObs struct {
 }
 
 type wireFiring struct {
-	Index int    `json:"index"`
-	Kind  string `json:"kind"`
+	Index  int      `json:"index"`
+	Kind   string   `json:"kind"`
+	Traits []string `json:"traits"`
+}
+
+type wireProfile struct {
+	Action string            `json:"action"`
+	Name   string            `json:"name"`
+	Seed   uint64            `json:"seed"`
+	Text   string            `json:"text"`
+	Fault  int               `json:"fault"`
+	Checks map[string]string `json:"checks"`
 }
 
 type wireMessage struct {
@@ -164,21 +173,4 @@ type wireEnd struct {
 	Cause    string        `json:"cause"`
 	Messages []wireMessage `json:"messages"`
 	Error    string        `json:"error"`
-}
-
-// streamTypes and rpcKinds invert the faults package's names.
-var (
-	streamTypes = names(mcp.StreamAny, mcp.StreamOther)
-	rpcKinds    = names(mcp.RPCNone, mcp.RPCError)
-)
-
-func names[T interface {
-	~uint8
-	String() string
-}](first, last T) map[string]T {
-	m := make(map[string]T)
-	for v := first; v <= last; v++ {
-		m[v.String()] = v
-	}
-	return m
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
@@ -37,13 +38,13 @@ func sample() []*observe.Observation {
 				Retry: 500, HasRetry: true, Priming: true, Fate: observe.Delivered, DeliveredAt: 4 * ms,
 				DeliveredID: []byte("1"), DeliveredHasID: true, DeliveredRetry: 500, DeliveredHasRetry: true, Copies: 1}},
 		{Kind: observe.KindEvent, At: 5 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1,
-			Fired: []faults.Firing{{Index: 0, Kind: "strip-id"}, {Index: 2, Kind: "duplicate"}},
+			Fired: []faults.Firing{{Index: 0, Kind: "strip-id", Traits: faults.HidesIDs}, {Index: 2, Kind: "duplicate", Traits: faults.Duplicates}},
 			Event: &observe.Event{Index: 1, Raw: []byte("event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Parsed: true,
 				Type: []byte("message"), ID: []byte("2"), HasID: true, Dispatched: true,
 				Message: observe.EventMessage{Kind: mcp.RPCResponse, ID: []byte("0")},
 				Fate:    observe.Delivered, DeliveredAt: 6 * ms, Delivered: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"),
 				Copies: 2, Corrupted: true}},
-		{Kind: observe.KindEvent, At: 7 * ms, Exchange: 1, Stream: mcp.StreamPost, Fired: []faults.Firing{{Index: 1, Kind: "lose"}},
+		{Kind: observe.KindEvent, At: 7 * ms, Exchange: 1, Stream: mcp.StreamPost, Fired: []faults.Firing{{Index: 1, Kind: "lose", Traits: faults.EndsStream | faults.WithholdsEvents}},
 			Event: &observe.Event{Index: 2, Raw: []byte("id: \xff\xfe\ndata: \xc3\x28 \u2028\n\n"), Parsed: true, ID: []byte("\xff\xfe"), HasID: true,
 				Dispatched: true, Message: observe.EventMessage{Kind: mcp.RPCNotification, Method: []byte("notifications/progress")}, Fate: observe.Lost}},
 		{Kind: observe.KindEvent, At: 8 * ms, Exchange: 1, Stream: mcp.StreamPost,
@@ -52,7 +53,7 @@ func sample() []*observe.Observation {
 			Event: &observe.Event{Index: 4, Raw: []byte("data: cut at the end"), Fate: observe.Undelivered}},
 		{Kind: observe.KindEnd, At: 10 * ms, Exchange: 1, Stream: mcp.StreamPost, End: &observe.End{Cause: observe.FaultClosed}},
 		{Kind: observe.KindRequest, At: 11 * ms, Exchange: 2, Stream: mcp.StreamResume, Session: "s-1", SessionSeq: 1,
-			Fired: []faults.Firing{{Index: 3, Kind: "rewrite-last-event-id"}, {Index: 4, Kind: "latency"}},
+			Fired: []faults.Firing{{Index: 3, Kind: "rewrite-last-event-id", Traits: faults.ChangesLastEventID}, {Index: 4, Kind: "latency"}},
 			Request: &observe.Request{Method: "GET", Path: "/mcp", LastEventID: "2", HasLastEventID: true,
 				Header: http.Header{"Last-Event-Id": {"2"}},
 				Action: observe.RequestAction{Latency: 250 * ms, LastEventIDChanged: true, ForwardedLastEventID: "", HasForwardedLastEventID: true,
@@ -60,12 +61,15 @@ func sample() []*observe.Observation {
 		{Kind: observe.KindRequest, At: 12 * ms, Exchange: 3, Stream: mcp.StreamGet,
 			Request: &observe.Request{Method: "GET", Path: "/mcp", Action: observe.RequestAction{Answered: true, Dropped: true, Hang: true, LastEventIDChanged: true,
 				ForwardedLastEventID: "other-1", HasForwardedLastEventID: true}}},
-		{Kind: observe.KindResponse, At: 13 * ms, Exchange: 3, Stream: mcp.StreamGet, Fired: []faults.Firing{{Index: 5, Kind: "status"}},
+		{Kind: observe.KindResponse, At: 13 * ms, Exchange: 3, Stream: mcp.StreamGet, Fired: []faults.Firing{{Index: 5, Kind: "status", Traits: faults.AnswersRequests}},
 			Response: &observe.Response{Status: 503, Origin: observe.FromFault, Throttle: 2048, CloseAfter: 30 * time.Second}},
 		{Kind: observe.KindEnd, At: 14 * ms, Exchange: 3, Stream: mcp.StreamGet,
 			End: &observe.End{Cause: observe.UpstreamFailed, Error: "read: connection reset by peer",
 				Messages: []observe.Message{{Kind: mcp.RPCError, ID: `"a"`}, {Kind: mcp.RPCNotification, Method: "notifications/cancelled"}}}},
 		{Kind: observe.KindEnd, At: 15 * ms, Exchange: 4, Stream: mcp.StreamLegacy, End: &observe.End{Cause: observe.FaultAnswered}},
+		{Kind: observe.KindProfile, At: 16 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileSwap, Name: "swapped", Seed: 9,
+			Text: "name = \"swapped\"\n", Checks: map[string]checks.Severity{"client.backoff": checks.Off, "server.priming-event": checks.Error}}},
+		{Kind: observe.KindProfile, At: 17 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileDisable, Name: "swapped", Seed: 9, Fault: 2}},
 	}
 }
 

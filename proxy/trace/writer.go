@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -226,6 +228,7 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 			e.open()
 			e.int("index", int64(f.Index))
 			e.str("kind", f.Kind)
+			e.strings("traits", f.Traits.Names())
 			e.close()
 		}
 		e.b = append(e.b, ']')
@@ -239,6 +242,28 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 		encodeEvent(e, o.Event)
 	case o.End != nil:
 		encodeEnd(e, o.End)
+	case o.Profile != nil:
+		encodeProfile(e, o.Profile)
+	}
+	e.close()
+}
+
+func encodeProfile(e *enc, p *observe.ProfileChange) {
+	e.object("profile")
+	e.str("action", p.Action)
+	e.str("name", p.Name)
+	e.uint("seed", p.Seed)
+	e.strNonEmpty("text", p.Text)
+	if p.Action != observe.ProfileSwap {
+		e.int("fault", int64(p.Fault))
+	}
+	if len(p.Checks) > 0 {
+		e.key("checks")
+		e.open()
+		for _, id := range slices.Sorted(maps.Keys(p.Checks)) {
+			e.str(id, string(p.Checks[id]))
+		}
+		e.close()
 	}
 	e.close()
 }

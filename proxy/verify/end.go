@@ -127,7 +127,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	if l.streams > 0 || l.state == lgDone {
 		return
 	}
-	l.endEx, l.endCause, l.endFault = x.num, end.Cause, firstFault(x.endFault, l.endFault)
+	l.endEx, l.endFault = x.num, firstFault(x.endFault, l.endFault)
 	l.lastResume = x.clientHasLEID || x.attemptOf == l
 	switch {
 	case end.Cause == observe.ClientGone:

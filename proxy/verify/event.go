@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -62,10 +63,10 @@ func (v *Verifier) noteEventFaults(x *exch, e *observe.Event, o *observe.Observa
 	if len(o.Fired) == 0 {
 		return
 	}
-	if f := faultOf(o.Fired, "close", "lose", "reset", "stall"); f != nil && x.endFault == nil {
+	if f := faultWith(o.Fired, faults.EndsStream|faults.HoldsStream); f != nil && x.endFault == nil {
 		x.endFault = f
 	}
-	if f := faultOf(o.Fired, "drop-priming", "strip-id", "rewrite-id"); f != nil {
+	if f := faultWith(o.Fired, faults.HidesIDs); f != nil {
 		x.idFault = f
 		x.cli.idFault = f
 	}
@@ -145,7 +146,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 	}
 	if e.DeliveredHasRetry {
 		l.retry, l.hasRetry = time.Duration(e.DeliveredRetry)*time.Millisecond, true
-		l.retryFault = faultOf(o.Fired, "set-retry")
+		l.retryFault = faultWith(o.Fired, faults.ChangesRetry)
 	}
 	if !msg {
 		return
@@ -195,7 +196,7 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 		corrupted: e.Fate == observe.Delivered && e.Corrupted,
 		at:        o.At,
 		exchange:  x.num,
-		fault:     firstFault(faultOf(o.Fired), x.endFault),
+		fault:     firstFault(faultWith(o.Fired, anyTrait), x.endFault),
 		cli:       x.cli,
 		srv:       x.srv,
 	}

@@ -105,11 +105,16 @@ func evidence(msg string, sess *session, ex uint64, at time.Duration) report.Evi
 	return e
 }
 
-// faultOf returns the first firing of one of kinds (any firing when kinds
-// is empty) as a report reference, nil when none.
-func faultOf(fired []faults.Firing, kinds ...string) *report.FaultRef {
+// anyTrait matches every firing in faultWith.
+const anyTrait faults.Traits = 0
+
+// faultWith returns the first firing that has one of the traits (any
+// firing for anyTrait) as a report reference, nil when none. The verifier
+// knows what a fault did by its traits only, never by its kind's name, so
+// that a kind added later is attributed as it declares.
+func faultWith(fired []faults.Firing, traits faults.Traits) *report.FaultRef {
 	for _, f := range fired {
-		if len(kinds) == 0 || slices.Contains(kinds, f.Kind) {
+		if traits == anyTrait || f.Traits.Any(traits) {
 			return &report.FaultRef{Index: f.Index, Kind: f.Kind}
 		}
 	}

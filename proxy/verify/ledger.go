@@ -130,7 +130,6 @@ type logical struct {
 	streams      int // open streams
 	since        time.Duration
 	endEx        uint64
-	endCause     observe.Cause
 	endFault     *report.FaultRef
 	afterEnd     bool // no attempt yet since a stream of it ended
 	lastResume   bool // its last stream was a resumption

@@ -26,7 +26,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 		clientLEID:    q.LastEventID,
 		fwdHasLEID:    q.HasLastEventID,
 		fwdLEID:       q.LastEventID,
-		reqFault:      faultOf(o.Fired),
+		reqFault:      faultWith(o.Fired, anyTrait),
 	}
 	a := &q.Action
 	x.answeredByFray = a.Answered || a.Dropped

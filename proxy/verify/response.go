@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -41,7 +42,7 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 		x.method != http.MethodDelete && r.Origin != observe.FromFray {
 		v.sessionGone(x, o)
 	}
-	if f := faultOf(o.Fired, "close", "reset", "lose"); f != nil {
+	if f := faultWith(o.Fired, faults.EndsStream); f != nil {
 		x.endFault = f
 	}
 	switch {
@@ -137,7 +138,7 @@ func (v *Verifier) sessionGone(x *exch, o *observe.Observation) {
 	m := v.metaFor(x.clientSession, o.SessionSeq)
 	if !m.dead {
 		m.dead, m.deadAt, m.deadEx = true, o.At, x.num
-		v.reinit = append(v.reinit, reinitDue{sess: m, seq: m.seq, at: o.At, ex: x.num, fault: faultOf(o.Fired, "status")})
+		v.reinit = append(v.reinit, reinitDue{sess: m, seq: m.seq, at: o.At, ex: x.num, fault: faultWith(o.Fired, faults.AnswersRequests)})
 	}
 	s := x.sess
 	if s.key != x.clientSession {

@@ -312,7 +312,7 @@ func (v *Verifier) legacyEnded(l *logical, x *exch, end *observe.End, at time.Du
 	}
 	if len(s.pending) > 0 {
 		l.state, l.since, l.afterEnd, l.owed = lgPending, at, true, true
-		l.endEx, l.endCause, l.endFault = x.num, end.Cause, x.endFault
+		l.endEx, l.endFault = x.num, x.endFault
 		if len(v.legacy) >= maxLogicals {
 			v.legacy = v.legacy[1:]
 		}

@@ -118,7 +118,9 @@ func randomObservation(r *rand.Rand, at time.Duration) *observe.Observation {
 		o.SessionSeq = int(sess[1] - '0')
 	}
 	if r.IntN(4) == 0 {
-		o.Fired = []faults.Firing{{Index: r.IntN(3), Kind: pick("drop", "lose", "close", "reset", "status", "set-retry", "rewrite-id", "nope")}}
+		kind := pick("drop", "lose", "close", "reset", "status", "set-retry", "rewrite-id", "nope")
+		k, _ := faults.LookupKind(kind)
+		o.Fired = []faults.Firing{{Index: r.IntN(3), Kind: kind, Traits: k.Traits | faults.Traits(r.Uint32())}}
 	}
 	ids := []string{"", "1", "2", "3", "a", "b"}
 	switch o.Kind {

@@ -167,7 +167,6 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 	}
 	v.dead = slices.DeleteFunc(v.dead, func(d *session) bool { return d == s })
 	delete(v.sessions, s.key)
-	v.dropped++
 }
 
 // endSession marks s as ended (deleted, answered 404, a lost legacy

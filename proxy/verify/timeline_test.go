@@ -79,7 +79,15 @@ func fired(f ...faults.Firing) reqOpt {
 	return func(o *observe.Observation) { o.Fired = f }
 }
 
-func fault(i int, kind string) faults.Firing { return faults.Firing{Index: i, Kind: kind} }
+// fault is fault i of the profile, of a registered kind: its firing
+// carries the kind's traits, as the proxy's do.
+func fault(i int, kind string) faults.Firing {
+	k, ok := faults.LookupKind(kind)
+	if !ok {
+		panic("no fault kind " + kind)
+	}
+	return faults.Firing{Index: i, Kind: kind, Traits: k.Traits}
+}
 
 // action sets what exchange faults did.
 func action(a observe.RequestAction) reqOpt {

@@ -21,6 +21,7 @@ package verify
 
 import (
 	"hash/fnv"
+	"slices"
 	"sync"
 	"time"
 
@@ -90,7 +91,7 @@ type Verifier struct {
 	reinit   []reinitDue
 	legacy   []*logical
 	dead     []*session
-	dropped  int // sessions settled and dropped
+	changes  []report.ProfileChange
 }
 
 // globalRec places an upstream event id in its session, to recognise a
@@ -123,13 +124,7 @@ func New(opts Options) *Verifier {
 	if v.deadline <= 0 {
 		v.deadline = DefaultAnswerDeadline
 	}
-	for i, c := range catalog {
-		v.checks[i].sev = c.Severity
-		switch s := opts.Severity[c.ID]; s {
-		case checks.Error, checks.Warning, checks.Off:
-			v.checks[i].sev = s
-		}
-	}
+	v.setSeverities()
 	return v
 }
 
@@ -160,6 +155,10 @@ func (v *Verifier) Observe(o *observe.Observation) {
 	case observe.KindEnd:
 		if o.End != nil {
 			v.onEnd(o)
+		}
+	case observe.KindProfile:
+		if o.Profile != nil {
+			v.onProfile(o)
 		}
 	}
 	if v.last-v.lastSweep >= sweepEvery {
@@ -221,6 +220,7 @@ func (v *Verifier) build(at time.Duration) report.Report {
 		Verdict:    report.VerdictPass,
 		Profile:    v.opts.Profile,
 		Seed:       v.opts.Seed,
+		Changes:    slices.Clone(v.changes),
 		DurationMS: at.Milliseconds(),
 		Totals:     v.totals,
 		Checks:     make([]report.Check, 0, numChecks),
@@ -252,6 +252,36 @@ func (v *Verifier) build(at time.Duration) report.Report {
 		}
 	}
 	return r
+}
+
+// onProfile records a change of the profile in force: the report names
+// the profile in force at the end and lists every change, and a swapped
+// profile's [checks] severities hold for what is judged from then on
+// (checks it leaves out go back to their defaults).
+func (v *Verifier) onProfile(o *observe.Observation) {
+	p := o.Profile
+	c := report.ProfileChange{AtMS: o.At.Milliseconds(), Action: p.Action, Profile: p.Name, Seed: p.Seed}
+	if p.Action != observe.ProfileSwap {
+		f := p.Fault
+		c.Fault = &f
+	}
+	v.changes = append(v.changes, c)
+	v.opts.Profile, v.opts.Seed = p.Name, p.Seed
+	if p.Action == observe.ProfileSwap {
+		v.opts.Severity = p.Checks
+		v.setSeverities()
+	}
+}
+
+// setSeverities puts the severities of v.opts in force.
+func (v *Verifier) setSeverities() {
+	for i, c := range catalog {
+		v.checks[i].sev = c.Severity
+		switch s := v.opts.Severity[c.ID]; s {
+		case checks.Error, checks.Warning, checks.Off:
+			v.checks[i].sev = s
+		}
+	}
 }
 
 // hashKey hashes a session id for the bounded set of session metadata.

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/mcp"
-	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -60,7 +59,7 @@ func TestEngineShutdown(t *testing.T) {
 		}
 	})
 	u, _ := url.Parse(up.URL)
-	eng, err := newEngine(proxy.Options{Upstream: u}, nil, watch)
+	eng, err := New(Options{Upstream: u, Watch: watch, Drain: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +70,8 @@ func TestEngineShutdown(t *testing.T) {
 	serveCtx, stop := context.WithCancel(ctx)
 	shutdownBegan := make(chan struct{})
 	eng.onShutdown = func() { close(shutdownBegan) }
-	done := make(chan stopped, 1)
-	go func() { done <- eng.serve(serveCtx, ctx, ln, nil, 10*time.Second) }()
+	done := make(chan Stopped, 1)
+	go func() { done <- eng.Serve(serveCtx, ctx, ln, nil) }()
 	base := "http://" + ln.Addr().String()
 
 	// The standalone stream, open until fray ends it.
@@ -121,20 +120,20 @@ func TestEngineShutdown(t *testing.T) {
 	if _, err := io.Copy(io.Discard, getResp.Body); err != nil {
 		t.Errorf("the standalone stream ended with %v, want a clean end", err)
 	}
-	var st stopped
+	var st Stopped
 	select {
 	case st = <-done:
 	case <-ctx.Done():
 		t.Fatal("serve did not return")
 	}
-	if st.err != nil {
-		t.Errorf("serve: %v", st.err)
+	if st.Err != nil {
+		t.Errorf("serve: %v", st.Err)
 	}
-	if !st.drained || st.open != 1 {
-		t.Errorf("drained=%v open=%d, want true and 1 (the standalone stream)", st.drained, st.open)
+	if !st.Drained || st.Open != 1 {
+		t.Errorf("drained=%v open=%d, want true and 1 (the standalone stream)", st.Drained, st.Open)
 	}
-	if st.at <= 0 {
-		t.Errorf("cut at %v", st.at)
+	if st.At <= 0 {
+		t.Errorf("cut at %v", st.At)
 	}
 	// The POST ended during the drain, the peers' doing: observed. The
 	// standalone stream was ended by fray after the cut: not observed.
@@ -166,7 +165,7 @@ func TestEngineShutdownNotDrained(t *testing.T) {
 	defer up.Close()
 	defer up.CloseClientConnections()
 	u, _ := url.Parse(up.URL)
-	eng, err := newEngine(proxy.Options{Upstream: u}, nil, nil)
+	eng, err := New(Options{Upstream: u, Drain: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,8 +174,8 @@ func TestEngineShutdownNotDrained(t *testing.T) {
 		t.Fatal(err)
 	}
 	serveCtx, stop := context.WithCancel(ctx)
-	done := make(chan stopped, 1)
-	go func() { done <- eng.serve(serveCtx, ctx, ln, nil, 50*time.Millisecond) }()
+	done := make(chan Stopped, 1)
+	go func() { done <- eng.Serve(serveCtx, ctx, ln, nil) }()
 	clientErr := make(chan error, 1)
 	go func() {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln.Addr().String()+"/mcp",
@@ -191,13 +190,16 @@ func TestEngineShutdownNotDrained(t *testing.T) {
 	<-arrived
 	stop()
 	st := <-done
-	if st.drained || st.open != 1 {
-		t.Errorf("drained=%v open=%d, want false and 1", st.drained, st.open)
+	if st.Drained || st.Open != 1 {
+		t.Errorf("drained=%v open=%d, want false and 1", st.Drained, st.Open)
 	}
 	if err := <-clientErr; err != nil {
 		t.Errorf("the client saw %v, want a clean end of the stream", err)
 	}
-	r := eng.final(st)
+	r, err := eng.Finish(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r.Schema == 0 || r.Verdict == "" {
 		t.Errorf("final report %+v", r)
 	}

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
 )
 
 // TestMetricsOnAdmin: with the metrics added, the admin API's /metrics
@@ -33,20 +32,13 @@ func TestMetricsOnAdmin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	active, err := profiles.NewActive(prof, nil)
+	eng, err := New(Options{Upstream: u, Profile: prof, Metrics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := proxy.Options{Upstream: u, Faults: active}
-	met := addMetrics(&opts)
-	eng, err := newEngine(opts, active, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	met.attach(eng)
-	fray := httptest.NewServer(eng.proxy)
+	fray := httptest.NewServer(eng.Handler())
 	defer fray.Close()
-	adminSrv := httptest.NewServer(adminHandler(active, met))
+	adminSrv := httptest.NewServer(eng.AdminHandler())
 	defer adminSrv.Close()
 
 	for _, lastEventID := range []string{"", "3"} {
@@ -91,7 +83,7 @@ func TestMetricsOnAdmin(t *testing.T) {
 			t.Errorf("%s = %v, want %v", key, got[key], want)
 		}
 	}
-	checks := eng.verifier.Report(eng.elapsed()).Checks
+	checks := eng.Report().Checks
 	if len(checks) == 0 {
 		t.Fatal("the verifier reports no checks")
 	}

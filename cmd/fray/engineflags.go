@@ -1,0 +1,97 @@
+package main
+
+import (
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/engine"
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/trace"
+)
+
+// profileFlags are --profile and --seed, with the profile's default.
+func profileFlags(def string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "profile", Value: def, Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
+		&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
+	}
+}
+
+// profileFrom resolves the profile name given to flag (a built-in or a
+// file), and --seed; want, when not empty, says what else flag takes, for
+// the error. The profile is compiled once here, so that a bad one is
+// reported before anything starts.
+func profileFrom(c *cli.Context, flag, name, want string) (*profiles.Profile, *uint64, error) {
+	prof, err := profiles.Resolve(name)
+	if err != nil {
+		if want != "" {
+			return nil, nil, usagef("%s %s: %s\n%v", flag, name, want, err)
+		}
+		return nil, nil, usagef("%s %s:\n%v", flag, name, err)
+	}
+	var seed *uint64
+	if c.IsSet("seed") {
+		s := c.Uint64("seed")
+		seed = &s
+	}
+	if _, err := profiles.NewActive(prof, seed); err != nil {
+		return nil, nil, usagef("%s %s: %v", flag, name, err)
+	}
+	return prof, seed, nil
+}
+
+// profileOption resolves --profile and --seed: nil when no profile is
+// given.
+func profileOption(c *cli.Context) (*profiles.Profile, *uint64, error) {
+	name := c.String("profile")
+	if name == "" {
+		if c.IsSet("seed") {
+			return nil, nil, usagef("--seed %d: there is no --profile to seed", c.Uint64("seed"))
+		}
+		return nil, nil, nil
+	}
+	return profileFrom(c, "--profile", name, "")
+}
+
+// seedOf is the seed a profile runs with: the override, else its own.
+func seedOf(p *profiles.Profile, seed *uint64) uint64 {
+	switch {
+	case seed != nil:
+		return *seed
+	case p != nil:
+		return p.Seed
+	}
+	return 0
+}
+
+// engineOptions completes opts, which hold the command's own settings,
+// with what every command that runs an engine shares: the profile and its
+// seed, the logger (on errw), --log-faults, and the trace headed by the
+// profile. The trace is opened last, once every flag was found good.
+func engineOptions(c *cli.Context, errw io.Writer, opts engine.Options, prof *profiles.Profile, seed *uint64) (engine.Options, error) {
+	log, err := newLogger(c, errw)
+	if err != nil {
+		return engine.Options{}, err
+	}
+	opts.Profile, opts.Seed, opts.Logger, opts.LogFaults = prof, seed, log, c.Bool("log-faults")
+	if lookupFlag(c.Command, "trace") != nil {
+		if opts.Trace, err = openTrace(c, prof, seedOf(prof, seed)); err != nil {
+			return engine.Options{}, err
+		}
+	}
+	return opts, nil
+}
+
+// newEngine builds the engine of opts; on error the trace it would have
+// written is ended, so that no file is left without its end line.
+func newEngine(opts engine.Options) (*engine.Engine, error) {
+	eng, err := engine.New(opts)
+	if err != nil {
+		if opts.Trace != nil {
+			_ = opts.Trace.Finish(trace.End{})
+		}
+		return nil, usagef("%v", err)
+	}
+	return eng, nil
+}
