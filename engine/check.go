@@ -62,17 +62,17 @@ var ErrProfileText = errors.New("the profile the trace records does not parse")
 
 // VerifyOptions sets a verifier up from a trace's header: the profile's
 // name, seed and check severities, from the profile text the trace
-// carries. A trace outlives the fray that wrote it: when its profile no
+// carries and the overrides its header records. A trace outlives the fray that wrote it: when its profile no
 // longer passes this fray's validation (a check renamed since), the
 // [checks] table is read as it stands, ids this verifier does not know are
 // ignored, and note says so.
 func VerifyOptions(h trace.Header) (opts verify.Options, note string, err error) {
 	if h.ProfileText == "" {
-		return verify.Options{Profile: h.Profile, Seed: h.Seed}, "", nil
+		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(nil, h.Checks)}, "", nil
 	}
 	prof, perr := profiles.Parse(h.Profile+".toml", strings.NewReader(h.ProfileText))
 	if perr == nil {
-		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof)}, "", nil
+		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof, h.Checks)}, "", nil
 	}
 	var doc struct {
 		Checks map[string]checks.Severity `toml:"checks"`
@@ -80,7 +80,7 @@ func VerifyOptions(h trace.Header) (opts verify.Options, note string, err error)
 	if err := toml.Unmarshal([]byte(h.ProfileText), &doc); err != nil {
 		return verify.Options{}, "", fmt.Errorf("%w:\n%v", ErrProfileText, perr)
 	}
-	opts = verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: doc.Checks}
+	opts = verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(&profiles.Profile{Checks: doc.Checks}, h.Checks)}
 	note = fmt.Sprintf("its profile does not pass this fray's validation; its check severities are used as they stand:\n%v", perr)
 	return opts, note, nil
 }

@@ -84,10 +84,10 @@ func New(opts Options) (*Engine, error) {
 		}
 		e.active = active
 	}
-	vopts := verify.Options{AnswerDeadline: opts.AnswerDeadline}
+	vopts := verify.Options{AnswerDeadline: opts.AnswerDeadline, Severity: severities(nil, opts.Checks)}
 	if e.active != nil {
-		p := e.active.Profile()
-		vopts.Profile, vopts.Seed, vopts.Severity = p.Name, e.active.Seed(), severities(p)
+		p, seed := e.active.InForce()
+		vopts.Profile, vopts.Seed, vopts.Severity = p.Name, seed, severities(p, opts.Checks)
 	}
 	e.verifier = verify.New(vopts)
 	var met observe.Observer

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"time"
@@ -38,6 +39,9 @@ type Options struct {
 	// Changes are profile changes to make at given times, as a trace
 	// recorded them (fray run --reproduce).
 	Changes []Change
+	// Checks override check severities over the profile's [checks] table,
+	// for this profile and every profile swapped in.
+	Checks map[string]checks.Severity
 	// AnswerDeadline is the verifier's: how long a forwarded request may
 	// stay unanswered after its session's last activity; 0 means 30 s.
 	AnswerDeadline time.Duration
@@ -115,14 +119,16 @@ func (o *Options) proxyOptions() proxy.Options {
 	}
 }
 
-// severities are the verifier's severities for profile p: its [checks].
-func severities(p *profiles.Profile) map[string]checks.Severity {
-	if p == nil || len(p.Checks) == 0 {
-		return nil
+// severities are the verifier's severities under profile p (nil for
+// none): its [checks] table, with over's overrides on top.
+func severities(p *profiles.Profile, over map[string]checks.Severity) map[string]checks.Severity {
+	var out map[string]checks.Severity
+	if p != nil {
+		out = maps.Clone(p.Checks)
 	}
-	out := make(map[string]checks.Severity, len(p.Checks))
-	for id, s := range p.Checks {
-		out[id] = s
+	if len(over) > 0 && out == nil {
+		out = make(map[string]checks.Severity, len(over))
 	}
+	maps.Copy(out, over)
 	return out
 }

@@ -74,7 +74,7 @@ func (e *Engine) observeChange(action string, fault int) {
 		At:   e.Elapsed(),
 		Profile: &observe.ProfileChange{
 			Action: action, Name: p.Name, Seed: seed, Text: string(p.Text),
-			Checks: severities(p), Fault: fault,
+			Checks: severities(p, e.opts.Checks), Fault: fault,
 		},
 	}
 	e.gate.Observe(&o)

@@ -123,13 +123,33 @@ func New(opts Options) (*Proxy, error) {
 }
 
 // ParseUpstream parses a user-given upstream URL and checks that fray can
-// forward to it: an absolute http or https URL with a host.
+// forward to it: an absolute http or https URL with a host. A URL written
+// without its scheme ("127.0.0.1:3000/mcp", "localhost:3000") is an error
+// that gives the URL with http:// as the likely meaning.
 func ParseUpstream(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+		if hint := withScheme(raw); hint != "" {
+			return nil, fmt.Errorf("upstream %q: no http:// or https:// scheme (did you mean %q?)", raw, hint)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("upstream %q: %w", raw, err)
 	}
 	return checkUpstream(u, raw)
+}
+
+// withScheme returns raw with http:// in front when that makes it a URL
+// with a host and a port, "" otherwise.
+func withScheme(raw string) string {
+	if strings.Contains(raw, "://") {
+		return ""
+	}
+	u, err := url.Parse("http://" + raw)
+	if err != nil || u.Hostname() == "" || u.Port() == "" {
+		return ""
+	}
+	return u.String()
 }
 
 // checkUpstream validates u; name is how the user wrote it, for errors.

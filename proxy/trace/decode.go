@@ -81,18 +81,27 @@ func decodeProfile(w *wireProfile) (*observe.ProfileChange, error) {
 	default:
 		return nil, fmt.Errorf("profile action %q is not swap, enable or disable", w.Action)
 	}
-	p := &observe.ProfileChange{Action: w.Action, Name: w.Name, Seed: w.Seed, Text: w.Text, Fault: w.Fault}
-	for id, s := range w.Checks {
+	sev, err := decodeChecks(w.Checks)
+	if err != nil {
+		return nil, fmt.Errorf("profile %w", err)
+	}
+	return &observe.ProfileChange{Action: w.Action, Name: w.Name, Seed: w.Seed, Text: w.Text, Fault: w.Fault, Checks: sev}, nil
+}
+
+// decodeChecks reads a table of check severities; nil for none.
+func decodeChecks(w map[string]string) (map[string]checks.Severity, error) {
+	var out map[string]checks.Severity
+	for id, s := range w {
 		sev, ok := checks.ParseSeverity(s)
 		if !ok {
-			return nil, fmt.Errorf("profile check %s: severity %q is not error, warning or off", id, s)
+			return nil, fmt.Errorf("check %s: severity %q is not error, warning or off", id, s)
 		}
-		if p.Checks == nil {
-			p.Checks = map[string]checks.Severity{}
+		if out == nil {
+			out = map[string]checks.Severity{}
 		}
-		p.Checks[id] = sev
+		out[id] = sev
 	}
-	return p, nil
+	return out, nil
 }
 
 func us(n int64) time.Duration { return time.Duration(n) * time.Microsecond }

@@ -2,9 +2,12 @@ package trace
 
 import (
 	"encoding/base64"
+	"maps"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/frayproxy/fray/checks"
 )
 
 // enc appends one JSON object to a reused buffer. It is hand-written so
@@ -234,4 +237,18 @@ func runeLen[S string | []byte](s S, i int) int {
 		}
 	}
 	return 0
+}
+
+// checks writes a table of check severities, sorted by id; nothing for
+// none.
+func (e *enc) checks(sev map[string]checks.Severity) {
+	if len(sev) == 0 {
+		return
+	}
+	e.key("checks")
+	e.open()
+	for _, id := range slices.Sorted(maps.Keys(sev)) {
+		e.str(id, string(sev[id]))
+	}
+	e.close()
 }

@@ -3,6 +3,8 @@ package trace
 import (
 	"net/http"
 	"time"
+
+	"github.com/frayproxy/fray/checks"
 )
 
 // Version is the trace format this package writes and the newest it
@@ -30,6 +32,9 @@ type Header struct {
 	Profile     string
 	Seed        uint64
 	ProfileText string
+	// Checks are check severities set over the profile's own (a test's
+	// overrides), so that an offline check judges as the live run did.
+	Checks map[string]checks.Severity
 	// Redact lists the header names whose values were replaced by
 	// Redacted; empty when nothing was redacted.
 	Redact []string
@@ -53,12 +58,13 @@ type End struct {
 
 // wireHeader is the header line as JSON.
 type wireHeader struct {
-	Version     *int     `json:"fray_trace"`
-	Started     string   `json:"started"`
-	Profile     string   `json:"profile"`
-	Seed        uint64   `json:"seed"`
-	ProfileText string   `json:"profile_text"`
-	Redact      []string `json:"redact"`
+	Version     *int              `json:"fray_trace"`
+	Started     string            `json:"started"`
+	Profile     string            `json:"profile"`
+	Seed        uint64            `json:"seed"`
+	ProfileText string            `json:"profile_text"`
+	Checks      map[string]string `json:"checks"`
+	Redact      []string          `json:"redact"`
 	// End marks the end line, which carries the time the run ended and
 	// the number of observations written.
 	End          *int     `json:"fray_trace_end"`

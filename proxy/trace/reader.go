@@ -225,7 +225,11 @@ func (r *Reader) readHeader() error {
 	if perr != nil {
 		return r.errorf(1, ErrSyntax, "started %q is not an RFC 3339 time", h.Started)
 	}
-	r.header = Header{Version: *h.Version, Started: started, Profile: h.Profile, Seed: h.Seed, ProfileText: h.ProfileText, Redact: h.Redact}
+	sev, serr := decodeChecks(h.Checks)
+	if serr != nil {
+		return r.errorf(1, ErrSyntax, "header %v", serr)
+	}
+	r.header = Header{Version: *h.Version, Started: started, Profile: h.Profile, Seed: h.Seed, ProfileText: h.ProfileText, Checks: sev, Redact: h.Redact}
 	if !complete {
 		// A header and nothing else, not even its line end.
 		return r.truncated(0, 0, "the trace stops after its header line", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -88,7 +89,7 @@ func writeAll(t *testing.T, path string, opts WriterOptions, obs []*observe.Obse
 }
 
 var testHeader = Header{Started: time.Date(2025, 11, 25, 10, 0, 0, 123456789, time.UTC), Profile: "lossy-resume", Seed: 42,
-	ProfileText: "name = \"lossy-resume\"\nseed = 42\n"}
+	ProfileText: "name = \"lossy-resume\"\nseed = 42\n", Checks: map[string]checks.Severity{"client.backoff": checks.Off}}
 
 func TestRoundTrip(t *testing.T) {
 	for _, name := range []string{"run.jsonl", "run.jsonl.gz"} {
@@ -110,7 +111,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			h := tr.Header
 			if h.Version != Version || !h.Started.Equal(testHeader.Started) || h.Profile != "lossy-resume" || h.Seed != 42 ||
-				h.ProfileText != testHeader.ProfileText || h.Redact != nil {
+				h.ProfileText != testHeader.ProfileText || !maps.Equal(h.Checks, testHeader.Checks) || h.Redact != nil {
 				t.Errorf("header = %+v", h)
 			}
 			if !reflect.DeepEqual(tr.End, End{At: 20 * time.Millisecond, Drained: true}) || tr.Truncation != nil {

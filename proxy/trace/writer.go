@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -113,6 +111,7 @@ func (w *Writer) writeHeader(h *Header) {
 	e.str("profile", h.Profile)
 	e.uint("seed", h.Seed)
 	e.str("profile_text", h.ProfileText)
+	e.checks(h.Checks)
 	if len(h.Redact) > 0 {
 		e.strings("redact", h.Redact)
 	}
@@ -257,14 +256,7 @@ func encodeProfile(e *enc, p *observe.ProfileChange) {
 	if p.Action != observe.ProfileSwap {
 		e.int("fault", int64(p.Fault))
 	}
-	if len(p.Checks) > 0 {
-		e.key("checks")
-		e.open()
-		for _, id := range slices.Sorted(maps.Keys(p.Checks)) {
-			e.str(id, string(p.Checks[id]))
-		}
-		e.close()
-	}
+	e.checks(p.Checks)
 	e.close()
 }
 
