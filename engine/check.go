@@ -34,6 +34,20 @@ func Check(rd *trace.Reader) (r report.Report, note string, err error) {
 	return Settle(v, end), note, nil
 }
 
+// Judge is Check for a trace read whole (trace.ReadFile): the timeline
+// draws the findings of the observations it draws.
+func Judge(t *trace.Trace) (r report.Report, note string, err error) {
+	opts, note, err := VerifyOptions(t.Header)
+	if err != nil {
+		return report.Report{}, "", err
+	}
+	v := verify.New(opts)
+	for _, o := range t.Observations {
+		v.Observe(o)
+	}
+	return Settle(v, t.End), note, nil
+}
+
 // feed passes every observation of rd to v, in order, and returns how the
 // run ended: the end line's account, or for a partial read the last
 // observation's time, not drained.

@@ -11,7 +11,6 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/timeline"
 	"github.com/frayproxy/fray/proxy/trace"
-	"github.com/frayproxy/fray/proxy/verify"
 )
 
 func reportCommand() *cli.Command {
@@ -70,18 +69,13 @@ func timelineInput(path string, partial bool) (timeline.Input, error) {
 	if err != nil {
 		return timeline.Input{}, badTrace(err)
 	}
-	opts, note, err := engine.VerifyOptions(t.Header)
+	r, note, err := engine.Judge(t)
 	if err != nil {
 		return timeline.Input{}, usagef("trace %s: %v", path, err)
 	}
 	if note != "" {
 		note = fmt.Sprintf("trace %s: %s", path, note)
 	}
-	v := verify.New(opts)
-	for _, o := range t.Observations {
-		v.Observe(o)
-	}
-	r := engine.Settle(v, t.End)
 	in := timeline.Input{Header: t.Header, Observations: t.Observations, End: t.End.At, Report: &r, Note: note}
 	if t.Truncation != nil {
 		in.Note = joinNotes(note, fmt.Sprintf("trace %s is truncated: %s", path, t.Truncation))

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
 )
 
 // TestPollingServerProfile runs each SDK's client against its own SDK's
@@ -82,18 +82,14 @@ func startFrayWithProfile(t *testing.T, upstream, name string) (string, *wireLog
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	buf := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	p, err := proxy.New(proxy.Options{Upstream: u, Logger: logger, Faults: plan, LogFaults: true})
+	eng, err := engine.New(engine.Options{Upstream: u, Logger: logger, Profile: prof, LogFaults: true})
 	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
+		t.Fatalf("engine.New: %v", err)
 	}
 	wire := &wireLog{}
-	srv := httptest.NewServer(wire.wrap(p))
+	srv := httptest.NewServer(wire.wrap(eng.Handler()))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()

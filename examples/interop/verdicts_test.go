@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
-	"github.com/frayproxy/fray/proxy/verify"
 )
 
 // sdkPair is a client and a server of one official SDK.
@@ -113,20 +112,24 @@ func verdictRun(ctx context.Context, t *testing.T, up upstream, name string, cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	active, err := profiles.NewActive(prof, seed)
+	eng, err := engine.New(engine.Options{Upstream: u, Profile: prof, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := verify.New(verify.Options{Severity: prof.Checks, Profile: prof.Name, Seed: active.Seed()})
-	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active, Observer: v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
+	srv := httptest.NewServer(eng.Handler())
+	defer srv.Close()
 	run := client(ctx, t, srv.URL+up.path)
-	srv.CloseClientConnections()
-	srv.Close()
-	return v.Final(0), run
+	// The client exited: its streams end with it; a standalone stream the
+	// peer leaves open is fray's to end.
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	eng.Wait(wctx, false)
+	cancel()
+	st := eng.Stop()
+	r, err := eng.Finish(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, run
 }
 
 // sameFindings reports whether got is want's findings plus only findings

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/engine"
 )
 
 // exchange is one HTTP exchange seen by a wireLog.
@@ -158,12 +158,12 @@ func startFray(t *testing.T, upstream string) (string, *wireLog) {
 	if err != nil {
 		t.Fatalf("upstream %q: %v", upstream, err)
 	}
-	p, err := proxy.New(proxy.Options{Upstream: u, Logger: testLogger(t)})
+	eng, err := engine.New(engine.Options{Upstream: u, Logger: testLogger(t)})
 	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
+		t.Fatalf("engine.New: %v", err)
 	}
 	log := &wireLog{}
-	srv := httptest.NewServer(log.wrap(p))
+	srv := httptest.NewServer(log.wrap(eng.Handler()))
 	t.Cleanup(func() {
 		// Close waits for active requests; a stream still open to a client
 		// must not hold the test up, so cut client connections first.

@@ -12,11 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
-	"github.com/frayproxy/fray/proxy/verify"
 )
 
 // pairRun is one run of a scripted pair through fray under a profile.
@@ -40,26 +39,17 @@ func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
 	}
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	vopts := verify.Options{}
-	opts := proxy.Options{}
+	opts := engine.Options{Profile: r.profile}
 	if r.profile != nil {
 		seed := r.seed
-		active, err := profiles.NewActive(r.profile, &seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		opts.Faults = active
-		vopts.Profile, vopts.Seed = r.profile.Name, seed
-		vopts.Severity = r.profile.Checks
+		opts.Seed = &seed
 	}
-	v := verify.New(vopts)
-	opts.Observer = v
 	opts.Upstream, _ = url.Parse(srv.URL)
-	p, err := proxy.New(opts)
+	eng, err := engine.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fray := httptest.NewServer(p)
+	fray := httptest.NewServer(eng.Handler())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	calls := max(r.calls, 2)
@@ -72,13 +62,11 @@ func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
 	// Every exchange has ended once the client's connections are closed
 	// and fray's handlers have returned.
 	fray.Close()
-	return finalReport(v), res, err
-}
-
-// finalReport is the verifier's verdict once the run is over, judged as
-// of the last thing it saw.
-func finalReport(v *verify.Verifier) report.Report {
-	return v.Final(0)
+	rep, ferr := eng.Finish(eng.Stop(), nil)
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	return rep, res, err
 }
 
 // failed lists the checks of error severity that failed.

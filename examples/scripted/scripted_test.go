@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
 )
 
 func TestCorrectPairDirect(t *testing.T) {
@@ -71,16 +71,12 @@ func throughFray(t *testing.T, upstream, profile string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	active, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	u, _ := url.Parse(upstream)
-	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active})
+	eng, err := engine.New(engine.Options{Upstream: u, Profile: prof})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fray := httptest.NewServer(p)
+	fray := httptest.NewServer(eng.Handler())
 	t.Cleanup(fray.Close)
 	return fray.URL
 }

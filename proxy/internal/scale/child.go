@@ -15,11 +15,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
-	"github.com/frayproxy/fray/proxy/metrics"
-	"github.com/frayproxy/fray/proxy/observe"
-	"github.com/frayproxy/fray/proxy/verify"
 )
 
 // childFiles is the file limit a child asks for: two sockets per stream
@@ -126,43 +124,38 @@ func newReverseProxy(up *url.URL) http.Handler {
 	return rp
 }
 
-// newFray is fray as `fray proxy` sets it up: its own transport and the
-// profile when one is named. With Observe, the metrics and the verifier
-// watch every observation as they do under `fray proxy --admin`, the
-// verifier reports every minute of fray's clock as `--report-every 1m`
-// has it do, and the control API serves the metrics at GET /metrics.
+// newFray is fray as `fray proxy` runs it: the engine, its verifier
+// always attached, and the profile when one is named. With Observe, the
+// metrics watch every observation as they do under `fray proxy --admin`,
+// the verdict is made every minute of fray's clock as `--report-every 1m`
+// has it made, and the control API serves the metrics at GET /metrics.
 func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (http.Handler, error) {
-	opts := proxy.Options{Upstream: up, Transport: proxy.NewTransport(nil)}
+	opts := engine.Options{Upstream: up, Metrics: cfg.Observe}
 	if cfg.Profile != "" {
 		prof, err := profiles.Builtin(cfg.Profile)
 		if err != nil {
 			return nil, err
 		}
-		active, err := profiles.NewActive(prof, nil)
-		if err != nil {
-			return nil, err
-		}
-		opts.Faults = active
+		opts.Profile = prof
 	}
 	speed := 1.0
 	if cfg.Speed > 0 && cfg.Speed != 1 {
 		speed = cfg.Speed
 		opts.Clock = newFastClock(speed)
 	}
+	eng, err := engine.New(opts)
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Observe {
-		m := metrics.New(metrics.Options{})
-		v := verify.New(verify.Options{Profile: cfg.Profile})
-		opts.Observer = observe.Tee(m, v)
-		control.Handle("GET /metrics", m.Handler())
-		start := time.Now()
+		control.Handle("GET /metrics", eng.AdminHandler())
 		go func() {
 			for range time.Tick(time.Duration(float64(time.Minute) / speed)) {
-				rep := v.Report(time.Duration(float64(time.Since(start)) * speed))
-				_ = json.NewEncoder(io.Discard).Encode(rep)
+				_ = json.NewEncoder(io.Discard).Encode(eng.Report())
 			}
 		}()
 	}
-	return proxy.New(opts)
+	return eng.Handler(), nil
 }
 
 // serveStats answers the child's Stats, after a collection with ?gc=1.
