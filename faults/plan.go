@@ -135,5 +135,6 @@ type StreamPlan interface {
 	// Start is called once, when the response headers arrive.
 	Start() StreamAction
 	// Event is called for each complete event block from the server.
+	// The action's Fired is valid until the next call.
 	Event(ev *mcp.Event) EventAction
 }

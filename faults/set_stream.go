@@ -53,6 +53,9 @@ type streamPlan struct {
 	// act is where effects write; it lives in the plan so that passing it
 	// to them does not move a fresh action to the heap on every event.
 	act EventAction
+	// fired backs act.Fired from one event to the next, so that a firing
+	// fault does not allocate.
+	fired []Firing
 }
 
 // slot is one fault's state on one stream.
@@ -91,7 +94,7 @@ func (p *streamPlan) Event(ev *mcp.Event) EventAction {
 	if p.ended {
 		return EventAction{}
 	}
-	p.act = EventAction{}
+	p.act = EventAction{Fired: p.fired[:0]}
 	act := &p.act
 	cand := p.pf.candidates(p.slots, ev)
 	for w, word := range cand {
@@ -102,6 +105,10 @@ func (p *streamPlan) Event(ev *mcp.Event) EventAction {
 		}
 	}
 	p.ended = act.Close != CloseNone || act.Lose > 0
+	p.fired = act.Fired
+	if len(act.Fired) == 0 {
+		act.Fired = nil
+	}
 	return *act
 }
 

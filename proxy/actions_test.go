@@ -301,3 +301,45 @@ func TestExchangeActions(t *testing.T) {
 		})
 	}
 }
+
+// TestNoiseKeepsCRLFWhole: when a CRLF stream's CR and LF arrive in
+// separate reads, the noise a fault inserts goes after the LF, between
+// whole blocks, so that a parser that splits lines on LF still reads the
+// same events.
+func TestNoiseKeepsCRLFWhole(t *testing.T) {
+	checkNoLeaks(t)
+	firstSeen := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, "data: a\r\n\r")
+		// The LF of the first block's CRLF comes in a read of its own, once
+		// the client has had the block (dispatched at its CR).
+		select {
+		case <-firstSeen:
+		case <-r.Context().Done():
+			return
+		}
+		writePieces(w, "\ndata: b\r\n\r\n")
+	}))
+	defer up.Close()
+	plan := scriptPlan{event: onEvent(1, faults.EventAction{Noise: 1})}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	resp, err := http.Get(fray + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, len("data: a\r\n\r"))
+	if _, err := io.ReadFull(resp.Body, first); err != nil {
+		t.Fatal(err)
+	}
+	close(firstSeen)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "data: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
+	if got := string(first) + string(rest); got != want {
+		t.Errorf("the client got %q, want %q", got, want)
+	}
+}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
@@ -9,14 +10,18 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
+// since is the time since the proxy started.
+func (p *Proxy) since() time.Duration { return p.clock.Now().Sub(p.start) }
+
 // observing reports whether anyone listens to observations, so that the
 // proxy builds them only then.
 func (p *Proxy) observing() bool { return p.opts.Observer != nil }
 
-// head fills the fields every observation of ex shares.
-func (p *Proxy) head(o *observe.Observation, k observe.Kind, ex *exchange) {
+// head fills the fields every observation of ex shares; at is when it
+// happened, since the proxy started.
+func (p *Proxy) head(o *observe.Observation, k observe.Kind, ex *exchange, at time.Duration) {
 	o.Kind = k
-	o.At = p.clock.Now().Sub(p.start)
+	o.At = at
 	o.Exchange = ex.seq
 	o.Stream = ex.Stream
 	o.Session = ex.Session
@@ -60,7 +65,7 @@ func (p *Proxy) observeRequest(r *http.Request, ex *exchange, act *faults.Exchan
 		a.ForwardedLastEventID = act.SetLastEventID
 	}
 	o := observe.Observation{Request: req, Fired: act.Fired}
-	p.head(&o, observe.KindRequest, ex)
+	p.head(&o, observe.KindRequest, ex, p.since())
 	p.opts.Observer.Observe(&o)
 }
 
@@ -70,7 +75,7 @@ func (p *Proxy) observeResponse(ex *exchange, resp *observe.Response, fired []fa
 		return
 	}
 	o := observe.Observation{Response: resp, Fired: fired}
-	p.head(&o, observe.KindResponse, ex)
+	p.head(&o, observe.KindResponse, ex, p.since())
 	p.opts.Observer.Observe(&o)
 }
 
@@ -80,7 +85,7 @@ func (p *Proxy) observeEnd(ex *exchange, end *observe.End) {
 		return
 	}
 	o := observe.Observation{End: end}
-	p.head(&o, observe.KindEnd, ex)
+	p.head(&o, observe.KindEnd, ex, p.since())
 	p.opts.Observer.Observe(&o)
 }
 

@@ -32,7 +32,7 @@ func (r *recorder) Observe(o *observe.Observation) {
 	case observe.KindEvent:
 		e := o.Event
 		s = fmt.Sprintf("event %d id=%q %s copies=%d delivered-id=%v:%q retry=%v msg=%s:%s", e.Index, e.ID, e.Fate, e.Copies,
-			e.DeliveredHasID, e.DeliveredID, e.DeliveredHasRetry, e.Message.Kind, e.Message.ID)
+			e.DeliveredHasID, e.DeliveredID, e.DeliveredHasRetry, e.RPCKind, e.RPCID)
 	case observe.KindEnd:
 		s = fmt.Sprintf("end %s msgs=%v", o.End.Cause, o.End.Messages)
 	}

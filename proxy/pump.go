@@ -6,21 +6,25 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 
 	"golang.org/x/time/rate"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
-	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )
 
 // pump carries one text/event-stream response from the upstream to the
-// client, one event block at a time, and carries out the stream plan's
-// decisions. It runs on the handler's goroutine: no goroutine of its own.
+// client, one event block at a time, on the handler's goroutine (no
+// goroutine of its own):
+//
+//	upstream body -> timedRead (the clock, once per read) -> sse.Reader -> event block
+//	    -> view (one mcp.Event: what the plan decides on and the observers see)
+//	    -> decide (the stream plan) -> carry out (writes) -> outcome -> observation
+//
+// This file holds the I/O; event.go the way from a block to its outcome.
 type pump struct {
 	p      *Proxy
 	w      http.ResponseWriter
@@ -33,7 +37,6 @@ type pump struct {
 	sp      faults.StreamPlan
 	lim     *rate.Limiter
 	stopTTL func() bool // stops a timed close, when one is armed
-	ev      mcp.Event
 	started time.Time
 	index   int
 	lose    int // events still to swallow before closing
@@ -41,31 +44,43 @@ type pump struct {
 	scratch []byte
 	warned  bool
 	pending bool // written to the client since the last flush
+	// abort: the client's stream must be reset by aborting the handler
+	// (HTTP/2, where the connection cannot be taken over), once the
+	// stream's events and end have been observed.
+	abort bool
+
+	// timed: the pump needs the time of each read (observers or faults).
+	timed  bool
+	readAt time.Time // when the last read from the upstream returned
 
 	// What observers are told; kept here so that reporting an event
 	// allocates nothing.
 	observed bool // the response head was reported
 	cause    observe.Cause
 	endErr   string
-	evAt     time.Duration // when the current event came from the upstream
 	obs      observe.Observation
-	oev      observe.Event
+	oev      observe.Event // the current block; oev.Event is its view
 }
 
-// flushBeforeRead is the upstream body as the SSE reader sees it: before
-// the reader waits for more bytes, whatever was written to the client is
-// flushed. So no event waits for the network, and a burst of events that
-// arrived in one read leaves in one flush, not one syscall each.
-type flushBeforeRead struct {
+// timedRead is the upstream body as the SSE reader sees it. Before the
+// reader waits for more bytes, whatever was written to the client is
+// flushed, so that no event waits for the network and a burst of events
+// that arrived in one read leaves in one flush. After each read it takes
+// the time once: every event that read completes arrived then.
+type timedRead struct {
 	body io.Reader
 	pm   *pump
 }
 
-func (f *flushBeforeRead) Read(b []byte) (int, error) {
-	if err := f.pm.flush(); err != nil {
+func (t *timedRead) Read(b []byte) (int, error) {
+	if err := t.pm.flush(); err != nil {
 		return 0, err
 	}
-	return f.body.Read(b)
+	n, err := t.body.Read(b)
+	if t.pm.timed {
+		t.pm.readAt = t.pm.p.clock.Now()
+	}
+	return n, err
 }
 
 // flush sends what was written to the client, if anything.
@@ -98,12 +113,17 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	h.Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
 	pm := &pump{p: p, w: w, rc: http.NewResponseController(w), r: r, resp: resp, ex: ex, cancel: cancel, cause: observe.ClientGone}
+	pm.timed = p.observing() || p.opts.Faults != nil
 	pm.started = p.clock.Now()
+	pm.readAt = pm.started
+	// Deferred first, so that it runs last: the reset of an HTTP/2 stream
+	// comes after its events and its end were observed.
+	defer pm.abortIfAsked()
 	defer pm.observeEnd()
 	if err := pm.rc.Flush(); err != nil {
 		return
 	}
-	rd := p.newReader(&flushBeforeRead{body: resp.Body, pm: pm})
+	rd := p.newReader(&timedRead{body: resp.Body, pm: pm})
 	defer p.putReader(rd)
 	defer pm.flush()
 	defer pm.stopTimers()
@@ -120,9 +140,17 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 			pm.finish(err)
 			return
 		}
-		if !pm.event(e) {
+		if !pm.block(e) {
 			return
 		}
+	}
+}
+
+// abortIfAsked aborts the handler when a reset could not take the
+// connection over: net/http then resets the client's HTTP/2 stream.
+func (pm *pump) abortIfAsked() {
+	if pm.abort {
+		panic(http.ErrAbortHandler)
 	}
 }
 
@@ -184,34 +212,6 @@ func (pm *pump) stopTimers() {
 	}
 }
 
-// event handles one block from the upstream. It reports whether the
-// stream goes on.
-func (pm *pump) event(e *sse.Event) bool {
-	if e.Unparsed || !e.Complete {
-		// Past the block limit, or a block cut by the end of the stream:
-		// the bytes pass as they came, for the client to judge.
-		if e.Unparsed && !pm.warned {
-			pm.warned = true
-			pm.p.log.LogAttrs(pm.r.Context(), slog.LevelWarn, "event block exceeds the limit; passing the rest of the stream through unparsed",
-				append(pm.ex.logAttrs(), slog.Int("limit", pm.maxBlock()))...)
-		}
-		if pm.p.observing() {
-			pm.evAt = pm.p.clock.Now().Sub(pm.p.start)
-		}
-		ok := pm.write(e.Raw, 0)
-		if pm.p.observing() {
-			pm.oev = observe.Event{Index: pm.index, Raw: e.Raw, Fate: observe.Delivered, Copies: 1}
-			pm.index++
-			if !ok {
-				pm.oev.Fate, pm.oev.Copies = observe.Undelivered, 0
-			}
-			pm.observeEvent(nil, nil)
-		}
-		return ok
-	}
-	return pm.complete(e)
-}
-
 func (pm *pump) maxBlock() int {
 	if pm.p.opts.MaxBlock > 0 {
 		return pm.p.opts.MaxBlock
@@ -219,200 +219,12 @@ func (pm *pump) maxBlock() int {
 	return sse.DefaultMaxBlock
 }
 
-// complete handles a complete event block.
-func (pm *pump) complete(e *sse.Event) bool {
-	var msg jsonrpc.Message
-	if e.Dispatched {
-		msg = jsonrpc.Scan(e.Data)
-		if pm.ex.initReq && msg.Kind == mcp.RPCResponse {
-			pm.p.noteInitialize(pm.ex, e.Data)
-		}
-	}
-	if pm.index == 0 && pm.ex.Stream == mcp.StreamGet {
-		if string(e.Type) == "endpoint" {
-			pm.rewriteEndpoint(e)
-		}
-		if !pm.startPlan() {
-			return false
-		}
-	} else if string(e.Type) == "endpoint" && pm.ex.Stream == mcp.StreamLegacy {
-		pm.rewriteEndpoint(e)
-	}
-	pm.index++
-	// One reading of the clock serves the plan and the observers.
-	var now time.Time
-	observing := pm.p.observing()
-	if observing || pm.sp != nil {
-		now = pm.p.clock.Now()
-	}
-	if observing {
-		pm.oev = observe.Event{
-			Index: pm.index - 1, Raw: e.Raw, Parsed: true,
-			Type: e.Type, ID: e.ID, HasID: e.HasID, Retry: e.Retry, HasRetry: e.HasRetry,
-			Priming: e.Priming(), Dispatched: e.Dispatched,
-			Message: observe.EventMessage{Kind: msg.Kind, Method: msg.Method, ID: msg.ID},
-		}
-		pm.evAt = now.Sub(pm.p.start)
-	}
-	if pm.lose > 0 {
-		pm.oev.Fate = observe.Lost
-		ok := pm.swallow()
-		pm.observeEvent(e, nil)
-		return ok
-	}
-	if pm.sp == nil {
-		ok := pm.deliver(e, 0, 0)
-		pm.observeEvent(e, nil)
-		return ok
-	}
-	pm.ev = mcp.Event{
-		Index:       pm.index - 1,
-		Type:        e.Type,
-		ID:          e.ID,
-		HasID:       e.HasID,
-		HasRetry:    e.HasRetry,
-		Priming:     e.Priming(),
-		Dispatched:  e.Dispatched,
-		RPCKind:     msg.Kind,
-		RPCMethod:   msg.Method,
-		SinceStream: now.Sub(pm.started),
-		SinceRun:    now.Sub(pm.p.start),
-	}
-	act := pm.sp.Event(&pm.ev)
-	if len(act.Fired) > 0 && pm.p.opts.LogFaults {
-		// Built only when logged: the per-event path must not allocate.
-		pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.index-1), act.Fired)
-	}
-	ok := pm.apply(e, &act)
-	pm.observeEvent(e, act.Fired)
-	return ok
-}
-
-// apply carries out one event decision.
-func (pm *pump) apply(e *sse.Event, act *faults.EventAction) bool {
-	ctx := pm.r.Context()
-	if act.StallForever {
-		pm.oev.Fate = observe.Stalled
-		pm.cancel(errFaultClosed)
-		_ = pm.flush()
-		<-ctx.Done()
-		return false
-	}
-	if act.Stall+act.Delay > 0 && !pm.wait(act.Stall+act.Delay) {
-		pm.oev.Fate = observe.Undelivered
-		return false
-	}
-	switch act.Close {
-	case faults.CloseBefore:
-		pm.oev.Fate = observe.Cut
-		pm.closeByFault()
-		return false
-	case faults.CloseReset:
-		pm.oev.Fate = observe.Cut
-		pm.reset()
-		return false
-	}
-	if act.Lose > 0 {
-		pm.oev.Fate = observe.Lost
-		pm.lose = act.Lose
-		return pm.swallow()
-	}
-	if act.Drop {
-		pm.oev.Fate = observe.Dropped
-		return true
-	}
-	pm.mutate(e, act)
-	pm.oev.Corrupted = act.Corrupt && len(e.Data) > 0
-	for range act.Noise {
-		if !pm.write(noiseBlock(e), 0) {
-			pm.oev.Fate = observe.Undelivered
-			return false
-		}
-	}
-	if !pm.deliver(e, act.Fragment, act.Duplicate) {
-		return false
-	}
-	if act.Close == faults.CloseAfter {
-		pm.closeByFault()
-		return false
-	}
-	return true
-}
-
-// deliver writes the event 1+dup times and records its fate.
-func (pm *pump) deliver(e *sse.Event, fragment, dup int) bool {
-	pm.oev.Fate = observe.Delivered
-	for range 1 + dup {
-		if !pm.writeEvent(e, fragment) {
-			if pm.oev.Copies == 0 {
-				pm.oev.Fate = observe.Undelivered
-			}
-			return false
-		}
-		pm.oev.Copies++
-	}
-	return true
-}
-
-// swallow takes one event away as if lost on a dying connection; after the
-// last one the client's side is closed.
-func (pm *pump) swallow() bool {
-	pm.lose--
-	if pm.lose == 0 {
-		pm.closeByFault()
-		return false
-	}
-	return true
-}
-
-// mutate applies the field changes of a decision to e.
-func (pm *pump) mutate(e *sse.Event, act *faults.EventAction) {
-	if act.StripRetry {
-		e.RemoveField("retry")
-	}
-	if act.StripID {
-		e.RemoveField("id")
-	}
-	if act.HasSetRetry {
-		pm.scratch = strconv.AppendInt(pm.scratch[:0], act.SetRetry, 10)
-		e.SetField("retry", pm.scratch)
-	}
-	if act.RewriteID != nil {
-		e.SetField("id", act.RewriteID)
-	}
-	if act.Corrupt && len(e.Data) > 0 {
-		// Half the JSON and a stray brace: no JSON parser accepts it, and
-		// the event is still a well-formed SSE block.
-		pm.scratch = append(append(pm.scratch[:0], e.Data[:len(e.Data)/2]...), "}{"...)
-		e.SetField("data", pm.scratch)
-	}
-}
-
-// noiseBlock is an SSE comment block in the line-end style of e.
-func noiseBlock(e *sse.Event) []byte {
-	if len(e.Raw) > 0 && e.Raw[len(e.Raw)-1] == '\r' {
-		return []byte(": keepalive\r\r")
-	}
-	if len(e.Raw) > 1 && e.Raw[len(e.Raw)-2] == '\r' {
-		return []byte(": keepalive\r\n\r\n")
-	}
-	return []byte(": keepalive\n\n")
-}
-
-// writeEvent writes one event in its current form and flushes it.
-func (pm *pump) writeEvent(e *sse.Event, fragment int) bool {
-	if !e.Modified() {
-		return pm.write(e.Raw, fragment)
-	}
-	pm.out = e.AppendTo(pm.out[:0])
-	return pm.write(pm.out, fragment)
-}
-
 // write sends b to the client, in pieces of at most fragment bytes when
 // fragment > 0, through the throttle when there is one. Pieces of a
 // fragmented event are flushed one by one; a whole event is flushed before
-// fray next waits. It reports whether the client is still there.
-func (pm *pump) write(b []byte, fragment int) bool {
+// fray next waits. It reports whether the client is still there, and
+// whether it waited for the throttle.
+func (pm *pump) write(b []byte, fragment int) (ok, waited bool) {
 	piece := len(b)
 	if fragment > 0 {
 		piece = fragment
@@ -424,21 +236,24 @@ func (pm *pump) write(b []byte, fragment int) bool {
 		n := min(piece, len(b))
 		if pm.lim != nil {
 			now := pm.p.clock.Now()
-			if d := pm.lim.ReserveN(now, n).DelayFrom(now); d > 0 && !pm.wait(d) {
-				return false
+			if d := pm.lim.ReserveN(now, n).DelayFrom(now); d > 0 {
+				waited = true
+				if !pm.wait(d) {
+					return false, waited
+				}
 			}
 		}
 		if _, err := pm.w.Write(b[:n]); err != nil {
 			pm.cancel(err)
-			return false
+			return false, waited
 		}
 		pm.pending = true
 		if fragment > 0 && pm.flush() != nil {
-			return false
+			return false, waited
 		}
 		b = b[n:]
 	}
-	return true
+	return true, waited
 }
 
 // finish ends the stream after the reader stopped with err: cleanly when the
@@ -461,58 +276,6 @@ func (pm *pump) finish(err error) {
 		pm.endErr = oneLine(err.Error())
 		pm.p.log.LogAttrs(ctx, slog.LevelWarn, "upstream stream failed; aborting the client's response",
 			append(pm.ex.logAttrs(), slog.String("error", err.Error()))...)
-		panic(http.ErrAbortHandler)
+		pm.abort = true
 	}
-}
-
-// observeHead reports the response head once, with the stream faults armed
-// at its start (nil when the plan has not started).
-func (pm *pump) observeHead(act *faults.StreamAction) {
-	if pm.observed || !pm.p.observing() {
-		return
-	}
-	pm.observed = true
-	resp := upstreamResponse(pm.w.Header(), pm.resp.StatusCode, true)
-	var fired []faults.Firing
-	if act != nil {
-		resp.Throttle, resp.CloseAfter, fired = act.Throttle, act.CloseAfter, act.Fired
-	}
-	pm.obs = observe.Observation{Response: resp, Fired: fired}
-	pm.p.head(&pm.obs, observe.KindResponse, pm.ex)
-	pm.obs.At = pm.started.Sub(pm.p.start)
-	pm.p.opts.Observer.Observe(&pm.obs)
-}
-
-// observeEvent reports pm.oev, with what the client got of e (nil for
-// bytes passed unparsed).
-func (pm *pump) observeEvent(e *sse.Event, fired []faults.Firing) {
-	if !pm.p.observing() {
-		return
-	}
-	pm.observeHead(nil)
-	at := pm.evAt
-	if pm.oev.Fate == observe.Delivered {
-		pm.oev.DeliveredAt = pm.p.clock.Now().Sub(pm.p.start)
-	}
-	if e != nil && pm.oev.Fate == observe.Delivered {
-		pm.oev.DeliveredID, pm.oev.DeliveredHasID = e.ID, e.HasID
-		pm.oev.DeliveredRetry, pm.oev.DeliveredHasRetry = e.Retry, e.HasRetry
-		if e.Modified() {
-			pm.out = e.AppendTo(pm.out[:0])
-			pm.oev.Delivered = pm.out
-		}
-	}
-	pm.obs = observe.Observation{Event: &pm.oev, Fired: fired}
-	pm.p.head(&pm.obs, observe.KindEvent, pm.ex)
-	pm.obs.At = at
-	pm.p.opts.Observer.Observe(&pm.obs)
-}
-
-// observeEnd reports the end of the stream.
-func (pm *pump) observeEnd() {
-	if !pm.p.observing() {
-		return
-	}
-	pm.observeHead(nil)
-	pm.p.observeEnd(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr})
 }

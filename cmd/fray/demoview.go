@@ -142,7 +142,7 @@ func (v *demoView) event(o *observe.Observation, s *viewStream) {
 		if ev.DeliveredHasRetry {
 			s.retry = ev.DeliveredRetry
 		}
-		if k := ev.Message.Kind; (k == mcp.RPCResponse || k == mcp.RPCError) && !s.gotResponse {
+		if k := ev.RPCKind; (k == mcp.RPCResponse || k == mcp.RPCError) && !s.gotResponse {
 			s.gotResponse = true
 			if s.resumes != 0 {
 				v.line(o, s, "the %s reaches the client on the resumed stream (event %d of this stream)", k, s.events)

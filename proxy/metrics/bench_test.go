@@ -17,11 +17,7 @@ func eventObservation() *observe.Observation {
 		Kind: observe.KindEvent, At: time.Second, Exchange: 7, Stream: mcp.StreamPost,
 		Session: "s", SessionSeq: 1,
 		Fired: []faults.Firing{{Index: 0, Kind: "delay"}},
-		Event: &observe.Event{
-			Index: 3, Raw: []byte("data: {}\n\n"), Parsed: true, Dispatched: true,
-			Message: observe.EventMessage{Kind: mcp.RPCNotification, Method: []byte("notifications/progress")},
-			Fate:    observe.Delivered, DeliveredAt: time.Second + 40*time.Microsecond, Copies: 1,
-		},
+		Event: &observe.Event{Event: mcp.Event{Index: 3, Raw: []byte("data: {}\n\n"), Parsed: true, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Fate: observe.Delivered, DeliveredAt: time.Second + 40*time.Microsecond, Copies: 1},
 	}
 }
 
@@ -65,7 +61,7 @@ func TestObserveEventAllocatesNothing(t *testing.T) {
 	openStream(m)
 	note := eventObservation()
 	resp := eventObservation()
-	resp.Event.Message = observe.EventMessage{Kind: mcp.RPCResponse, ID: []byte("2")}
+	resp.Event.RPCKind, resp.Event.RPCMethod, resp.Event.RPCID = mcp.RPCResponse, nil, []byte("2")
 	for name, o := range map[string]*observe.Observation{"notification": note, "response": resp} {
 		if n := testing.AllocsPerRun(1000, func() { m.Observe(o) }); n != 0 {
 			t.Errorf("%s event: %v allocations per Observe, want 0", name, n)

@@ -193,7 +193,7 @@ func (m *Metrics) event(o *observe.Observation) {
 	}
 	m.toClient.Add(float64(e.Copies))
 	m.added.Observe(max(e.DeliveredAt-o.At, 0).Seconds())
-	if k := e.Message.Kind; k == mcp.RPCResponse || k == mcp.RPCError {
+	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
 		m.streams.answer(o.Exchange)
 	}
 }

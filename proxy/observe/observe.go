@@ -262,29 +262,15 @@ func ParseFate(s string) (Fate, bool) {
 	return 0, false
 }
 
-// Event is one SSE event block from the upstream and its fate. Byte
-// slices are only valid during the Observe call.
+// Event is one SSE event block from the upstream, as fray read it (the
+// same view the fault decision saw), and what became of it. Byte slices
+// are only valid during the Observe call.
 type Event struct {
-	// Index is the block's position in its stream, from 0.
-	Index int
-	// Raw is the block as the upstream sent it.
-	Raw []byte
-	// Parsed is false for bytes passed through unparsed (a block past the
-	// size limit, or cut by the end of the stream); the fields below but
-	// Fate and DeliveredAt are then zero.
-	Parsed bool
-	// Type, ID (when HasID), Retry (ms, when HasRetry) are the upstream's
-	// fields; Priming an id with empty data; Dispatched whether a client
-	// fires an event for it.
-	Type       []byte
-	ID         []byte
-	HasID      bool
-	Retry      int64
-	HasRetry   bool
-	Priming    bool
-	Dispatched bool
-	// Message is the JSON-RPC message in the data, Kind RPCNone if none.
-	Message EventMessage
+	// Event is the block as the upstream sent it: its position, raw
+	// bytes, the fields a client acts on and the JSON-RPC identity of its
+	// data. For bytes passed through unparsed (a block past the size
+	// limit, or cut by the end of the stream) only Index and Raw are set.
+	mcp.Event
 
 	Fate Fate
 	// DeliveredAt is when the event was written to the client.
@@ -303,14 +289,6 @@ type Event struct {
 	Copies int
 	// Corrupted: the data's JSON was broken on purpose.
 	Corrupted bool
-}
-
-// EventMessage is the JSON-RPC identity of an event's data; the slices are
-// only valid during the Observe call.
-type EventMessage struct {
-	Kind   mcp.RPCKind
-	Method []byte
-	ID     []byte
 }
 
 // Message is the JSON-RPC identity of a message in a request or a JSON

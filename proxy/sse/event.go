@@ -117,3 +117,8 @@ func (e *Event) Priming() bool {
 // Modified reports whether a mutating method changed the event, so that
 // AppendTo writes the canonical form rather than Raw.
 func (e *Event) Modified() bool { return e.modified }
+
+// Prefix is how many bytes of Raw come before the block's first line: the
+// stream's UTF-8 BOM, or the LF that completes the previous block's CR.
+// Bytes fray inserts between blocks go after them.
+func (e *Event) Prefix() int { return e.prefix }

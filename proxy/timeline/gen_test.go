@@ -46,10 +46,9 @@ func (g *gen) event(ex uint64, st mcp.StreamType, s, idx int, id string, fate ob
 	o := g.head(observe.KindEvent, ex, st, s)
 	data := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":%d}}`, idx)
 	raw := []byte(fmt.Sprintf("id: %s\ndata: %s\n\n", id, data))
-	e := &observe.Event{Index: idx, Raw: raw, Parsed: true, ID: []byte(id), HasID: true, Dispatched: true,
-		Message: observe.EventMessage{Kind: mcp.RPCNotification, Method: []byte("notifications/progress")}, Fate: fate}
+	e := &observe.Event{Event: mcp.Event{Index: idx, Raw: raw, Parsed: true, ID: []byte(id), HasID: true, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Fate: fate}
 	if idx == 0 {
-		e.Raw, e.Dispatched, e.Priming, e.Message = []byte("id: "+id+"\ndata:\n\n"), false, true, observe.EventMessage{}
+		e.Raw, e.Dispatched, e.Priming, e.RPCKind, e.RPCMethod = []byte("id: "+id+"\ndata:\n\n"), false, true, mcp.RPCNone, nil
 	}
 	if fate == observe.Delivered {
 		e.DeliveredAt, e.DeliveredID, e.DeliveredHasID, e.Copies = o.At, e.ID, true, copies

@@ -317,11 +317,11 @@ func (b *builder) event(li int, at int64, o *observe.Observation) int {
 	case r.hasUpstreamID:
 		r.id = b.m.str(r.upstreamID)
 	}
-	switch m := e.Message; {
-	case len(m.Method) > 0:
-		r.method = b.m.str(string(m.Method))
-	case m.Kind != mcp.RPCNone:
-		r.method = b.m.str(m.Kind.String() + " " + string(m.ID))
+	switch {
+	case len(e.RPCMethod) > 0:
+		r.method = b.m.str(string(e.RPCMethod))
+	case e.RPCKind != mcp.RPCNone:
+		r.method = b.m.str(e.RPCKind.String() + " " + string(e.RPCID))
 	}
 	b.events = append(b.events, r)
 	b.eventLane = append(b.eventLane, li)

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/sse"
 )
 
 // decodeObservation turns a line's members into an Observation.
@@ -193,8 +195,8 @@ func decodeEvent(w *wireEvent) (*observe.Event, error) {
 		return nil, fmt.Errorf("event.fate %q is unknown", w.Fate)
 	}
 	e := &observe.Event{
-		Index: w.Index, Parsed: w.Parsed, Priming: w.Priming, Dispatched: w.Dispatched,
-		Fate: fate, DeliveredAt: us(w.DeliveredAtUS), Copies: w.Copies, Corrupted: w.Corrupted,
+		Event: mcp.Event{Index: w.Index, Parsed: w.Parsed, Priming: w.Priming, Dispatched: w.Dispatched},
+		Fate:  fate, DeliveredAt: us(w.DeliveredAtUS), Copies: w.Copies, Corrupted: w.Corrupted,
 	}
 	var err error
 	if e.Raw, _, err = bytesOf("event.raw", w.Raw, w.RawB64); err != nil {
@@ -214,13 +216,16 @@ func decodeEvent(w *wireEvent) (*observe.Event, error) {
 		if !ok {
 			return nil, fmt.Errorf("event.message.kind %q is unknown", m.Kind)
 		}
-		e.Message.Kind = k
-		if e.Message.Method, _, err = bytesOf("event.message.method", m.Method, m.MethodB64); err != nil {
+		e.RPCKind = k
+		if e.RPCMethod, _, err = bytesOf("event.message.method", m.Method, m.MethodB64); err != nil {
 			return nil, err
 		}
-		if e.Message.ID, _, err = bytesOf("event.message.id", m.ID, m.IDB64); err != nil {
+		if e.RPCID, _, err = bytesOf("event.message.id", m.ID, m.IDB64); err != nil {
 			return nil, err
 		}
+	}
+	if e.Parsed && e.Dispatched {
+		e.Data = dataOf(e.Raw)
 	}
 	var has bool
 	if e.Delivered, has, err = bytesOf("event.delivered", w.Delivered, w.DeliveredB64); err != nil {
@@ -248,4 +253,15 @@ func decodeEnd(w *wireEnd) (*observe.End, error) {
 		return nil, err
 	}
 	return &observe.End{Cause: c, Messages: msgs, Error: w.Error}, nil
+}
+
+// dataOf is the data a client dispatches for the event block raw, as the
+// live view had it: a trace keeps the block, not its parts.
+func dataOf(raw []byte) []byte {
+	rd := sse.NewReader(bytes.NewReader(raw), len(raw)+1)
+	e, err := rd.Next()
+	if err != nil || e.Data == nil {
+		return nil
+	}
+	return bytes.Clone(e.Data)
 }

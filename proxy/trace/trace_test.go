@@ -35,23 +35,16 @@ func sample() []*observe.Observation {
 		{Kind: observe.KindResponse, At: 3 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
 			Response: &observe.Response{Status: 200, Origin: observe.FromUpstream, Header: http.Header{"Mcp-Session-Id": {"s-1"}}, EventStream: true, Session: "s-1"}},
 		{Kind: observe.KindEvent, At: 4 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
-			Event: &observe.Event{Index: 0, Raw: []byte("id: 1\nretry: 500\ndata:\n\n"), Parsed: true, ID: []byte("1"), HasID: true,
-				Retry: 500, HasRetry: true, Priming: true, Fate: observe.Delivered, DeliveredAt: 4 * ms,
-				DeliveredID: []byte("1"), DeliveredHasID: true, DeliveredRetry: 500, DeliveredHasRetry: true, Copies: 1}},
+			Event: &observe.Event{Event: mcp.Event{Index: 0, Raw: []byte("id: 1\nretry: 500\ndata:\n\n"), Parsed: true, ID: []byte("1"), HasID: true, Retry: 500, HasRetry: true, Priming: true}, Fate: observe.Delivered, DeliveredAt: 4 * ms, DeliveredID: []byte("1"), DeliveredHasID: true, DeliveredRetry: 500, DeliveredHasRetry: true, Copies: 1}},
 		{Kind: observe.KindEvent, At: 5 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1,
 			Fired: []faults.Firing{{Index: 0, Kind: "strip-id", Traits: faults.HidesIDs}, {Index: 2, Kind: "duplicate", Traits: faults.Duplicates}},
-			Event: &observe.Event{Index: 1, Raw: []byte("event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Parsed: true,
-				Type: []byte("message"), ID: []byte("2"), HasID: true, Dispatched: true,
-				Message: observe.EventMessage{Kind: mcp.RPCResponse, ID: []byte("0")},
-				Fate:    observe.Delivered, DeliveredAt: 6 * ms, Delivered: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"),
-				Copies: 2, Corrupted: true}},
+			Event: &observe.Event{Event: mcp.Event{Index: 1, Raw: []byte("event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Parsed: true, Type: []byte("message"), ID: []byte("2"), HasID: true, Dispatched: true, Data: []byte(`{"jsonrpc":"2.0","id":0,"result":{}}`), RPCKind: mcp.RPCResponse, RPCID: []byte("0")}, Fate: observe.Delivered, DeliveredAt: 6 * ms, Delivered: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Copies: 2, Corrupted: true}},
 		{Kind: observe.KindEvent, At: 7 * ms, Exchange: 1, Stream: mcp.StreamPost, Fired: []faults.Firing{{Index: 1, Kind: "lose", Traits: faults.EndsStream | faults.WithholdsEvents}},
-			Event: &observe.Event{Index: 2, Raw: []byte("id: \xff\xfe\ndata: \xc3\x28 \u2028\n\n"), Parsed: true, ID: []byte("\xff\xfe"), HasID: true,
-				Dispatched: true, Message: observe.EventMessage{Kind: mcp.RPCNotification, Method: []byte("notifications/progress")}, Fate: observe.Lost}},
+			Event: &observe.Event{Event: mcp.Event{Index: 2, Raw: []byte("id: \xff\xfe\ndata: \xc3\x28 \u2028\n\n"), Parsed: true, ID: []byte("\xff\xfe"), HasID: true, Dispatched: true, Data: []byte("\xc3\x28 \u2028"), RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Fate: observe.Lost}},
 		{Kind: observe.KindEvent, At: 8 * ms, Exchange: 1, Stream: mcp.StreamPost,
-			Event: &observe.Event{Index: 3, Raw: []byte("id\n\n"), Parsed: true, HasID: true, Fate: observe.Cut}},
+			Event: &observe.Event{Event: mcp.Event{Index: 3, Raw: []byte("id\n\n"), Parsed: true, HasID: true}, Fate: observe.Cut}},
 		{Kind: observe.KindEvent, At: 9 * ms, Exchange: 1, Stream: mcp.StreamPost,
-			Event: &observe.Event{Index: 4, Raw: []byte("data: cut at the end"), Fate: observe.Undelivered}},
+			Event: &observe.Event{Event: mcp.Event{Index: 4, Raw: []byte("data: cut at the end")}, Fate: observe.Undelivered}},
 		{Kind: observe.KindEnd, At: 10 * ms, Exchange: 1, Stream: mcp.StreamPost, End: &observe.End{Cause: observe.FaultClosed}},
 		{Kind: observe.KindRequest, At: 11 * ms, Exchange: 2, Stream: mcp.StreamResume, Session: "s-1", SessionSeq: 1,
 			Fired: []faults.Firing{{Index: 3, Kind: "rewrite-last-event-id", Traits: faults.ChangesLastEventID}, {Index: 4, Kind: "latency"}},
@@ -427,7 +420,7 @@ func TestConcurrentObserve(t *testing.T) {
 			defer func() { done <- struct{}{} }()
 			for i := range each {
 				w.Observe(&observe.Observation{Kind: observe.KindEvent, Exchange: uint64(g + 1),
-					Event: &observe.Event{Index: i, Raw: bytes.Repeat([]byte("x"), 100+i), Fate: observe.Delivered}})
+					Event: &observe.Event{Event: mcp.Event{Index: i, Raw: bytes.Repeat([]byte("x"), 100+i)}, Fate: observe.Delivered}})
 			}
 		}()
 	}
@@ -469,7 +462,7 @@ func TestWriteErrorKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2000 {
-		w.Observe(&observe.Observation{Kind: observe.KindEvent, Event: &observe.Event{Index: i, Raw: make([]byte, 100)}})
+		w.Observe(&observe.Observation{Kind: observe.KindEvent, Event: &observe.Event{Event: mcp.Event{Index: i, Raw: make([]byte, 100)}}})
 	}
 	if err := w.Close(); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("Close = %v, want the write error", err)

@@ -341,11 +341,11 @@ func encodeEvent(e *enc, ev *observe.Event) {
 	}
 	e.flag("priming", ev.Priming)
 	e.flag("dispatched", ev.Dispatched)
-	if m := &ev.Message; m.Kind != 0 || len(m.Method) > 0 || len(m.ID) > 0 {
+	if ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0 {
 		e.object("message")
-		e.str("kind", m.Kind.String())
-		e.bytesNonEmpty("method", m.Method)
-		e.bytesNonEmpty("id", m.ID)
+		e.str("kind", ev.RPCKind.String())
+		e.bytesNonEmpty("method", ev.RPCMethod)
+		e.bytesNonEmpty("id", ev.RPCID)
 		e.close()
 	}
 	e.str("fate", ev.Fate.String())

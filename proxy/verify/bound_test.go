@@ -108,9 +108,7 @@ func (s *soak) event(ex uint64, st mcp.StreamType, index int, id string, rpcID i
 		kind = mcp.RPCNone
 	}
 	s.raw = fmt.Appendf(s.raw[:0], "id: %s\ndata: %s\n\n", id, data)
-	s.ev = observe.Event{Index: index, Raw: s.raw, Parsed: true, ID: []byte(id), HasID: true,
-		Priming: data == "", Dispatched: data != "", Fate: fate,
-		Message: observe.EventMessage{Kind: kind, ID: []byte(fmt.Sprint(rpcID))}}
+	s.ev = observe.Event{Event: mcp.Event{Index: index, Raw: s.raw, Parsed: true, ID: []byte(id), HasID: true, Priming: data == "", Dispatched: data != "", RPCKind: kind, RPCID: []byte(fmt.Sprint(rpcID))}, Fate: fate}
 	if fate == observe.Delivered {
 		s.ev.Copies, s.ev.DeliveredAt, s.ev.DeliveredID, s.ev.DeliveredHasID = 1, s.at, s.ev.ID, true
 	}

@@ -47,7 +47,7 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	if !legacy && e.HasID && len(e.ID) > 0 {
 		replay = v.serverID(x, e, o.At)
 	}
-	if k := e.Message.Kind; k == mcp.RPCResponse || k == mcp.RPCError {
+	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
 		x.srv.respSent = true
 	}
 	if r := x.resume; r != nil && r.inReplay && !replay && !e.Priming && e.Dispatched {
@@ -134,7 +134,7 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 // clientEvent records what the client got of an event.
 func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, replay, legacy bool) {
 	l := x.cli
-	msg := e.Dispatched && e.Message.Kind != mcp.RPCNone
+	msg := e.Dispatched && e.RPCKind != mcp.RPCNone
 	if e.Fate != observe.Delivered {
 		if msg {
 			v.keep(x, e, o, legacy)
@@ -161,8 +161,8 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 	if e.HasID {
 		x.srv.recover(string(e.ID), "")
 	}
-	if k := e.Message.Kind; k == mcp.RPCResponse || k == mcp.RPCError {
-		v.deliverResponse(x.sess, string(e.Message.ID), x, e.Copies, o.At)
+	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
+		v.deliverResponse(x.sess, string(e.RPCID), x, e.Copies, o.At)
 	}
 }
 
@@ -191,7 +191,7 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 // replay could ever bring it.
 func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legacy bool) {
 	k := &kept{
-		rpcKind:   e.Message.Kind,
+		rpcKind:   e.RPCKind,
 		fate:      e.Fate,
 		corrupted: e.Fate == observe.Delivered && e.Corrupted,
 		at:        o.At,
@@ -204,7 +204,7 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 		k.id = string(e.ID)
 	}
 	if k.rpcKind == mcp.RPCResponse || k.rpcKind == mcp.RPCError {
-		k.rpcID = string(e.Message.ID)
+		k.rpcID = string(e.RPCID)
 	}
 	switch {
 	case legacy:

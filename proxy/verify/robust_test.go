@@ -148,13 +148,9 @@ func randomObservation(r *rand.Rand, at time.Duration) *observe.Observation {
 	case observe.KindEvent:
 		id := ids[r.IntN(len(ids))]
 		data := pick("", `{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","method":"n"}`)
-		e := &observe.Event{Index: r.IntN(5), Raw: []byte("id: " + id + "\ndata: " + data + "\n\n"), Parsed: r.IntN(10) > 0,
-			ID: []byte(id), HasID: r.IntN(3) > 0, Priming: data == "" && id != "", Dispatched: data != "",
-			Fate: observe.Fate(r.IntN(6)), Copies: r.IntN(3), Corrupted: r.IntN(10) == 0,
-			DeliveredID: []byte(ids[r.IntN(len(ids))]), DeliveredHasID: r.IntN(2) == 0,
-			Retry: int64(r.IntN(1000)), HasRetry: r.IntN(3) == 0, DeliveredRetry: int64(r.IntN(1000)), DeliveredHasRetry: r.IntN(3) == 0}
+		e := &observe.Event{Event: mcp.Event{Index: r.IntN(5), Raw: []byte("id: " + id + "\ndata: " + data + "\n\n"), Parsed: r.IntN(10) > 0, ID: []byte(id), HasID: r.IntN(3) > 0, Priming: data == "" && id != "", Dispatched: data != "", Retry: int64(r.IntN(1000)), HasRetry: r.IntN(3) == 0}, Fate: observe.Fate(r.IntN(6)), Copies: r.IntN(3), Corrupted: r.IntN(10) == 0, DeliveredID: []byte(ids[r.IntN(len(ids))]), DeliveredHasID: r.IntN(2) == 0, DeliveredRetry: int64(r.IntN(1000)), DeliveredHasRetry: r.IntN(3) == 0}
 		if data != "" {
-			e.Message = observe.EventMessage{Kind: mcp.RPCKind(r.IntN(5)), ID: []byte(pick("1", "2"))}
+			e.RPCKind, e.RPCID = mcp.RPCKind(r.IntN(5)), []byte(pick("1", "2"))
 		}
 		o.Event = e
 	case observe.KindEnd:

@@ -240,16 +240,7 @@ func (x *xch) send(e ev) *xch {
 	}
 	fmt.Fprintf(&raw, "data: %s\n\n", e.data)
 	m := jsonrpc.Scan([]byte(e.data))
-	oe := &observe.Event{
-		Index: x.index, Raw: []byte(raw.String()), Parsed: true,
-		Type: []byte(e.typ), ID: []byte(e.id), HasID: !e.noID,
-		Retry: e.retry, HasRetry: e.retry > 0,
-		Priming:    !e.noID && e.id != "" && e.data == "",
-		Dispatched: e.data != "",
-		Message:    observe.EventMessage{Kind: m.Kind, Method: m.Method, ID: m.ID},
-		Fate:       e.fate,
-		Corrupted:  e.corrupted,
-	}
+	oe := &observe.Event{Event: mcp.Event{Index: x.index, Raw: []byte(raw.String()), Parsed: true, Type: []byte(e.typ), ID: []byte(e.id), HasID: !e.noID, Retry: e.retry, HasRetry: e.retry > 0, Priming: !e.noID && e.id != "" && e.data == "", Dispatched: e.data != "", RPCKind: m.Kind, RPCMethod: m.Method, RPCID: m.ID}, Fate: e.fate, Corrupted: e.corrupted}
 	x.index++
 	if e.fate == observe.Delivered {
 		oe.DeliveredAt = x.tl.at

@@ -24,8 +24,7 @@ func conv() []*observe.Observation {
 	add := func(o observe.Observation) { obs = append(obs, &o) }
 	ev := func(ex uint64, st mcp.StreamType, at time.Duration, idx int, id, data string, fate observe.Fate, kind mcp.RPCKind, rpcID string, copies int) {
 		raw := "id: " + id + "\ndata: " + data + "\n\n"
-		e := &observe.Event{Index: idx, Raw: []byte(raw), Parsed: true, ID: []byte(id), HasID: true, Dispatched: true, Fate: fate, Copies: copies,
-			Message: observe.EventMessage{Kind: kind, ID: []byte(rpcID)}}
+		e := &observe.Event{Event: mcp.Event{Index: idx, Raw: []byte(raw), Parsed: true, ID: []byte(id), HasID: true, Dispatched: true, RPCKind: kind, RPCID: []byte(rpcID)}, Fate: fate, Copies: copies}
 		if fate == observe.Delivered {
 			e.DeliveredAt = at
 		}
@@ -203,7 +202,7 @@ func TestResetAndStall(t *testing.T) {
 		return []*observe.Observation{
 			{Kind: observe.KindRequest, Exchange: 1, Stream: mcp.StreamGet, Request: &observe.Request{Method: "GET"}},
 			{Kind: observe.KindResponse, At: ms, Exchange: 1, Stream: mcp.StreamGet, Response: &observe.Response{Status: 200, Header: head, EventStream: true}},
-			{Kind: observe.KindEvent, At: 2 * ms, Exchange: 1, Stream: mcp.StreamGet, Event: &observe.Event{Raw: []byte("data: x\n\n"), Parsed: true, Fate: fate, Copies: 1}},
+			{Kind: observe.KindEvent, At: 2 * ms, Exchange: 1, Stream: mcp.StreamGet, Event: &observe.Event{Event: mcp.Event{Raw: []byte("data: x\n\n"), Parsed: true}, Fate: fate, Copies: 1}},
 			{Kind: observe.KindEnd, At: 3 * ms, Exchange: 1, Stream: mcp.StreamGet, End: &observe.End{Cause: cause}},
 		}
 	}

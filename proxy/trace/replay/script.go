@@ -110,7 +110,7 @@ func newScript(obs []*observe.Observation) *script {
 			e := o.Event
 			ex.events = append(ex.events, recEvent{
 				at: o.At, deliveredAt: e.DeliveredAt, raw: e.Raw, delivered: e.Delivered, parsed: e.Parsed,
-				fate: e.Fate, copies: e.Copies, id: e.ID, hasID: e.HasID, msgKind: e.Message.Kind, msgID: e.Message.ID,
+				fate: e.Fate, copies: e.Copies, id: e.ID, hasID: e.HasID, msgKind: e.RPCKind, msgID: e.RPCID,
 			})
 		case observe.KindEnd:
 			ex.end, ex.endAt, ex.ended = o.End, o.At, true

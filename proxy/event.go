@@ -1,0 +1,292 @@
+package proxy
+
+import (
+	"log/slog"
+	"strconv"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/sse"
+)
+
+// outcome is what carrying out a decision did to one event: the one place
+// an event's fate is decided.
+type outcome struct {
+	fate      observe.Fate
+	copies    int
+	corrupted bool
+	// waited: fray waited (a delay, a stall, the throttle) before the
+	// event went out, so it left later than it came.
+	waited bool
+	// goOn: the stream goes on after the event.
+	goOn bool
+}
+
+// block handles one block from the upstream. It reports whether the
+// stream goes on.
+func (pm *pump) block(e *sse.Event) bool {
+	if e.Unparsed || !e.Complete {
+		return pm.passRaw(e)
+	}
+	var msg jsonrpc.Message
+	if e.Dispatched {
+		msg = jsonrpc.Scan(e.Data)
+		if pm.ex.initReq && msg.Kind == mcp.RPCResponse {
+			pm.p.noteInitialize(pm.ex, e.Data)
+		}
+	}
+	if pm.index == 0 && pm.ex.Stream == mcp.StreamGet {
+		if string(e.Type) == "endpoint" {
+			pm.rewriteEndpoint(e)
+		}
+		if !pm.startPlan() {
+			return false
+		}
+	} else if string(e.Type) == "endpoint" && pm.ex.Stream == mcp.StreamLegacy {
+		pm.rewriteEndpoint(e)
+	}
+	pm.view(e, &msg)
+	var act faults.EventAction
+	var out outcome
+	switch {
+	case pm.lose > 0:
+		out = pm.swallow()
+	case pm.sp == nil:
+		out = pm.deliver(e, 0, 0)
+	default:
+		act = pm.sp.Event(&pm.oev.Event)
+		if len(act.Fired) > 0 && pm.p.opts.LogFaults {
+			// Built only when logged: the per-event path must not allocate.
+			pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.oev.Index), act.Fired)
+		}
+		out = pm.apply(e, &act)
+	}
+	pm.observeEvent(e, out, act.Fired)
+	return out.goOn
+}
+
+// view fills the current event's view from e: the one description of the
+// block that the fault decision and the observers read.
+func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message) {
+	pm.oev = observe.Event{Event: mcp.Event{
+		Index: pm.index, Raw: e.Raw, Parsed: true,
+		Type: e.Type, ID: e.ID, HasID: e.HasID, Retry: e.Retry, HasRetry: e.HasRetry,
+		Priming: e.Priming(), Dispatched: e.Dispatched, Data: e.Data,
+		RPCKind: msg.Kind, RPCMethod: msg.Method, RPCID: msg.ID,
+		SinceStream: pm.readAt.Sub(pm.started), SinceRun: pm.readAt.Sub(pm.p.start),
+	}}
+	pm.index++
+}
+
+// passRaw passes on bytes fray does not parse: a block past the size limit
+// (and the rest of the stream), or one cut by the end of the stream, for
+// the client to judge.
+func (pm *pump) passRaw(e *sse.Event) bool {
+	if e.Unparsed && !pm.warned {
+		pm.warned = true
+		pm.p.log.LogAttrs(pm.r.Context(), slog.LevelWarn, "event block exceeds the limit; passing the rest of the stream through unparsed",
+			append(pm.ex.logAttrs(), slog.Int("limit", pm.maxBlock()))...)
+	}
+	pm.oev = observe.Event{Event: mcp.Event{Index: pm.index, Raw: e.Raw}}
+	pm.index++
+	out := outcome{fate: observe.Delivered, copies: 1, goOn: true}
+	if ok, _ := pm.write(e.Raw, 0); !ok {
+		out = outcome{fate: observe.Undelivered}
+	}
+	pm.observeEvent(nil, out, nil)
+	return out.goOn
+}
+
+// apply carries out one event decision and returns what came of it.
+func (pm *pump) apply(e *sse.Event, act *faults.EventAction) outcome {
+	if act.StallForever {
+		pm.cancel(errFaultClosed)
+		_ = pm.flush()
+		<-pm.r.Context().Done()
+		return outcome{fate: observe.Stalled}
+	}
+	waited := act.Stall+act.Delay > 0
+	if waited && !pm.wait(act.Stall+act.Delay) {
+		return outcome{fate: observe.Undelivered, waited: true}
+	}
+	switch act.Close {
+	case faults.CloseBefore:
+		pm.closeByFault()
+		return outcome{fate: observe.Cut, waited: waited}
+	case faults.CloseReset:
+		pm.reset()
+		return outcome{fate: observe.Cut, waited: waited}
+	}
+	if act.Lose > 0 {
+		pm.lose = act.Lose
+		out := pm.swallow()
+		out.waited = waited
+		return out
+	}
+	if act.Drop {
+		return outcome{fate: observe.Dropped, waited: waited, goOn: true}
+	}
+	pm.mutate(e, act)
+	out := pm.deliverWith(e, act.Fragment, act.Duplicate, act.Noise)
+	out.waited = out.waited || waited
+	out.corrupted = act.Corrupt && len(e.Data) > 0
+	if out.goOn && act.Close == faults.CloseAfter {
+		pm.closeByFault()
+		out.goOn = false
+	}
+	return out
+}
+
+// deliver writes the event 1+dup times.
+func (pm *pump) deliver(e *sse.Event, fragment, dup int) outcome {
+	return pm.deliverWith(e, fragment, dup, 0)
+}
+
+// deliverWith writes noise comment blocks, then the event 1+dup times. The
+// noise goes after the event's prefix (the stream's BOM, or the LF that
+// completes the previous block's CR), so that it lies between whole
+// blocks and changes nothing a client reads.
+func (pm *pump) deliverWith(e *sse.Event, fragment, dup, noise int) outcome {
+	out := outcome{fate: observe.Delivered, goOn: true}
+	b := e.Raw
+	if e.Modified() {
+		pm.out = e.AppendTo(pm.out[:0])
+		b = pm.out
+	}
+	if noise > 0 {
+		pre := e.Prefix()
+		ok, w := pm.write(b[:pre], 0)
+		out.waited = out.waited || w
+		nb := noiseBlock(e)
+		for i := 0; ok && i < noise; i++ {
+			ok, w = pm.write(nb, 0)
+			out.waited = out.waited || w
+		}
+		if !ok {
+			return outcome{fate: observe.Undelivered, waited: out.waited}
+		}
+		b = b[pre:]
+	}
+	for range 1 + dup {
+		ok, w := pm.write(b, fragment)
+		out.waited = out.waited || w
+		if !ok {
+			if out.copies == 0 {
+				out.fate = observe.Undelivered
+			}
+			out.goOn = false
+			return out
+		}
+		out.copies++
+	}
+	return out
+}
+
+// swallow takes one event away as if lost on a dying connection; after the
+// last one the client's side is closed.
+func (pm *pump) swallow() outcome {
+	pm.lose--
+	if pm.lose == 0 {
+		pm.closeByFault()
+		return outcome{fate: observe.Lost}
+	}
+	return outcome{fate: observe.Lost, goOn: true}
+}
+
+// mutate applies the field changes of a decision to e.
+func (pm *pump) mutate(e *sse.Event, act *faults.EventAction) {
+	if act.StripRetry {
+		e.RemoveField("retry")
+	}
+	if act.StripID {
+		e.RemoveField("id")
+	}
+	if act.HasSetRetry {
+		pm.scratch = strconv.AppendInt(pm.scratch[:0], act.SetRetry, 10)
+		e.SetField("retry", pm.scratch)
+	}
+	if act.RewriteID != nil {
+		e.SetField("id", act.RewriteID)
+	}
+	if act.Corrupt && len(e.Data) > 0 {
+		// Half the JSON and a stray brace: no JSON parser accepts it, and
+		// the event is still a well-formed SSE block.
+		pm.scratch = append(append(pm.scratch[:0], e.Data[:len(e.Data)/2]...), "}{"...)
+		e.SetField("data", pm.scratch)
+	}
+}
+
+// The comment blocks keepalive-noise writes, one per line-end style.
+var (
+	noiseLF   = []byte(": keepalive\n\n")
+	noiseCRLF = []byte(": keepalive\r\n\r\n")
+	noiseCR   = []byte(": keepalive\r\r")
+)
+
+// noiseBlock is an SSE comment block in the line-end style of e.
+func noiseBlock(e *sse.Event) []byte {
+	switch r := e.Raw; {
+	case len(r) > 0 && r[len(r)-1] == '\r':
+		return noiseCR
+	case len(r) > 1 && r[len(r)-2] == '\r':
+		return noiseCRLF
+	}
+	return noiseLF
+}
+
+// observeHead reports the response head once, with the stream faults armed
+// at its start (nil when the plan has not started).
+func (pm *pump) observeHead(act *faults.StreamAction) {
+	if pm.observed || !pm.p.observing() {
+		return
+	}
+	pm.observed = true
+	resp := upstreamResponse(pm.w.Header(), pm.resp.StatusCode, true)
+	var fired []faults.Firing
+	if act != nil {
+		resp.Throttle, resp.CloseAfter, fired = act.Throttle, act.CloseAfter, act.Fired
+	}
+	pm.obs = observe.Observation{Response: resp, Fired: fired}
+	pm.p.head(&pm.obs, observe.KindResponse, pm.ex, pm.started.Sub(pm.p.start))
+	pm.p.opts.Observer.Observe(&pm.obs)
+}
+
+// observeEvent reports the current block with its outcome and what the
+// client got of e (nil for bytes passed unparsed). The block came with the
+// last read; it left then too, unless fray waited first.
+func (pm *pump) observeEvent(e *sse.Event, out outcome, fired []faults.Firing) {
+	if !pm.p.observing() {
+		return
+	}
+	pm.observeHead(nil)
+	at := pm.readAt.Sub(pm.p.start)
+	o := &pm.oev
+	o.Fate, o.Copies, o.Corrupted = out.fate, out.copies, out.corrupted
+	if out.fate == observe.Delivered {
+		o.DeliveredAt = at
+		if out.waited {
+			o.DeliveredAt = pm.p.clock.Now().Sub(pm.p.start)
+		}
+		if e != nil {
+			o.DeliveredID, o.DeliveredHasID = e.ID, e.HasID
+			o.DeliveredRetry, o.DeliveredHasRetry = e.Retry, e.HasRetry
+			if e.Modified() {
+				o.Delivered = pm.out // deliverWith wrote it there
+			}
+		}
+	}
+	pm.obs = observe.Observation{Event: o, Fired: fired}
+	pm.p.head(&pm.obs, observe.KindEvent, pm.ex, at)
+	pm.p.opts.Observer.Observe(&pm.obs)
+}
+
+// observeEnd reports the end of the stream.
+func (pm *pump) observeEnd() {
+	if !pm.p.observing() {
+		return
+	}
+	pm.observeHead(nil)
+	pm.p.observeEnd(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr})
+}
