@@ -3,6 +3,7 @@ package timeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -388,4 +389,66 @@ func attrs(es elements, name string) []string {
 		out = append(out, e.attr[name])
 	}
 	return out
+}
+
+// hoverProbe moves the mouse over each fault triangle (just left of its
+// label, at the triangle's height) and into each retry window (past its
+// label), and keeps what the tooltip said, as JSON on <body data-probe>.
+const hoverProbe = `<script>
+(function () {
+  const canvas = document.getElementById("canvas"), tip = document.getElementById("tip"), out = [];
+  const hover = (what, x, y) => {
+    canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+    out.push({ what, tip: tip.style.display === "block" ? tip.textContent : "" });
+  };
+  for (const l of document.querySelectorAll("#overlay .fault-label")) {
+    const r = l.getBoundingClientRect();
+    hover("fault " + l.dataset.faults, r.left - 5, r.top + 12);
+  }
+  for (const l of document.querySelectorAll("#overlay .retry-label")) {
+    const r = l.getBoundingClientRect();
+    hover("window " + l.textContent, r.right + 20, r.top + r.height / 2);
+  }
+  document.body.dataset.probe = JSON.stringify(out);
+})();
+</script></body>`
+
+// TestHoverInChromium points at the scenario's marks on the canvas and
+// reads the tooltips: each fault says what it did, each retry window
+// when the stream ended, the retry and the reconnection.
+func TestHoverInChromium(t *testing.T) {
+	bin := chromium(t)
+	var buf bytes.Buffer
+	if err := Write(&buf, newScenario().input()); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "hover.html")
+	if err := os.WriteFile(page, []byte(strings.Replace(buf.String(), "</body>", hoverProbe, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := parseDOM(string(headless(t, bin, page, "--dump-dom"))).first("body")
+	var got []struct{ What, Tip string }
+	if err := json.Unmarshal([]byte(body.attr["data-probe"]), &got); err != nil {
+		t.Fatalf("probe: %v (%q)", err, body.attr["data-probe"])
+	}
+	want := map[string][]string{
+		"fault 0 1": {"fault 0 of the profile (delay)", "held the event 150ms", "fault 1 of the profile (duplicate)", "wrote the event 2 times"},
+		"fault 2":   {"fault 2 of the profile (reset)", "reset the connection instead of writing the event"},
+		"fault 3 4": {"fault 3 of the profile (drop)", "dropped the event", "fault 4 of the profile (strip-id)", `removed the id "6_2"`},
+		"window reconnected after 19ms, retry 500ms": {"exchange 4 ended at 262ms (fault-reset) before its response", "retry 500 ms", "reconnected after 19ms on exchange 5: too early"},
+		"window retry 500ms, no reconnection":        {"exchange 5 ended at 300ms (complete) before its response", "no reconnection followed"},
+	}
+	if len(got) != len(want) {
+		t.Errorf("hovered %d marks, want %d: %+v", len(got), len(want), got)
+	}
+	for _, g := range got {
+		for _, w := range want[g.What] {
+			if !strings.Contains(g.Tip, w) {
+				t.Errorf("hovering %s shows %q, want %q in it", g.What, g.Tip, w)
+			}
+		}
+		if want[g.What] == nil {
+			t.Errorf("hovered an unexpected %s", g.What)
+		}
+	}
 }
