@@ -12,9 +12,9 @@
 //	trace --Build--> Model (pure: lanes, columns of marks, links, windows, checks)
 //	Model --Write--> HTML (inline CSS and script; the script draws on a canvas)
 //
-// The page fetches nothing. Marks are drawn on a canvas, and only the lane
-// labels in view are DOM nodes, so a trace of hundreds of thousands of
-// events stays responsive.
+// The page fetches nothing. Marks are drawn on a canvas, and only the
+// labels and markers in view are DOM nodes (each with its tooltip), so a
+// trace of hundreds of thousands of events stays responsive.
 package timeline
 
 import (
