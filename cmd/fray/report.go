@@ -76,7 +76,8 @@ func timelineInput(path string, partial bool) (timeline.Input, error) {
 	if note != "" {
 		note = fmt.Sprintf("trace %s: %s", path, note)
 	}
-	in := timeline.Input{Header: t.Header, Observations: t.Observations, End: t.End.At, Report: &r, Note: note}
+	in := timeline.Input{Header: t.Header, Observations: t.Observations, End: t.End.At, Report: &r, Note: note,
+		Command: t.End.Command, ExitCode: t.End.ExitCode}
 	if t.Truncation != nil {
 		in.Note = joinNotes(note, fmt.Sprintf("trace %s is truncated: %s", path, t.Truncation))
 	}

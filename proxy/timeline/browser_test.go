@@ -3,11 +3,14 @@ package timeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,13 +57,24 @@ func headless(t *testing.T, bin, page string, args ...string) []byte {
 	return stdout.Bytes()
 }
 
-// TestRendersInChromium draws a generated 5,000-event trace in headless
-// Chromium and reads the rendered DOM: the page reports how long it took
-// to parse its data and draw (performance.now() when the first frame is
-// drawn), shows lane labels and the findings, and leaves a screenshot.
+// eventsFlag sizes the generated trace of TestRendersInChromium; raise it
+// to check a large trace by hand:
+//
+//	go test ./proxy/timeline -run TestRendersInChromium -v -args -timeline.events=200000
+var eventsFlag = flag.Int("timeline.events", 5000, "events in the trace TestRendersInChromium draws")
+
+// renderMSFlag bounds how long the page of TestRendersInChromium may take
+// to draw its first frame.
+var renderMSFlag = flag.Float64("timeline.render-ms", 3000, "the most TestRendersInChromium's page may take to draw, in ms")
+
+// TestRendersInChromium draws a generated trace (5,000 events unless
+// -timeline.events says otherwise) in headless Chromium and reads the
+// rendered DOM: the page records how long it took to parse its data and
+// draw (performance.now() when the first frame is drawn) without showing
+// it, shows lane labels and the findings, and leaves a screenshot.
 func TestRendersInChromium(t *testing.T) {
 	bin := chromium(t)
-	obs, end, lost := generate(5000, 11)
+	obs, end, lost := generate(*eventsFlag, 11)
 	rep := sampleReport(lost)
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "timeline.html")
@@ -72,19 +86,27 @@ func TestRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := string(headless(t, bin, page, "--dump-dom"))
+	els := parseDOM(dom)
 
-	ms := regexp.MustCompile(`id="render-ms" data-html="([0-9.]+)" data-parse="([0-9.]+)" data-build="([0-9.]+)" data-draw="([0-9.]+)">([0-9.]+)<`).FindStringSubmatch(dom)
-	if ms == nil {
-		t.Fatalf("no render time in the DOM: the script did not finish\n%.2000s", dom)
+	body := els.first("body")
+	if body == nil || body.attr["data-rendered"] != "true" {
+		t.Fatalf("the script did not finish\n%.2000s", dom)
 	}
-	renderMS, _ := strconv.ParseFloat(ms[5], 64)
+	renderMS, err := strconv.ParseFloat(body.attr["data-render-ms"], 64)
+	if err != nil {
+		t.Fatalf("no render time on <body>: %v", err)
+	}
 	t.Logf("rendered %d events (%d bytes of HTML) in %.1f ms, measured in the page from navigation start: "+
-		"HTML %s ms, data parsed %s ms, built %s ms, first frame %s ms", countEvents(obs), buf.Len(), renderMS, ms[1], ms[2], ms[3], ms[4])
-	if renderMS >= 3000 {
-		t.Errorf("rendered in %.1f ms, want under 3000", renderMS)
+		"HTML %s ms, data parsed %s ms, built %s ms, first frame %s ms", countEvents(obs), buf.Len(), renderMS,
+		body.attr["data-html"], body.attr["data-parse"], body.attr["data-build"], body.attr["data-draw"])
+	if renderMS >= *renderMSFlag {
+		t.Errorf("rendered in %.1f ms, want under %.0f", renderMS, *renderMSFlag)
 	}
-	if m := regexp.MustCompile(`data-events="(\d+)"`).FindStringSubmatch(dom); m == nil || m[1] != strconv.Itoa(countEvents(obs)) {
-		t.Errorf("page counts events %v, want %d", m, countEvents(obs))
+	if strings.Contains(dom, "rendered in") {
+		t.Error("the page shows its render time to users")
+	}
+	if got := body.attr["data-events"]; got != strconv.Itoa(countEvents(obs)) {
+		t.Errorf("page counts %s events, want %d", got, countEvents(obs))
 	}
 	labels := regexp.MustCompile(`<div class="lane-label[^"]*" data-ex="(\d+)"[^>]*>#(\d+) ([^<]+)</div>`).FindAllStringSubmatch(dom, -1)
 	if len(labels) < 10 {
@@ -106,6 +128,7 @@ func TestRendersInChromium(t *testing.T) {
 			t.Errorf("the rendered findings do not show %q", want)
 		}
 	}
+	checkLabelsApart(t, els, laneLabels...)
 
 	shot := filepath.Join(dir, "timeline.png")
 	headless(t, bin, page, "--screenshot="+shot, "--hide-scrollbars")
@@ -123,4 +146,309 @@ func countEvents(obs []*observe.Observation) int {
 		}
 	}
 	return n
+}
+
+// TestExplainsARunInChromium draws the scenario (a failure, a resumption
+// that came too early, two faults on one event and two on neighbouring
+// events, a client command that failed) and reads from the rendered DOM
+// that the page explains it: the request never answered, the response
+// marks, the retry windows, fault labels that do not overlap and say what
+// each fault did, a legend of every mark, the command and its exit code,
+// and every check with its status, failed and warned first.
+func TestExplainsARunInChromium(t *testing.T) {
+	bin := chromium(t)
+	sc := newScenario()
+	dir := t.ArtifactDir()
+	page := filepath.Join(dir, "explained.html")
+	var buf bytes.Buffer
+	if err := Write(&buf, sc.input()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(headless(t, bin, page, "--dump-dom"))
+	els := parseDOM(dom)
+	if b := els.first("body"); b == nil || b.attr["data-rendered"] != "true" {
+		t.Fatalf("the script did not finish\n%.3000s", dom)
+	}
+	canvas := els.byID("canvas")
+	drawn := func(what string) int {
+		n, _ := strconv.Atoi(canvas.attr["data-drawn-"+what])
+		return n
+	}
+
+	t.Run("unanswered request", func(t *testing.T) {
+		var marks elements
+		for _, e := range els.withClass("unanswered") {
+			if _, onLane := e.attr["data-id"]; onLane {
+				marks = append(marks, e)
+			}
+		}
+		if len(marks) != 1 || marks[0].attr["data-id"] != "2" {
+			t.Fatalf("unanswered marks %v, want one for request 2", attrs(marks, "data-id"))
+		}
+		for _, want := range []string{"request 2 (tools/call) never got its response", "e2e.every-request-answered: request 2 (tools/call)"} {
+			if !strings.Contains(marks[0].attr["title"], want) {
+				t.Errorf("unanswered mark says %q, want %q in it", marks[0].attr["title"], want)
+			}
+		}
+		var pills elements
+		for _, e := range els.withClass("lane-pill") {
+			if _, onLabel := e.attr["data-ex"]; onLabel {
+				pills = append(pills, e)
+			}
+		}
+		if len(pills) != 1 || pills[0].attr["data-ex"] != "4" || pills[0].text != "no response" {
+			t.Errorf("lane pills %v, want one on exchange 4", attrs(pills, "data-ex"))
+		}
+	})
+	t.Run("response marks", func(t *testing.T) {
+		// initialize answered in a JSON body, tools/call #3 by an event.
+		if n := drawn("responses"); n != 2 {
+			t.Errorf("%d response marks drawn, want 2", n)
+		}
+	})
+	t.Run("retry windows", func(t *testing.T) {
+		if n, e := drawn("windows"), drawn("early"); n != 2 || e != 1 {
+			t.Errorf("%d retry windows drawn, %d early reconnections, want 2 and 1", n, e)
+		}
+		var texts []string
+		for _, e := range els.withClass("retry-label") {
+			texts = append(texts, e.text)
+			if e.hasClass("early") != strings.HasPrefix(e.text, "reconnected after") {
+				t.Errorf("retry label %q: class %q", e.text, e.attr["class"])
+			}
+		}
+		want := []string{"reconnected after 19ms, retry 500ms", "retry 500ms, no reconnection"}
+		if !slices.Equal(texts, want) {
+			t.Errorf("retry labels %q, want %q", texts, want)
+		}
+	})
+	t.Run("fault labels", func(t *testing.T) {
+		effects := map[string]string{
+			"0": "fault 0 of the profile (delay), on event 2 of exchange 4 at 100ms:\n  held the event 150ms",
+			"1": "fault 1 of the profile (duplicate), on event 2 of exchange 4 at 100ms:\n  wrote the event 2 times",
+			"2": "fault 2 of the profile (reset), on event 3 of exchange 4 at 262ms:\n  reset the connection instead of writing the event",
+			"3": "fault 3 of the profile (drop), on event 1 of exchange 6 at 470ms:\n  dropped the event",
+			"4": `fault 4 of the profile (strip-id), on event 2 of exchange 6 at 472ms:` + "\n" + `  removed the id "6_2"`,
+		}
+		seen := map[string]int{}
+		labels := els.withClass("fault-label")
+		for _, e := range labels {
+			for _, i := range strings.Fields(e.attr["data-faults"]) {
+				seen[i]++
+				if !strings.Contains(e.attr["title"], effects[i]) {
+					t.Errorf("label %q (faults %s) says %q, want %q in it", e.text, e.attr["data-faults"], e.attr["title"], effects[i])
+				}
+			}
+		}
+		for i := range effects {
+			if seen[i] != 1 {
+				t.Errorf("fault %s is in %d labels, want 1", i, seen[i])
+			}
+		}
+		if len(labels) == 0 || labels[0].text != "delay + duplicate" {
+			t.Errorf("first fault label %v, want the two faults of event 2 as %q", attrs(labels, "data-faults"), "delay + duplicate")
+		}
+		if drawn("faults") != 5 {
+			t.Errorf("%d fault marks drawn, want 5", drawn("faults"))
+		}
+		checkLabelsApart(t, els, laneLabels...)
+	})
+	t.Run("legend", func(t *testing.T) {
+		var keys []string
+		for _, e := range els {
+			if k, ok := e.attr["data-legend"]; ok {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range []string{"delivered", "priming", "not-delivered", "duplicated", "response", "error-response",
+			"response-not-delivered", "unanswered", "finding-event", "fault", "lane-post", "lane-get", "lane-resume",
+			"lane-legacy", "lane-other", "end", "cut", "retry-window", "reconnect-early", "reconnect-late", "link",
+			"run-end", "finding-lane"} {
+			if !slices.Contains(keys, k) {
+				t.Errorf("legend has no %q entry (it has %q)", k, keys)
+			}
+		}
+		// Every kind of mark the frame drew has its entry.
+		for attr := range canvas.attr {
+			what, ok := strings.CutPrefix(attr, "data-drawn-")
+			if !ok {
+				continue
+			}
+			if k := legendKey[what]; k == "" || !slices.Contains(keys, k) {
+				t.Errorf("the page drew %q marks, which the legend does not explain", what)
+			}
+		}
+	})
+	t.Run("command", func(t *testing.T) {
+		c := els.byID("command")
+		if c == nil {
+			t.Fatal("no command line")
+		}
+		if _, hidden := c.attr["hidden"]; hidden {
+			t.Error("the command line is hidden")
+		}
+		if c.attr["data-exit"] != "1" || !strings.Contains(dom, "<code>node client.mjs --call slow-tool</code>") || !strings.Contains(dom, ">exit 1<") {
+			t.Errorf("command line %v does not show the command and exit 1", c.attr)
+		}
+	})
+	t.Run("checks", func(t *testing.T) {
+		order := map[string]int{"fail": 0, "warn": 1, "pass": 2, "skip": 3}
+		last := 0
+		got := map[string]string{}
+		for _, e := range els.withClass("check") {
+			id, st := e.attr["data-check"], e.attr["data-status"]
+			got[id] = st
+			if order[st] < last {
+				t.Errorf("check %s (%s) comes after a %s one", id, st, []string{"fail", "warn", "pass", "skip"}[last])
+			}
+			last = order[st]
+		}
+		for _, c := range sc.report.Checks {
+			if got[c.ID] != c.Status {
+				t.Errorf("check %s shown as %q, want %q", c.ID, got[c.ID], c.Status)
+			}
+		}
+		if len(got) != len(sc.report.Checks) {
+			t.Errorf("%d checks shown, want %d", len(got), len(sc.report.Checks))
+		}
+	})
+	t.Run("run markers", func(t *testing.T) {
+		r := els.withClass("run-label")
+		if len(r) != 1 || r[0].attr["data-kind"] != "end" || r[0].text != "end of run" || drawn("run") != 1 {
+			t.Errorf("run labels %v (%d lines drawn), want the end of the run", attrs(r, "data-kind"), drawn("run"))
+		}
+	})
+	t.Run("fits its content", func(t *testing.T) {
+		if strings.Contains(dom, "rendered in") {
+			t.Error("the page shows its render time to users")
+		}
+		// Seven rows (a session header and six exchanges) need far less
+		// than the 900 px window.
+		if h := els.byID("scroller").style(t, "height"); h > 400 {
+			t.Errorf("the drawing is %.0f px tall for 7 rows", h)
+		}
+	})
+
+	shot := filepath.Join(dir, "explained.png")
+	headless(t, bin, page, "--screenshot="+shot, "--hide-scrollbars")
+	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
+		t.Fatalf("screenshot %s: %v (size %v)", shot, err, fi)
+	}
+	t.Logf("screenshot: %s (kept with go test -artifacts)", shot)
+}
+
+// TestRunMarksInChromium draws run-level marks of another kind beside the
+// end of the run, two of them a millisecond apart: each is a line across
+// the lanes, and their labels do not overlap.
+func TestRunMarksInChromium(t *testing.T) {
+	bin := chromium(t)
+	m := Build(newScenario().input())
+	m.Run = append([]RunMark{
+		{AtUS: 400_000, Kind: "profile", Label: "profile calm", Detail: "seed 9"},
+		{AtUS: 401_000, Kind: "profile", Label: "profile flaky-b", Detail: "seed 10"},
+	}, m.Run...)
+	page := filepath.Join(t.TempDir(), "run.html")
+	var buf bytes.Buffer
+	if err := WriteModel(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	els := parseDOM(string(headless(t, bin, page, "--dump-dom")))
+	if n := els.byID("canvas").attr["data-drawn-run"]; n != "3" {
+		t.Errorf("%s run lines drawn, want 3", n)
+	}
+	var got []string
+	for _, e := range els.withClass("run-label") {
+		got = append(got, e.attr["data-kind"]+": "+e.text+" ("+e.attr["title"]+")")
+	}
+	want := []string{"profile: profile calm (profile calm\nseed 9)", "profile: profile flaky-b (profile flaky-b\nseed 10)",
+		"end: end of run (end of run\nthe run stopped observing at 850ms)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("run labels\n got %q\nwant %q", got, want)
+	}
+	checkLabelsApart(t, els, "run-label")
+}
+
+// legendKey maps what the page counts as drawn (data-drawn-*) to the
+// legend entry that explains it.
+var legendKey = map[string]string{
+	"events": "delivered", "priming": "priming", "bad": "not-delivered", "dup": "duplicated", "responses": "response",
+	"rings": "finding-event", "faults": "fault", "lane-post": "lane-post", "lane-get": "lane-get", "lane-resume": "lane-resume",
+	"lane-legacy": "lane-legacy", "lane-other": "lane-other", "ends": "end", "cuts": "cut", "windows": "retry-window",
+	"early": "reconnect-early", "reconnects": "reconnect-late", "links": "link", "run": "run-end",
+}
+
+func attrs(es elements, name string) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.attr[name])
+	}
+	return out
+}
+
+// hoverProbe moves the mouse over each fault triangle (just left of its
+// label, at the triangle's height) and into each retry window (past its
+// label), and keeps what the tooltip said, as JSON on <body data-probe>.
+const hoverProbe = `<script>
+(function () {
+  const canvas = document.getElementById("canvas"), tip = document.getElementById("tip"), out = [];
+  const hover = (what, x, y) => {
+    canvas.dispatchEvent(new MouseEvent("mousemove", { clientX: x, clientY: y, bubbles: true }));
+    out.push({ what, tip: tip.style.display === "block" ? tip.textContent : "" });
+  };
+  for (const l of document.querySelectorAll("#overlay .fault-label")) {
+    const r = l.getBoundingClientRect();
+    hover("fault " + l.dataset.faults, r.left - 5, r.top + 12);
+  }
+  for (const l of document.querySelectorAll("#overlay .retry-label")) {
+    const r = l.getBoundingClientRect();
+    hover("window " + l.textContent, r.right + 20, r.top + r.height / 2);
+  }
+  document.body.dataset.probe = JSON.stringify(out);
+})();
+</script></body>`
+
+// TestHoverInChromium points at the scenario's marks on the canvas and
+// reads the tooltips: each fault says what it did, each retry window
+// when the stream ended, the retry and the reconnection.
+func TestHoverInChromium(t *testing.T) {
+	bin := chromium(t)
+	var buf bytes.Buffer
+	if err := Write(&buf, newScenario().input()); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "hover.html")
+	if err := os.WriteFile(page, []byte(strings.Replace(buf.String(), "</body>", hoverProbe, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	body := parseDOM(string(headless(t, bin, page, "--dump-dom"))).first("body")
+	var got []struct{ What, Tip string }
+	if err := json.Unmarshal([]byte(body.attr["data-probe"]), &got); err != nil {
+		t.Fatalf("probe: %v (%q)", err, body.attr["data-probe"])
+	}
+	want := map[string][]string{
+		"fault 0 1": {"fault 0 of the profile (delay)", "held the event 150ms", "fault 1 of the profile (duplicate)", "wrote the event 2 times"},
+		"fault 2":   {"fault 2 of the profile (reset)", "reset the connection instead of writing the event"},
+		"fault 3 4": {"fault 3 of the profile (drop)", "dropped the event", "fault 4 of the profile (strip-id)", `removed the id "6_2"`},
+		"window reconnected after 19ms, retry 500ms": {"exchange 4 ended at 262ms (fault-reset) before its response", "retry 500 ms", "reconnected after 19ms on exchange 5: too early"},
+		"window retry 500ms, no reconnection":        {"exchange 5 ended at 300ms (complete) before its response", "no reconnection followed"},
+	}
+	if len(got) != len(want) {
+		t.Errorf("hovered %d marks, want %d: %+v", len(got), len(want), got)
+	}
+	for _, g := range got {
+		for _, w := range want[g.What] {
+			if !strings.Contains(g.Tip, w) {
+				t.Errorf("hovering %s shows %q, want %q in it", g.What, g.Tip, w)
+			}
+		}
+		if want[g.What] == nil {
+			t.Errorf("hovered an unexpected %s", g.What)
+		}
+	}
 }

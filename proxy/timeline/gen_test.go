@@ -15,7 +15,10 @@ import (
 // gen builds a plausible trace of about n events: sessions that
 // initialize, keep a standalone GET stream open, and make tools/call
 // requests whose streams every third time lose three events to a fault
-// and are resumed with Last-Event-ID; some events are duplicated.
+// and are resumed with Last-Event-ID, the response coming on the
+// resumption; some events are duplicated. Every stream begins with a
+// priming event that carries retry 250 ms, which the resumptions do not
+// wait for.
 type gen struct {
 	rng  *rand.Rand
 	obs  []*observe.Observation
@@ -48,14 +51,25 @@ func (g *gen) event(ex uint64, st mcp.StreamType, s, idx int, id string, fate ob
 	raw := []byte(fmt.Sprintf("id: %s\ndata: %s\n\n", id, data))
 	e := &observe.Event{Event: mcp.Event{Index: idx, Raw: raw, Parsed: true, ID: []byte(id), HasID: true, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Fate: fate}
 	if idx == 0 {
-		e.Raw, e.Dispatched, e.Priming, e.RPCKind, e.RPCMethod = []byte("id: "+id+"\ndata:\n\n"), false, true, mcp.RPCNone, nil
+		e.Raw, e.Dispatched, e.Priming, e.RPCKind, e.RPCMethod = []byte("id: "+id+"\nretry: 250\ndata:\n\n"), false, true, mcp.RPCNone, nil
+		e.Retry, e.HasRetry = 250, true
 	}
 	if fate == observe.Delivered {
 		e.DeliveredAt, e.DeliveredID, e.DeliveredHasID, e.Copies = o.At, e.ID, true, copies
+		e.DeliveredRetry, e.DeliveredHasRetry = e.Retry, e.HasRetry
 	}
 	o.Event, o.Fired = e, fired
 	g.add(&o)
 	g.n++
+}
+
+// response is the last event of a tools/call stream: the result of
+// request ex.
+func (g *gen) response(ex uint64, st mcp.StreamType, s, idx int, id string) {
+	g.event(ex, st, s, idx, id, observe.Delivered, nil, 1)
+	e := g.obs[len(g.obs)-1].Event
+	e.Raw = []byte(fmt.Sprintf("id: %s\ndata: {\"jsonrpc\":\"2.0\",\"id\":%d,\"result\":{}}\n\n", id, ex))
+	e.RPCKind, e.RPCMethod, e.RPCID = mcp.RPCResponse, nil, []byte(fmt.Sprint(ex))
 }
 
 func (g *gen) request(st mcp.StreamType, s int, method string, lei *string) uint64 {
@@ -78,9 +92,9 @@ func (g *gen) request(st mcp.StreamType, s int, method string, lei *string) uint
 	return g.ex
 }
 
-func (g *gen) end(ex uint64, st mcp.StreamType, s int, c observe.Cause) {
+func (g *gen) end(ex uint64, st mcp.StreamType, s int, c observe.Cause, msgs ...observe.Message) {
 	o := g.head(observe.KindEnd, ex, st, s)
-	o.End = &observe.End{Cause: c}
+	o.End = &observe.End{Cause: c, Messages: msgs}
 	g.add(&o)
 }
 
@@ -92,7 +106,7 @@ func generate(n int, seed uint64) ([]*observe.Observation, time.Duration, []lost
 	for s := 1; g.n < n; s = s%sessions + 1 {
 		if g.ex < uint64(sessions)*2 {
 			ex := g.request(mcp.StreamPost, s, "initialize", nil)
-			g.end(ex, mcp.StreamPost, s, observe.Complete)
+			g.end(ex, mcp.StreamPost, s, observe.Complete, observe.Message{Kind: mcp.RPCResponse, ID: fmt.Sprint(ex)})
 			get := g.request(mcp.StreamGet, s, "", nil)
 			for i := range 3 {
 				g.event(get, mcp.StreamGet, s, i, fmt.Sprintf("%d_GET_%d", s, i), observe.Delivered, nil, 1)
@@ -122,6 +136,7 @@ func generate(n int, seed uint64) ([]*observe.Observation, time.Duration, []lost
 			}
 		}
 		if !lose {
+			g.response(ex, mcp.StreamPost, s, events, id(events))
 			g.end(ex, mcp.StreamPost, s, observe.Complete)
 			continue
 		}
@@ -132,6 +147,8 @@ func generate(n int, seed uint64) ([]*observe.Observation, time.Duration, []lost
 		for i, lid := range ls.lost {
 			g.event(re, mcp.StreamResume, s, i, lid, observe.Delivered, nil, 1)
 		}
+		g.response(re, mcp.StreamResume, s, len(ls.lost), id(events))
+		g.obs[len(g.obs)-1].Event.RPCID = []byte(fmt.Sprint(ex))
 		g.end(re, mcp.StreamResume, s, observe.Complete)
 	}
 	return g.obs, g.at + time.Millisecond, g.lost

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-
-	"github.com/frayproxy/fray/proxy/report"
 )
 
 // layout orders the lanes by session and start, lays the event columns
@@ -64,7 +62,9 @@ func (b *builder) layout() {
 		fs.Kind = append(fs.Kind, f.kind)
 		fs.Index = append(fs.Index, f.index)
 		fs.Event = append(fs.Event, ev)
+		fs.Effect = append(fs.Effect, m.str(withStatus(f.effect, b.lanes[f.lane].Status)))
 	}
+	b.order = order
 	b.resolveLinks(newLane, newEvent)
 	if m.Strings == nil {
 		m.Strings = []string{}
@@ -117,34 +117,4 @@ func (b *builder) resolveLinks(newLane, newEvent []int) {
 		}
 		b.m.Links = append(b.m.Links, Link{Lane: newLane[l.lane], AtUS: l.at, ID: l.id, Event: ev})
 	}
-}
-
-// findings lists the evidence of every check that failed or warned,
-// failures first.
-func findings(r *report.Report) []Finding {
-	out := []Finding{}
-	for _, status := range []string{report.StatusFail, report.StatusWarn} {
-		for _, c := range r.Checks {
-			if c.Status != status {
-				continue
-			}
-			for i, e := range c.Evidence {
-				f := Finding{
-					Check: c.ID, Status: c.Status, Message: e.Message, Session: e.Session,
-					Exchange: e.Exchange, Related: e.Related, EventIDs: e.EventIDs, AtMS: e.AtMS,
-				}
-				if e.Fault != nil {
-					f.Fault = fmt.Sprintf("fault %d (%s)", e.Fault.Index, e.Fault.Kind)
-				}
-				if i == len(c.Evidence)-1 && c.Count > len(c.Evidence) {
-					f.More = c.Count - len(c.Evidence)
-				}
-				out = append(out, f)
-			}
-			if len(c.Evidence) == 0 && c.Count > 0 {
-				out = append(out, Finding{Check: c.ID, Status: c.Status, Message: c.Summary, More: c.Count})
-			}
-		}
-	}
-	return out
 }

@@ -127,3 +127,18 @@ func TestPageIsSelfContained(t *testing.T) {
 		t.Errorf("embedded data has %d lanes, %d findings", len(m.Lanes), len(m.Findings))
 	}
 }
+
+// BenchmarkWrite builds and writes the page of a 200,000-event trace:
+// go test -run '^$' -bench Write -benchmem ./proxy/timeline/
+func BenchmarkWrite(b *testing.B) {
+	obs, end, lost := generate(200_000, 11)
+	in := Input{Observations: obs, End: end, Report: sampleReport(lost)}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := Write(&buf, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len()), "page-bytes")
+}
