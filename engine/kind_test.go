@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"

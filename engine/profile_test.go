@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"

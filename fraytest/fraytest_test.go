@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/fraytest"
 )
 

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"errors"
 	"mime"
 	"net/http"
 	"net/url"
@@ -105,8 +106,16 @@ func AcceptsEventStream(h http.Header) bool {
 	return false
 }
 
-// IsEventStream reports whether a Content-Type value is text/event-stream.
-func IsEventStream(contentType string) bool {
+// MediaType returns the lower-cased media type of a Content-Type value,
+// without its parameters ("" when there is none); a value whose parameters
+// do not parse still gives its media type.
+func MediaType(contentType string) string {
 	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && mt == "text/event-stream"
+	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
+		return ""
+	}
+	return mt
 }
+
+// IsEventStream reports whether a Content-Type value is text/event-stream.
+func IsEventStream(contentType string) bool { return MediaType(contentType) == "text/event-stream" }

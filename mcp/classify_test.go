@@ -103,3 +103,18 @@ func TestRevisions(t *testing.T) {
 		}
 	}
 }
+
+func TestMediaType(t *testing.T) {
+	for in, want := range map[string]string{
+		"text/event-stream":                "text/event-stream",
+		"Text/Event-Stream; charset=utf-8": "text/event-stream",
+		"text/event-stream; charset":       "text/event-stream",
+		"application/json":                 "application/json",
+		"":                                 "",
+		"not a type":                       "",
+	} {
+		if got := MediaType(in); got != want {
+			t.Errorf("MediaType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

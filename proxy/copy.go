@@ -32,7 +32,7 @@ func (p *Proxy) copyResponse(w http.ResponseWriter, r *http.Request, ex *exchang
 	defer func() { p.observeEnd(ex, &end) }()
 	rc := http.NewResponseController(w)
 	var capture *bytes.Buffer
-	if ex.Method == http.MethodPost && mediaType(resp.Header.Get("Content-Type")) == "application/json" {
+	if ex.Method == http.MethodPost && mcp.MediaType(resp.Header.Get("Content-Type")) == "application/json" {
 		capture = new(bytes.Buffer)
 	}
 	bufp := copyBufPool.Get().(*[]byte)

@@ -6,6 +6,8 @@ import (
 	"net/textproto"
 	"net/url"
 	"strings"
+
+	"github.com/frayproxy/fray/mcp"
 )
 
 // hopHeaders are the hop-by-hop fields of RFC 9110 section 7.6.1 (and the
@@ -45,20 +47,9 @@ func copyHeader(dst, src http.Header) {
 	}
 }
 
-// mediaType returns the lower-cased media type of a Content-Type value,
-// without parameters.
-func mediaType(contentType string) string {
-	if i := strings.IndexByte(contentType, ';'); i >= 0 {
-		contentType = contentType[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(contentType))
-}
-
 // isEventStream reports whether a response header announces an SSE body
-// that fray can parse: text/event-stream with no content coding.
-func isEventStream(h http.Header) bool {
-	return mediaType(h.Get("Content-Type")) == "text/event-stream"
-}
+// (text/event-stream); identityEncoded says whether fray can parse it.
+func isEventStream(h http.Header) bool { return mcp.IsEventStream(h.Get("Content-Type")) }
 
 // identityEncoded reports whether a body has no content coding.
 func identityEncoded(h http.Header) bool {

@@ -48,8 +48,8 @@ type Options struct {
 	// forgotten past it. 0 means 65536.
 	MaxSessions int
 	// Faults decides which faults hit which traffic. Nil injects none.
-	// A Plan swapped at run time must be swapped inside the Plan (see
-	// faults' switchable plan); the Proxy reads this field once per exchange.
+	// To change the faults at run time, change them inside the Plan (as
+	// profiles.Active does): the Proxy reads this field once per exchange.
 	Faults faults.Plan
 	// LogFaults logs every fault decision at info level.
 	LogFaults bool

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/engine"
-	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/profiles"
 )
 

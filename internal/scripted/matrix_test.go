@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/engine"
-	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/report"
 )
