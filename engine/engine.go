@@ -181,6 +181,24 @@ func (e *Engine) Serve(ctx, hard context.Context, ln net.Listener, tlsConfig *tl
 	return st
 }
 
+// ServeWhile serves clients on ln while work runs, then gives the
+// exchanges still open up to settle to end (the streams of a client that
+// exited end with it, standalone streams included), and stops serving as
+// Serve does. ctx ending stops it at once, as Serve's does. It is how fray
+// run and fray demo wrap their clients.
+func (e *Engine) ServeWhile(ctx, hard context.Context, ln net.Listener, settle time.Duration, work func()) Stopped {
+	serveCtx, endServe := context.WithCancel(ctx)
+	defer endServe()
+	done := make(chan Stopped, 1)
+	go func() { done <- e.Serve(serveCtx, hard, ln, nil) }()
+	work()
+	sctx, cancel := context.WithTimeout(hard, settle)
+	e.Wait(sctx, true)
+	cancel()
+	endServe()
+	return <-done
+}
+
 // Stop stops observation and ends every exchange still open, for callers
 // that serve Handler themselves; Serve does it on its own.
 func (e *Engine) Stop() Stopped { return e.cut() }

@@ -96,24 +96,13 @@ func runDemo(c *cli.Context) error {
 		_ = eng.Abort()
 		return fmt.Errorf("demo proxy: %w", err)
 	}
-	serveCtx, endServe := context.WithCancel(ctx)
-	defer endServe()
-	servedc := make(chan engine.Stopped, 1)
-	go func() { servedc <- eng.Serve(serveCtx, hard, ln, nil) }()
-
 	endpoint := "http://" + ln.Addr().String() + "/mcp"
 	p, s := eng.InForce()
 	fmt.Fprintf(stdout, "fray demo: %d clients of the official Go SDK call a tool that streams progress, through fray, to the Go SDK's server\n", demoClients)
 	fmt.Fprintf(stdout, "  server %s/mcp   fray %s\n", opts.Upstream, endpoint)
 	fmt.Fprintf(stdout, "  profile %s (seed %d): %s\n\n", p.Name, s, firstSentence(p.Description))
-
-	results := runDemoClients(ctx, endpoint)
-
-	sctx, cancelSettle := context.WithTimeout(hard, 2*time.Second)
-	eng.Wait(sctx, true)
-	cancelSettle()
-	endServe()
-	sv := <-servedc
+	var results []demoResult
+	sv := eng.ServeWhile(ctx, hard, ln, 2*time.Second, func() { results = runDemoClients(ctx, endpoint) })
 
 	fmt.Fprintln(stdout)
 	var failed []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/url"
@@ -122,10 +121,6 @@ func runRun(c *cli.Context) error {
 		return err
 	}
 
-	serveCtx, endServe := context.WithCancel(ctx)
-	defer endServe()
-	servedc := make(chan engine.Stopped, 1)
-	go func() { servedc <- eng.Serve(serveCtx, hard, ln, nil) }()
 	frayURL := set.frayURL(ln.Addr())
 	line := fmt.Sprintf("fray: running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
 	if p, s := eng.InForce(); p != nil {
@@ -134,16 +129,12 @@ func runRun(c *cli.Context) error {
 	fmt.Fprintln(errw, line)
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
-
-	res := runClient(ctx, set.client, frayURL, c.App.Reader, stdout, errw)
-
-	// The client's connections close with it; give the ends a moment to
-	// be observed.
-	sctx, cancel := context.WithTimeout(hard, set.settle)
-	eng.Wait(sctx, true)
-	cancel()
-	endServe()
-	sv := <-servedc
+	// The client's connections close with it; the ends get --settle to be
+	// observed.
+	var res clientResult
+	sv := eng.ServeWhile(ctx, hard, ln, set.settle, func() {
+		res = runClient(ctx, set.client, frayURL, c.App.Reader, stdout, errw)
+	})
 	close(stopLoops)
 	waitProgress()
 	srv.stop()
