@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// An MCP client on the official TypeScript SDK that calls one long-running
+// tool of a third-party server, with a progress token, and checks that the
+// result and every progress notification arrived. It reaches the server one
+// of three ways:
+//
+//   --via streamable     StreamableHTTPClientTransport, the SDK's defaults
+//                        (reconnection: 1 s growing 1.5x up to 30 s, 2 retries)
+//   --via sse            SSEClientTransport (2024-11-05 HTTP+SSE)
+//   --via mcp-remote     mcp-remote 0.15.1 as it is used in the field: a stdio
+//                        bridge spawned as a child process, reached with the
+//                        SDK's StdioClientTransport; --strategy is passed to it
+//                        as --transport (http-first, sse-only, ...)
+//
+// Usage: node thirdparty/ts-client.mjs URL --tool NAME [--args JSON]
+//          [--progress N] [--expect TEXT] [--via streamable|sse|mcp-remote]
+//          [--strategy S] [--timeout MS]
+// Prints one JSON line {"ok", "error", "protocolVersion", "result",
+// "progressValues", "requests", "bridgeLog"}; exits 0 on success, 1 on
+// failure or when the deadline passes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { parseFlags, intFlag } from '../lib/serve.mjs';
+import { recordingFetch, deadline } from '../lib/observe.mjs';
+
+const flags = parseFlags(process.argv.slice(2));
+const url = flags._[0];
+const tool = flags.tool;
+if (!url || !tool) {
+  console.error('usage: node thirdparty/ts-client.mjs URL --tool NAME [--args JSON] [--progress N] [--expect TEXT] [--via streamable|sse|mcp-remote]');
+  process.exit(2);
+}
+const args = JSON.parse(flags.args ?? '{}');
+const wantProgress = intFlag(flags, 'progress', 'PROGRESS', 0);
+const expect = flags.expect ?? '';
+const via = flags.via ?? 'streamable';
+const strategy = flags.strategy ?? 'http-first';
+const timeoutMs = intFlag(flags, 'timeout', 'CLIENT_TIMEOUT_MS', 20000);
+
+const here = dirname(fileURLToPath(import.meta.url));
+const attempts = [];
+const bridgeLog = [];
+const summary = { ok: false, url, via, tool };
+let cleanup = () => {};
+const report = (err) => {
+  if (err) summary.error = String(err?.message ?? err);
+  summary.requests = attempts;
+  if (bridgeLog.length > 0) summary.bridgeLog = bridgeLog.join('').split('\n').filter(Boolean).slice(-40);
+  cleanup();
+  console.log(JSON.stringify(summary));
+};
+deadline(timeoutMs, report);
+
+function transport() {
+  switch (via) {
+    case 'streamable':
+      return new StreamableHTTPClientTransport(new URL(url), { fetch: recordingFetch(attempts) });
+    case 'sse':
+      return new SSEClientTransport(new URL(url), { fetch: recordingFetch(attempts) });
+    case 'mcp-remote': {
+      // mcp-remote keeps OAuth state under MCP_REMOTE_CONFIG_DIR (default
+      // ~/.mcp-auth); each run gets a fresh one, removed at exit.
+      const configDir = mkdtempSync(join(tmpdir(), 'fray-mcp-remote-'));
+      cleanup = () => rmSync(configDir, { recursive: true, force: true });
+      const t = new StdioClientTransport({
+        command: process.execPath,
+        args: [join(here, '..', 'node_modules', 'mcp-remote', 'dist', 'proxy.js'), url, '--allow-http', '--transport', strategy],
+        env: { ...process.env, MCP_REMOTE_CONFIG_DIR: configDir },
+        stderr: 'pipe',
+      });
+      t.stderr?.on('data', (chunk) => bridgeLog.push(String(chunk)));
+      return t;
+    }
+    default:
+      throw new Error(`--via ${via}: want streamable, sse or mcp-remote`);
+  }
+}
+
+async function run() {
+  const t = transport();
+  const client = new Client({ name: 'fray-thirdparty-ts-client', version: '1.0.0' });
+  await client.connect(t);
+  summary.protocolVersion = t.protocolVersion ?? client.getServerVersion()?.protocolVersion;
+  summary.server = client.getServerVersion();
+
+  const { tools } = await client.listTools();
+  if (!tools.some((x) => x.name === tool)) {
+    throw new Error(`server has no ${tool} tool; tools: ${tools.map((x) => x.name).join(', ')}`);
+  }
+  const progress = [];
+  const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+    onprogress: (p) => progress.push(p.progress),
+    timeout: timeoutMs,
+  });
+  const text = result.content?.find((c) => c.type === 'text')?.text ?? '';
+  summary.result = text;
+  summary.progressValues = progress;
+
+  const problems = [];
+  if (result.isError) problems.push(`tool returned an error: ${text}`);
+  if (expect && !text.includes(expect)) problems.push(`result ${JSON.stringify(text)} does not contain ${JSON.stringify(expect)}`);
+  const want = Array.from({ length: wantProgress }, (_, i) => i + 1);
+  if (JSON.stringify(progress) !== JSON.stringify(want)) problems.push(`progress ${JSON.stringify(progress)}, want ${JSON.stringify(want)}`);
+  if (t.terminateSession) await t.terminateSession().catch(() => {});
+  await client.close();
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  summary.ok = true;
+}
+
+run().then(
+  () => {
+    report();
+    process.exit(0);
+  },
+  (err) => {
+    report(err);
+    process.exit(1);
+  },
+);
