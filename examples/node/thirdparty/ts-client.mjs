@@ -93,14 +93,25 @@ async function run() {
   if (!tools.some((x) => x.name === tool)) {
     throw new Error(`server has no ${tool} tool; tools: ${tools.map((x) => x.name).join(', ')}`);
   }
+  // Progress is counted as the transport hands messages over: the SDK's
+  // Client dispatches notifications a microtask later than responses, so
+  // when the last progress and the result arrive in one read, onprogress
+  // runs after the call settled and its handler is gone.
   const progress = [];
+  const dispatched = [];
+  const onmessage = t.onmessage;
+  t.onmessage = (msg, extra) => {
+    if (msg?.method === 'notifications/progress') progress.push(msg.params?.progress);
+    onmessage?.(msg, extra);
+  };
   const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-    onprogress: (p) => progress.push(p.progress),
+    onprogress: (p) => dispatched.push(p.progress),
     timeout: timeoutMs,
   });
   const text = result.content?.find((c) => c.type === 'text')?.text ?? '';
   summary.result = text;
   summary.progressValues = progress;
+  summary.progressDispatched = dispatched;
 
   const problems = [];
   if (result.isError) problems.push(`tool returned an error: ${text}`);
