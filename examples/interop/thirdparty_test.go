@@ -255,8 +255,9 @@ func thirdPartyExpectation(pair, profile string) expectation {
 	case "ts←server-everything/lossy-resume":
 		// Progress 2-4 are lost in flight and the call's stream closed; the
 		// client resumes from progress 1's id while the call still runs,
-		// gets 2-4 replayed, then nothing but keep-alives: the call is
-		// never answered.
+		// gets what was stored by then replayed (progress 2-6), then
+		// nothing but keep-alives: progress 7-8 and the response are
+		// stored and written nowhere, and the call is never answered.
 		e.findings = []string{"e2e.every-request-answered:fail"}
 		e.clientFails = "after the resumption the call's live events reach no stream; the client times out"
 
