@@ -26,6 +26,8 @@ type thirdPartyPair struct {
 	isolate bool
 	// timeout is the client's; zero means thirdPartyClientTimeout.
 	timeout time.Duration
+	// goOnly: neither peer needs Node.js.
+	goOnly bool
 }
 
 // thirdPartyPairs is every pair, named client←server.
@@ -38,7 +40,7 @@ var thirdPartyPairs = []thirdPartyPair{
 	{name: "ts←tmcp", start: startTMCP, client: tsThirdParty(callSlowCount, "streamable", ""), profiles: []string{"lossy-resume"}},
 	{name: "go-sdk←tmcp", start: startTMCP, client: goSDKClient(false), profiles: []string{"lossy-resume"}},
 	{name: "ts←mcp-go", start: startMCPGo(mcpgopeer.Streamable), client: tsThirdParty(callMCPGo, "streamable", ""), profiles: []string{"lossy-resume"}},
-	{name: "go-sdk←mcp-go", start: startMCPGo(mcpgopeer.Streamable), client: goSDKClient(true)},
+	{name: "go-sdk←mcp-go", start: startMCPGo(mcpgopeer.Streamable), client: goSDKClient(true), goOnly: true},
 	// Bridges of server-everything's stdio mode.
 	{name: "ts←supergateway", start: startSupergateway, client: tsThirdParty(callLongRunning, "streamable", ""), profiles: []string{"lossy-resume"}},
 	{name: "ts-sse←supergateway-sse", start: startSupergatewaySSE, client: tsThirdParty(callLongRunning, "sse", ""), profiles: []string{"legacy-sse"}, isolate: true},
@@ -52,7 +54,7 @@ var thirdPartyPairs = []thirdPartyPair{
 	{name: "mcp-go←ts-server", start: startTSStreamableThird, client: mcpGoClient(callSlowCountClosing, mcpgopeer.Streamable), profiles: []string{"polling-server", "lossy-resume", "flaky-gateway"}},
 	{name: "mcp-go←go-sdk-server", start: startGoStreamable, client: mcpGoClient(callSlowCountClosing, mcpgopeer.Streamable), profiles: []string{"polling-server", "lossy-resume"}},
 	// The legacy HTTP+SSE transport.
-	{name: "mcp-go-sse←mcp-go-sse", start: startMCPGo(mcpgopeer.SSE), client: mcpGoClient(callSlowCount, mcpgopeer.SSE), profiles: []string{"legacy-sse"}},
+	{name: "mcp-go-sse←mcp-go-sse", start: startMCPGo(mcpgopeer.SSE), client: mcpGoClient(callSlowCount, mcpgopeer.SSE), profiles: []string{"legacy-sse"}, goOnly: true},
 	{name: "mcp-remote-sse←ts-legacy", start: startTSLegacy, client: tsThirdParty(callSlowCount, "mcp-remote", "sse-only"), profiles: []string{"legacy-sse"}},
 }
 
@@ -99,6 +101,11 @@ func TestThirdPartyPairs(t *testing.T) {
 	for _, pr := range thirdPartyPairs {
 		t.Run(pr.name, func(t *testing.T) {
 			t.Parallel()
+			if !pr.goOnly {
+				// Here, on the test's goroutine: the clients run on others,
+				// where a skip would not stop the test.
+				requireNode(t)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), thirdPartyPairTimeout)
 			defer cancel()
 			n := len(pr.profiles) + 2 // the direct run, none, the profiles
