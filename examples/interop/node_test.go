@@ -56,8 +56,7 @@ func setupNode() (skip bool, err error) {
 		return false, fmt.Errorf("locate examples/node: %w", err)
 	}
 	node = nodeEnv{node: nodeBin, dir: dir}
-	marker := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "conformance", "package.json")
-	if _, err := os.Stat(marker); err == nil {
+	if installed(dir) {
 		return false, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -69,6 +68,23 @@ func setupNode() (skip bool, err error) {
 		return false, fmt.Errorf("npm ci in %s: %w\n%s", dir, err, out)
 	}
 	return false, nil
+}
+
+// nodePackages are packages of examples/node/package.json whose presence
+// says that node_modules holds the current install: one from before a
+// package was added lacks it, and gets npm ci again.
+var nodePackages = []string{
+	"@modelcontextprotocol/conformance", "@modelcontextprotocol/server-everything", "fastmcp", "tmcp",
+	"@tmcp/transport-http", "supergateway", "mcp-proxy", "mcp-remote", "@modelcontextprotocol/inspector-cli",
+}
+
+func installed(dir string) bool {
+	for _, p := range nodePackages {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // nodeServer is a Node example server running as a subprocess.
