@@ -4,22 +4,26 @@ package checks
 // fault fray injects from being blamed on a peer, is written in package
 // verify and in docs/checks.md.
 const (
-	ServerPrimingEvent       = "server.priming-event"
-	ServerPrimingEventGet    = "server.priming-event-get"
-	ServerRetryBeforeClose   = "server.retry-before-close"
-	ServerEventIDsUnique     = "server.event-ids-unique"
-	ServerReplayComplete     = "server.replay-complete"
-	ServerReplayNoDuplicates = "server.replay-no-duplicates"
-	ServerReplayIsolated     = "server.replay-isolated"
-	ServerUnknownSession404  = "server.unknown-session-404"
-	ClientReconnects         = "client.reconnects"
-	ClientLastEventID        = "client.last-event-id"
-	ClientRetryHonoured      = "client.retry-honoured"
-	ClientBackoff            = "client.backoff"
-	ClientNewSessionAfter404 = "client.new-session-after-404"
-	E2EEveryRequestAnswered  = "e2e.every-request-answered"
-	E2ENoMessageLost         = "e2e.no-message-lost"
-	E2ENoMessageDuplicated   = "e2e.no-message-duplicated"
+	ServerPrimingEvent        = "server.priming-event"
+	ServerPrimingEventGet     = "server.priming-event-get"
+	ServerRetryBeforeClose    = "server.retry-before-close"
+	ServerEventIDsUnique      = "server.event-ids-unique"
+	ServerReplayComplete      = "server.replay-complete"
+	ServerReplayNoDuplicates  = "server.replay-no-duplicates"
+	ServerReplayIsolated      = "server.replay-isolated"
+	ServerResumeContinues     = "server.resume-continues"
+	ServerDisconnectNotCancel = "server.disconnect-not-cancel"
+	ServerMessagesOnOwnStream = "server.messages-on-own-stream"
+	ServerUnknownSession404   = "server.unknown-session-404"
+	ClientReconnects          = "client.reconnects"
+	ClientLastEventID         = "client.last-event-id"
+	ClientRetryHonoured       = "client.retry-honoured"
+	ClientBackoff             = "client.backoff"
+	ClientRetriesTransient    = "client.retries-transient"
+	ClientNewSessionAfter404  = "client.new-session-after-404"
+	E2EEveryRequestAnswered   = "e2e.every-request-answered"
+	E2ENoMessageLost          = "e2e.no-message-lost"
+	E2ENoMessageDuplicated    = "e2e.no-message-duplicated"
 )
 
 // Where the rules stand.
@@ -29,40 +33,72 @@ const (
 	srcResume    = "2025-11-25 transports, Resumability and Redelivery"
 	srcSession   = "2025-11-25 transports, Session Management"
 	srcMultiple  = "2025-11-25 transports, Multiple Connections, 2"
-	srcJSONRPC   = "JSON-RPC 2.0, 5 (Response object)"
+	srcJSONRPC   = "JSON-RPC 2.0, 5, the Response object; MCP messages follow JSON-RPC 2.0"
 )
 
+// catalog holds every check. A severity follows the keyword of the quoted
+// rule (TestSeverityFollowsTheRule holds it): MUST and MUST NOT are
+// errors; SHOULD, SHOULD NOT and MAY are warnings, and so is a check no
+// published sentence states.
 var catalog = []Info{
-	{ServerPrimingEvent, Error, "Each SSE stream the server starts in answer to a POST begins with an event that has an id and empty data.",
+	{ServerPrimingEvent, Warning,
+		"Each SSE stream the server starts in answer to a POST begins with an event that has an id and empty data.",
 		"The server SHOULD immediately send an SSE event consisting of an event ID and an empty data field in order to prime the client to reconnect.", srcSending},
-	{ServerPrimingEventGet, Warning, "The standalone GET stream begins with an event that has an id and empty data.",
-		"If the server closes the connection without terminating the stream, it SHOULD follow the same polling behavior as described for POST requests.", srcListening},
-	{ServerRetryBeforeClose, Warning, "A server that ends a stream before the response sends retry on it first.",
+	{ServerPrimingEventGet, Warning,
+		"A standalone GET stream the server closes before it has sent any event id gave the client an id to resume from first.",
+		"If the server closes the connection without terminating the stream, it SHOULD follow the same polling behavior as described for POST requests: sending a retry field and allowing the client to reconnect.", srcListening},
+	{ServerRetryBeforeClose, Warning,
+		"A server that ends a stream before the response sends retry on it first.",
 		"If the server does close the connection prior to terminating the SSE stream, it SHOULD send an SSE event with a standard retry field before closing the connection.", srcSending},
-	{ServerEventIDsUnique, Error, "Event ids are unique across all streams of a session.",
+	{ServerEventIDsUnique, Error,
+		"Event ids are unique across all streams of a session.",
 		"If present, the ID MUST be globally unique across all streams within that session.", srcResume},
-	{ServerReplayComplete, Error, "A resumption replays every event with data the server sent after Last-Event-ID on that stream.",
+	{ServerReplayComplete, Warning,
+		"A resumption replays every event with data the server sent after Last-Event-ID on that stream.",
 		"The server MAY use this header to replay messages that would have been sent after the last event ID, on the stream that was disconnected, and to resume the stream from that point.", srcResume},
-	{ServerReplayNoDuplicates, Error, "A resumption sends nothing at or before Last-Event-ID again, and no event twice.",
+	{ServerReplayNoDuplicates, Warning,
+		"A resumption sends nothing at or before Last-Event-ID again, and no event twice.",
 		"The server MAY use this header to replay messages that would have been sent after the last event ID.", srcResume},
-	{ServerReplayIsolated, Error, "A resumption replays nothing from another stream or session.",
+	{ServerReplayIsolated, Error,
+		"A resumption replays nothing from another stream or session.",
 		"The server MUST NOT replay messages that would have been delivered on a different stream.", srcResume},
-	{ServerUnknownSession404, Error, "A request with a session id the server never issued, or deleted, is answered 404.",
-		"The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.", srcSession},
-	{ClientReconnects, Error, "A client whose stream ended before the response, holding an event id, comes back for it.",
-		"The client SHOULD then \"poll\" the SSE stream by attempting to reconnect.", srcSending},
-	{ClientLastEventID, Error, "A client resumes with the last event id delivered on that stream.",
-		"It SHOULD issue an HTTP GET to the MCP endpoint, and include the Last-Event-ID header to indicate the last event ID it received.", srcResume},
-	{ClientRetryHonoured, Error, "A client waits at least the retry it was given before it reconnects.",
-		"The client MUST respect the retry field, waiting the given number of milliseconds before attempting to reconnect.", srcSending},
-	{ClientBackoff, Warning, "Without a retry, a client meets repeated failures with growing delays, not a storm.",
-		"No published rule: a storm of reconnections is fray's own measure of a client that does not back off.", "fray"},
-	{ClientNewSessionAfter404, Error, "After a 404 for its session, a client starts a new session and leaves the old one's id behind.",
-		"When a client receives HTTP 404 in response to a request containing an MCP-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached.", srcSession},
-	{E2EEveryRequestAnswered, Error, "Every forwarded request gets its response delivered to the client.",
+	{ServerResumeContinues, Error,
+		"A resumed stream goes on to the request's response; it does not fall silent while the request is pending.",
 		"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.", srcJSONRPC},
-	{E2ENoMessageLost, Error, "Every message the server sent reaches the client, unless no conforming pair could recover it.",
+	{ServerDisconnectNotCancel, Warning,
+		"A cut stream does not cancel its request: only notifications/cancelled does.",
+		"Disconnection SHOULD NOT be interpreted as the client cancelling its request.", srcSending},
+	{ServerMessagesOnOwnStream, Warning,
+		"A request's notifications travel on that request's stream, not on the standalone GET stream or another request's.",
+		"These messages SHOULD be unrelated to any concurrently-running JSON-RPC request from the client.", srcListening},
+	{ServerUnknownSession404, Error,
+		"A request with a session id the server deleted is answered 404 (an id it never issued, a warning).",
+		"The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.", srcSession},
+	{ClientReconnects, Warning,
+		"A client whose stream ended before the response, holding an event id, comes back for it.",
+		"The client SHOULD then \"poll\" the SSE stream by attempting to reconnect.", srcSending},
+	{ClientLastEventID, Warning,
+		"A client resumes with a GET that carries the last event id delivered on that stream.",
+		"If the client wishes to resume after a disconnection, it SHOULD issue an HTTP GET to the MCP endpoint, and include the Last-Event-ID header to indicate the last event ID it received.", srcResume},
+	{ClientRetryHonoured, Error,
+		"A client waits at least the retry it was given before it reconnects.",
+		"The client MUST respect the retry field, waiting the given number of milliseconds before attempting to reconnect.", srcSending},
+	{ClientBackoff, Warning,
+		"Without a retry, a client meets repeated failures with growing delays, not a storm.",
+		"No published rule: a storm of reconnections is fray's own measure of a client that does not back off.", "fray"},
+	{ClientRetriesTransient, Warning,
+		"A client whose reconnection meets one transient error (a 5xx, 429 or reset) tries again rather than giving the stream up.",
+		"If the client wishes to resume after a disconnection (whether due to network failure or server-initiated closure), it SHOULD issue an HTTP GET to the MCP endpoint.", srcResume},
+	{ClientNewSessionAfter404, Error,
+		"After a 404 for its session, a client starts a new session and leaves the old one's id behind.",
+		"When a client receives HTTP 404 in response to a request containing an MCP-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached.", srcSession},
+	{E2EEveryRequestAnswered, Error,
+		"Every forwarded request gets its response delivered to the client.",
+		"When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.", srcJSONRPC},
+	{E2ENoMessageLost, Warning,
+		"Every message the server sent reaches the client, unless no conforming pair could recover it.",
 		"To avoid message loss due to disconnection, the server MAY make the stream resumable.", srcSending},
-	{E2ENoMessageDuplicated, Error, "No response reaches the client twice, except copies fray's duplicate fault made.",
+	{E2ENoMessageDuplicated, Error,
+		"No response reaches the client twice, except copies fray's duplicate fault made.",
 		"The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.", srcMultiple},
 }

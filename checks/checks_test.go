@@ -30,3 +30,18 @@ func TestCatalogIsWellFormed(t *testing.T) {
 		t.Error("Lookup found a check that does not exist")
 	}
 }
+
+// TestSeverityFollowsTheRule: a check's default severity follows the
+// keyword of the published sentence it quotes: MUST (or MUST NOT) is an
+// error; SHOULD, MAY, or no published rule at all, a warning.
+func TestSeverityFollowsTheRule(t *testing.T) {
+	for _, c := range Catalog() {
+		want := Warning
+		if strings.Contains(c.Rule, "MUST") {
+			want = Error
+		}
+		if c.Severity != want {
+			t.Errorf("%s is %s, but its rule says %q", c.ID, c.Severity, c.Rule)
+		}
+	}
+}
