@@ -26,7 +26,7 @@ var errFaultClosed = errors.New("proxy: stream closed by a fault")
 
 // ServeHTTP forwards one exchange to the upstream, applying the fault plan.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !p.forUpstream(w, r) || !p.admit(w, r) {
+	if !p.forUpstream(w, r) || !p.notLooped(w, r) || !p.admit(w, r) {
 		return
 	}
 	defer p.release()
@@ -113,6 +113,25 @@ func (p *Proxy) forUpstream(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
+// notLooped refuses a request that already went through this proxy (its
+// Via names it): the upstream leads back to fray, so forwarding it would
+// loop until something gave out. It answers 508 Loop Detected with a
+// one-line reason and logs it, and reports whether the request may go on.
+func (p *Proxy) notLooped(w http.ResponseWriter, r *http.Request) bool {
+	for _, v := range r.Header.Values("Via") {
+		for hop := range strings.SplitSeq(v, ",") {
+			if f := strings.Fields(hop); len(f) >= 2 && f[1] == p.via {
+				p.log.Error("the upstream leads back to fray; refused the looping request with 508: point --upstream at the MCP server, not at fray",
+					"upstream", p.upstream.String(), "method", r.Method, "path", r.URL.Path)
+				plainError(w, http.StatusLoopDetected,
+					fmt.Sprintf("fray: loop detected: the upstream %s leads back to this fray; point --upstream at the MCP server", p.upstream))
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // errNoHead is the cancellation cause of an upstream request whose
 // response head did not come within Options.ResponseHeaderTimeout.
 var errNoHead = errors.New("no response head")
@@ -175,7 +194,7 @@ func (p *Proxy) outRequest(ctx context.Context, r *http.Request, ex *exchange, a
 	if keepTrailers {
 		out.Header.Set("Te", "trailers")
 	}
-	out.Header.Add("Via", fmt.Sprintf("%d.%d fray", r.ProtoMajor, r.ProtoMinor))
+	out.Header.Add("Via", fmt.Sprintf("%d.%d %s", r.ProtoMajor, r.ProtoMinor, p.via))
 	if ex.body != nil {
 		out.Body = io.NopCloser(bytes.NewReader(ex.body))
 		out.ContentLength = int64(len(ex.body))

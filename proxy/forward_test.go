@@ -5,8 +5,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/frayproxy/fray/proxy"
 )
 
 // TestForwardsEveryMethodUnderTheBasePath checks the request a server sees
@@ -71,8 +76,8 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 					t.Errorf("hop-by-hop %s forwarded as %q", k, v)
 				}
 			}
-			if v := s.header.Get("Via"); v != "1.1 fray" {
-				t.Errorf("Via = %q, want 1.1 fray", v)
+			if v := s.header.Get("Via"); !regexp.MustCompile(`^1\.1 fray-[0-9a-f]{8}$`).MatchString(v) {
+				t.Errorf("Via = %q, want 1.1 fray-ID", v)
 			}
 		})
 	}
@@ -197,5 +202,48 @@ func TestHostHeader(t *testing.T) {
 		if got := <-hosts; got != want {
 			t.Errorf("client Host %q reached the server as %q, want %q", sent, got, want)
 		}
+	}
+}
+
+// TestLoopIsRefused: fray whose upstream is fray itself refuses the
+// request that comes back to it with 508 and a one-line reason, instead of
+// forwarding it round and round; a request that went through another fray
+// first is forwarded.
+func TestLoopIsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://" + ln.Addr().String())
+	p, err := proxy.New(proxy.Options{Upstream: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: p}
+	go srv.Serve(ln)
+	defer srv.Close()
+	resp, err := http.Post(u.String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusLoopDetected || !strings.Contains(string(body), "loop detected") {
+		t.Errorf("a request fray sent itself: %s %q, want 508 saying so", resp.Status, body)
+	}
+
+	var seen atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
+	defer up.Close()
+	base, _ := front(t, up.URL)
+	req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
+	req.Header.Set("Via", "1.1 fray-0123abcd, 1.1 other")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || seen.Load() != 1 {
+		t.Errorf("a request through another fray: %s, upstream saw %d", resp.Status, seen.Load())
 	}
 }

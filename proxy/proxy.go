@@ -12,7 +12,9 @@
 package proxy
 
 import (
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -82,6 +84,10 @@ type Proxy struct {
 	exchSeq  atomic.Uint64
 	readers  sync.Pool // of *sse.Reader
 
+	// via is the name this proxy gives itself in Via headers, unique to
+	// it, so that a request that comes back to it is known (a loop).
+	via string
+
 	inflight   atomic.Int64 // exchanges admitted and not yet done, when MaxExchanges > 0
 	fullWarned atomic.Int64 // when the limit was last warned about: ns since start, plus 1; 0 for never
 }
@@ -119,6 +125,9 @@ func New(opts Options) (*Proxy, error) {
 		sessions: newSessions(opts.MaxSessions),
 	}
 	p.readers.New = func() any { return sse.NewReader(nil, opts.MaxBlock) }
+	var id [4]byte
+	_, _ = rand.Read(id[:])
+	p.via = "fray-" + hex.EncodeToString(id[:])
 	return p, nil
 }
 

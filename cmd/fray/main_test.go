@@ -55,18 +55,27 @@ func TestProxyCommandServes(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"fray", "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0"}, io.Discard, pw)
+		done <- run(ctx, []string{"fray", "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--allow-inconclusive"}, io.Discard, pw)
 		pw.Close()
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	hint, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
 	// fray: proxying http://127.0.0.1:PORT -> UPSTREAM
 	fields := strings.Fields(line)
 	if len(fields) != 5 || fields[1] != "proxying" || fields[4] != up.URL {
 		t.Fatalf("start line %q", line)
+	}
+	// The next line says which URL the client should use.
+	if want := "fray: point clients at " + fields[2] + "/PATH for the server's " + up.URL + "/PATH"; !strings.HasPrefix(hint, want) {
+		t.Errorf("second line %q, want it to begin %q", hint, want)
 	}
 	resp, err := http.Get(fields[2] + "/mcp")
 	if err != nil {

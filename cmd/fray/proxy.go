@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -122,6 +124,7 @@ func runProxy(c *cli.Context) error {
 		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
 	fmt.Fprintln(errw, line)
+	fmt.Fprintln(errw, "fray: "+clientHint(scheme+"://"+ln.Addr().String(), eng.Upstream()))
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
 	waitSnapshots := out.runSnapshots(c.Duration("report-every"), eng.Report, stopLoops, errw)
@@ -176,4 +179,14 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 	h := admin.RequireToken(eng.AdminHandler(), token)
 	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil
+}
+
+// clientHint says which URL a client should use: fray's address with the
+// path it would use on the server, which fray joins to the upstream's.
+func clientHint(frayURL, upstream string) string {
+	u, err := url.Parse(upstream)
+	if err != nil || u.Path == "" || u.Path == "/" {
+		return fmt.Sprintf("point clients at %s/PATH for the server's %s/PATH (e.g. %s/mcp)", frayURL, strings.TrimSuffix(upstream, "/"), frayURL)
+	}
+	return fmt.Sprintf("point clients at %s/ for the server's %s (fray's / is the upstream URL itself)", frayURL, upstream)
 }
