@@ -86,15 +86,16 @@ func VerifyOptions(h trace.Header) (opts verify.Options, note string, err error)
 	}
 	prof, perr := profiles.Parse(h.Profile+".toml", strings.NewReader(h.ProfileText))
 	if perr == nil {
-		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof, h.Checks)}, "", nil
+		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof, h.Checks), Faults: len(prof.Faults)}, "", nil
 	}
 	var doc struct {
 		Checks map[string]checks.Severity `toml:"checks"`
+		Fault  []map[string]any           `toml:"fault"`
 	}
 	if err := toml.Unmarshal([]byte(h.ProfileText), &doc); err != nil {
 		return verify.Options{}, "", fmt.Errorf("%w:\n%v", ErrProfileText, perr)
 	}
-	opts = verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(&profiles.Profile{Checks: doc.Checks}, h.Checks)}
+	opts = verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(&profiles.Profile{Checks: doc.Checks}, h.Checks), Faults: len(doc.Fault)}
 	note = fmt.Sprintf("its profile does not pass this fray's validation; its check severities are used as they stand:\n%v", perr)
 	return opts, note, nil
 }

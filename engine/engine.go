@@ -87,7 +87,7 @@ func New(opts Options) (*Engine, error) {
 	vopts := verify.Options{AnswerDeadline: opts.AnswerDeadline, Severity: severities(nil, opts.Checks)}
 	if e.active != nil {
 		p, seed := e.active.InForce()
-		vopts.Profile, vopts.Seed, vopts.Severity = p.Name, seed, severities(p, opts.Checks)
+		vopts.Profile, vopts.Seed, vopts.Severity, vopts.Faults = p.Name, seed, severities(p, opts.Checks), len(p.Faults)
 	}
 	e.verifier = verify.New(vopts)
 	var met observe.Observer
@@ -225,7 +225,7 @@ func (e *Engine) cut() Stopped {
 func (e *Engine) Finish(st Stopped, cmd *report.Command) (report.Report, error) {
 	end := trace.End{At: st.At, Drained: st.Drained}
 	if cmd != nil {
-		end.Command, end.ExitCode = cmd.Args, cmd.ExitCode
+		end.Command, end.ExitCode, end.CommandError = cmd.Args, cmd.ExitCode, cmd.Error
 	}
 	r := Settle(e.verifier, end)
 	var err error
@@ -241,17 +241,18 @@ func (e *Engine) Finish(st Stopped, cmd *report.Command) (report.Report, error) 
 // owed is judged when the run drained; when fray had to end exchanges
 // itself, only what was past its deadline is, as a snapshot judges. The
 // live run and the offline check both make their final report here.
+//
+// When the run wrapped a command (the client under test), the command's
+// end is known: what the client still owed is judged at once, since it
+// will not come, and a failed command fails the verdict.
 func Settle(v *verify.Verifier, end trace.End) report.Report {
-	var r report.Report
-	if !end.Drained {
-		r = v.Report(end.At)
-	} else {
-		r = v.Final(end.At)
-	}
 	if end.Command != nil {
-		r.Command = &report.Command{Args: end.Command, ExitCode: end.ExitCode}
+		v.ClientExited(report.Command{Args: end.Command, ExitCode: end.ExitCode, Error: end.CommandError})
 	}
-	return r
+	if !end.Drained {
+		return v.Report(end.At)
+	}
+	return v.Final(end.At)
 }
 
 // Abort ends the trace of an engine that will not Finish (a run that

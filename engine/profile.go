@@ -74,7 +74,7 @@ func (e *Engine) observeChange(action string, fault int) {
 		At:   e.Elapsed(),
 		Profile: &observe.ProfileChange{
 			Action: action, Name: p.Name, Seed: seed, Text: string(p.Text),
-			Checks: severities(p, e.opts.Checks), Fault: fault,
+			Checks: severities(p, e.opts.Checks), Faults: len(p.Faults), Fault: fault,
 		},
 	}
 	e.gate.Observe(&o)

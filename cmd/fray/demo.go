@@ -14,6 +14,7 @@ import (
 
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/examples/gosdk/refpeer"
+	"github.com/frayproxy/fray/proxy/report"
 )
 
 // demoProfile is the demo's default: every tools/call stream cut after
@@ -114,20 +115,17 @@ func runDemo(c *cli.Context) error {
 		}
 	}
 	fmt.Fprintln(stdout)
-	r, terr := eng.Finish(sv, nil)
+	// The demo's clients are its client command: a client that failed
+	// fails the verdict, as under fray run.
+	cmd := &report.Command{Args: []string{"fray demo", fmt.Sprintf("%d Go SDK clients", demoClients)}}
+	if len(failed) > 0 {
+		cmd.ExitCode, cmd.Error = 1, "a client of the demo failed: "+strings.Join(failed, "; ")
+	}
+	r, terr := eng.Finish(sv, cmd)
 	if terr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "fray: %v\n", terr)
 	}
-	ferr := out.finish(r)
-	if len(failed) > 0 {
-		msg := "a client of the demo failed: " + strings.Join(failed, "; ")
-		if ferr == nil {
-			return cli.Exit(msg, exitCommand)
-		}
-		// A failed check is the likelier explanation, and gives the code.
-		fmt.Fprintf(c.App.ErrWriter, "fray: %s\n", msg)
-	}
-	if ferr != nil {
+	if ferr := out.finish(r); ferr != nil {
 		return ferr
 	}
 	if sv.Err != nil {

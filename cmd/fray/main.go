@@ -19,6 +19,12 @@ const (
 	exitFindings = 1 // a check of error severity failed, or fray failed at run time
 	exitUsage    = 2 // bad invocation or profile
 	exitCommand  = 3 // the command under fray run (or the demo's client) failed
+	// exitInconclusive: nothing failed, but fray saw too little to say
+	// (no traffic, nothing reached the upstream, no fault fired).
+	exitInconclusive = 4
+	// exitInterrupted: fray run was stopped by SIGINT or SIGTERM, after
+	// writing its reports, as a shell reports a command killed by SIGINT.
+	exitInterrupted = 130
 )
 
 func main() {

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -129,7 +128,6 @@ func runClient(ctx context.Context, args []string, frayURL string, stdin io.Read
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 5 * time.Second
-	name := strings.Join(args, " ")
 	err := cmd.Run()
 	var exit *exec.ExitError
 	switch {
@@ -137,10 +135,12 @@ func runClient(ctx context.Context, args []string, frayURL string, stdin io.Read
 		// ErrWaitDelay: it exited 0, but something it started kept its
 		// output open; that is not the client failing.
 		return clientResult{code: 0}
+	case ctx.Err() != nil:
+		return clientResult{code: -1, err: errors.New("interrupted: fray was stopped by a signal")}
 	case errors.As(err, &exit):
-		return clientResult{code: exit.ExitCode(), err: fmt.Errorf("the client command %q failed: %v", name, exit)}
+		return clientResult{code: exit.ExitCode(), err: exit}
 	default:
-		return clientResult{code: -1, err: fmt.Errorf("the client command %q could not run: %w", name, err)}
+		return clientResult{code: -1, err: fmt.Errorf("could not run: %w", err)}
 	}
 }
 

@@ -127,12 +127,8 @@ func TestProxyReportOnShutdown(t *testing.T) {
 	if r.Profile != "polling-server" || r.Seed != 1 || r.Partial || r.DurationMS < 0 || r.Totals.Exchanges == 0 {
 		t.Errorf("report header %+v", r)
 	}
-	want := exitOK
-	if r.Verdict == report.VerdictFail {
-		want = exitFindings
-	}
-	if code != want {
-		t.Errorf("exit %d with verdict %q, want %d; stderr:\n%s", code, r.Verdict, want, stderr)
+	if want := verdictCode(r); code != want {
+		t.Errorf("exit %d with verdict %q, want %d; stderr:\n%s", code, r.Verdict, verdictCode(r), stderr)
 	}
 	b, err := os.ReadFile(junit)
 	if err != nil {
@@ -144,8 +140,8 @@ func TestProxyReportOnShutdown(t *testing.T) {
 			Tests int    `xml:"tests,attr"`
 		} `xml:"testsuite"`
 	}
-	if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Suites) != 1 || doc.Suites[0].Name != "fray" || doc.Suites[0].Tests != len(r.Checks) {
-		t.Errorf("JUnit %+v, %v; want one fray suite with %d tests", doc, err, len(r.Checks))
+	if err := xml.Unmarshal(b, &doc); err != nil || len(doc.Suites) != 1 || doc.Suites[0].Name != "fray" || doc.Suites[0].Tests != len(r.Checks)+1 {
+		t.Errorf("JUnit %+v, %v; want one fray suite with %d tests (the checks and the run's evidence)", doc, err, len(r.Checks)+1)
 	}
 	if !strings.HasPrefix(stdout, "fray: verdict "+strings.ToUpper(r.Verdict)) {
 		t.Errorf("summary on stdout:\n%s", stdout)
@@ -231,22 +227,32 @@ func TestFinishExitCodes(t *testing.T) {
 			Evidence: []report.Evidence{{Message: "reconnected after 3ms, retry was 500ms", AtMS: 10}}},
 		{ID: "server.priming-event", Severity: checks.Warning, Status: report.StatusWarn, Count: 1},
 	}}
+	failing.Conclude("")
 	passing := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{
 		{ID: "server.priming-event", Severity: checks.Warning, Status: report.StatusWarn, Count: 1},
 	}}
+	clientFailed := passing
+	clientFailed.Command = &report.Command{Args: []string{"client"}, ExitCode: 2, Error: "exit status 2"}
+	clientFailed.Conclude("")
+	short := passing
+	short.Conclude("no fault fired: nothing the profile selects happened")
 	for _, tc := range []struct {
 		name     string
 		r        report.Report
+		allow    bool
 		wantCode int
 		wantMsg  string
 	}{
-		{"fail", failing, exitFindings, "verdict fail: client.retry-honoured (2)"},
-		{"warnings pass", passing, exitOK, ""},
+		{"fail", failing, false, exitFindings, "verdict fail: failed: client.retry-honoured (2)"},
+		{"warnings pass", passing, false, exitOK, ""},
+		{"only the client failed", clientFailed, false, exitCommand, "the client command failed: exit status 2"},
+		{"inconclusive", short, false, exitInconclusive, "verdict inconclusive: no fault fired"},
+		{"inconclusive accepted", short, true, exitOK, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var stdout bytes.Buffer
-			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")}, stdout: &stdout}
+			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")}, stdout: &stdout, allow: tc.allow}
 			err := o.finish(tc.r)
 			code := exitOK
 			var ec cli.ExitCoder

@@ -17,10 +17,10 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 )
 
-// TestReportHTML draws the trace of a run whose server replays with a gap:
+// TestReportHTML draws the trace of a run whose server replays another stream's event:
 // the page holds the lanes and the failed check with its evidence.
 func TestReportHTML(t *testing.T) {
-	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl.gz", scripted.ReplayGap)
+	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl.gz", scripted.ReplayForeign)
 	page := filepath.Join(t.TempDir(), "run.html")
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"fray", "report", tracePath, "--html", page}, &stdout, &stderr); code != exitOK {
@@ -31,7 +31,7 @@ func TestReportHTML(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(b)
-	for _, want := range []string{`"check":"server.replay-complete"`, `"status":"fail"`, `"profile":"lossy-resume"`, `"lanes":[{"ex":1,`} {
+	for _, want := range []string{`"check":"server.replay-isolated"`, `"status":"fail"`, `"profile":"lossy-resume"`, `"lanes":[{"ex":1,`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("page lacks %s", want)
 		}
@@ -49,7 +49,7 @@ func TestReportHTML(t *testing.T) {
 // the exit code are the failing one's.
 func TestReportMerge(t *testing.T) {
 	_, pass, _ := liveRun(t, "lossy-resume", "a.jsonl", scripted.ServerCorrect)
-	_, fail, _ := liveRun(t, "lossy-resume", "b.jsonl", scripted.ReplayGap)
+	_, fail, _ := liveRun(t, "lossy-resume", "b.jsonl", scripted.ReplayForeign)
 	out := filepath.Join(t.TempDir(), "merged.json")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"fray", "report", "merge", pass, fail, "--report", out}, &stdout, &stderr)

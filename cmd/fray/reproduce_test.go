@@ -61,7 +61,7 @@ func traceFirings(t *testing.T, path string) (out []string, resumes []string) {
 // --reproduce meets the same faults again with the profile and seed the
 // trace holds.
 func TestRunTraceCheckAndReproduce(t *testing.T) {
-	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayGap}))
+	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
 	defer srv.Close()
 	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
 	client := append(helperArgs(t)[:1], "-test.run=^TestScriptedClientHelper$")
@@ -70,7 +70,7 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
 		"--profile", "lossy-resume", "--seed", "7", "--trace", t1, "--report", r1, "--quiet", "--"}, client...)...)
 	if code != exitFindings {
-		t.Fatalf("fray run exited %d, want %d (the server replays with a gap); stderr:\n%s", code, exitFindings, stderr)
+		t.Fatalf("fray run exited %d, want %d (the server replays another stream's event); stderr:\n%s", code, exitFindings, stderr)
 	}
 	if code, _, stderr := runFray(t, 30*time.Second, "check", t1, "--report", off); code != exitFindings {
 		t.Errorf("fray check exited %d; stderr:\n%s", code, stderr)
@@ -80,7 +80,7 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 		t.Errorf("offline report differs from fray run's:\nlive    %+v\noffline %+v", live, offline)
 	}
 
-	srv2 := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayGap}))
+	srv2 := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
 	defer srv2.Close()
 	t2 := filepath.Join(dir, "t2.jsonl")
 	code, _, stderr = runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv2.URL + "/mcp",

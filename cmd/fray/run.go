@@ -139,18 +139,21 @@ func runRun(c *cli.Context) error {
 	waitProgress()
 	srv.stop()
 
-	r, terr := eng.Finish(sv, &report.Command{Args: set.client, ExitCode: res.code})
+	cmd := &report.Command{Args: set.client, ExitCode: res.code}
+	if res.err != nil {
+		cmd.Error = res.err.Error()
+	}
+	r, terr := eng.Finish(sv, cmd)
 	if terr != nil {
 		fmt.Fprintf(errw, "fray: %v\n", terr)
 	}
-	if err := out.finish(r); err != nil {
-		if res.err != nil {
-			fmt.Fprintf(errw, "fray: %v\n", res.err)
-		}
-		return err
+	ferr := out.finish(r)
+	if ctx.Err() != nil {
+		// Interrupted: the reports are whole; the exit code says so.
+		return cli.Exit("interrupted: the reports cover the run up to the signal", exitInterrupted)
 	}
-	if res.err != nil {
-		return cli.Exit(res.err.Error(), exitCommand)
+	if ferr != nil {
+		return ferr
 	}
 	return sv.Err
 }

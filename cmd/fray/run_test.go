@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -98,10 +99,17 @@ func readReport(t *testing.T, path string) report.Report {
 	return r
 }
 
-// verdictCode is the exit code a report's verdict asks for.
+// verdictCode is the exit code a report's verdict asks for: 1 when a
+// check failed, 3 when only the client command failed, 4 when
+// inconclusive, 0 for a pass.
 func verdictCode(r report.Report) int {
-	if r.Verdict == report.VerdictFail {
+	switch {
+	case r.Verdict == report.VerdictFail && r.ChecksFailed():
 		return exitFindings
+	case r.Verdict == report.VerdictFail:
+		return exitCommand
+	case r.Verdict == report.VerdictInconclusive && !r.Accepted:
+		return exitInconclusive
 	}
 	return exitOK
 }
@@ -166,10 +174,10 @@ func TestRunClientFails(t *testing.T) {
 				"--report", rep, "--junit", junit, "--quiet", "--"}, tc.client...)...)
 			r := readReport(t, rep)
 			want := exitCommand
-			if r.Verdict == report.VerdictFail {
+			if r.ChecksFailed() {
 				want = exitFindings
 			}
-			if code != want {
+			if code != want || r.Verdict != report.VerdictFail {
 				t.Errorf("exit %d, want %d (verdict %q); stderr:\n%s", code, want, r.Verdict, stderr)
 			}
 			if !strings.Contains(stderr, tc.wantMsg) {
@@ -178,10 +186,76 @@ func TestRunClientFails(t *testing.T) {
 			if r.Command == nil || r.Command.ExitCode != tc.wantExit {
 				t.Errorf("report command %+v, want exit code %d", r.Command, tc.wantExit)
 			}
-			if _, err := os.Stat(junit); err != nil {
-				t.Errorf("no JUnit file: %v", err)
+			// The failed client is a failed test case: a CI test tab is not
+			// green over it.
+			b, err := os.ReadFile(junit)
+			if err != nil {
+				t.Fatalf("no JUnit file: %v", err)
+			}
+			var doc struct {
+				Failures int `xml:"failures,attr"`
+				Cases    []struct {
+					Name    string    `xml:"name,attr"`
+					Failure *struct{} `xml:"failure"`
+				} `xml:"testsuite>testcase"`
+			}
+			if err := xml.Unmarshal(b, &doc); err != nil {
+				t.Fatal(err)
+			}
+			failedCommand := false
+			for _, c := range doc.Cases {
+				failedCommand = failedCommand || c.Name == "command" && c.Failure != nil
+			}
+			if doc.Failures == 0 || !failedCommand {
+				t.Errorf("JUnit failures=%d, command case failed %v:\n%s", doc.Failures, failedCommand, b)
 			}
 		})
+	}
+}
+
+// TestRunWithoutEvidenceIsInconclusive: a client that sends nothing
+// through fray (fray run -- true), and a run whose every answer is fray's
+// 502 because the upstream went away, are inconclusive, with their own
+// exit code, unless --allow-inconclusive accepts them.
+func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	rep := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runFray(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--report", rep, "--quiet", "--", "true")
+	r := readReport(t, rep)
+	if code != exitInconclusive || r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no exchange went through fray") ||
+		!strings.Contains(stdout, "fray: verdict INCONCLUSIVE") {
+		t.Errorf("exit %d, verdict %s (%s); stdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, stdout, stderr)
+	}
+	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--allow-inconclusive", "--quiet", "--", "true")
+	if code != exitOK {
+		t.Errorf("--allow-inconclusive: exit %d; stderr:\n%s", code, stderr)
+	}
+
+	// An upstream that is gone once the client runs: every answer fray's 502.
+	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	gone.Listener.Close()
+	t.Setenv("FRAY_TEST_HELPER", "client")
+	t.Setenv("FRAY_TEST_EXIT", "0")
+	rep = filepath.Join(t.TempDir(), "r.json")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	// fray run waits for the upstream to accept connections: it does, and
+	// is gone before the client's request.
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.Close()
+		}
+		ln.Close()
+	}()
+	code, _, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+	r = readReport(t, rep)
+	if code != exitInconclusive || !strings.Contains(r.Why, "no exchange reached the upstream") {
+		t.Errorf("upstream gone: exit %d, verdict %s (%s); stderr:\n%s", code, r.Verdict, r.Why, stderr)
 	}
 }
 

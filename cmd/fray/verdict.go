@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,13 +26,15 @@ var writers = []writer{
 	{"junit", "write the checks as JUnit XML to `FILE` at the end, one testcase per check", report.WriteJUnit},
 }
 
-// writerFlags are the flags of writers.
+// writerFlags are the flags of writers, and --allow-inconclusive: every
+// command that ends with a verdict takes them.
 func writerFlags() []cli.Flag {
-	out := make([]cli.Flag, len(writers))
-	for i, w := range writers {
-		out[i] = &cli.StringFlag{Name: w.flag, Usage: w.usage}
+	out := make([]cli.Flag, 0, len(writers)+1)
+	for _, w := range writers {
+		out = append(out, &cli.StringFlag{Name: w.flag, Usage: w.usage})
 	}
-	return out
+	return append(out, &cli.BoolFlag{Name: "allow-inconclusive",
+		Usage: "exit 0 when fray saw too little to judge (no traffic, nothing reached the upstream, no fault fired) instead of 4; the verdict still says inconclusive"})
 }
 
 // reportFlags are the options of every command that ends with a verdict
@@ -46,6 +47,7 @@ func reportFlags() []cli.Flag {
 // stderr for the progress line and the verdict's one-line reason.
 type outputs struct {
 	paths    map[string]string // writer flag -> path
+	allow    bool              // --allow-inconclusive
 	stdout   io.Writer
 	progress *report.Progress // nil when quiet
 }
@@ -53,7 +55,7 @@ type outputs struct {
 // newOutputs reads the writer flags and --quiet (when the command has
 // it); errw is the command's stderr.
 func newOutputs(c *cli.Context, errw io.Writer) *outputs {
-	o := &outputs{paths: map[string]string{}, stdout: c.App.Writer}
+	o := &outputs{paths: map[string]string{}, stdout: c.App.Writer, allow: c.Bool("allow-inconclusive")}
 	for _, w := range writers {
 		if p := c.String(w.flag); p != "" {
 			o.paths[w.flag] = p
@@ -130,6 +132,7 @@ func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, s
 // finish writes the verdict's files, prints the summary and returns the
 // error that gives the exit code the verdict asks for: nil on a pass.
 func (o *outputs) finish(r report.Report) error {
+	r.Accepted = o.allow && r.Verdict == report.VerdictInconclusive
 	var errs []error
 	for _, w := range writers {
 		if path := o.paths[w.flag]; path != "" {
@@ -151,23 +154,20 @@ func writeJSONFile(path string, r report.Report) error {
 	return report.WriteFile(path, func(w io.Writer) error { return report.WriteJSON(w, r) })
 }
 
-// verdictError is nil for a pass, and for a fail an exit-code-1 error
-// naming the checks that failed.
+// verdictError is nil for a pass (and for an accepted inconclusive run),
+// and otherwise the error whose exit code the verdict asks for, saying why:
+// 1 when a check of error severity failed, 3 when only the client command
+// failed, 4 when the run is inconclusive.
 func verdictError(r report.Report) error {
-	if r.Verdict != report.VerdictFail {
-		return nil
+	switch {
+	case r.Verdict == report.VerdictFail && r.ChecksFailed():
+		return cli.Exit("verdict fail: "+r.Why, exitFindings)
+	case r.Verdict == report.VerdictFail:
+		return cli.Exit("verdict fail: "+r.Why, exitCommand)
+	case r.Verdict == report.VerdictInconclusive && !r.Accepted:
+		return cli.Exit("verdict inconclusive: "+r.Why+" (--allow-inconclusive accepts such a run)", exitInconclusive)
 	}
-	var failed []string
-	for _, c := range r.Checks {
-		if c.Status == report.StatusFail {
-			failed = append(failed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
-		}
-	}
-	msg := "verdict fail"
-	if len(failed) > 0 {
-		msg += ": " + strings.Join(failed, ", ")
-	}
-	return cli.Exit(msg, exitFindings)
+	return nil
 }
 
 // isTerminal reports whether w is a character device (a terminal).

@@ -124,6 +124,8 @@ type ProfileChange struct {
 	Text string
 	// Checks are the check severities the profile's [checks] table sets.
 	Checks map[string]checks.Severity
+	// Faults is how many faults the profile has.
+	Faults int
 	// Fault is the index of the fault switched, for enable and disable.
 	Fault int
 }
@@ -292,11 +294,14 @@ type Event struct {
 }
 
 // Message is the JSON-RPC identity of a message in a request or a JSON
-// response body. ID is the id as raw JSON ("" for a notification).
+// response body. ID is the id as raw JSON ("" for a notification);
+// ProgressToken the raw JSON of the progress token a request asks for in
+// params._meta ("" when none).
 type Message struct {
-	Kind   mcp.RPCKind
-	Method string
-	ID     string
+	Kind          mcp.RPCKind
+	Method        string
+	ID            string
+	ProgressToken string
 }
 
 // Cause says how an exchange ended.

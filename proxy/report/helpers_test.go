@@ -39,6 +39,8 @@ func sample() report.Report {
 	return report.Report{
 		Schema:     report.SchemaVersion,
 		Verdict:    report.VerdictFail,
+		Why:        "failed: client.retry-honoured (3); the client command failed: exit status 1",
+		Command:    &report.Command{Args: []string{"node", "client.mjs"}, ExitCode: 1, Error: "exit status 1"},
 		Profile:    "polling-server",
 		Seed:       1,
 		DurationMS: 3210,

@@ -69,7 +69,12 @@ type junitSkipped struct {
 // being the check id up to its first dot ("client", "server"). A failed
 // check has a <failure> whose body lists its evidence; a skipped one a
 // <skipped>; a warning passes, with <system-out> saying what was found.
-// The suite's tests, failures and skipped attributes count them.
+// After the checks, cases stand for the run itself, so that a CI test tab is never green
+// over a run that failed: "fray.run command", failed when the command fray
+// run wrapped failed (present only with a command), and "fray.run
+// evidence", failed when the verdict is inconclusive (skipped when the
+// user accepted that). The suite's tests, failures and skipped attributes
+// count them.
 func WriteJUnit(w io.Writer, r Report) error {
 	secs := strconv.FormatFloat(float64(r.DurationMS)/1000, 'f', 3, 64)
 	s := junitSuite{Name: "fray", Time: secs, Properties: junitProperties(r)}
@@ -92,6 +97,15 @@ func WriteJUnit(w io.Writer, r Report) error {
 		}
 		s.Cases = append(s.Cases, tc)
 	}
+	for _, tc := range runCases(r) {
+		switch {
+		case tc.Failure != nil:
+			s.Failures++
+		case tc.Skipped != nil:
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, tc)
+	}
 	s.Tests = len(s.Cases)
 	doc := junitSuites{Name: "fray", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Time: secs, Suites: []junitSuite{s}}
 	ew := &errWriter{w: w}
@@ -108,6 +122,32 @@ func WriteJUnit(w io.Writer, r Report) error {
 	return nil
 }
 
+// runCases are the test cases of the run as a whole: its command and its
+// evidence.
+func runCases(r Report) []junitCase {
+	var out []junitCase
+	if r.Command != nil {
+		tc := junitCase{Classname: "fray.run", Name: "command", Time: "0"}
+		if r.Command.Failed() {
+			tc.Failure = &junitFailure{
+				Message: "the client command failed: " + r.Command.describe(),
+				Type:    "command",
+				Body:    xmlSafe(fmt.Sprintf("%s\n%s\n", strings.Join(r.Command.Args, " "), r.Command.describe())),
+			}
+		}
+		out = append(out, tc)
+	}
+	tc := junitCase{Classname: "fray.run", Name: "evidence", Time: "0"}
+	if r.Verdict == VerdictInconclusive {
+		if r.Accepted {
+			tc.Skipped = &junitSkipped{Message: "inconclusive, accepted: " + r.Why}
+		} else {
+			tc.Failure = &junitFailure{Message: "inconclusive: " + r.Why, Type: "inconclusive", Body: xmlSafe(r.Why + "\n")}
+		}
+	}
+	return append(out, tc)
+}
+
 // junitClass is "fray." and the check id up to its first dot.
 func junitClass(id string) string {
 	prefix, _, ok := strings.Cut(id, ".")
@@ -119,6 +159,9 @@ func junitClass(id string) string {
 
 func junitProperties(r Report) []junitProperty {
 	props := []junitProperty{{"verdict", r.Verdict}, {"schema", strconv.Itoa(r.Schema)}}
+	if r.Why != "" {
+		props = append(props, junitProperty{"why", r.Why})
+	}
 	if r.Profile != "" {
 		props = append(props, junitProperty{"profile", r.Profile}, junitProperty{"seed", strconv.FormatUint(r.Seed, 10)})
 	}

@@ -62,12 +62,21 @@ func TestJUnitStructure(t *testing.T) {
 		t.Fatalf("%d testsuites, want 1", len(doc.Suites))
 	}
 	s := doc.Suites[0]
-	if s.Name != "fray" || s.Tests != 5 || s.Failures != 1 || s.Skipped != 2 || s.Errors != 0 || s.Time != "3.210" || doc.Tests != 5 {
-		t.Errorf("suite %s tests=%d failures=%d skipped=%d errors=%d time=%s (root tests=%d), want fray 5 1 2 0 3.210 (5)",
+	if s.Name != "fray" || s.Tests != 7 || s.Failures != 2 || s.Skipped != 2 || s.Errors != 0 || s.Time != "3.210" || doc.Tests != 7 {
+		t.Errorf("suite %s tests=%d failures=%d skipped=%d errors=%d time=%s (root tests=%d), want fray 7 2 2 0 3.210 (7)",
 			s.Name, s.Tests, s.Failures, s.Skipped, s.Errors, s.Time, doc.Tests)
 	}
-	if len(s.Cases) != len(sample().Checks) {
-		t.Fatalf("%d testcases, want one per check (%d)", len(s.Cases), len(sample().Checks))
+	if len(s.Cases) != len(sample().Checks)+2 {
+		t.Fatalf("%d testcases, want one per check (%d) and two for the run", len(s.Cases), len(sample().Checks))
+	}
+	// The failed command fails a case of its own: a CI test tab is not
+	// green over a client that failed.
+	cmd, evid := s.Cases[len(s.Cases)-2], s.Cases[len(s.Cases)-1]
+	if cmd.Classname != "fray.run" || cmd.Name != "command" || cmd.Failure == nil || !strings.Contains(cmd.Failure.Message, "exit status 1") {
+		t.Errorf("command case %+v", cmd)
+	}
+	if evid.Name != "evidence" || evid.Failure != nil || evid.Skipped != nil {
+		t.Errorf("evidence case %+v of a run that was not inconclusive", evid)
 	}
 	for i, c := range sample().Checks {
 		tc := s.Cases[i]
@@ -146,7 +155,31 @@ func TestJUnitNoChecks(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Suites) != 1 || doc.Suites[0].Name != "fray" || doc.Suites[0].Tests != 0 {
+	if len(doc.Suites) != 1 || doc.Suites[0].Name != "fray" || doc.Suites[0].Tests != 1 {
 		t.Errorf("got %+v", doc)
+	}
+}
+
+// TestJUnitInconclusive: an inconclusive run fails its evidence case,
+// unless the user accepted it, when the case is skipped.
+func TestJUnitInconclusive(t *testing.T) {
+	for _, accepted := range []bool{false, true} {
+		r := report.Report{Schema: 1, Verdict: report.VerdictInconclusive, Why: "no fault fired", Accepted: accepted}
+		var buf bytes.Buffer
+		if err := report.WriteJUnit(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		var doc xSuites
+		if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		s := doc.Suites[0]
+		tc := s.Cases[0]
+		switch {
+		case !accepted && (tc.Failure == nil || s.Failures != 1 || !strings.Contains(tc.Failure.Message, "no fault fired")):
+			t.Errorf("inconclusive: %+v", s)
+		case accepted && (tc.Skipped == nil || s.Skipped != 1 || s.Failures != 0):
+			t.Errorf("accepted: %+v", s)
+		}
 	}
 }

@@ -21,10 +21,11 @@ import (
 //   - a check's status is the worst of its statuses (fail, warn, pass,
 //     skip), its severity the strictest;
 //   - the verdict is fail if any report's verdict is fail or any merged check
-//     fails;
+//     fails, else inconclusive if any report's is, else pass; Why says how
+//     many reports failed or were inconclusive, and why;
 //   - the duration is the longest; the profile is the distinct profile names
-//     joined by ", ", the seed the first report's; Command is the first one
-//     present.
+//     joined by ", ", the seed the first report's; every report's profile,
+//     seed, verdict and command are kept in Shards.
 //
 // Checks and fault kinds keep the order they first appear in. Merge refuses
 // an empty list, and reports of another schema version than SchemaVersion,
@@ -39,25 +40,18 @@ func Merge(reports ...Report) (Report, error) {
 				i+1, ErrSchema, r.Schema, reports[0].Schema, SchemaVersion)
 		}
 	}
-	out := Report{Schema: SchemaVersion, Verdict: VerdictPass, Seed: reports[0].Seed, Merged: len(reports)}
+	out := Report{Schema: SchemaVersion, Seed: reports[0].Seed, Merged: len(reports)}
 	var profiles []string
 	checkAt := map[string]int{}
 	faultAt := map[string]int{}
 	for i, r := range reports {
-		if r.Verdict == VerdictFail {
-			out.Verdict = VerdictFail
-		}
+		out.Shards = append(out.Shards, shardOf(r))
 		if r.Profile != "" && !slices.Contains(profiles, r.Profile) {
 			profiles = append(profiles, r.Profile)
 		}
 		out.DurationMS = max(out.DurationMS, r.DurationMS)
 		out.Totals = addTotals(out.Totals, r.Totals)
 		out.Partial = out.Partial || r.Partial
-		if out.Command == nil && r.Command != nil {
-			c := *r.Command
-			c.Args = slices.Clone(c.Args)
-			out.Command = &c
-		}
 		for _, f := range r.Faults {
 			j, ok := faultAt[f.Kind]
 			if !ok {
@@ -85,11 +79,60 @@ func Merge(reports ...Report) (Report, error) {
 		if len(c.Evidence) > MaxEvidence {
 			c.Evidence = slices.Clip(c.Evidence[:MaxEvidence])
 		}
-		if c.Status == StatusFail {
-			out.Verdict = VerdictFail
+	}
+	out.Verdict, out.Why = mergedVerdict(out)
+	return out, nil
+}
+
+// shardOf is what a merge keeps of one report as a whole.
+func shardOf(r Report) Shard {
+	s := Shard{Profile: r.Profile, Seed: r.Seed, Verdict: r.Verdict, Why: r.Why}
+	if r.Command != nil {
+		c := *r.Command
+		c.Args = slices.Clone(c.Args)
+		s.Command = &c
+	}
+	return s
+}
+
+// mergedVerdict is fail when a report failed or a merged check fails,
+// else inconclusive when a report was, else pass, with the reason.
+func mergedVerdict(out Report) (verdict, why string) {
+	var failed, short, commands []string
+	for i, s := range out.Shards {
+		switch {
+		case s.Verdict == VerdictFail || s.Command.Failed():
+			failed = append(failed, fmt.Sprintf("report %d", i+1))
+		case s.Verdict == VerdictInconclusive:
+			short = append(short, fmt.Sprintf("report %d (%s)", i+1, s.Why))
+		}
+		if s.Command.Failed() {
+			commands = append(commands, fmt.Sprintf("report %d: %s", i+1, s.Command.describe()))
 		}
 	}
-	return out, nil
+	var checksFailed []string
+	for _, c := range out.Checks {
+		if c.Status == StatusFail {
+			checksFailed = append(checksFailed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
+		}
+	}
+	switch {
+	case len(failed) > 0 || len(checksFailed) > 0:
+		var why []string
+		if len(checksFailed) > 0 {
+			why = append(why, "failed: "+strings.Join(checksFailed, ", "))
+		}
+		if len(commands) > 0 {
+			why = append(why, fmt.Sprintf("%d of %d commands failed (%s)", len(commands), len(out.Shards), strings.Join(commands, "; ")))
+		}
+		if len(why) == 0 {
+			why = append(why, strings.Join(failed, ", ")+" failed")
+		}
+		return VerdictFail, strings.Join(why, "; ")
+	case len(short) > 0:
+		return VerdictInconclusive, fmt.Sprintf("%d of %d reports inconclusive: %s", len(short), len(out.Shards), strings.Join(short, "; "))
+	}
+	return VerdictPass, ""
 }
 
 // mergeCheck adds c, from report number instance, into into.

@@ -143,7 +143,35 @@ func TestMergeDistinctProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Profile != "soak, lossy-resume" || !m.Partial || m.Command == nil || m.Command.ExitCode != 3 {
+	if m.Profile != "soak, lossy-resume" || !m.Partial || m.Command != nil || len(m.Shards) != 3 || m.Shards[2].Command == nil || m.Shards[2].Command.ExitCode != 3 {
 		t.Errorf("got %+v", m)
+	}
+	// The third report's command failed: the merge fails, and says so.
+	if m.Verdict != report.VerdictFail || !strings.Contains(m.Why, "1 of 3 commands failed (report 3: exit code 3)") {
+		t.Errorf("verdict %s (%s)", m.Verdict, m.Why)
+	}
+}
+
+// TestMergeKeepsEveryShard: a passing and a failing shard merge into a
+// failure that keeps each shard's profile, seed and verdict; an
+// inconclusive shard makes an otherwise passing merge inconclusive.
+func TestMergeKeepsEveryShard(t *testing.T) {
+	pass := report.Report{Schema: 1, Verdict: report.VerdictPass, Profile: "soak", Seed: 4}
+	fail := report.Report{Schema: 1, Verdict: report.VerdictFail, Why: "failed: x (1)", Profile: "polling-server", Seed: 9,
+		Checks: []report.Check{{ID: "client.retry-honoured", Severity: "error", Status: report.StatusFail, Count: 1}}}
+	short := report.Report{Schema: 1, Verdict: report.VerdictInconclusive, Why: "no fault fired", Profile: "soak", Seed: 5}
+	m, err := report.Merge(pass, fail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Verdict != report.VerdictFail || len(m.Shards) != 2 || m.Shards[1].Seed != 9 || m.Shards[0].Seed != 4 || m.Shards[1].Verdict != report.VerdictFail {
+		t.Errorf("pass+fail: %s, shards %+v", m.Verdict, m.Shards)
+	}
+	m, err = report.Merge(pass, short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Verdict != report.VerdictInconclusive || !strings.Contains(m.Why, "report 2 (no fault fired)") {
+		t.Errorf("pass+inconclusive: %s (%s)", m.Verdict, m.Why)
 	}
 }

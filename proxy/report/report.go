@@ -4,7 +4,12 @@
 // this package only formats, writes, reads and merges them.
 package report
 
-import "github.com/frayproxy/fray/checks"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/frayproxy/fray/checks"
+)
 
 // SchemaVersion is the version of the JSON report's schema. It grows when a
 // field changes meaning or goes away; new fields do not change it.
@@ -12,10 +17,18 @@ const SchemaVersion = 1
 
 // The verdicts of a run.
 const (
-	// VerdictPass: no check of error severity failed.
+	// VerdictPass: fray saw enough traffic, every fault asked for fired,
+	// no check of error severity failed, and the wrapped command (if any)
+	// exited 0.
 	VerdictPass = "pass"
-	// VerdictFail: at least one check of error severity failed.
+	// VerdictFail: a check of error severity failed, or the wrapped
+	// command failed.
 	VerdictFail = "fail"
+	// VerdictInconclusive: nothing failed, but fray saw too little to say
+	// that both ends recover: no exchange went through it, none reached the
+	// upstream, no JSON-RPC request was forwarded, or the faults asked for
+	// never fired. Why says which.
+	VerdictInconclusive = "inconclusive"
 )
 
 // The statuses of a check.
@@ -31,8 +44,16 @@ const (
 type Report struct {
 	// Schema is SchemaVersion.
 	Schema int `json:"schema"`
-	// Verdict is VerdictPass or VerdictFail.
+	// Verdict is VerdictPass, VerdictFail or VerdictInconclusive.
 	Verdict string `json:"verdict"`
+	// Why says in one line why the verdict is not a plain pass: the
+	// checks that failed, the command that failed, or what fray did not
+	// see. "" for a pass.
+	Why string `json:"why,omitempty"`
+	// Accepted is set when the user accepted an inconclusive run as a
+	// pass (fray run --allow-inconclusive): the verdict stays, the exit
+	// code is 0.
+	Accepted bool `json:"inconclusive_accepted,omitempty"`
 	// Profile and Seed name the fault profile in force ("" when none).
 	Profile string `json:"profile,omitempty"`
 	Seed    uint64 `json:"seed"`
@@ -56,8 +77,19 @@ type Report struct {
 	// mode's --report-every); the report written at the end has it false.
 	Partial bool `json:"partial,omitempty"`
 	// Merged is how many reports Merge combined into this one; 0 for the
-	// report of a single run.
-	Merged int `json:"merged,omitempty"`
+	// report of a single run. Shards then lists each one's profile, seed,
+	// verdict and command, in the order given to Merge.
+	Merged int     `json:"merged,omitempty"`
+	Shards []Shard `json:"shards,omitempty"`
+}
+
+// Shard is one report of a merge, as Merge kept it.
+type Shard struct {
+	Profile string   `json:"profile,omitempty"`
+	Seed    uint64   `json:"seed"`
+	Verdict string   `json:"verdict"`
+	Why     string   `json:"why,omitempty"`
+	Command *Command `json:"command,omitempty"`
 }
 
 // Totals counts what a run observed.
@@ -154,6 +186,61 @@ type ProfileChange struct {
 
 // Command is the outcome of the command under `fray run`.
 type Command struct {
-	Args     []string `json:"args"`
-	ExitCode int      `json:"exit_code"`
+	Args []string `json:"args"`
+	// ExitCode is the command's exit code; -1 when it could not start or
+	// was killed by a signal.
+	ExitCode int `json:"exit_code"`
+	// Error says why a command that did not exit 0 failed: it could not
+	// start, it was interrupted, its exit status. "" when it exited 0.
+	Error string `json:"error,omitempty"`
+}
+
+// Failed reports whether c ran and did not exit 0; false for nil.
+func (c *Command) Failed() bool { return c != nil && (c.ExitCode != 0 || c.Error != "") }
+
+// Conclude sets r's verdict and Why from its checks, its command and what
+// the run saw: fail when a check failed at error severity or the command
+// failed; otherwise inconclusive when short (what fray did not see, ""
+// when it saw enough); otherwise pass.
+func (r *Report) Conclude(short string) {
+	var failed []string
+	for _, c := range r.Checks {
+		if c.Status == StatusFail {
+			failed = append(failed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
+		}
+	}
+	var why []string
+	if len(failed) > 0 {
+		why = append(why, "failed: "+strings.Join(failed, ", "))
+	}
+	if r.Command.Failed() {
+		why = append(why, "the client command failed: "+r.Command.describe())
+	}
+	switch {
+	case len(why) > 0:
+		r.Verdict, r.Why = VerdictFail, strings.Join(why, "; ")
+	case short != "":
+		r.Verdict, r.Why = VerdictInconclusive, short
+	default:
+		r.Verdict, r.Why = VerdictPass, ""
+	}
+}
+
+// ChecksFailed reports whether a check failed at error severity, as
+// opposed to a verdict that failed on the command alone.
+func (r *Report) ChecksFailed() bool {
+	for _, c := range r.Checks {
+		if c.Status == StatusFail {
+			return true
+		}
+	}
+	return false
+}
+
+// describe says how a command ended, in a few words.
+func (c *Command) describe() string {
+	if c.Error != "" {
+		return c.Error
+	}
+	return fmt.Sprintf("exit code %d", c.ExitCode)
 }

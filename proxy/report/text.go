@@ -70,11 +70,18 @@ func msDuration(ms int64) string {
 // runes; the JSON report has it whole.
 const summaryEvidenceWidth = 110
 
-// WriteSummary writes the human summary of r: the verdict line, the totals,
-// the faults fired, then a table of every check with its status, count and
-// first evidence.
+// WriteSummary writes the human summary of r: how the wrapped command
+// ended, the verdict line with its reason, the totals, the faults fired,
+// then a table of every check with its status, count and first evidence.
 func WriteSummary(w io.Writer, r Report) error {
 	ew := &errWriter{w: w}
+	if c := r.Command; c != nil {
+		if c.Failed() {
+			fmt.Fprintf(ew, "fray: the client command %q FAILED: %s\n", strings.Join(c.Args, " "), c.describe())
+		} else {
+			fmt.Fprintf(ew, "fray: the client command %q exited 0\n", strings.Join(c.Args, " "))
+		}
+	}
 	verdict := strings.ToUpper(r.Verdict)
 	if verdict == "" {
 		verdict = "NONE"
@@ -92,6 +99,12 @@ func WriteSummary(w io.Writer, r Report) error {
 		about = append(about, "snapshot")
 	}
 	fmt.Fprintf(ew, " (%s)\n", strings.Join(about, ", "))
+	if r.Why != "" {
+		fmt.Fprintf(ew, "  why: %s\n", r.Why)
+	}
+	if r.Accepted {
+		fmt.Fprintln(ew, "  (inconclusive accepted by --allow-inconclusive)")
+	}
 	t := r.Totals
 	fmt.Fprintf(ew, "  %s, %s, %s, %s, %s, %s\n",
 		plural(t.Sessions, "session"), plural(t.Exchanges, "exchange"), plural(t.Streams, "stream"),
@@ -105,8 +118,15 @@ func WriteSummary(w io.Writer, r Report) error {
 		fmt.Fprintf(ew, "%s%s %d", sep, f.Kind, f.Count)
 	}
 	fmt.Fprintln(ew)
-	if r.Command != nil {
-		fmt.Fprintf(ew, "  command %q exited %d\n", strings.Join(r.Command.Args, " "), r.Command.ExitCode)
+	for i, s := range r.Shards {
+		line := fmt.Sprintf("  report %d: %s", i+1, s.Verdict)
+		if s.Profile != "" {
+			line += fmt.Sprintf(", profile %s seed %d", s.Profile, s.Seed)
+		}
+		if s.Why != "" {
+			line += ": " + s.Why
+		}
+		fmt.Fprintln(ew, line)
 	}
 	if len(r.Checks) == 0 {
 		fmt.Fprintln(ew, "  no checks ran")

@@ -12,14 +12,16 @@ import (
 func TestSummary(t *testing.T) {
 	var buf bytes.Buffer
 	r := sample()
-	r.Command = &report.Command{Args: []string{"node", "client.mjs"}, ExitCode: 0}
 	if err := report.WriteSummary(&buf, r); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "sample.summary.txt", buf.Bytes())
 	out := buf.String()
-	if !strings.HasPrefix(out, "fray: verdict FAIL (profile polling-server, seed 1, 3.21s observed)\n") {
-		t.Errorf("verdict line:\n%s", out)
+	// The command's failure comes before the verdict, the reason after it.
+	if !strings.HasPrefix(out, "fray: the client command \"node client.mjs\" FAILED: exit status 1\n"+
+		"fray: verdict FAIL (profile polling-server, seed 1, 3.21s observed)\n"+
+		"  why: failed: client.retry-honoured (3); the client command failed: exit status 1\n") {
+		t.Errorf("verdict lines:\n%s", out)
 	}
 	for _, c := range r.Checks {
 		row := rowOf(out, c.ID)

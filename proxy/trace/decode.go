@@ -87,7 +87,7 @@ func decodeProfile(w *wireProfile) (*observe.ProfileChange, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %w", err)
 	}
-	return &observe.ProfileChange{Action: w.Action, Name: w.Name, Seed: w.Seed, Text: w.Text, Fault: w.Fault, Checks: sev}, nil
+	return &observe.ProfileChange{Action: w.Action, Name: w.Name, Seed: w.Seed, Text: w.Text, Fault: w.Fault, Faults: w.Faults, Checks: sev}, nil
 }
 
 // decodeChecks reads a table of check severities; nil for none.
@@ -143,7 +143,7 @@ func decodeMessages(ws []wireMessage, where string) ([]observe.Message, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s.messages[%d].kind %q is unknown", where, i, m.Kind)
 		}
-		out = append(out, observe.Message{Kind: k, Method: deref(m.Method), ID: deref(m.ID)})
+		out = append(out, observe.Message{Kind: k, Method: deref(m.Method), ID: deref(m.ID), ProgressToken: deref(m.Progress)})
 	}
 	return out, nil
 }

@@ -50,10 +50,12 @@ type End struct {
 	// at the end; when false, fray ended those exchanges itself and only
 	// what was past its deadline was judged.
 	Drained bool
-	// Command and ExitCode are the client command fray run wrapped and how
-	// it exited; Command is nil otherwise.
-	Command  []string
-	ExitCode int
+	// Command, ExitCode and CommandError are the client command fray run
+	// wrapped and how it ended (CommandError says why when it did not exit
+	// 0: it could not start, it was interrupted); Command is nil otherwise.
+	Command      []string
+	ExitCode     int
+	CommandError string
 }
 
 // wireHeader is the header line as JSON.
@@ -73,6 +75,7 @@ type wireHeader struct {
 	Drained      bool     `json:"drained"`
 	Command      []string `json:"command"`
 	ExitCode     int      `json:"exit_code"`
+	CommandError string   `json:"command_error"`
 }
 
 // wireObs is an observation line as JSON; byte members come as a string,
@@ -110,6 +113,7 @@ type wireProfile struct {
 	Seed   uint64            `json:"seed"`
 	Text   string            `json:"text"`
 	Fault  int               `json:"fault"`
+	Faults int               `json:"faults"`
 	Checks map[string]string `json:"checks"`
 }
 
@@ -119,6 +123,7 @@ type wireMessage struct {
 	MethodB64 *string `json:"method_b64"`
 	ID        *string `json:"id"`
 	IDB64     *string `json:"id_b64"`
+	Progress  *string `json:"progress_token"`
 }
 
 type wireRequest struct {

@@ -342,7 +342,7 @@ func (r *Reader) parse(line []byte) *observe.Observation {
 			return nil
 		}
 		r.ended = true
-		r.end = End{At: time.Duration(h.AtUS) * time.Microsecond, Drained: h.Drained, Command: h.Command, ExitCode: h.ExitCode}
+		r.end = End{At: time.Duration(h.AtUS) * time.Microsecond, Drained: h.Drained, Command: h.Command, ExitCode: h.ExitCode, CommandError: h.CommandError}
 		return nil
 	case w.Version != nil:
 		r.err = r.errorf(r.line, ErrSyntax, "a second header line")

@@ -29,7 +29,7 @@ func sample() []*observe.Observation {
 		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: mcp.StreamPost,
 			Request: &observe.Request{Method: "POST", Path: "/mcp",
 				Header: http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}},
-				Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "initialize", ID: "0"},
+				Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "initialize", ID: "0", ProgressToken: `"t-1"`},
 					{Kind: mcp.RPCNotification, Method: "notifications/cancelled"}},
 				Cancels: []string{"7", `"x"`}}},
 		{Kind: observe.KindResponse, At: 3 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
@@ -62,7 +62,7 @@ func sample() []*observe.Observation {
 				Messages: []observe.Message{{Kind: mcp.RPCError, ID: `"a"`}, {Kind: mcp.RPCNotification, Method: "notifications/cancelled"}}}},
 		{Kind: observe.KindEnd, At: 15 * ms, Exchange: 4, Stream: mcp.StreamLegacy, End: &observe.End{Cause: observe.FaultAnswered}},
 		{Kind: observe.KindProfile, At: 16 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileSwap, Name: "swapped", Seed: 9,
-			Text: "name = \"swapped\"\n", Checks: map[string]checks.Severity{"client.backoff": checks.Off, "server.priming-event": checks.Error}}},
+			Text: "name = \"swapped\"\n", Faults: 3, Checks: map[string]checks.Severity{"client.backoff": checks.Off, "server.priming-event": checks.Error}}},
 		{Kind: observe.KindProfile, At: 17 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileDisable, Name: "swapped", Seed: 9, Fault: 2}},
 	}
 }

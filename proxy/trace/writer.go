@@ -186,6 +186,7 @@ func (w *Writer) Finish(end End) error {
 		if end.Command != nil {
 			e.strings("command", end.Command)
 			e.int("exit_code", int64(end.ExitCode))
+			e.strNonEmpty("command_error", end.CommandError)
 		}
 		e.close()
 		e.b = append(e.b, '\n')
@@ -256,6 +257,7 @@ func encodeProfile(e *enc, p *observe.ProfileChange) {
 	if p.Action != observe.ProfileSwap {
 		e.int("fault", int64(p.Fault))
 	}
+	e.int("faults", int64(p.Faults))
 	e.checks(p.Checks)
 	e.close()
 }
@@ -308,6 +310,7 @@ func encodeMessages(e *enc, ms []observe.Message) {
 		e.str("kind", m.Kind.String())
 		e.strNonEmpty("method", m.Method)
 		e.strNonEmpty("id", m.ID)
+		e.strNonEmpty("progress_token", m.ProgressToken)
 		e.close()
 	}
 	e.b = append(e.b, ']')
