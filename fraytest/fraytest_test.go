@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/fraytest"
+	"github.com/frayproxy/fray/internal/scripted"
 )
 
 // recorder stands for the testing.TB of a test under test: it keeps what

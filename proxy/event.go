@@ -37,7 +37,7 @@ func (pm *pump) block(e *sse.Event) bool {
 			pm.p.noteInitialize(pm.ex, e.Data)
 		}
 	}
-	if pm.index == 0 && pm.ex.Stream == mcp.StreamGet {
+	if pm.index == 0 && pm.planLater {
 		if string(e.Type) == "endpoint" {
 			pm.rewriteEndpoint(e)
 		}

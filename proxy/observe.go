@@ -44,7 +44,7 @@ func (p *Proxy) observeRequest(r *http.Request, ex *exchange, act *faults.Exchan
 	}
 	if len(ex.body) > 0 {
 		jsonrpc.ScanBatch(ex.body, func(m jsonrpc.Message) bool {
-			req.Messages = append(req.Messages, observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID)})
+			req.Messages = append(req.Messages, observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID), ProgressToken: string(m.ProgressToken())})
 			if m.Kind == mcp.RPCNotification && m.MethodIs("notifications/cancelled") {
 				if id := jsonrpc.Lookup(m.Params, "requestId"); id != nil {
 					req.Cancels = append(req.Cancels, string(id))

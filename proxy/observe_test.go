@@ -26,7 +26,7 @@ func (r *recorder) Observe(o *observe.Observation) {
 	switch o.Kind {
 	case observe.KindRequest:
 		q := o.Request
-		s = fmt.Sprintf("request %s %s lei=%v:%q msgs=%v", q.Method, q.Path, q.HasLastEventID, q.LastEventID, q.Messages)
+		s = fmt.Sprintf("request %s %s lei=%v:%q msgs=%s", q.Method, q.Path, q.HasLastEventID, q.LastEventID, messages(q.Messages))
 	case observe.KindResponse:
 		s = fmt.Sprintf("response %d %s sse=%v session=%q", o.Response.Status, o.Response.Origin, o.Response.EventStream, o.Response.Session)
 	case observe.KindEvent:
@@ -34,7 +34,7 @@ func (r *recorder) Observe(o *observe.Observation) {
 		s = fmt.Sprintf("event %d id=%q %s copies=%d delivered-id=%v:%q retry=%v msg=%s:%s", e.Index, e.ID, e.Fate, e.Copies,
 			e.DeliveredHasID, e.DeliveredID, e.DeliveredHasRetry, e.RPCKind, e.RPCID)
 	case observe.KindEnd:
-		s = fmt.Sprintf("end %s msgs=%v", o.End.Cause, o.End.Messages)
+		s = fmt.Sprintf("end %s msgs=%s", o.End.Cause, messages(o.End.Messages))
 	}
 	if len(o.Fired) > 0 {
 		s += " fired=["
@@ -119,4 +119,13 @@ func TestObservationsTellWhatHappened(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("observations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// messages formats JSON-RPC identities as kind, method and id.
+func messages(ms []observe.Message) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, fmt.Sprintf("{%s %s %s}", m.Kind, m.Method, m.ID))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
 }

@@ -44,6 +44,9 @@ type pump struct {
 	scratch []byte
 	warned  bool
 	pending bool // written to the client since the last flush
+	// planLater: the plan starts at the first event (a GET that may be,
+	// or is, a legacy stream).
+	planLater bool
 	// abort: the client's stream must be reset by aborting the handler
 	// (HTTP/2, where the connection cannot be taken over), once the
 	// stream's events and end have been observed.
@@ -128,8 +131,11 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	defer pm.flush()
 	defer pm.stopTimers()
 	// A plain GET may turn out to be a legacy stream when its first event
-	// announces an endpoint; its plan is chosen once that is known.
-	if ex.Stream != mcp.StreamGet {
+	// announces an endpoint, and a legacy stream learns its session from
+	// that event: the plan is chosen, and the head reported, once that is
+	// known.
+	pm.planLater = r.Method == http.MethodGet && (ex.Stream == mcp.StreamGet || ex.Stream == mcp.StreamLegacy)
+	if !pm.planLater {
 		if !pm.startPlan() {
 			return
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/profiles"
@@ -103,8 +104,34 @@ func profileText(t *testing.T, name, text string) *profiles.Profile {
 	return p
 }
 
-// TestMisbehaviourMatrix: each scripted misbehaviour makes exactly its own
-// check fail, and no other check of error severity.
+// named lists the checks other than the end-to-end ones that found
+// something (failed, or warned), and reports with t every end-to-end
+// finding that does not cite want: a consequence of a misbehaviour (the
+// request a client left unanswered) may be found too, but only as that
+// misbehaviour's consequence.
+func named(t *testing.T, rep report.Report, want string) []string {
+	t.Helper()
+	var out []string
+	for _, c := range rep.Checks {
+		if c.Status != report.StatusFail && c.Status != report.StatusWarn {
+			continue
+		}
+		if !strings.HasPrefix(c.ID, "e2e.") {
+			out = append(out, c.ID)
+			continue
+		}
+		for _, ev := range c.Evidence {
+			if want == "" || !strings.Contains(ev.Message, want) {
+				t.Errorf("%s %s: %s, which does not cite %s", c.ID, c.Status, ev.Message, want)
+			}
+		}
+	}
+	return out
+}
+
+// TestMisbehaviourMatrix: each scripted misbehaviour is named by exactly
+// its own check, at the severity the catalog gives it, and by no other
+// check but the end-to-end consequences that cite it.
 func TestMisbehaviourMatrix(t *testing.T) {
 	// lose: the third to fifth events of each tools/call stream vanish and
 	// the stream closes; the server believes them delivered.
@@ -158,9 +185,15 @@ times = 1
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
 			rep, res, err := row.run.run(t)
-			got := failed(rep)
+			got := named(t, rep, row.want)
 			if !slices.Equal(got, []string{row.want}) {
-				t.Errorf("failed checks %v, want exactly [%s] (client: %+v, %v)\n%s", got, row.want, res, err, describe(rep))
+				t.Errorf("checks that found something %v, want exactly [%s] (client: %+v, %v)\n%s", got, row.want, res, err, describe(rep))
+			}
+			info, _ := checks.Lookup(row.want)
+			for _, c := range rep.Checks {
+				if c.ID == row.want && c.Severity != info.Severity {
+					t.Errorf("%s was found at %s, its catalog severity is %s", c.ID, c.Severity, info.Severity)
+				}
 			}
 		})
 	}

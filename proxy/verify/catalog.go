@@ -82,6 +82,12 @@ const (
 	// stream (before its first new event), so that two sessions that
 	// number their events alike are not taken for a leak.
 	cReplayIsolated
+	// cResumeContinues, server.resume-continues: see resumeStalled.
+	cResumeContinues
+	// cDisconnectNotCancel, server.disconnect-not-cancel: see judgeCancelled.
+	cDisconnectNotCancel
+	// cOwnStream, server.messages-on-own-stream: see judgeProgress.
+	cOwnStream
 	// cUnknownSession, server.unknown-session-404 (error): a request carrying an
 	// Mcp-Session-Id the server never issued (never seen in a response's
 	// Mcp-Session-Id from the upstream), or one it deleted (a DELETE it
@@ -145,6 +151,8 @@ const (
 	// failures are often fray's doing (status, reset, close); the storm is
 	// the client's answer to them, which is what is judged.
 	cBackoff
+	// cRetriesTransient, client.retries-transient: see judgeGone.
+	cRetriesTransient
 	// cNewSession, client.new-session-after-404 (error): after a 404 to a request that
 	// carried its session (from the upstream or a status fault: either
 	// way the client was told its session is gone), the client initializes
@@ -201,9 +209,11 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cPriming: checks.ServerPrimingEvent, cPrimingGet: checks.ServerPrimingEventGet,
 		cRetryBeforeClose: checks.ServerRetryBeforeClose, cIDsUnique: checks.ServerEventIDsUnique,
 		cReplayComplete: checks.ServerReplayComplete, cReplayNoDup: checks.ServerReplayNoDuplicates,
-		cReplayIsolated: checks.ServerReplayIsolated, cUnknownSession: checks.ServerUnknownSession404,
-		cReconnects: checks.ClientReconnects, cLastEventID: checks.ClientLastEventID,
-		cRetryHonoured: checks.ClientRetryHonoured, cBackoff: checks.ClientBackoff,
+		cReplayIsolated: checks.ServerReplayIsolated, cResumeContinues: checks.ServerResumeContinues,
+		cDisconnectNotCancel: checks.ServerDisconnectNotCancel, cOwnStream: checks.ServerMessagesOnOwnStream,
+		cUnknownSession: checks.ServerUnknownSession404,
+		cReconnects:     checks.ClientReconnects, cLastEventID: checks.ClientLastEventID,
+		cRetryHonoured: checks.ClientRetryHonoured, cBackoff: checks.ClientBackoff, cRetriesTransient: checks.ClientRetriesTransient,
 		cNewSession: checks.ClientNewSessionAfter404, cAnswered: checks.E2EEveryRequestAnswered,
 		cNoLost: checks.E2ENoMessageLost, cNoDup: checks.E2ENoMessageDuplicated,
 	}

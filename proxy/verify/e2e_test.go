@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -55,7 +56,6 @@ func TestEveryRequestAnswered(t *testing.T) {
 		tl.call("s1", 2, "tools/call").respond(500, false, "").end(observe.Complete)
 		tl.call("s1", 3, "tools/call").stream200().send(prime("c1"))
 		tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`).respond(202, false, "").end(observe.Complete)
-		tl.call("s1", 4, "tools/call").end(observe.ClientGone)
 		e := resp("d2", 5)
 		e.corrupted = true
 		e.fired = append(e.fired, fault(1, "corrupt"))
@@ -63,12 +63,33 @@ func TestEveryRequestAnswered(t *testing.T) {
 		r := tl.final()
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		for _, reason := range []string{"answered by fray (status or drop-request fault)", "answered with an HTTP error status",
-			"cancelled by the client", "the client left the exchange before the answer", "corrupted by fray"} {
+			"cancelled by the client", "corrupted by fray"} {
 			if excused(t, r, checks.E2EEveryRequestAnswered, reason) != 1 {
 				t.Errorf("not excused once for %q: %+v", reason, check(t, r, checks.E2EEveryRequestAnswered).Excused)
 			}
 		}
 		expectExcused(t, r, checks.E2ENoMessageLost, "corrupted by fray")
+	})
+	t.Run("a client that gives up is not answered", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").end(observe.ClientGone)
+		c := expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
+		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "the server sent no response; the client left the exchange before the answer") {
+			t.Errorf("evidence %q", c.Evidence[0].Message)
+		}
+	})
+	t.Run("keep-alives are not progress", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
+		g := tl.get("s1").stream200()
+		for range 40 {
+			tl.wait(time.Second)
+			g.send(ev{noID: true, data: ""})
+		}
+		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
+		g.end(observe.ClientGone)
 	})
 }
 
@@ -90,16 +111,21 @@ func TestNoMessageLost(t *testing.T) {
 		tl.wait(time.Second)
 		tl.get("s1", "a1").stream200().send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
-		expect(t, r, checks.ServerReplayComplete, report.StatusFail, 1)
-		expectExcused(t, r, checks.E2ENoMessageLost, "explained by server.replay-complete")
+		expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
+		// Both warn: the replay's gap is a MAY the server did not keep,
+		// and the lost notification breaks no MUST.
+		expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
+		if r.Verdict != report.VerdictPass {
+			t.Errorf("verdict %s (%s): the response came", r.Verdict, r.Why)
+		}
 	})
-	t.Run("a loss no other check explains fails", func(t *testing.T) {
+	t.Run("a loss no other check explains is named", func(t *testing.T) {
 		tl := lostResponse(t)
 		// The replay brings the response but not the notification, and
 		// the upstream breaks off before the replay can be judged.
 		tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
 		r := tl.final()
-		c := expect(t, r, checks.E2ENoMessageLost, report.StatusFail, 1)
+		c := expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
 		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
 			t.Errorf("evidence %+v", c.Evidence[0])
 		}
@@ -113,7 +139,8 @@ func TestNoMessageLost(t *testing.T) {
 			send(resp("a2", 1).as(observe.Undelivered)).end(observe.ClientGone)
 		r := tl.final()
 		expectExcused(t, r, checks.E2ENoMessageLost, "the client closed the stream")
-		expectExcused(t, r, checks.E2EEveryRequestAnswered, "the client closed the stream")
+		// The request is not answered for all that: the client left.
+		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 	})
 	t.Run("a revision without resumability", func(t *testing.T) {
 		tl := newTimeline(t, Options{})

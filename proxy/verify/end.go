@@ -3,6 +3,8 @@ package verify
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/frayproxy/fray/checks"
@@ -67,7 +69,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 		switch {
 		case x.status >= 400:
 			q.settled = true
-			delete(s.pending, q.id)
+			s.unpend(q)
 			v.excuse(cAnswered, "answered with an HTTP error status")
 		case end.Cause == observe.ClientGone:
 			q.gone = true
@@ -77,7 +79,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 		m := v.metaFor(x.clientSession, s.seq)
 		m.deleted, m.deletedAt = true, o.At
 		if s.key == x.clientSession {
-			v.endSession(s, "the session was deleted", o.At)
+			v.endSession(s, "deleted the session", false, o.At)
 			v.dropSession(s, o.At, false)
 		}
 	}
@@ -96,10 +98,12 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 		x.primingDone = true
 		if end.Cause == observe.Complete {
 			v.judgePriming(x, nil, at)
-		} else if c, ok := primingCheck(x); ok {
+		} else if c, ok := primingCheck(x); ok && c == cPriming {
 			v.excuse(c, "the stream ended before its first event, not by the server")
 		}
 	}
+	v.judgePrimingGet(x, end, at)
+	v.judgeResumeStalled(x, end, at)
 	if r := x.resume; r != nil && !r.judged {
 		if end.Cause == observe.Complete {
 			v.judgeReplay(x, at)
@@ -129,9 +133,18 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	}
 	l.endEx, l.endFault = x.num, firstFault(x.endFault, l.endFault)
 	l.lastResume = x.clientHasLEID || x.attemptOf == l
+	if x.attemptOf == l && (end.Cause == observe.FaultReset || end.Cause == observe.UpstreamFailed) {
+		// A reconnection broken off: a transient failure of the attempt.
+		l.failed++
+		l.transient, l.lastFail = true, x.num
+		l.failWhat = fmt.Sprintf("%s on exchange %d", end.Cause, x.num)
+	}
+	if l.reqs > 0 {
+		l.interrupted = true
+	}
 	switch {
 	case end.Cause == observe.ClientGone:
-		l.clientClosed = true
+		l.clientClosed, l.closedAt = true, at
 		v.finishLogical(l, at)
 	case l.kind == mcp.StreamPost && l.reqs == 0:
 		v.finishLogical(l, at)
@@ -173,6 +186,10 @@ func (v *Verifier) judgeRetryBeforeClose(x *exch, end *observe.End, at time.Dura
 	if !mcp.Primes(x.protocol) {
 		return
 	}
+	if x.sess.deleteAt > 0 && at >= x.sess.deleteAt {
+		v.excuse(cRetryBeforeClose, "ended after the client's DELETE of the session")
+		return
+	}
 	v.apply(cRetryBeforeClose)
 	if x.sawRetry {
 		return
@@ -182,34 +199,114 @@ func (v *Verifier) judgeRetryBeforeClose(x *exch, end *observe.End, at time.Dura
 	v.find(cRetryBeforeClose, levelError, ev)
 }
 
-// judgeGone judges a POST stream whose reconnection fell due with the
-// client still away (client.reconnects, and client.last-event-id for a
-// GET without the id), then folds it.
+// judgeGone judges a logical stream whose reconnection fell due with the
+// client still away, or that the client can no longer come back for (it
+// exited, or deleted its session), then folds it:
+//
+//   - a GET without Last-Event-ID that came after the stream ended was
+//     the client's reconnection, whatever the server answered it
+//     (client.last-event-id);
+//   - a client whose one reconnection attempt met a transient error (a
+//     5xx, a 429, a reset) and that never tried again gave the stream up
+//     (client.retries-transient), for the standalone stream as for a POST's;
+//   - a client that made two failed attempts in a row has spent the
+//     smallest retry budget of the official SDKs, and is excused;
+//   - a client that owed a POST stream's reconnection and never came back
+//     did not poll (client.reconnects).
 func (v *Verifier) judgeGone(l *logical, at time.Duration) {
-	if l.kind == mcp.StreamPost && l.owed && l.reqs > 0 {
-		switch {
-		case l.candidate != 0:
-			v.apply(cReconnects)
-			v.apply(cLastEventID)
-			ev := evidence(fmt.Sprintf("came back with a GET without Last-Event-ID although %q was delivered on that stream", l.lastID), l.sess, l.candidate, l.candidateAt)
+	why := fmt.Sprintf("within %v after the stream ended before its response", (at - l.since).Round(time.Millisecond))
+	switch {
+	case l.sess.ended != "" && !l.sess.endedByServer:
+		why = "before it " + l.sess.ended
+	case v.clientExited:
+		why = "before it exited"
+	}
+	owed := l.kind == mcp.StreamPost && l.owed && l.reqs > 0
+	switch {
+	case owed && l.candidate != 0:
+		v.apply(cReconnects)
+		v.apply(cLastEventID)
+		ev := evidence(fmt.Sprintf("came back with a GET without Last-Event-ID although %q was delivered on that stream", l.lastID), l.sess, l.candidate, l.candidateAt)
+		ev.EventIDs = []string{l.lastID}
+		ev.Related = related(l.origin, l.endEx)
+		ev.Fault = l.endFault
+		v.find(cLastEventID, levelError, ev)
+		l.blamed = checks.ClientLastEventID
+	case l.failed == 1 && l.transient && (owed || l.kind != mcp.StreamPost):
+		v.apply(cRetriesTransient)
+		ev := evidence(fmt.Sprintf("after its reconnection met a transient error (%s), the client never tried again %s", l.failWhat, why), l.sess, l.lastFail, l.since)
+		ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
+		ev.Fault = l.endFault
+		if l.lastID != "" {
 			ev.EventIDs = []string{l.lastID}
-			ev.Related = related(l.origin, l.endEx)
-			ev.Fault = l.endFault
-			v.find(cLastEventID, levelError, ev)
-			l.blamed = checks.ClientLastEventID
-		case l.failed >= giveUpAfter:
-			l.gaveUp = true
-			v.excuse(cReconnects, "the client gave up after two failed attempts")
-		default:
-			v.apply(cReconnects)
-			ev := evidence(fmt.Sprintf("the client did not come back within %v after the stream ended before its response, holding id %q", (at-l.since).Round(time.Millisecond), l.lastID), l.sess, l.endEx, l.since)
-			ev.EventIDs = []string{l.lastID}
-			ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
-			ev.Fault = l.endFault
-			v.find(cReconnects, levelError, ev)
-			l.blamed = checks.ClientReconnects
 		}
+		v.find(cRetriesTransient, levelError, ev)
+		l.blamed = checks.ClientRetriesTransient
+	case owed && l.failed >= giveUpAfter:
+		l.gaveUp = true
+		v.excuse(cReconnects, "the client gave up after two failed attempts")
+	case owed:
+		v.apply(cReconnects)
+		ev := evidence(fmt.Sprintf("the client did not come back %s, holding id %q", why, l.lastID), l.sess, l.endEx, l.since)
+		ev.EventIDs = []string{l.lastID}
+		ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
+		ev.Fault = l.endFault
+		v.find(cReconnects, levelError, ev)
+		l.blamed = checks.ClientReconnects
 	}
 	l.owed = false
 	v.finishLogical(l, at)
+}
+
+// resumePatience is how long a resumed stream must have stayed open, the
+// client waiting, before its silence is held against the server.
+const resumePatience = time.Second
+
+// judgeResumeStalled judges a resumed stream (a GET the upstream answered
+// as a resumption of a stream whose request was still pending) once it
+// ends: a server that accepted the resumption goes on to the response,
+// and one whose resumed stream sent not a single JSON-RPC message before
+// the client left it, or before the run ended with the client gone, left
+// the request unanswered (server.resume-continues). A stream the server
+// ended itself is a poll: the next resumption is judged in turn.
+func (v *Verifier) judgeResumeStalled(x *exch, end *observe.End, at time.Duration) {
+	l := x.srv
+	if x.resume == nil || l == nil || l.kind != mcp.StreamPost || l.reqs == 0 {
+		return
+	}
+	switch {
+	case end.Cause == observe.Complete || end.Cause == observe.UpstreamFailed:
+		return
+	case end.Cause.ByFault():
+		v.excuse(cResumeContinues, "the resumed stream was cut by fray")
+		return
+	case !mcp.Resumable(x.protocol):
+		return
+	}
+	v.apply(cResumeContinues)
+	if x.upMsgs > 0 {
+		return
+	}
+	if open := at - x.at; open < resumePatience {
+		v.excuse(cResumeContinues, "the client left the resumed stream within a second")
+		return
+	}
+	var pending []string
+	for _, r := range x.sess.pending {
+		if r.lg == l && len(pending) < 3 {
+			pending = append(pending, fmt.Sprintf("%s (%s)", r.id, r.method))
+		}
+	}
+	slices.Sort(pending)
+	msg := fmt.Sprintf("the server accepted the resumption from %q, then sent no JSON-RPC message on it for %s: request %s still had no response when the client left",
+		x.resume.x, (at - x.at).Round(time.Millisecond), strings.Join(pending, ", "))
+	if x.events > 0 {
+		msg += fmt.Sprintf(" (only %d comment or priming block(s) came)", x.events)
+	}
+	ev := evidence(msg, x.sess, x.num, at)
+	ev.EventIDs = []string{x.resume.x}
+	ev.Related = related(l.origin, l.endEx)
+	ev.Fault = l.endFault
+	v.find(cResumeContinues, levelError, ev)
+	l.blamed = checks.ServerResumeContinues
 }

@@ -1,12 +1,17 @@
 package verify
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -19,7 +24,13 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	e := o.Event
 	s := x.sess
-	s.lastAt = max(s.lastAt, o.At)
+	msg := e.Parsed && e.Dispatched && e.RPCKind != mcp.RPCNone
+	if msg {
+		// Only a JSON-RPC message is activity: comments and keep-alives
+		// do not keep a silent session's requests from falling due.
+		s.lastAt = max(s.lastAt, o.At)
+		x.upMsgs++
+	}
 	x.events++
 	v.noteEventFaults(x, e, o)
 	if !e.Parsed {
@@ -37,10 +48,15 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	if !x.primingDone && (e.HasID || e.Dispatched || len(e.Type) > 0) {
 		x.primingDone = true
-		v.judgePriming(x, e, o.At)
+		if c, ok := primingCheck(x); ok && c == cPriming {
+			v.judgePriming(x, e, o.At)
+		}
 	}
 	if e.HasRetry {
 		x.sawRetry = true
+	}
+	if e.HasID && len(e.ID) > 0 {
+		x.sawID = true
 	}
 	legacy := x.stream == mcp.StreamLegacy || s.legacy
 	replay := false
@@ -53,6 +69,9 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	if r := x.resume; r != nil && r.inReplay && !replay && !e.Priming && e.Dispatched {
 		r.inReplay = false
 		v.judgeReplay(x, o.At)
+	}
+	if msg && !legacy {
+		v.relatedMessage(x, e, o)
 	}
 	v.clientEvent(x, e, o, replay, legacy)
 }
@@ -86,11 +105,11 @@ func primingCheck(x *exch) (checkID, bool) {
 	return 0, false
 }
 
-// judgePriming judges the first event the upstream sent on a stream (e
-// nil: the upstream ended the stream with none).
+// judgePriming judges the first event the upstream sent on a POST stream
+// (e nil: the upstream ended the stream with none).
 func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 	c, ok := primingCheck(x)
-	if !ok {
+	if !ok || c != cPriming {
 		return
 	}
 	if !mcp.Primes(x.protocol) {
@@ -105,12 +124,9 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 	if e != nil && e.Priming {
 		return
 	}
-	what := "the standalone GET stream"
-	if c == cPriming {
-		what = "the stream answering POST"
-		if len(x.reqs) > 0 {
-			what += fmt.Sprintf(" %s (id %s)", x.reqs[0].method, x.reqs[0].id)
-		}
+	what := "the stream answering POST"
+	if len(x.reqs) > 0 {
+		what += fmt.Sprintf(" %s (id %s)", x.reqs[0].method, x.reqs[0].id)
 	}
 	var msg string
 	switch {
@@ -177,7 +193,15 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 	}
 	l.lastID, l.hasID, l.everID = id, true, true
 	rewritten := !e.HasID || string(e.ID) != id
-	x.sess.delivered.put(id, deliveredRec{lg: l, rewritten: rewritten})
+	rec, ok := x.sess.delivered.get(id)
+	switch {
+	case !ok:
+		rec = deliveredRec{lg: l}
+	case rec.lg != l && !slices.Contains(rec.also, l) && len(rec.also) < maxAlsoOn:
+		rec.also = append(rec.also, l)
+	}
+	rec.rewritten = rec.rewritten || rewritten
+	x.sess.delivered.put(id, rec)
 	// Only on the stream the event was dropped from: an id delivered
 	// after a resumption from before the drop does not excuse the replay.
 	for _, k := range x.srv.kept {
@@ -256,7 +280,7 @@ func (v *Verifier) deliverResponse(s *session, id string, x *exch, copies int, a
 		switch {
 		case x.leidByFray:
 			v.excuse(cNoDup, "replayed after fray changed Last-Event-ID")
-		case x.blamedDup != "":
+		case x.blamedDup != "" && v.failsAtError(x.blamedDup):
 			v.excuse(cNoDup, "explained by "+x.blamedDup)
 		default:
 			ev := evidence(fmt.Sprintf("the response to request %s (%s) reached the client %d times; the request was forwarded %d", id, r.method, r.delivered, r.forwarded), s, x.num, at)
@@ -267,7 +291,7 @@ func (v *Verifier) deliverResponse(s *session, id string, x *exch, copies int, a
 	if r.delivered != 1 || r.settled {
 		return
 	}
-	delete(s.pending, id)
+	s.unpend(r)
 	s.answered.put(id, r)
 	v.apply(cAnswered)
 	if l := r.lg; l != nil {
@@ -280,4 +304,125 @@ func (v *Verifier) deliverResponse(s *session, id string, x *exch, copies int, a
 			v.finishLogical(l, at)
 		}
 	}
+}
+
+// judgePrimingGet judges a standalone GET stream the upstream ended: if it
+// never sent an event id, the client has nothing to resume from
+// (server.priming-event-get). A stream that a DELETE of its session ended,
+// or that fray or the client ended, is not the server's polling.
+func (v *Verifier) judgePrimingGet(x *exch, end *observe.End, at time.Duration) {
+	c, ok := primingCheck(x)
+	if !ok || c != cPrimingGet || x.unparsed {
+		return
+	}
+	switch {
+	case end.Cause != observe.Complete:
+		return
+	case x.sess.deleteAt > 0 && at >= x.sess.deleteAt:
+		v.excuse(c, "ended after the client's DELETE of the session")
+		return
+	case !mcp.Primes(x.protocol):
+		v.excuse(c, "protocol revision "+orUnknown(x.protocol)+" owes no priming event")
+		return
+	}
+	v.apply(c)
+	if x.sawID {
+		return
+	}
+	ev := evidence(fmt.Sprintf("the server closed the standalone GET stream after %s without having sent an event id: the client has nothing to resume from", (at-x.at).Round(time.Millisecond)), x.sess, x.num, at)
+	v.find(c, levelError, ev)
+}
+
+// orUnknown names a revision, "unknown" for none.
+func orUnknown(rev string) string {
+	if rev == "" {
+		return "unknown"
+	}
+	return rev
+}
+
+// relatedMessage judges what a JSON-RPC message the upstream sent says
+// about the request it relates to: a progress notification belongs on
+// its request's stream (server.messages-on-own-stream), and an error
+// answering a request whose stream was cut must not say the cut cancelled
+// it (server.disconnect-not-cancel).
+func (v *Verifier) relatedMessage(x *exch, e *observe.Event, o *observe.Observation) {
+	s := x.sess
+	switch e.RPCKind {
+	case mcp.RPCNotification:
+		// On a POST stream, another request's progress is possible only
+		// when the session runs several at once: the token is looked up
+		// then only, so the common stream costs nothing.
+		if x.srv.kind != mcp.StreamGet && len(s.tokens) < 2 {
+			return
+		}
+		if string(e.RPCMethod) != "notifications/progress" {
+			return
+		}
+		m := jsonrpc.Scan(e.Data)
+		if r := s.tokens[string(m.ProgressToken())]; r != nil {
+			v.judgeOwnStream(x, r, o.At)
+		}
+	case mcp.RPCError:
+		r := s.pending[string(e.RPCID)]
+		if r == nil {
+			r, _ = s.answered.get(string(e.RPCID))
+		}
+		if r != nil {
+			v.judgeCancelled(x, r, e, o.At)
+		}
+	}
+}
+
+// judgeOwnStream judges where progress for request r came: on r's own
+// stream (or its resumption), or elsewhere (server.messages-on-own-stream).
+func (v *Verifier) judgeOwnStream(x *exch, r *request, at time.Duration) {
+	if r.lg == nil {
+		v.excuse(cOwnStream, "the request's own stream had not started (an answer in a JSON body has none)")
+		return
+	}
+	v.apply(cOwnStream)
+	if x.srv == r.lg {
+		return
+	}
+	where := "the standalone GET stream"
+	if x.srv.kind != mcp.StreamGet {
+		where = fmt.Sprintf("the stream of exchange %d", x.srv.origin)
+	}
+	ev := evidence(fmt.Sprintf("progress for request %s (%s) came on %s, not on the request's own stream", r.id, r.method, where), x.sess, x.num, at)
+	ev.Related = related(r.exchange)
+	v.find(cOwnStream, levelError, ev)
+}
+
+// judgeCancelled judges an error answering request r: when r's stream had
+// been cut and the client never sent notifications/cancelled, an error that
+// says the request was cancelled shows the server took the disconnection
+// for a cancellation (server.disconnect-not-cancel).
+func (v *Verifier) judgeCancelled(x *exch, r *request, e *observe.Event, at time.Duration) {
+	if r.lg == nil || !r.lg.interrupted || r.cancelJudged {
+		return
+	}
+	r.cancelJudged = true
+	if r.cancelled {
+		v.excuse(cDisconnectNotCancel, "the client cancelled the request")
+		return
+	}
+	v.apply(cDisconnectNotCancel)
+	code, message := errorOf(e.Data)
+	if code != -32800 && !strings.Contains(strings.ToLower(message), "cancel") {
+		return
+	}
+	ev := evidence(fmt.Sprintf("request %s (%s) was answered with error %d %q after its stream was cut; the client had not cancelled it", r.id, r.method, code, message), x.sess, x.num, at)
+	ev.Related = related(r.exchange)
+	ev.Fault = r.lg.endFault
+	v.find(cDisconnectNotCancel, levelError, ev)
+}
+
+// errorOf reads the code and message of a JSON-RPC error response.
+func errorOf(data []byte) (int, string) {
+	m := jsonrpc.Scan(data)
+	code, _ := strconv.Atoi(string(jsonrpc.Lookup(m.Error, "code")))
+	var message string
+	_ = json.Unmarshal(jsonrpc.Lookup(m.Error, "message"), &message)
+	return code, message
 }

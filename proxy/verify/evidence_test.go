@@ -23,8 +23,8 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 		{checks.ServerPrimingEvent, "", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		}},
-		{checks.ServerPrimingEventGet, "", true, func(tl *timeline) {
-			tl.get("s1").stream200().send(note("g1")).end(observe.Complete)
+		{checks.ServerPrimingEventGet, "", false, func(tl *timeline) {
+			tl.get("s1").stream200().send(noID(note(""))).end(observe.Complete)
 		}},
 		{checks.ServerRetryBeforeClose, "", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
@@ -47,6 +47,21 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			lose(tl)
 			tl.toolCall("s1", 2, "b1", "b2", "b3")
 			tl.get("s1", "a2").stream200().send(note("b2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+		}},
+		{checks.ServerResumeContinues, "lose", true, func(tl *timeline) {
+			lose(tl)
+			g := tl.get("s1", "a2").stream200().send(ev{noID: true})
+			tl.wait(5 * time.Second)
+			g.send(ev{noID: true}).end(observe.ClientGone)
+		}},
+		{checks.ServerDisconnectNotCancel, "lose", false, func(tl *timeline) {
+			lose(tl)
+			tl.get("s1", "a2").stream200().send(note("a3")).send(failed("a4", 1, -32603, "step 3: context canceled")).end(observe.Complete)
+		}},
+		{checks.ServerMessagesOnOwnStream, "", false, func(tl *timeline) {
+			g := tl.get("s1").stream200()
+			tl.callProgress("s1", 1, "tools/call", "t1").stream200().send(prime("a1"))
+			g.send(progress("g1", "t1"))
 		}},
 		{checks.ServerUnknownSession404, "", false, func(tl *timeline) {
 			tl.call("made-up", 1, "tools/list").jsonAnswer("1")
@@ -73,6 +88,12 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 				tl.wait(ms)
 				tl.status503("s1", "a1")
 			}
+		}},
+		{checks.ClientRetriesTransient, "status", true, func(tl *timeline) {
+			lose(tl)
+			tl.wait(time.Second)
+			tl.status503("s1", "a2")
+			tl.wait(time.Minute)
 		}},
 		{checks.ClientNewSessionAfter404, "status", false, func(tl *timeline) {
 			gone404(tl)

@@ -63,15 +63,23 @@ type session struct {
 	lastAt   time.Duration
 	open     int  // exchanges not ended
 	partial  bool // the session's earlier history was dropped
-	ended    string
+	// ended says why the session ended ("" while it lives); endedByServer
+	// when the server or the transport ended it (a 404, a lost legacy
+	// stream), which excuses what it still owed, unlike a client's DELETE.
+	ended         string
+	endedByServer bool
 	// ids maps the upstream's event ids to their logical stream;
 	// delivered maps the ids the client got to theirs.
 	ids       *window[idRec]
 	delivered *window[deliveredRec]
 	logicals  []*logical
 	pending   map[string]*request
+	tokens    map[string]*request // pending requests by progress token
 	answered  *window[*request]
 	openGets  int // server-view standalone GET streams open
+	// deleteAt is when the client sent DELETE for the session (0: never):
+	// what the server ends after it, it ends because the client asked.
+	deleteAt time.Duration
 }
 
 // idRec is one event id the upstream sent.
@@ -82,11 +90,18 @@ type idRec struct {
 	exchange uint64
 }
 
-// deliveredRec is one event id the client got.
+// deliveredRec is one event id the client got, and the logical streams
+// it got it on: the first, and (when a server replayed it into another
+// stream) up to maxAlsoOn more, so that a resumption is matched to the
+// stream whose last id it names.
 type deliveredRec struct {
 	lg        *logical
+	also      []*logical
 	rewritten bool // a rewrite-id fault made it
 }
+
+// maxAlsoOn bounds the other streams an id is remembered on.
+const maxAlsoOn = 4
 
 // lgState is where a logical stream stands, as the client sees it.
 type lgState uint8
@@ -131,16 +146,21 @@ type logical struct {
 	since        time.Duration
 	endEx        uint64
 	endFault     *report.FaultRef
-	afterEnd     bool // no attempt yet since a stream of it ended
-	lastResume   bool // its last stream was a resumption
-	failed       int  // consecutive failed attempts
+	afterEnd     bool   // no attempt yet since a stream of it ended
+	lastResume   bool   // its last stream was a resumption
+	failed       int    // consecutive failed attempts
+	transient    bool   // the last failure was a 5xx, a 429 or a reset
+	failWhat     string // what the last failure was, for evidence
+	lastFail     uint64 // the exchange of the last failed attempt
 	failedByFray int
 	fast         int // consecutive attempts begun <100ms after a failure
 	attempts     []uint64
 	candidate    uint64 // a GET without Last-Event-ID that may be its reconnection
 	candidateAt  time.Duration
 	clientClosed bool
-	blocked      string // why fray kept a resumption from working
+	closedAt     time.Duration // when the client closed it
+	interrupted  bool          // a stream of it ended before its response
+	blocked      string        // why fray kept a resumption from working
 	resumed      bool
 	path         string // legacy: the SSE path
 	owed         bool   // the client owes a reconnection
@@ -194,6 +214,10 @@ type request struct {
 	// recover it ("" when one could have).
 	lost       bool
 	lostReason string
+	// token is the progress token the request asked for ("" for none).
+	token string
+	// cancelJudged: server.disconnect-not-cancel judged its answer.
+	cancelJudged bool
 }
 
 // exch is one exchange in flight.
@@ -230,6 +254,8 @@ type exch struct {
 
 	primingDone bool
 	events      int
+	upMsgs      int  // JSON-RPC messages the upstream sent on it
+	sawID       bool // the upstream sent an event id on it
 	sawRetry    bool
 	unparsed    bool
 	endFault    *report.FaultRef

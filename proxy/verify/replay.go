@@ -24,16 +24,20 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 		case known && rec.hash == h && rec.lg == x.srv:
 			v.judgeReplayed(x, id, rec, at)
 			return true
-		case known && rec.hash == h && !r.known:
+		case known && rec.lg != x.srv && !r.known && (rec.hash == h || r.inReplay):
 			v.excuse(cReplayIsolated, "a replay from an id the server never sent")
 			return true
-		case known && rec.hash == h:
+		case known && rec.lg != x.srv && (rec.hash == h || r.inReplay):
+			// Another stream's event in the replay, as sent or written
+			// anew (a priming event re-sent with data): one leak, judged
+			// here only, and what it brings again is explained by it.
 			v.apply(cReplayIsolated)
 			ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to another stream of the session", r.x, id), s, x.num, at)
 			ev.EventIDs = []string{r.x, id}
 			ev.Related = related(rec.exchange)
 			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 			v.find(cReplayIsolated, levelError, ev)
+			x.blamedDup = checks.ServerReplayIsolated
 			return true
 		case !known && r.inReplay:
 			if g, ok := v.global[id]; ok && g.sess != s && g.hash == h {
@@ -42,6 +46,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 				ev.EventIDs = []string{r.x, id}
 				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 				v.find(cReplayIsolated, levelError, ev)
+				x.blamedDup = checks.ServerReplayIsolated
 				return true
 			}
 		}

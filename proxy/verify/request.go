@@ -64,6 +64,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 			v.excuse(cAnswered, "answered by fray (status or drop-request fault)")
 			continue
 		}
+		v.forwarded++
 		x.reqs = append(x.reqs, v.addRequest(s, m, x))
 	}
 	for _, id := range q.Cancels {
@@ -73,6 +74,9 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 	}
 	if x.isInit {
 		v.initialized(o.At)
+	}
+	if q.Method == http.MethodDelete && x.clientSession != "" && s.key == x.clientSession && s.deleteAt == 0 {
+		s.deleteAt = o.At
 	}
 	if q.Method == http.MethodGet && len(v.legacy) > 0 {
 		v.legacyAttempt(x)
@@ -88,12 +92,12 @@ func (v *Verifier) addRequest(s *session, m observe.Message, x *exch) *request {
 		r.exchange, r.at = x.num, x.at
 		return r
 	}
-	r := &request{id: m.ID, method: m.Method, exchange: x.num, at: x.at, forwarded: 1}
+	r := &request{id: m.ID, method: m.Method, exchange: x.num, at: x.at, forwarded: 1, token: m.ProgressToken}
 	if len(s.pending) >= maxPending {
 		v.excuse(cAnswered, "more unanswered requests than the ledger holds")
 		return r
 	}
-	s.pending[m.ID] = r
+	s.pend(r)
 	return r
 }
 

@@ -19,6 +19,11 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 	}
 	r := o.Response
 	x.responded, x.status, x.origin, x.eventStream = true, r.Status, r.Origin, r.EventStream
+	if r.Origin == observe.FromUpstream {
+		v.fromUpstream++
+	} else {
+		v.fromFray++
+	}
 	if o.Stream == mcp.StreamLegacy {
 		x.stream = mcp.StreamLegacy
 	}
@@ -86,8 +91,8 @@ func (v *Verifier) learnSession(x *exch, o *observe.Observation) {
 	s.open++
 	for _, q := range x.reqs {
 		if old.pending[q.id] == q {
-			delete(old.pending, q.id)
-			s.pending[q.id] = q
+			old.unpend(q)
+			s.pend(q)
 		}
 	}
 	x.sess = s
@@ -129,7 +134,14 @@ func (v *Verifier) judgeUnknownSession(x *exch, o *observe.Observation) {
 	if m != nil {
 		ev.Session = m.seq
 	}
-	v.find(cUnknownSession, levelError, ev)
+	// The published text asks for 404 after the server ended a session;
+	// for an id it never issued it says nothing, and 404 is only what
+	// clients expect.
+	lvl := levelError
+	if why == "never issued" {
+		lvl = levelWarning
+	}
+	v.find(cUnknownSession, lvl, ev)
 }
 
 // sessionGone records a 404 to a request that carried its session: the
@@ -144,7 +156,7 @@ func (v *Verifier) sessionGone(x *exch, o *observe.Observation) {
 	if s.key != x.clientSession {
 		return
 	}
-	v.endSession(s, "the session was answered 404", o.At)
+	v.endSession(s, "the session was answered 404", true, o.At)
 	if len(v.dead) >= 16 {
 		v.dead = v.dead[1:]
 	}

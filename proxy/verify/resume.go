@@ -92,7 +92,7 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 		return nil
 	}
 	if rec, ok := s.delivered.get(id); ok {
-		l := rec.lg
+		l := rec.resumes(id)
 		v.attempt(l, x)
 		v.judgeSentID(l, x)
 		switch {
@@ -279,6 +279,9 @@ func (v *Verifier) attemptFailed(l *logical, x *exch, at time.Duration) {
 		return
 	}
 	l.failed++
+	l.lastFail = x.num
+	l.transient = x.status >= 500 || x.status == http.StatusTooManyRequests
+	l.failWhat = fmt.Sprintf("%d on exchange %d", x.status, x.num)
 	if x.origin == observe.FromFault {
 		l.failedByFray++
 		l.endFault = firstFault(x.reqFault, l.endFault)
@@ -307,7 +310,7 @@ func (v *Verifier) legacyAttempt(x *exch) {
 func (v *Verifier) legacyEnded(l *logical, x *exch, end *observe.End, at time.Duration) {
 	s := l.sess
 	if end.Cause == observe.ClientGone {
-		v.endSession(s, "the client closed the legacy stream", at)
+		v.endSession(s, "closed the legacy stream", false, at)
 		return
 	}
 	if len(s.pending) > 0 {
@@ -318,7 +321,7 @@ func (v *Verifier) legacyEnded(l *logical, x *exch, end *observe.End, at time.Du
 		}
 		v.legacy = append(v.legacy, l)
 	}
-	v.endSession(s, "legacy stream lost: the session ended with it", at)
+	v.endSession(s, "legacy stream lost: the session ended with it", true, at)
 }
 
 // legacyAttemptEnded records the end of a GET that reconnected a legacy
@@ -347,8 +350,8 @@ func (v *Verifier) settleLegacy(at time.Duration, final bool) {
 			if !final {
 				kept = append(kept, l)
 			}
-		case at >= due:
-			v.judgeLegacyGone(l, due)
+		case at >= due, final && v.clientExited:
+			v.judgeLegacyGone(l, min(at, due))
 		case final:
 			v.excuse(cReconnects, "the run ended while the client waited to reconnect")
 		default:
@@ -371,4 +374,23 @@ func (v *Verifier) judgeLegacyGone(l *logical, due time.Duration) {
 	ev.Related = related(l.attempts...)
 	ev.Fault = l.endFault
 	v.find(cReconnects, levelError, ev)
+}
+
+// resumes picks, among the streams id was delivered on, the one a client
+// resuming from id means: the one whose last delivered id it is, waiting
+// for its reconnection if several are; else the first it was delivered on.
+func (rec deliveredRec) resumes(id string) *logical {
+	var best *logical
+	for _, l := range append([]*logical{rec.lg}, rec.also...) {
+		if l.state == lgDone || !l.hasID || l.lastID != id {
+			continue
+		}
+		if best == nil || l.state == lgPending && best.state != lgPending {
+			best = l
+		}
+	}
+	if best == nil {
+		return rec.lg
+	}
+	return best
 }

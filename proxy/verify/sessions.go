@@ -50,6 +50,7 @@ func (v *Verifier) sessionFor(key string, seq int, at time.Duration) *session {
 			ids:       newWindow[idRec](idWindow),
 			delivered: newWindow[deliveredRec](idWindow),
 			pending:   make(map[string]*request),
+			tokens:    make(map[string]*request),
 			answered:  newWindow[*request](answeredWindow),
 		}
 		if key != "" {
@@ -117,7 +118,9 @@ func (v *Verifier) settleDue(s *session, at time.Duration, final bool) {
 			due = l.since + 2*l.retry + finalGrace
 		}
 		switch {
-		case at >= due:
+		case at >= due, final && (v.clientExited || l.candidate != 0):
+			// Due, or the client can no longer come back (it exited), or
+			// it already came back, without the id.
 			v.judgeGone(l, at)
 		case final:
 			v.excuse(cReconnects, "the run ended while the client waited to reconnect")
@@ -169,21 +172,32 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 	delete(v.sessions, s.key)
 }
 
-// endSession marks s as ended (deleted, answered 404, a lost legacy
-// stream): what it still owed is excused with reason.
-func (v *Verifier) endSession(s *session, reason string, at time.Duration) {
+// endSession marks s as ended, for reason. When the server or the
+// transport ended it (byServer: a 404, a lost legacy stream), what it
+// still owed is excused with reason. When the client ended it (a DELETE,
+// closing its legacy stream), its requests still pending were never
+// answered and are judged so, and a reconnection it owed and never made
+// is held against it: a client that gives up is not excused by what it
+// did next.
+func (v *Verifier) endSession(s *session, reason string, byServer bool, at time.Duration) {
 	if s.ended != "" {
 		return
 	}
-	s.ended = reason
+	s.ended, s.endedByServer = reason, byServer
 	for _, r := range s.pending {
 		v.settleRequest(s, r, at)
 	}
 	for _, l := range slices.Clone(s.logicals) {
-		if l.state == lgPending {
-			v.excuse(cReconnects, reason)
+		if l.state != lgPending {
+			v.finishLogical(l, at)
+			continue
 		}
-		v.finishLogical(l, at)
+		if byServer {
+			v.excuse(cReconnects, reason)
+			v.finishLogical(l, at)
+			continue
+		}
+		v.judgeGone(l, at)
 	}
 }
 
@@ -194,4 +208,22 @@ func (v *Verifier) inFlight(r *request) bool {
 		return true
 	}
 	return r.lg != nil && r.lg.streams > 0
+}
+
+// pend enters r among the session's pending requests.
+func (s *session) pend(r *request) {
+	s.pending[r.id] = r
+	if r.token != "" {
+		s.tokens[r.token] = r
+	}
+}
+
+// unpend takes r out of the session's pending requests.
+func (s *session) unpend(r *request) {
+	if s.pending[r.id] == r {
+		delete(s.pending, r.id)
+	}
+	if r.token != "" && s.tokens[r.token] == r {
+		delete(s.tokens, r.token)
+	}
 }

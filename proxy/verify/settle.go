@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/frayproxy/fray/checks"
@@ -43,7 +44,11 @@ func (v *Verifier) judgeKept(k *kept) {
 	if k.rpcID != "" {
 		what += " to request " + k.rpcID
 	}
-	ev := evidence(fmt.Sprintf("the %s the server sent (%s) never reached the client", what, k.fate), k.cli.sess, k.exchange, k.at)
+	msg := fmt.Sprintf("the %s the server sent (%s) never reached the client", what, k.fate)
+	if id := blamedOf(k.srv, k.cli); id != "" {
+		msg += " (see " + id + ")"
+	}
+	ev := evidence(msg, k.cli.sess, k.exchange, k.at)
 	if k.id != "" {
 		ev.EventIDs = []string{k.id}
 	}
@@ -51,6 +56,11 @@ func (v *Verifier) judgeKept(k *kept) {
 	ev.Fault = k.fault
 	v.find(cNoLost, levelError, ev)
 }
+
+// reasonClientClosed excuses a message the client never got because it
+// closed the stream: a message, not a request, since a client that leaves
+// before its answer has not been answered.
+const reasonClientClosed = "the client closed the stream"
 
 // lossReason says why no conforming pair could have recovered a message
 // kept from the client, "" when one could have.
@@ -70,8 +80,8 @@ func (v *Verifier) lossReason(k *kept) string {
 	case k.fate == observe.Stalled:
 		return "stalled for ever by fray"
 	case k.fate == observe.Undelivered || c.clientClosed:
-		return "the client closed the stream"
-	case c.sess.ended != "":
+		return reasonClientClosed
+	case c.sess.ended != "" && c.sess.endedByServer:
 		return c.sess.ended
 	case !c.everID:
 		return "no id delivered to resume from"
@@ -80,22 +90,41 @@ func (v *Verifier) lossReason(k *kept) string {
 	case c.gaveUp && c.failedByFray >= giveUpAfter:
 		return "reconnection refused by fray"
 	}
-	return blame(k.srv, c)
+	return v.blame(k.srv, c)
 }
 
-// blame names the check that already held an end responsible for what a
-// logical stream failed to deliver, as an excuse ("" when none did).
-func blame(ls ...*logical) string {
+// blame names the check that already held an end responsible, at error
+// severity, for what a logical stream failed to deliver, as an excuse:
+// one cause fails one check. A check that only warned explains nothing:
+// the end-to-end check then fails on its own ("" is returned).
+func (v *Verifier) blame(ls ...*logical) string {
 	for _, l := range ls {
-		switch {
-		case l == nil:
-		case l.blamed != "":
+		if l != nil && l.blamed != "" && v.failsAtError(l.blamed) {
 			return "explained by " + l.blamed
-		case l.noPriming && !l.everID:
-			return "explained by " + checks.ServerPrimingEvent
 		}
 	}
 	return ""
+}
+
+// blamedOf is the check that blamed an end for one of ls, "" when none
+// did: cited by a consequence that a warning did not excuse.
+func blamedOf(ls ...*logical) string {
+	for _, l := range ls {
+		if l != nil && l.blamed != "" {
+			return l.blamed
+		}
+	}
+	return ""
+}
+
+// failsAtError reports whether check id is of error severity.
+func (v *Verifier) failsAtError(id string) bool {
+	for i, c := range catalog {
+		if c.ID == id {
+			return v.checks[i].sev == checks.Error
+		}
+	}
+	return false
 }
 
 // streamReason says why no conforming pair could have recovered what a
@@ -106,8 +135,6 @@ func (v *Verifier) streamReason(l *logical) string {
 		return "legacy transport"
 	case !mcp.Resumable(l.protocol):
 		return "protocol without resumability"
-	case l.clientClosed:
-		return "the client closed the stream"
 	case l.blocked != "":
 		return l.blocked
 	case l.gaveUp && l.failedByFray >= giveUpAfter:
@@ -115,24 +142,24 @@ func (v *Verifier) streamReason(l *logical) string {
 	case l.cutByFray && !l.everID:
 		return "no id delivered to resume from"
 	}
-	return blame(l)
+	return v.blame(l)
 }
 
 // settleRequest judges a request still unanswered (e2e.every-request-answered).
 func (v *Verifier) settleRequest(s *session, r *request, at time.Duration) {
 	if r.settled || r.delivered > 0 {
-		delete(s.pending, r.id)
+		s.unpend(r)
 		return
 	}
 	r.settled = true
-	delete(s.pending, r.id)
+	s.unpend(r)
 	s.answered.put(r.id, r)
 	if reason := v.requestExcuse(s, r); reason != "" {
 		v.excuse(cAnswered, reason)
 		return
 	}
 	v.apply(cAnswered)
-	ev := evidence(fmt.Sprintf("request %s (%s) got no response delivered to the client", r.id, r.method), s, r.exchange, r.at)
+	ev := evidence(fmt.Sprintf("request %s (%s) got no response delivered to the client: %s", r.id, r.method, v.whoKept(s, r)), s, r.exchange, r.at)
 	if l := r.lg; l != nil {
 		ev.Related = related(append([]uint64{l.endEx}, l.attempts...)...)
 		ev.Fault = l.endFault
@@ -143,17 +170,60 @@ func (v *Verifier) settleRequest(s *session, r *request, at time.Duration) {
 	v.find(cAnswered, levelError, ev)
 }
 
-// requestExcuse says why a request may stay unanswered, "" when it may not.
+// whoKept says which end kept a request from its answer, from what fray
+// saw of both.
+func (v *Verifier) whoKept(s *session, r *request) string {
+	var server string
+	sent := r.lost
+	if l := r.lg; l != nil {
+		for _, k := range l.kept {
+			sent = sent || k.rpcID == r.id
+		}
+	}
+	if sent {
+		server = "the server sent the response, but it did not reach the client"
+	} else {
+		server = "the server sent no response"
+	}
+	l := r.lg
+	var client []string
+	if l != nil && l.blamed != "" {
+		if says := blameSays[l.blamed]; says != "" {
+			client = append(client, says)
+		} else {
+			client = append(client, "see "+l.blamed)
+		}
+	}
+	switch {
+	case l != nil && !sent && len(l.attempts) > 0:
+		client = append(client, fmt.Sprintf("the client's last reconnection for it (exchange %d) brought no response", l.attempts[len(l.attempts)-1]))
+	case l != nil && l.owed && len(l.attempts) == 0 && l.blamed == "":
+		client = append(client, "the client did not reconnect for it")
+	}
+	switch {
+	case s.ended != "" && !s.endedByServer:
+		client = append(client, "the client "+s.ended)
+	case l != nil && l.clientClosed:
+		client = append(client, fmt.Sprintf("the client left the stream %s after the request", (l.closedAt-r.at).Round(time.Millisecond)))
+	case r.gone:
+		client = append(client, "the client left the exchange before the answer")
+	}
+	if len(client) == 0 {
+		return server
+	}
+	return server + "; " + strings.Join(client, "; ")
+}
+
+// requestExcuse says why a request may stay unanswered, "" when it may
+// not: only what fray observed excuses it, and never the client giving up.
 func (v *Verifier) requestExcuse(s *session, r *request) string {
 	switch {
 	case r.cancelled:
 		return "cancelled by the client"
-	case s.ended != "":
+	case s.ended != "" && s.endedByServer:
 		return s.ended
-	case r.gone:
-		return "the client left the exchange before the answer"
 	}
-	if r.lost {
+	if r.lost && r.lostReason != reasonClientClosed {
 		return r.lostReason
 	}
 	l := r.lg
@@ -162,8 +232,20 @@ func (v *Verifier) requestExcuse(s *session, r *request) string {
 	}
 	for _, k := range l.kept {
 		if k.rpcID == r.id {
-			return v.lossReason(k)
+			if reason := v.lossReason(k); reason != reasonClientClosed {
+				return reason
+			}
 		}
 	}
 	return v.streamReason(l)
+}
+
+// blameSays is what a check that blamed a stream says of who kept its
+// answer.
+var blameSays = map[string]string{
+	checks.ClientReconnects:       "the client did not reconnect for it (client.reconnects)",
+	checks.ClientLastEventID:      "the client reconnected without the Last-Event-ID it held (client.last-event-id)",
+	checks.ClientRetriesTransient: "the client gave up after one transient error (client.retries-transient)",
+	checks.ServerResumeContinues:  "the resumed stream fell silent (server.resume-continues)",
+	checks.ServerReplayComplete:   "the resumption did not replay it (server.replay-complete)",
 }

@@ -109,7 +109,7 @@ func (tl *timeline) request(method, path string, st mcp.StreamType, session stri
 	}
 	if body != "" {
 		jsonrpc.ScanBatch([]byte(body), func(m jsonrpc.Message) bool {
-			q.Messages = append(q.Messages, observe.Message{Kind: m.Kind, Method: m.MethodString(), ID: string(m.ID)})
+			q.Messages = append(q.Messages, observe.Message{Kind: m.Kind, Method: m.MethodString(), ID: string(m.ID), ProgressToken: string(m.ProgressToken())})
 			if m.Kind == mcp.RPCNotification && m.MethodIs("notifications/cancelled") {
 				q.Cancels = append(q.Cancels, string(jsonrpc.Lookup(m.Params, "requestId")))
 			}
@@ -132,6 +132,23 @@ func (tl *timeline) request(method, path string, st mcp.StreamType, session stri
 func (tl *timeline) call(session string, id int, method string, opts ...reqOpt) *xch {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`, id, method)
 	return tl.request("POST", "/mcp", mcp.StreamPost, session, body, opts...)
+}
+
+// callProgress POSTs a JSON-RPC request that asks for progress under
+// token.
+func (tl *timeline) callProgress(session string, id int, method, token string) *xch {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"_meta":{"progressToken":%q}}}`, id, method, token)
+	return tl.request("POST", "/mcp", mcp.StreamPost, session, body)
+}
+
+// progress is a progress notification under token.
+func progress(id, token string) ev {
+	return ev{id: id, data: fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%q,"progress":1}}`, token)}
+}
+
+// failed is an error response to request rpcID.
+func failed(id string, rpcID, code int, message string) ev {
+	return ev{id: id, data: fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":%q}}`, rpcID, code, message)}
 }
 
 // notify POSTs a JSON-RPC notification.
@@ -241,6 +258,9 @@ func (x *xch) send(e ev) *xch {
 	fmt.Fprintf(&raw, "data: %s\n\n", e.data)
 	m := jsonrpc.Scan([]byte(e.data))
 	oe := &observe.Event{Event: mcp.Event{Index: x.index, Raw: []byte(raw.String()), Parsed: true, Type: []byte(e.typ), ID: []byte(e.id), HasID: !e.noID, Retry: e.retry, HasRetry: e.retry > 0, Priming: !e.noID && e.id != "" && e.data == "", Dispatched: e.data != "", RPCKind: m.Kind, RPCMethod: m.Method, RPCID: m.ID}, Fate: e.fate, Corrupted: e.corrupted}
+	if e.data != "" {
+		oe.Data = []byte(e.data)
+	}
 	x.index++
 	if e.fate == observe.Delivered {
 		oe.DeliveredAt = x.tl.at

@@ -20,6 +20,7 @@
 package verify
 
 import (
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"sync"
@@ -45,9 +46,12 @@ type Options struct {
 	// client has to reconnect or to start a new session after a 404
 	// before Report holds it against it.
 	AnswerDeadline time.Duration
-	// Profile and Seed are copied into the report.
+	// Profile and Seed are copied into the report. Faults is how many
+	// faults the profile has: with any, a run where none fired is
+	// inconclusive.
 	Profile string
 	Seed    uint64
+	Faults  int
 }
 
 // DefaultAnswerDeadline is the AnswerDeadline of the zero Options.
@@ -92,6 +96,18 @@ type Verifier struct {
 	legacy   []*logical
 	dead     []*session
 	changes  []report.ProfileChange
+
+	// What the run saw, for a verdict that is earned: answers from the
+	// upstream and from fray itself, JSON-RPC requests forwarded, and
+	// whether any profile in force had faults.
+	fromUpstream int
+	fromFray     int
+	forwarded    int
+	expectFaults bool
+	// clientExited: the client under test has exited (fray run), so
+	// nothing it still owed will come.
+	clientExited bool
+	command      *report.Command
 }
 
 // globalRec places an upstream event id in its session, to recognise a
@@ -121,6 +137,7 @@ func New(opts Options) *Verifier {
 		exch:     make(map[uint64]*exch),
 		global:   make(map[string]globalRec),
 	}
+	v.expectFaults = opts.Faults > 0
 	if v.deadline <= 0 {
 		v.deadline = DefaultAnswerDeadline
 	}
@@ -199,6 +216,20 @@ func (v *Verifier) Report(at time.Duration) report.Report {
 	return v.build(at)
 }
 
+// ClientExited tells the verifier that the client under test, the
+// command fray run wrapped, has ended as cmd says: whatever it still owed
+// (a reconnection, a new session) will not come, so Final judges it at
+// once instead of excusing it as the run ending during a wait; and the
+// report carries the command, whose failure fails the verdict.
+func (v *Verifier) ClientExited(cmd report.Command) {
+	v.mu.Lock()
+	v.clientExited = true
+	c := cmd
+	c.Args = slices.Clone(cmd.Args)
+	v.command = &c
+	v.mu.Unlock()
+}
+
 // Final settles everything still open as of at, as when the run is over:
 // every outstanding request is judged, and a client that still owed a
 // reconnection or a new session is judged once the wait it was given plus
@@ -217,10 +248,10 @@ func (v *Verifier) Final(at time.Duration) report.Report {
 func (v *Verifier) build(at time.Duration) report.Report {
 	r := report.Report{
 		Schema:     report.SchemaVersion,
-		Verdict:    report.VerdictPass,
 		Profile:    v.opts.Profile,
 		Seed:       v.opts.Seed,
 		Changes:    slices.Clone(v.changes),
+		Command:    v.command,
 		DurationMS: at.Milliseconds(),
 		Totals:     v.totals,
 		Checks:     make([]report.Check, 0, numChecks),
@@ -240,9 +271,6 @@ func (v *Verifier) build(at time.Duration) report.Report {
 		if cs.sev == checks.Off {
 			c.Count, c.Applied, c.Evidence, c.Excused = 0, 0, []report.Evidence{}, nil
 		}
-		if c.Status == report.StatusFail {
-			r.Verdict = report.VerdictFail
-		}
 		r.Totals.Findings += c.Count
 		r.Checks = append(r.Checks, c)
 	}
@@ -251,7 +279,25 @@ func (v *Verifier) build(at time.Duration) report.Report {
 			r.Faults = append(r.Faults, report.FaultCount{Kind: k.Name, Count: n})
 		}
 	}
+	r.Conclude(v.short())
 	return r
+}
+
+// short says what fray did not see that a pass needs, "" when it saw
+// enough: some traffic, some of it answered by the upstream, some JSON-RPC
+// request forwarded, and, under a profile with faults, a fault fired.
+func (v *Verifier) short() string {
+	switch {
+	case v.totals.Exchanges == 0:
+		return "no exchange went through fray: is the client pointed at fray's address?"
+	case v.fromUpstream == 0:
+		return fmt.Sprintf("no exchange reached the upstream: fray answered all %d itself (faults, or the upstream could not be reached)", v.fromFray)
+	case v.forwarded == 0:
+		return "no JSON-RPC request was forwarded to the upstream: nothing was asked of the server"
+	case v.expectFaults && v.totals.Faults == 0:
+		return "no fault fired: nothing the profile selects happened"
+	}
+	return ""
 }
 
 // onProfile records a change of the profile in force: the report names
@@ -267,6 +313,7 @@ func (v *Verifier) onProfile(o *observe.Observation) {
 	}
 	v.changes = append(v.changes, c)
 	v.opts.Profile, v.opts.Seed = p.Name, p.Seed
+	v.expectFaults = v.expectFaults || p.Faults > 0
 	if p.Action == observe.ProfileSwap {
 		v.opts.Severity = p.Checks
 		v.setSeverities()
