@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/examples/mcpgo/mcpgopeer"
 )
 
@@ -196,40 +197,19 @@ func checkThirdParty(t *testing.T, pair string, o frayOutcome) {
 	}
 }
 
-// Checks the catalog lacks, named for the spec sentence each would hold a
-// peer to. An expectation that names one cannot be met until the verifier
-// has it; each is listed in thirdPartyGaps.
-const (
-	// proposedRequestStream (warning): "These messages SHOULD relate to
-	// the originating client request" (a POST's stream) and, on the
-	// standalone GET stream, "These messages SHOULD be unrelated to any
-	// concurrently-running JSON-RPC request from the client": a
-	// notification carrying a request's progress token, or a response,
-	// belongs on that request's stream.
-	proposedRequestStream = "server.request-messages-on-own-stream"
-	// proposedNoCancel (warning): "Disconnection SHOULD NOT be interpreted
-	// as the client cancelling its request": a call whose POST stream was
-	// cut, and that the client resumed without sending
-	// notifications/cancelled, is not ended as cancelled.
-	proposedNoCancel = "server.no-cancel-on-disconnect"
-)
-
 // thirdPartyExpectation is the verdict a pair deserves under a profile
 // ("" for none), per the published 2025-11-25 text: a MUST broken is a
-// failed check, a SHOULD a warned one, unless the profile's [checks] table
-// sets the severity (polling-server, for one, makes server.priming-event
-// and client.reconnects errors). Each finding below says what happened on
+// failed check, a SHOULD a warned one (no built-in profile changes a
+// severity). Each finding below says what happened on
 // the wire and why it is the peer's; the traces FRAY_THIRDPARTY_TRACES
 // keeps hold the evidence.
 //
-// Every Streamable HTTP pair may warn server.priming-event-get: none of
-// these servers primes the standalone GET stream (neither do the official
-// SDKs, see sdkExpectation), and whether the client's GET is answered
-// before a short run ends is timing. The published text has no priming
-// sentence for the GET stream; fray's catalog holds it to the SEP's words
-// as a warning, and these tests neither require nor forbid it.
+// None of these servers primes the standalone GET stream, and none ends
+// it on its own: server.priming-event-get, which holds only a GET stream
+// the server closes without having sent an id, never shows (see
+// sdkExpectation).
 func thirdPartyExpectation(pair, profile string) expectation {
-	e := expectation{maybe: []string{"server.priming-event-get:warn"}}
+	var e expectation
 	switch pair + "/" + cmp.Or(profile, "none") {
 	// server-everything 2026.8.31 keeps its events in an event store of its
 	// own (dist/transports/streamableHttp.js) whose replayEventsAfter walks
@@ -277,16 +257,18 @@ func thirdPartyExpectation(pair, profile string) expectation {
 	// (server/streamable_http.go, streamable_http_resume.go), so a call's
 	// progress goes to whichever reads first: the POST's stream or the GET
 	// stream (in the traces, progress 1, 3, 5 on the GET and 2, 4, 6 on
-	// the POST). No check of the catalog covers it: proposedRequestStream.
+	// the POST). "These messages SHOULD be unrelated to any concurrently-running JSON-RPC
+	// request": server.messages-on-own-stream, a warning.
 	case "ts←mcp-go/none", "go-sdk←mcp-go/none":
-		e.findings = []string{"server.priming-event:warn", proposedRequestStream + ":warn"}
+		e.findings = []string{"server.priming-event:warn", checks.ServerMessagesOnOwnStream + ":warn"}
 	case "ts←mcp-go/lossy-resume":
 		// The call's POST stream is cut mid-call. mcp-go runs the tool
 		// with a context derived from the POST's request, so the cut
 		// cancels it; the resumed stream replays the lost progress and the
-		// JSON-RPC error "slow-count: step N: context canceled". No check
-		// covers it: proposedNoCancel.
-		e.findings = []string{"server.priming-event:warn", proposedRequestStream + ":warn", proposedNoCancel + ":warn"}
+		// JSON-RPC error "slow-count: step N: context canceled".
+		// "Disconnection SHOULD NOT be interpreted as the client cancelling
+		// its request": server.disconnect-not-cancel, a warning.
+		e.findings = []string{"server.priming-event:warn", checks.ServerDisconnectNotCancel + ":warn", checks.ServerMessagesOnOwnStream + ":warn"}
 		e.clientFails = "mcp-go cancels the call when its POST connection drops; the resumed call ends in context canceled"
 
 	// supergateway 4.0.0 (--stateful) runs the SDK's transport without an
@@ -314,11 +296,15 @@ func thirdPartyExpectation(pair, profile string) expectation {
 	// fails the request ("unexpected nil response") and DELETEs the
 	// session 1 ms later. "If the client wishes to resume after a
 	// disconnection (whether due to network failure or server-initiated
-	// closure), it SHOULD issue an HTTP GET ... with Last-Event-ID": a
-	// warning by default, an error because flaky-gateway says so. The
-	// DELETE is the client giving up, not a reason to excuse it.
+	// closure), it SHOULD issue an HTTP GET ... with Last-Event-ID":
+	// client.reconnects, a warning. The request is left unanswered ("the
+	// Server MUST reply with a Response": the server did, on the cut
+	// stream, and the client never came back for it), which fails
+	// e2e.every-request-answered citing client.reconnects; the response
+	// lost with the stream is e2e.no-message-lost's warning. The DELETE is
+	// the client giving up, not a reason to excuse it.
 	case "mcp-go←ts-server/flaky-gateway":
-		e.findings = []string{"client.reconnects:fail"}
+		e.findings = []string{"client.reconnects:warn", "e2e.every-request-answered:fail", "e2e.no-message-lost:warn"}
 		e.clientFails = "mcp-go does not resume a stream that broke off; the request fails"
 	}
 	return e
@@ -333,29 +319,4 @@ type verdictGap struct {
 
 // thirdPartyGaps are the pairs and profiles where fray's verdict today is
 // not the correct one (thirdPartyExpectation), keyed "pair/profile".
-var thirdPartyGaps = map[string]verdictGap{
-	"ts←server-everything/polling-server": {
-		[]string{"server.event-ids-unique:fail", "server.replay-isolated:fail", "e2e.no-message-duplicated:fail"},
-		"the cross-stream replay is counted three times, and the unanswered call is excused because the client closed its stream in the end, though it waited past the answer deadline",
-	},
-	"ts←server-everything/lossy-resume": {
-		nil,
-		"the unanswered call is excused because the client closed its stream in the end, though it waited past the answer deadline: fray says pass while the client times out",
-	},
-	"ts←mcp-go/none":     {[]string{"server.priming-event:fail"}, "a missing priming event is a SHOULD (warning), not an error; no check for a call's messages on the GET stream"},
-	"go-sdk←mcp-go/none": {[]string{"server.priming-event:fail"}, "a missing priming event is a SHOULD (warning), not an error; no check for a call's messages on the GET stream"},
-	"ts←mcp-go/lossy-resume": {
-		[]string{"server.priming-event:fail"},
-		"a missing priming event is a SHOULD (warning), not an error; no check for a call's messages on the GET stream, nor for a server that cancels a call when its stream drops",
-	},
-	"ts←supergateway/none":         {[]string{"server.priming-event:fail"}, "a missing priming event is a SHOULD (warning), not an error"},
-	"ts←supergateway/lossy-resume": {[]string{"server.priming-event:fail"}, "a missing priming event is a SHOULD (warning), not an error"},
-	"mcp-go←ts-server/flaky-gateway": {
-		nil,
-		"the client's DELETE, sent because the request failed, excuses the reconnection it owed: fray says pass",
-	},
-	"mcp-remote-sse←ts-legacy/legacy-sse": {
-		[]string{"e2e.every-request-answered:fail"},
-		"mcp-remote opens /sse three times; on the second and later streams (fray already knows the path as legacy) the response observation carries no session under legacy-sse's stream faults, and every response delivered on that stream is missed: fray fails a pair whose every call was answered",
-	},
-}
+var thirdPartyGaps = map[string]verdictGap{}
