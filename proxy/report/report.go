@@ -153,6 +153,10 @@ type Evidence struct {
 	AtMS int64 `json:"at_ms"`
 	// Fault is the fault that set the situation up, when one did.
 	Fault *FaultRef `json:"fault,omitempty"`
+	// Inferred marks a finding fray did not see on the wire but inferred
+	// (from ids that count: events the server produced while no client
+	// was connected).
+	Inferred bool `json:"inferred,omitempty"`
 	// Instance is, in a merged report, which of the merged reports (from
 	// 1, in the order given to Merge) the finding comes from: sessions,
 	// exchanges and times are that instance's own. 0 outside merges.

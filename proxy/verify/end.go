@@ -104,6 +104,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	}
 	v.judgePrimingGet(x, end, at)
 	v.judgeResumeStalled(x, end, at)
+	v.judgeInferredGap(x, at)
 	if r := x.resume; r != nil && !r.judged {
 		if end.Cause == observe.Complete {
 			v.judgeReplay(x, at)

@@ -57,6 +57,7 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	if e.HasID && len(e.ID) > 0 {
 		x.sawID = true
+		v.countID(x, e.ID)
 	}
 	legacy := x.stream == mcp.StreamLegacy || s.legacy
 	replay := false

@@ -161,6 +161,7 @@ type logical struct {
 	closedAt     time.Duration // when the client closed it
 	interrupted  bool          // a stream of it ended before its response
 	blocked      string        // why fray kept a resumption from working
+	ctr          idCounter     // what its upstream ids say of a counter
 	resumed      bool
 	path         string // legacy: the SSE path
 	owed         bool   // the client owes a reconnection
@@ -254,13 +255,17 @@ type exch struct {
 
 	primingDone bool
 	events      int
-	upMsgs      int  // JSON-RPC messages the upstream sent on it
-	sawID       bool // the upstream sent an event id on it
-	sawRetry    bool
-	unparsed    bool
-	endFault    *report.FaultRef
-	idFault     *report.FaultRef
-	blamedDup   string // the check that blamed the server for a replay on it
+	upMsgs      int // JSON-RPC messages the upstream sent on it
+	// ctrFirst and ctrLast are the first and last counters the upstream's
+	// ids carried on it (ctrHas: any did); see countID.
+	ctrFirst, ctrLast uint64
+	ctrHas            bool
+	sawID             bool // the upstream sent an event id on it
+	sawRetry          bool
+	unparsed          bool
+	endFault          *report.FaultRef
+	idFault           *report.FaultRef
+	blamedDup         string // the check that blamed the server for a replay on it
 }
 
 // resumeState follows a stream the server saw as a resumption.

@@ -141,6 +141,10 @@ func (v *Verifier) streamReason(l *logical) string {
 		return "reconnection refused by fray"
 	case l.cutByFray && !l.everID:
 		return "no id delivered to resume from"
+	case !l.everID && l.idFault != nil:
+		// The server ended the stream itself, but fray had kept back the
+		// ids the client would have resumed with.
+		return "no id delivered to resume from: fray kept the ids back (" + l.idFault.Kind + ")"
 	}
 	return v.blame(l)
 }

@@ -1,0 +1,89 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+func TestSplitCounter(t *testing.T) {
+	for _, tc := range []struct {
+		id, prefix string
+		n          uint64
+		ok         bool
+	}{
+		{"3", "", 3, true},
+		{"ABC_12", "ABC_", 12, true},
+		{"0-0", "0-", 0, true},
+		{"abc", "", 0, false},
+		{"", "", 0, false},
+		{"x1234567890123456789", "x1", 234567890123456789, true},
+	} {
+		p, n, ok := splitCounter([]byte(tc.id))
+		if string(p) != tc.prefix || n != tc.n || ok != tc.ok {
+			t.Errorf("splitCounter(%q) = %q, %d, %v; want %q, %d, %v", tc.id, p, n, ok, tc.prefix, tc.n, tc.ok)
+		}
+	}
+}
+
+// polled plays a polling server's call: the POST stream primed with id
+// first, closed by the server; then the client's resumption from it,
+// whose events carry ids.
+func polled(t *testing.T, first string, resumed ...string) report.Report {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	tl.call("s1", 1, "tools/call").stream200().send(primeRetry(first, 100)).end(observe.Complete)
+	tl.wait(200 * ms)
+	g := tl.get("s1", first).stream200()
+	for i, id := range resumed {
+		if i == len(resumed)-1 {
+			g.send(resp(id, 1))
+		} else {
+			g.send(note(id))
+		}
+	}
+	g.end(observe.Complete)
+	return tl.final()
+}
+
+func TestInferredReplayGap(t *testing.T) {
+	t.Run("a replay that goes on from the next number passes", func(t *testing.T) {
+		r := polled(t, "s_0", "s_1", "s_2", "s_3")
+		expect(t, r, checks.ServerReplayComplete, report.StatusPass, 0)
+	})
+	t.Run("a replay that skips numbers fray never saw is found, marked inferred", func(t *testing.T) {
+		r := polled(t, "s_0", "s_3", "s_4", "s_5")
+		c := expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
+		if len(c.Evidence) != 1 {
+			return
+		}
+		ev := c.Evidence[0]
+		if !ev.Inferred || !strings.Contains(ev.Message, "skipping 2 event(s)") || strings.Join(ev.EventIDs, " ") != "s_0 s_3 s_1 s_2" {
+			t.Errorf("evidence %+v", ev)
+		}
+	})
+	t.Run("a profile that makes the check an error fails it", func(t *testing.T) {
+		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ServerReplayComplete: checks.Error}})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(primeRetry("7", 100)).end(observe.Complete)
+		tl.wait(200 * ms)
+		tl.get("s1", "7").stream200().send(note("9")).send(note("10")).send(resp("11", 1)).end(observe.Complete)
+		expect(t, tl.final(), checks.ServerReplayComplete, report.StatusFail, 1)
+	})
+	t.Run("ids that jump within a connection infer nothing", func(t *testing.T) {
+		r := polled(t, "s_0", "s_3", "s_5", "s_9")
+		expect(t, r, checks.ServerReplayComplete, report.StatusPass, 0)
+		expectExcused(t, r, checks.ServerReplayComplete, "the ids do not count by one: nothing inferred of events fray never saw")
+	})
+	t.Run("ids that are not counters infer nothing", func(t *testing.T) {
+		r := polled(t, "p-a", "p-c", "p-d", "p-e")
+		expect(t, r, checks.ServerReplayComplete, report.StatusPass, 0)
+	})
+	t.Run("another prefix infers nothing", func(t *testing.T) {
+		r := polled(t, "a_0", "b_5", "b_6", "b_7")
+		expect(t, r, checks.ServerReplayComplete, report.StatusPass, 0)
+	})
+}
