@@ -50,7 +50,11 @@ type ClientOptions struct {
 	// MaxAttempts bounds the reconnections per call; 0 means 20.
 	MaxAttempts int
 	// Idle bounds the wait for the next event of a stream; 0 means 3s.
+	// Any block resets it, comments included, as real clients do.
 	Idle time.Duration
+	// CallTimeout bounds each tool call as a whole; 0 means no bound
+	// beyond the context's.
+	CallTimeout time.Duration
 	// HTTP is the client used; nil means a fresh one.
 	HTTP *http.Client
 }
@@ -90,7 +94,7 @@ func RunClient(ctx context.Context, opts ClientOptions) (*Result, error) {
 		return c.res, err
 	}
 	for i := range opts.Calls {
-		if err := c.call(ctx, i+2); err != nil {
+		if err := c.timedCall(ctx, i+2); err != nil {
 			return c.res, fmt.Errorf("tool call %d: %w", i+1, err)
 		}
 		c.res.Completed++
@@ -159,6 +163,22 @@ type streamState struct {
 	retry    time.Duration
 	hasRetry bool
 }
+
+// timedCall makes one tool call within the call timeout, if any.
+func (c *client) timedCall(ctx context.Context, id int) error {
+	if c.opts.CallTimeout <= 0 {
+		return c.call(ctx, id)
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, c.opts.CallTimeout, errCallTimeout)
+	defer cancel()
+	err := c.call(cctx, id)
+	if errors.Is(context.Cause(cctx), errCallTimeout) {
+		return errCallTimeout
+	}
+	return err
+}
+
+var errCallTimeout = errors.New("no result within the call timeout")
 
 // call makes one tool call until its result arrives.
 func (c *client) call(ctx context.Context, id int) error {

@@ -22,6 +22,8 @@ import (
 // pairRun is one run of a scripted pair through fray under a profile.
 type pairRun struct {
 	server  scripted.ServerFault
+	opts    scripted.ServerOptions // besides the fault
+	timeout time.Duration          // the client's per-call timeout
 	client  scripted.ClientFault
 	legacy  bool
 	profile *profiles.Profile
@@ -34,7 +36,9 @@ type pairRun struct {
 // the verifier's final report and the client's result.
 func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
 	t.Helper()
-	var h http.Handler = scripted.NewServer(scripted.ServerOptions{Fault: r.server})
+	sopts := r.opts
+	sopts.Fault = r.server
+	var h http.Handler = scripted.NewServer(sopts)
 	if r.legacy {
 		h = scripted.NewLegacyServer(scripted.ServerOptions{})
 	}
@@ -58,7 +62,7 @@ func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
 	if r.legacy {
 		res, err = scripted.RunLegacyClient(ctx, fray.URL, calls)
 	} else {
-		res, err = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: calls, Fault: r.client, Idle: r.idle})
+		res, err = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: calls, Fault: r.client, Idle: r.idle, CallTimeout: r.timeout})
 	}
 	// Every exchange has ended once the client's connections are closed
 	// and fray's handlers have returned.
@@ -180,6 +184,14 @@ times = 1
 		{"client sends no Last-Event-ID", pairRun{client: scripted.NoLastEventID, profile: cut, idle: 300 * time.Millisecond}, "client.last-event-id", 0},
 		{"client sends a stale Last-Event-ID", pairRun{client: scripted.StaleLastEventID, profile: lose}, "client.last-event-id", 0},
 		{"client loops after a 404", pairRun{client: scripted.LoopAfter404, profile: gone}, "client.new-session-after-404", 0},
+		// The server closes its own stream after the priming event and, on
+		// resumption, skips the first event it produced meanwhile: an event
+		// that never crossed fray, seen by the ids' count.
+		{"polling server replays with a gap", pairRun{server: scripted.ReplayGap, opts: scripted.ServerOptions{Poll: true}}, "server.replay-complete", 0},
+		{"server's resumed stream stays silent", pairRun{server: scripted.SilentResume, profile: lose, timeout: 1500 * time.Millisecond}, "server.resume-continues", 0},
+		// The client's GET without Last-Event-ID is answered 405 (no
+		// standalone stream): it was a reconnection all the same.
+		{"client sends no Last-Event-ID, the server answers 405", pairRun{client: scripted.NoLastEventID, profile: cut, opts: scripted.ServerOptions{NoStandaloneGET: true}}, "client.last-event-id", 0},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -250,4 +262,64 @@ func TestCorrectPairIsCleanUnderEveryProfile(t *testing.T) {
 		}
 	}
 	t.Logf("faults fired per profile: %v; resumptions: %v", fired, resumed)
+}
+
+// TestCorrectServerVariantsAreClean: a correct server that answers in any
+// of the ways the transport allows (counter or random ids, 405 to a GET
+// without Last-Event-ID, JSON instead of SSE, closing its own streams to
+// be polled) passes every check of error severity and warns nothing under
+// every built-in Streamable HTTP profile; the client completes every call,
+// except where fray's own fault left it no id to resume from.
+func TestCorrectServerVariantsAreClean(t *testing.T) {
+	seeds := 3
+	if testing.Short() {
+		seeds = 1
+	}
+	variants := map[string]scripted.ServerOptions{
+		"counter ids":      {IDs: scripted.IDsCounter},
+		"random ids":       {IDs: scripted.IDsRandom},
+		"405 to a GET":     {NoStandaloneGET: true},
+		"JSON answers":     {JSON: true},
+		"polling":          {Poll: true},
+		"polling, counter": {Poll: true, IDs: scripted.IDsCounter},
+	}
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for vname, opts := range variants {
+		for _, name := range profiles.Names() {
+			if name == "legacy-sse" {
+				continue
+			}
+			prof, err := profiles.Resolve(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for seed := range uint64(seeds) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					rep, res, err := pairRun{opts: opts, profile: prof, seed: seed + 1}.run(t)
+					// A server that closes its streams after the priming
+					// event, whose priming fray drops, leaves the client
+					// nothing to resume from: fray's doing, excused.
+					unrecoverable := opts.Poll && name == "no-priming"
+					if err != nil && !unrecoverable {
+						t.Errorf("%s, %s seed %d: the correct client failed: %v (%+v)", vname, name, seed+1, err, res)
+					}
+					var found []string
+					for _, c := range rep.Checks {
+						if c.Status == report.StatusFail || c.Status == report.StatusWarn {
+							found = append(found, c.ID)
+						}
+					}
+					if len(found) > 0 {
+						t.Errorf("%s, %s seed %d: found %v\n%s", vname, name, seed+1, found, describe(rep))
+					}
+				}()
+			}
+		}
+	}
+	wg.Wait()
 }

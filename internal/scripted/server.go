@@ -14,6 +14,8 @@ package scripted
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
@@ -42,6 +44,25 @@ const (
 	// ReplayForeign replays an event of another stream of the session
 	// first (server.replay-isolated).
 	ReplayForeign
+	// SilentResume accepts a resumption, then sends only keep-alive
+	// comments: the rest of the call never comes (server.resume-continues).
+	SilentResume
+)
+
+// IDStyle is how a server writes its event ids; each is unique across the
+// streams of a session, as the transport asks.
+type IDStyle uint8
+
+// The id styles; the zero value is IDsPerStream.
+const (
+	// IDsPerStream writes "<stream>-<seq>", as the Go SDK writes
+	// "<stream>_<n>".
+	IDsPerStream IDStyle = iota
+	// IDsCounter counts the events of the whole session: "1", "2", ...
+	IDsCounter
+	// IDsRandom writes 16 random hex digits (from a source seeded by the
+	// session's number).
+	IDsRandom
 )
 
 // ServerOptions configures a Server. The zero value is a correct server
@@ -57,6 +78,18 @@ type ServerOptions struct {
 	Interval time.Duration
 	// Fault is the one misbehaviour, if any.
 	Fault ServerFault
+	// IDs is how event ids are written.
+	IDs IDStyle
+	// NoStandaloneGET answers a GET without Last-Event-ID with 405, as a
+	// server that offers no standalone stream may.
+	NoStandaloneGET bool
+	// JSON answers a tools/call with one application/json response once
+	// its work is done, instead of an SSE stream.
+	JSON bool
+	// Poll ends each tools/call stream right after its priming event
+	// (SEP-1699 polling), so that the client resumes for the rest while
+	// the work goes on.
+	Poll bool
 }
 
 // Server is a Streamable HTTP MCP server with an event store: each tool
@@ -73,6 +106,15 @@ type session struct {
 	id      string
 	deleted bool
 	streams []*stream
+	byID    map[string]idPos // where each event id stands
+	counter int              // IDsCounter's last id
+	rng     *rand.Rand       // IDsRandom's source
+}
+
+// idPos places an event id: its stream and its index there.
+type idPos struct {
+	st  *stream
+	pos int
 }
 
 // stream is the event log of one SSE stream: its events as produced, and
@@ -154,7 +196,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	if msg.Method == "initialize" {
 		s.mu.Lock()
 		s.next++
-		ss := &session{id: fmt.Sprintf("session-%d-%d", s.next, time.Now().UnixNano())}
+		ss := &session{id: fmt.Sprintf("session-%d-%d", s.next, time.Now().UnixNano()), byID: map[string]idPos{},
+			rng: rand.New(rand.NewPCG(uint64(s.next), 1))}
 		s.sessions[ss.id] = ss
 		s.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", ss.id)
@@ -176,9 +219,31 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, msg.ID)
 		return
 	}
+	if s.opts.JSON {
+		for range s.opts.Steps {
+			time.Sleep(s.opts.Interval) // the tool's work
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, s.result(msg.ID))
+		return
+	}
 	st := s.newStream(ss)
-	go s.produce(st, msg.ID)
+	go s.produce(ss, st, msg.ID)
+	if s.opts.Poll && s.opts.Fault != NoPriming {
+		// The priming event, with its retry, then the server lets go.
+		s.mu.Lock()
+		priming := st.events[0]
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		writeEvent(w, priming)
+		return
+	}
 	s.follow(w, r, st, 0)
+}
+
+func (s *Server) result(id json.RawMessage) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"counted to %d"}]}}`, id, s.opts.Steps)
 }
 
 // newStream adds a stream to the session and writes its priming event.
@@ -188,36 +253,51 @@ func (s *Server) newStream(ss *session) *stream {
 	st := &stream{n: len(ss.streams), notify: make(chan struct{})}
 	ss.streams = append(ss.streams, st)
 	if s.opts.Fault != NoPriming {
-		st.events = append(st.events, event{id: st.id(0), retry: max(s.opts.Retry, 0)})
+		s.append(ss, st, event{retry: max(s.opts.Retry, 0)})
 	}
 	return st
 }
 
-func (st *stream) id(seq int) string { return strconv.Itoa(st.n) + "-" + strconv.Itoa(seq) }
-
-// produce runs a tool call: progress steps, then the result.
-func (s *Server) produce(st *stream, id json.RawMessage) {
-	for i := 1; i <= s.opts.Steps; i++ {
-		time.Sleep(s.opts.Interval) // the tool's work
-		s.add(st, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, id, i, s.opts.Steps), false)
+// nextID is the id of the next event of st, in the server's id style; the
+// caller holds s.mu. Without priming events a stream's ids start at 1.
+func (s *Server) nextID(ss *session, st *stream) string {
+	switch s.opts.IDs {
+	case IDsCounter:
+		ss.counter++
+		return strconv.Itoa(ss.counter)
+	case IDsRandom:
+		return fmt.Sprintf("%016x", ss.rng.Uint64())
 	}
-	s.add(st, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"counted to %d"}]}}`, id, s.opts.Steps), true)
+	seq := len(st.events)
+	if s.opts.Fault == NoPriming {
+		seq++
+	}
+	return strconv.Itoa(st.n) + "-" + strconv.Itoa(seq)
 }
 
-func (s *Server) add(st *stream, data string, last bool) {
+// append adds e to st with the next id; the caller holds s.mu.
+func (s *Server) append(ss *session, st *stream, e event) {
+	e.id = s.nextID(ss, st)
+	ss.byID[e.id] = idPos{st, len(st.events)}
+	st.events = append(st.events, e)
+}
+
+// produce runs a tool call: progress steps, then the result.
+func (s *Server) produce(ss *session, st *stream, id json.RawMessage) {
+	for i := 1; i <= s.opts.Steps; i++ {
+		time.Sleep(s.opts.Interval) // the tool's work
+		s.add(ss, st, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, id, i, s.opts.Steps), false)
+	}
+	s.add(ss, st, s.result(id), true)
+}
+
+func (s *Server) add(ss *session, st *stream, data string, last bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st.events = append(st.events, event{id: st.id(len(st.events) + boolInt(s.opts.Fault == NoPriming)), data: data})
+	s.append(ss, st, event{data: data})
 	st.done = last
 	close(st.notify)
 	st.notify = make(chan struct{})
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // follow writes the stream's events from position pos as they come, until
@@ -272,6 +352,10 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	}
 	lei, ok := r.Header["Last-Event-Id"]
 	if !ok {
+		if s.opts.NoStandaloneGET {
+			http.Error(w, "no standalone stream here", http.StatusMethodNotAllowed)
+			return
+		}
 		s.follow(w, r, s.newStream(ss), 0)
 		return
 	}
@@ -286,6 +370,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		pos++
 	case ReplayDuplicates:
 		pos--
+	case SilentResume:
+		s.keepAlive(w, r)
+		return
 	case ReplayForeign:
 		s.mu.Lock()
 		for _, o := range ss.streams {
@@ -301,18 +388,31 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 
 // lookup finds the stream an event id belongs to and the position after it.
 func (s *Server) lookup(ss *session, id string) (*stream, int, bool) {
-	n, _, _ := strings.Cut(id, "-")
-	sn, err := strconv.Atoi(n)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err != nil || sn < 0 || sn >= len(ss.streams) {
+	p, ok := ss.byID[id]
+	if !ok {
 		return nil, 0, false
 	}
-	st := ss.streams[sn]
-	for i, e := range st.events {
-		if e.id == id {
-			return st, i + 1, true
+	return p.st, p.pos + 1, true
+}
+
+// keepAlive answers a resumption with a stream that carries only comments,
+// every 20 ms, until the client leaves.
+func (s *Server) keepAlive(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := io.WriteString(w, ": keepalive\n\n"); err != nil || rc.Flush() != nil {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-r.Context().Done():
+			return
 		}
 	}
-	return nil, 0, false
 }
