@@ -210,6 +210,9 @@ func (e *Engine) cut() Stopped {
 			stop()
 		}
 	})
+	// Held streams end first, and are reported: their clients' sides
+	// ended long ago.
+	e.proxy.ReleaseHolds()
 	e.gate.close()
 	st := Stopped{At: e.Elapsed()}
 	st.Open, st.Drained = e.flight.endAll()

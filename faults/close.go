@@ -14,14 +14,17 @@ import (
 //	after_priming = true  right after the first priming event
 //	before_response=true  instead of writing the first JSON-RPC response
 //
-// Exactly one trigger is given. "after" here is the kind's parameter; use
+// Exactly one trigger is given. With hold = true (an event trigger only),
+// fray goes on reading the server's stream after the client's side ended,
+// until the client resumes (see EventAction.Hold). "after" here is the kind's parameter; use
 // run_after to schedule a close fault on the run's time.
 var closeKind = Kind{
-	Name: "close", On: OnStream, Once: true, OwnsAfter: true, Params: triggerKeys,
+	Name: "close", On: OnStream, Once: true, OwnsAfter: true, Params: holdKeys,
 	Summary: "ends the stream cleanly after N events, after a time, right after the priming event or just before the response",
 	Traits:  EndsStream,
 	Build: func(a *Args) Effect {
 		t := readTrigger(a)
+		hold := readHold(a, t, true)
 		switch {
 		case t.mode == trigNone:
 			return Effect{}
@@ -30,7 +33,7 @@ var closeKind = Kind{
 		case t.mode == trigAfter:
 			return Effect{Start: closeTimer{after: t.after}}
 		}
-		return Effect{Event: closeEvent{t: t}}
+		return Effect{Event: closeEvent{t: t, hold: hold}, Traits: holdTraits(hold)}
 	},
 }
 
@@ -57,7 +60,10 @@ func (c closeTimer) Start(a *StreamAction) {
 }
 
 // closeEvent ends the stream at an event.
-type closeEvent struct{ t trigger }
+type closeEvent struct {
+	t    trigger
+	hold bool
+}
 
 var _ EventEffect = closeEvent{}
 
@@ -77,8 +83,31 @@ func (c closeEvent) Event(_ *mcp.Event, _ *Rand, a *EventAction) {
 	if a.Close != CloseNone {
 		return
 	}
-	a.Close = CloseAfter
+	a.Close, a.Hold = CloseAfter, c.hold
 	if c.t.mode == trigResponse {
 		a.Close = CloseBefore
 	}
+}
+
+// holdKeys are the parameters of close and reset: a trigger, and hold.
+var holdKeys = append(append([]string(nil), triggerKeys...), "hold")
+
+// readHold reads hold; timed (may the trigger be a time) is false for a
+// kind whose timed trigger still fires at an event (reset).
+func readHold(a *Args, t trigger, timed bool) bool {
+	hold := a.Bool("hold", false)
+	if hold && (t.atStart() || timed && t.mode == trigAfter) {
+		a.Fail("hold", ErrRange, "hold needs an event to cut at: give after_events >= 1, after_priming or before_response")
+		return false
+	}
+	return hold
+}
+
+// holdTraits are the traits a hold adds: the events fray swallows while it
+// holds never reach the client.
+func holdTraits(hold bool) Traits {
+	if hold {
+		return EndsStream | WithholdsEvents
+	}
+	return 0
 }

@@ -88,6 +88,12 @@ type EventAction struct {
 	Lose int
 	// Close ends the stream at this event.
 	Close CloseMode
+	// Hold, with Close or Lose: once the client's side is ended, fray
+	// goes on reading the upstream's stream, swallowing what comes (the
+	// server believes it delivered), until the client resumes, the stream
+	// ends or the proxy's hold bound passes, so that every event the
+	// server produced while the client was away is known.
+	Hold bool
 	// Fired lists the faults that produced this action.
 	Fired []Firing
 }

@@ -12,22 +12,26 @@ import "github.com/frayproxy/fray/mcp"
 //	after_priming = true  at the first event after the priming event
 //	before_response=true  instead of the first JSON-RPC response
 var resetKind = Kind{
-	Name: "reset", On: OnStream, Once: true, OwnsAfter: true, Params: triggerKeys,
+	Name: "reset", On: OnStream, Once: true, OwnsAfter: true, Params: holdKeys,
 	Summary: "aborts the connection with a TCP RST at an event, by the same triggers as close",
 	Traits:  EndsStream,
 	Build: func(a *Args) Effect {
 		t := readTrigger(a)
+		hold := readHold(a, t, false)
 		switch {
 		case t.mode == trigNone:
 			return Effect{}
 		case t.atStart():
 			return Effect{Start: closeStart{mode: CloseReset}}
 		}
-		return Effect{Event: resetEvent{t: t}}
+		return Effect{Event: resetEvent{t: t, hold: hold}, Traits: holdTraits(hold)}
 	},
 }
 
-type resetEvent struct{ t trigger }
+type resetEvent struct {
+	t    trigger
+	hold bool
+}
 
 var _ EventEffect = resetEvent{}
 
@@ -49,8 +53,8 @@ func (r resetEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	}
 }
 
-func (resetEvent) Event(_ *mcp.Event, _ *Rand, a *EventAction) {
+func (r resetEvent) Event(_ *mcp.Event, _ *Rand, a *EventAction) {
 	if a.Close == CloseNone {
-		a.Close = CloseReset
+		a.Close, a.Hold = CloseReset, r.hold
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
@@ -20,6 +21,9 @@ type exchange struct {
 	body     []byte // the JSON-RPC request body, when read to classify
 	rpcCount int    // messages in the body (a batch has several)
 	initReq  bool   // the body holds an initialize request
+	// held: the stream was handed to a holder (hold.go), which owns the
+	// upstream request from then on.
+	held atomic.Bool
 }
 
 // classify fills ex from the client's request and (for a POST) its body.

@@ -111,6 +111,7 @@ func (pm *pump) apply(e *sse.Event, act *faults.EventAction) outcome {
 	if waited && !pm.wait(act.Stall+act.Delay) {
 		return outcome{fate: observe.Undelivered, waited: true}
 	}
+	pm.holding = act.Hold && (act.Close != faults.CloseNone || act.Lose > 0)
 	switch act.Close {
 	case faults.CloseBefore:
 		pm.closeByFault()
@@ -282,11 +283,16 @@ func (pm *pump) observeEvent(e *sse.Event, out outcome, fired []faults.Firing) {
 	pm.p.opts.Observer.Observe(&pm.obs)
 }
 
-// observeEnd reports the end of the stream.
+// observeEnd reports the end of the stream: now, or for a held stream
+// when its client's side ended.
 func (pm *pump) observeEnd() {
 	if !pm.p.observing() {
 		return
 	}
 	pm.observeHead(nil)
-	pm.p.observeEnd(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr})
+	at := pm.p.since()
+	if pm.holding && pm.endAt > 0 {
+		at = pm.endAt
+	}
+	pm.p.observeEndAt(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr}, at)
 }

@@ -41,6 +41,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.body = body
 	}
 	p.classify(r, ex)
+	p.releaseFor(ex)
 	p.log.LogAttrs(r.Context(), slog.LevelDebug, "exchange", ex.logAttrs()...)
 
 	var act faults.ExchangeAction
@@ -56,8 +57,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if p.answerInstead(w, r, ex, &act) {
 		return
 	}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
+	ctx, cancel := p.upstreamContext(r, ex)
+	defer func() {
+		if !ex.held.Load() {
+			cancel(nil)
+		}
+	}()
 	stopHeadTimer := p.headTimer(cancel)
 	resp, err := p.opts.Transport.RoundTrip(p.outRequest(ctx, r, ex, &act))
 	if !stopHeadTimer() {
@@ -72,7 +77,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.badGateway(w, r, ex, err)
 		return
 	}
-	defer resp.Body.Close()
+	defer func() {
+		if !ex.held.Load() {
+			resp.Body.Close()
+		}
+	}()
 	p.learnSession(ex, resp)
 	removeHopHeaders(resp.Header)
 	for _, h := range act.StripResponseHeaders {
@@ -130,6 +139,26 @@ func (p *Proxy) notLooped(w http.ResponseWriter, r *http.Request) bool {
 		}
 	}
 	return true
+}
+
+// upstreamContext is the context of the upstream request: the client's,
+// so that a client that goes away cancels it at once, except that under a
+// fault plan a stream may be held (hold.go) past its client, and is then
+// the holder's to end.
+func (p *Proxy) upstreamContext(r *http.Request, ex *exchange) (context.Context, context.CancelCauseFunc) {
+	if p.opts.Faults == nil {
+		return context.WithCancelCause(r.Context())
+	}
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
+	stop := context.AfterFunc(r.Context(), func() {
+		if !ex.held.Load() {
+			cancel(context.Cause(r.Context()))
+		}
+	})
+	return ctx, func(cause error) {
+		stop()
+		cancel(cause)
+	}
 }
 
 // errNoHead is the cancellation cause of an upstream request whose

@@ -83,6 +83,7 @@ type Proxy struct {
 	legacy   legacyPaths
 	exchSeq  atomic.Uint64
 	readers  sync.Pool // of *sse.Reader
+	holds    holds     // streams held by a fault (hold.go)
 
 	// via is the name this proxy gives itself in Via headers, unique to
 	// it, so that a request that comes back to it is known (a loop).

@@ -47,6 +47,11 @@ type pump struct {
 	// planLater: the plan starts at the first event (a GET that may be,
 	// or is, a legacy stream).
 	planLater bool
+	// holding: a fault asked for a hold; the stream's end is reported
+	// when it ends, at endAt (see hold.go). rd is the stream's reader.
+	holding bool
+	endAt   time.Duration
+	rd      *sse.Reader
 	// abort: the client's stream must be reset by aborting the handler
 	// (HTTP/2, where the connection cannot be taken over), once the
 	// stream's events and end have been observed.
@@ -122,12 +127,12 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	// Deferred first, so that it runs last: the reset of an HTTP/2 stream
 	// comes after its events and its end were observed.
 	defer pm.abortIfAsked()
-	defer pm.observeEnd()
+	defer pm.endOrHold()
 	if err := pm.rc.Flush(); err != nil {
 		return
 	}
 	rd := p.newReader(&timedRead{body: resp.Body, pm: pm})
-	defer p.putReader(rd)
+	pm.rd = rd
 	defer pm.flush()
 	defer pm.stopTimers()
 	// A plain GET may turn out to be a legacy stream when its first event
@@ -209,7 +214,9 @@ func (pm *pump) startPlan() bool {
 // cancelled and the client's response ends cleanly.
 func (pm *pump) closeByFault() {
 	pm.cause = observe.FaultClosed
-	pm.cancel(errFaultClosed)
+	if !pm.holding {
+		pm.cancel(errFaultClosed)
+	}
 }
 
 func (pm *pump) stopTimers() {

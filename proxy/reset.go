@@ -17,7 +17,9 @@ func (pm *pump) reset() {
 	// What was written before the reset was on the wire before it.
 	_ = pm.flush()
 	pm.cause = observe.FaultReset
-	pm.cancel(errFaultClosed)
+	if !pm.holding {
+		pm.cancel(errFaultClosed)
+	}
 	conn, _, err := pm.rc.Hijack()
 	if err != nil {
 		pm.abort = true

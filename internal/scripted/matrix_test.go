@@ -170,6 +170,16 @@ request_method = "tools/call"
 status = 404
 times = 1
 `)
+	// hold: each tools/call stream is cut right after its priming event,
+	// and fray reads on what the server sends until the client resumes.
+	hold := profileText(t, "hold", `
+[[fault]]
+kind = "close"
+stream = "post"
+request_method = "tools/call"
+after_priming = true
+hold = true
+`)
 	rows := []struct {
 		name  string
 		run   pairRun
@@ -188,6 +198,9 @@ times = 1
 		// resumption, skips the first event it produced meanwhile: an event
 		// that never crossed fray, seen by the ids' count.
 		{"polling server replays with a gap", pairRun{server: scripted.ReplayGap, opts: scripted.ServerOptions{Poll: true}}, "server.replay-complete", 0},
+		// The same gap, found by hold: random ids infer nothing, so only
+		// the events fray read on after the cut show what was skipped.
+		{"server replay with a gap under hold", pairRun{server: scripted.ReplayGap, opts: scripted.ServerOptions{IDs: scripted.IDsRandom}, profile: hold}, "server.replay-complete", 0},
 		{"server's resumed stream stays silent", pairRun{server: scripted.SilentResume, profile: lose, timeout: 1500 * time.Millisecond}, "server.resume-continues", 0},
 		// The client's GET without Last-Event-ID is answered 405 (no
 		// standalone stream): it was a reconnection all the same.
@@ -268,7 +281,7 @@ func TestCorrectPairIsCleanUnderEveryProfile(t *testing.T) {
 // of the ways the transport allows (counter or random ids, 405 to a GET
 // without Last-Event-ID, JSON instead of SSE, closing its own streams to
 // be polled) passes every check of error severity and warns nothing under
-// every built-in Streamable HTTP profile; the client completes every call,
+// every built-in Streamable HTTP profile, and with its streams held; the client completes every call,
 // except where fray's own fault left it no id to resume from.
 func TestCorrectServerVariantsAreClean(t *testing.T) {
 	seeds := 3
@@ -283,17 +296,31 @@ func TestCorrectServerVariantsAreClean(t *testing.T) {
 		"polling":          {Poll: true},
 		"polling, counter": {Poll: true, IDs: scripted.IDsCounter},
 	}
+	// Besides the built-in profiles: every tools/call stream cut after its
+	// priming event and held until the client resumes.
+	hold := profileText(t, "hold", `
+[[fault]]
+kind = "close"
+stream = "post"
+request_method = "tools/call"
+after_priming = true
+hold = true
+`)
+	byName := map[string]*profiles.Profile{"hold": hold}
+	for _, name := range profiles.Names() {
+		if name == "legacy-sse" {
+			continue
+		}
+		prof, err := profiles.Resolve(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byName[name] = prof
+	}
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
 	for vname, opts := range variants {
-		for _, name := range profiles.Names() {
-			if name == "legacy-sse" {
-				continue
-			}
-			prof, err := profiles.Resolve(name)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for name, prof := range byName {
 			for seed := range uint64(seeds) {
 				wg.Add(1)
 				go func() {
