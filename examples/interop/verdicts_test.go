@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +171,50 @@ func evidence(rep report.Report) string {
 		}
 	}
 	return b.String()
+}
+
+// TestSDKPairsManySeeds runs each SDK pair under every built-in Streamable
+// HTTP profile with seeds 1 to FRAY_SDK_SEEDS (skipped without it: 240
+// runs at 20 seeds take minutes): no finding, and no client failure, that
+// sdkExpectation does not allow for that profile; a seed may spare the
+// pair (no fault fired), which is not an error here.
+//
+//	FRAY_SDK_SEEDS=20 go test -run TestSDKPairsManySeeds -v -timeout 30m ./examples/interop/
+func TestSDKPairsManySeeds(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("FRAY_SDK_SEEDS"))
+	if err != nil || n <= 0 {
+		t.Skip("set FRAY_SDK_SEEDS=N to run every SDK pair under every profile with seeds 1..N")
+	}
+	for _, pr := range sdkPairs {
+		for _, name := range profiles.Names() {
+			if name == "legacy-sse" || name == "soak" {
+				continue
+			}
+			t.Run(pr.name+"/"+name, func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n)*30*time.Second)
+				defer cancel()
+				up := pr.start(ctx, t)
+				want := sdkExpectation(pr.name, name)
+				allowed := append(slices.Clone(want.findings), want.maybe...)
+				fired, clean := 0, 0
+				for seed := range uint64(n) {
+					rep, run := verdictRun(ctx, t, up, name, pr.client, ptr(seed+1))
+					fired += rep.Totals.Faults
+					got := findings(rep)
+					for _, f := range got {
+						if !slices.Contains(allowed, f) {
+							t.Errorf("seed %d: finding %s, not among %v\n%s", seed+1, f, allowed, evidence(rep))
+						}
+					}
+					if !run.OK && want.clientFails == "" {
+						t.Errorf("seed %d: the client failed: %s", seed+1, run.Error)
+					}
+					if len(got) == 0 && run.OK {
+						clean++
+					}
+				}
+				t.Logf("%d seeds: %d clean, %d faults fired", n, clean, fired)
+			})
+		}
+	}
 }
