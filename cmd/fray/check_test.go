@@ -36,7 +36,7 @@ func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault
 		t.Logf("client: %v (result %+v)", err, res)
 	}
 	code, _, stderr := stop()
-	if code != exitOK && code != exitFindings {
+	if code != exitOK && code != exitFindings && code != exitInconclusive {
 		t.Fatalf("fray proxy exited %d:\n%s", code, stderr)
 	}
 	return tracePath, livePath, code
@@ -64,18 +64,24 @@ func comparable(t *testing.T, path string) report.Report {
 
 // TestCheckMatchesLive: a trace of a live run, checked offline, gives the
 // same JSON report (timing aside) and the same exit code, for a pair that
-// recovers and for a server that replays another stream's event.
+// recovers, for a server that replays another stream's event, and for a
+// run whose profile never fired (inconclusive).
 func TestCheckMatchesLive(t *testing.T) {
+	idle := filepath.Join(t.TempDir(), "idle.toml")
+	if err := os.WriteFile(idle, []byte("[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name, trace string
-		fault       scripted.ServerFault
-		wantCode    int
+		name, profile, trace string
+		fault                scripted.ServerFault
+		wantCode             int
 	}{
-		{"correct pair", "run.jsonl", scripted.ServerCorrect, exitOK},
-		{"foreign replay, gzip", "run.jsonl.gz", scripted.ReplayForeign, exitFindings},
+		{"correct pair", "lossy-resume", "run.jsonl", scripted.ServerCorrect, exitOK},
+		{"foreign replay, gzip", "lossy-resume", "run.jsonl.gz", scripted.ReplayForeign, exitFindings},
+		{"no fault fired", idle, "run.jsonl", scripted.ServerCorrect, exitInconclusive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tracePath, livePath, liveCode := liveRun(t, "lossy-resume", tc.trace, tc.fault)
+			tracePath, livePath, liveCode := liveRun(t, tc.profile, tc.trace, tc.fault)
 			offPath := filepath.Join(t.TempDir(), "offline.json")
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), []string{"fray", "check", tracePath, "--report", offPath}, &stdout, &stderr)
@@ -90,7 +96,7 @@ func TestCheckMatchesLive(t *testing.T) {
 				}
 			}
 			t.Logf("live: verdict %s, totals %+v, failed %v", live.Verdict, live.Totals, failed)
-			if live.Totals.Resumptions == 0 {
+			if live.Totals.Resumptions == 0 && tc.wantCode != exitInconclusive {
 				t.Errorf("the live run had no resumption: lossy-resume hit nothing, the comparison proves little")
 			}
 			if !reflect.DeepEqual(live, off) {
@@ -98,7 +104,7 @@ func TestCheckMatchesLive(t *testing.T) {
 				oj, _ := json.MarshalIndent(off, "", " ")
 				t.Errorf("offline report differs from the live one\nlive:\n%s\noffline:\n%s", lj, oj)
 			}
-			if !strings.Contains(stdout.String(), "lossy-resume") {
+			if !strings.Contains(stdout.String(), strings.TrimSuffix(filepath.Base(tc.profile), ".toml")) {
 				t.Errorf("summary does not name the profile:\n%s", stdout.String())
 			}
 		})
