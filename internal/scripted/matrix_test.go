@@ -133,6 +133,19 @@ func named(t *testing.T, rep report.Report, want string) []string {
 	return out
 }
 
+// holdProfile cuts each tools/call stream right after its priming event,
+// and has fray read on what the server sends until the client resumes.
+func holdProfile(t *testing.T) *profiles.Profile {
+	return profileText(t, "hold", `
+[[fault]]
+kind = "close"
+stream = "post"
+request_method = "tools/call"
+after_priming = true
+hold = true
+`)
+}
+
 // TestMisbehaviourMatrix: each scripted misbehaviour is named by exactly
 // its own check, at the severity the catalog gives it, and by no other
 // check but the end-to-end consequences that cite it.
@@ -170,16 +183,7 @@ request_method = "tools/call"
 status = 404
 times = 1
 `)
-	// hold: each tools/call stream is cut right after its priming event,
-	// and fray reads on what the server sends until the client resumes.
-	hold := profileText(t, "hold", `
-[[fault]]
-kind = "close"
-stream = "post"
-request_method = "tools/call"
-after_priming = true
-hold = true
-`)
+	hold := holdProfile(t)
 	rows := []struct {
 		name  string
 		run   pairRun
@@ -296,17 +300,8 @@ func TestCorrectServerVariantsAreClean(t *testing.T) {
 		"polling":          {Poll: true},
 		"polling, counter": {Poll: true, IDs: scripted.IDsCounter},
 	}
-	// Besides the built-in profiles: every tools/call stream cut after its
-	// priming event and held until the client resumes.
-	hold := profileText(t, "hold", `
-[[fault]]
-kind = "close"
-stream = "post"
-request_method = "tools/call"
-after_priming = true
-hold = true
-`)
-	byName := map[string]*profiles.Profile{"hold": hold}
+	// Besides the built-in profiles: every tools/call stream held.
+	byName := map[string]*profiles.Profile{"hold": holdProfile(t)}
 	for _, name := range profiles.Names() {
 		if name == "legacy-sse" {
 			continue
