@@ -135,9 +135,8 @@ const (
 	// cRetryHonoured, client.retry-honoured (error): a client waits at least the last
 	// retry delivered on a stream (less 50 ms of tolerance), counted from
 	// the stream's end or the failure of its last attempt, before it
-	// reconnects. Waiting more than 2×retry+200 ms before the first attempt
-	// after a stream end is a warning-level finding of the same check. A
-	// retry set by a set-retry fault is what the client was told, so it is
+	// reconnects. Waiting longer is no finding: the text sets a minimum,
+	// and a client's own backoff may exceed it. A retry set by a set-retry fault is what the client was told, so it is
 	// owed; one removed by strip-retry was never delivered and owes
 	// nothing (client.backoff applies). Applied to Streamable HTTP at
 	// revisions with resumability.

@@ -150,7 +150,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	case l.kind == mcp.StreamPost && l.reqs == 0:
 		v.finishLogical(l, at)
 	default:
-		l.state, l.since, l.afterEnd = lgPending, at, true
+		l.state, l.since = lgPending, at
 		if l.kind == mcp.StreamPost {
 			v.owe(l)
 		}

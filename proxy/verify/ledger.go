@@ -146,7 +146,6 @@ type logical struct {
 	since        time.Duration
 	endEx        uint64
 	endFault     *report.FaultRef
-	afterEnd     bool   // no attempt yet since a stream of it ended
 	lastResume   bool   // its last stream was a resumption
 	failed       int    // consecutive failed attempts
 	transient    bool   // the last failure was a 5xx, a 429 or a reset
