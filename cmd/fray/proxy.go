@@ -173,7 +173,8 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 		guarded = " (bearer token required)"
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s%s\n", ln.Addr(), guarded)
-	h := admin.RequireToken(eng.AdminHandler(), token)
+	// Pages a browser shows are refused first, whatever the token.
+	h := admin.SameOrigin(admin.RequireToken(eng.AdminHandler(), token), ln.Addr(), addr)
 	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil
 }
