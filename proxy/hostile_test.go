@@ -495,3 +495,76 @@ func TestConnectionFlood(t *testing.T) {
 		t.Fatalf("after the flood: %v", err)
 	}
 }
+
+// TestTricklingBodies: clients that send a request head and then a body
+// byte by byte, or part of one and nothing more, get 408 once
+// RequestBodyTimeout has passed, their connection closed, and are never
+// forwarded; while they wait they hold none of the MaxExchanges slots, so
+// a normal request beside them is served.
+func TestTricklingBodies(t *testing.T) {
+	checkNoLeaks(t)
+	const tricklers = 6
+	var forwarded sync.Map
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		forwarded.Store(r.URL.Path, true)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL, func(o *proxyOptions) {
+		o.MaxExchanges = 2
+		o.RequestBodyTimeout = 2 * time.Second
+	})
+	addr := strings.TrimPrefix(fray, "http://")
+	started := time.Now()
+	var conns []net.Conn
+	for i := range tricklers {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		head := fmt.Sprintf("POST /trickle%d HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", i, addr)
+		if _, err := io.WriteString(c, head); err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	resp, err := http.Post(fray+"/normal", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a normal request beside %d stalled bodies: %d, want 200", tricklers, resp.StatusCode)
+	}
+	for i, c := range conns {
+		// The first trickles on, a byte at a time, until it is cut off.
+		if i == 0 {
+			go func() {
+				for _, err := c.Write([]byte(" ")); err == nil; _, err = c.Write([]byte(" ")) {
+					time.Sleep(50 * time.Millisecond) // the trickle's pace, not synchronisation
+				}
+			}()
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("trickler %d: %v, want a 408", i, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestTimeout || !resp.Close || !strings.Contains(string(body), "within 2s") {
+			t.Errorf("trickler %d: %d, close %v, %q; want 408, closed, saying the limit", i, resp.StatusCode, resp.Close, body)
+		}
+	}
+	if waited := time.Since(started); waited > 10*time.Second {
+		t.Errorf("the stalled bodies were held %v", waited)
+	}
+	forwarded.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), "/trickle") {
+			t.Errorf("%s was forwarded", k)
+		}
+		return true
+	})
+}

@@ -67,7 +67,19 @@ type Options struct {
 	// cancelled and the client gets 504. 0 means no bound, because a JSON
 	// answer to a long tools/call comes only once the call is done.
 	ResponseHeaderTimeout time.Duration
+	// RequestBodyTimeout bounds how long a request body fray reads (a
+	// POST's, to classify it) may take to arrive whole, from the moment
+	// its head was read; past it the client gets 408, its connection is
+	// closed, and nothing is forwarded. A body being read holds no
+	// MaxExchanges slot. 0 means DefaultRequestBodyTimeout; negative, no
+	// bound.
+	RequestBodyTimeout time.Duration
 }
+
+// DefaultRequestBodyTimeout is the RequestBodyTimeout of a zero Options:
+// an MCP request body is a few kilobytes, and a client that cannot send
+// one in 10 s is stalled or hostile.
+const DefaultRequestBodyTimeout = 10 * time.Second
 
 // Proxy is an http.Handler that forwards to Options.Upstream. It is safe for
 // concurrent use.
