@@ -4,9 +4,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +17,9 @@ import (
 	"github.com/frayproxy/fray/proxy"
 )
 
-// h2Fray starts an HTTP/2 upstream serving up, and fray in front of it
-// over TLS, and returns an HTTP/2 client of fray and fray's base URL.
-func h2Fray(t *testing.T, up http.Handler, mod ...func(*proxy.Options)) (*http.Client, string) {
+// h2Upstream starts an HTTP/2 upstream over TLS serving up, and returns
+// its URL and the transport fray reaches it with, as `fray proxy` makes it.
+func h2Upstream(t *testing.T, up http.Handler) (*url.URL, *http.Transport) {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(up)
 	srv.EnableHTTP2 = true
@@ -28,6 +30,14 @@ func h2Fray(t *testing.T, up http.Handler, mod ...func(*proxy.Options)) (*http.C
 	tr := proxy.NewTransport(&tls.Config{RootCAs: upPool})
 	t.Cleanup(tr.CloseIdleConnections)
 	u, _ := url.Parse(srv.URL)
+	return u, tr
+}
+
+// h2Fray starts an HTTP/2 upstream serving up, and fray in front of it
+// over TLS, and returns an HTTP/2 client of fray and fray's base URL.
+func h2Fray(t *testing.T, up http.Handler, mod ...func(*proxy.Options)) (*http.Client, string) {
+	t.Helper()
+	u, tr := h2Upstream(t, up)
 	opts := proxy.Options{Upstream: u, Transport: tr}
 	for _, m := range mod {
 		m(&opts)
@@ -134,4 +144,76 @@ func TestHTTP2ResetIsObserved(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestHTTP2UpstreamBackPressure: over an HTTP/2 upstream, clients that
+// never read make fray hold little per stream: it reads from the upstream
+// no faster than the client takes, and HTTP/2 flow control stops the
+// upstream, as TCP does over HTTP/1.1. 20 such streams, each upstream
+// writing until a write blocks for a second; fray's heap may grow by
+// less than 512 KiB a stream (the upstream's own buffers included).
+func TestHTTP2UpstreamBackPressure(t *testing.T) {
+	checkNoLeaks(t)
+	const streams = 20
+	chunk := []byte("data: " + strings.Repeat("z", 16<<10-8) + "\n\n")
+	blocked := make(chan int64, streams)
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		rc := http.NewResponseController(w)
+		var written int64
+		for written < 64<<20 {
+			_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
+			n, err := w.Write(chunk)
+			if err == nil {
+				err = rc.Flush()
+			}
+			written += int64(n)
+			if err != nil {
+				break
+			}
+		}
+		blocked <- written
+		<-r.Context().Done()
+	})
+	u, tr := h2Upstream(t, up)
+	fray, _ := front(t, u.String(), func(o *proxyOptions) { o.Transport = tr })
+	addr := strings.TrimPrefix(fray, "http://")
+
+	before := liveHeap()
+	for range streams {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := io.WriteString(c, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var total int64
+	for range streams {
+		select {
+		case n := <-blocked:
+			total += n
+		case <-time.After(60 * time.Second):
+			t.Fatal("an upstream stream never blocked")
+		}
+	}
+	grown := liveHeap() - before
+	t.Logf("%d streams: the upstream wrote %d KiB a stream before blocking; fray's heap grew %d KiB a stream",
+		streams, total/streams>>10, grown/streams>>10)
+	if total >= streams*64<<20 {
+		t.Fatalf("the upstream was never held back")
+	}
+	if grown/streams > 512<<10 {
+		t.Errorf("fray's heap grew by %d KiB a stream; it buffers what the client does not take", grown/streams>>10)
+	}
+}
+
+// liveHeap returns the bytes of live heap objects after a collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

@@ -184,6 +184,11 @@ func checkUpstream(u *url.URL, name string) (*url.URL, error) {
 // Upstream returns the base URL the proxy forwards to.
 func (p *Proxy) Upstream() *url.URL { c := *p.upstream; return &c }
 
+// UpstreamStreamWindow is the HTTP/2 flow-control window fray gives each
+// stream of an h2 upstream: the most of a stream it buffers for a client
+// that reads slowly or not at all.
+const UpstreamStreamWindow = 64 << 10
+
 // NewTransport returns the transport fray uses to reach an upstream: the
 // settings of http.DefaultTransport, no transparent decompression (bytes
 // pass as sent), more idle connections per host (a proxy talks to one
@@ -198,6 +203,13 @@ func NewTransport(tlsConfig *tls.Config) *http.Transport {
 	// A custom TLS config or dialer turns HTTP/2 off unless asked for: an
 	// https upstream that offers h2 gets it, as a direct client would.
 	t.ForceAttemptHTTP2 = true
+	// HTTP/2 flow control is fray's back-pressure on an h2 upstream: the
+	// transport buffers up to the stream's window of what the client has
+	// not taken yet. Its default window, 4 MiB, let a client that never
+	// reads make fray hold 4 MiB; 64 KiB is what HTTP/1.1 costs.
+	// The connection's window stays large, so that streams whose clients
+	// stopped reading do not hold back the others on the connection.
+	t.HTTP2 = &http.HTTP2Config{MaxReceiveBufferPerStream: UpstreamStreamWindow}
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
 }
