@@ -568,3 +568,100 @@ func TestTricklingBodies(t *testing.T) {
 		return true
 	})
 }
+
+// TestNoiseOnASplitCRLFBlock: noise on a block whose CRLF end is split
+// across reads (the block dispatched at its CR) is written in the
+// stream's CRLF style, before the block: a parser that splits lines on
+// LF reads the same events as without the noise.
+func TestNoiseOnASplitCRLFBlock(t *testing.T) {
+	checkNoLeaks(t)
+	firstSeen := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, "data: a\r\n\r")
+		select {
+		case <-firstSeen:
+		case <-r.Context().Done():
+			return
+		}
+		writePieces(w, "\ndata: b\r\n\r\n")
+	}))
+	defer up.Close()
+	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Noise: 1} }}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	resp, err := http.Get(fray + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var first []byte
+	one := make([]byte, 1)
+	for !bytes.HasSuffix(first, []byte("data: a\r\n\r")) {
+		if _, err := io.ReadFull(resp.Body, one); err != nil {
+			t.Fatalf("after %q: %v", first, err)
+		}
+		first = append(first, one[0])
+	}
+	close(firstSeen)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(first) + string(rest)
+	want := ": keepalive\r\n\r\ndata: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
+	if got != want {
+		t.Errorf("the client got %q, want %q", got, want)
+	}
+	// What a parser that splits on LF alone makes of it.
+	var datas []string
+	for line := range strings.SplitSeq(got, "\n") {
+		if d, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "data: "); ok {
+			datas = append(datas, d)
+		}
+	}
+	if strings.Join(datas, ",") != "a,b" {
+		t.Errorf("an LF parser reads data %q, want a and b", datas)
+	}
+}
+
+// TestDuplicateOfASplitCRLFBlock: copies of a CRLF block dispatched at its
+// CR are whole blocks each, and the prefix of a block is not copied.
+func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
+	checkNoLeaks(t)
+	firstSeen := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, "data: a\r\n\r")
+		select {
+		case <-firstSeen:
+		case <-r.Context().Done():
+			return
+		}
+		writePieces(w, "\ndata: b\r\n\r\n")
+	}))
+	defer up.Close()
+	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	resp, err := http.Get(fray + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var first []byte
+	one := make([]byte, 1)
+	for bytes.Count(first, []byte("data: a")) < 2 || !bytes.HasSuffix(first, []byte("\r")) {
+		if _, err := io.ReadFull(resp.Body, one); err != nil {
+			t.Fatalf("after %q: %v", first, err)
+		}
+		first = append(first, one[0])
+	}
+	close(firstSeen)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "data: a\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\ndata: b\r\n\r\n"
+	if got := string(first) + string(rest); got != want {
+		t.Errorf("the client got %q, want %q", got, want)
+	}
+}
