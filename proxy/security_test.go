@@ -558,3 +558,39 @@ func TestHTTP2HeaderListLimit(t *testing.T) {
 	}
 	t.Errorf("no SETTINGS_MAX_HEADER_LIST_SIZE in %x", payload)
 }
+
+// TestLongSessionIDsStayBounded: 2,000 requests, each with its own
+// 60,000-byte Mcp-Session-Id, leave fray's live heap less than 8 MiB
+// larger: the session table holds a long id by a digest, not whole.
+func TestLongSessionIDsStayBounded(t *testing.T) {
+	checkNoLeaks(t)
+	const requests, idLen = 2000, 60000
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	before := liveHeap()
+	pad := strings.Repeat("s", idLen-8)
+	for i := range requests {
+		req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(mcp.HeaderSession, fmt.Sprintf("%08d", i)+pad)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		}
+	}
+	client.CloseIdleConnections()
+	grown := liveHeap() - before
+	t.Logf("%d sessions of %d-byte ids: the live heap grew %d KiB", requests, idLen, grown>>10)
+	if grown > 8<<20 {
+		t.Errorf("the live heap grew %d MiB: the session table holds the ids whole", grown>>20)
+	}
+}

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"strconv"
 
@@ -20,7 +22,23 @@ type redactor struct {
 	// A stand-in, not a blank, so that checks and replay still tell
 	// sessions apart.
 	sessions map[string]string
+	// order holds the keys of sessions in order of first appearance, a
+	// ring of at most maxStandIns; next is the slot to reuse, seq the
+	// stand-ins given so far.
+	order []string
+	next  int
+	seq   int
 }
+
+// maxStandIns bounds the session stand-ins a Writer remembers, as fray's
+// own session table is bounded: past it the oldest is forgotten, and a
+// session seen again after that gets a new stand-in. Ids longer than
+// maxKeyLen are remembered by their digest, so that the map is bounded in
+// bytes as well as in count.
+const (
+	maxStandIns = 1 << 16
+	maxKeyLen   = 256
+)
 
 // secret reports whether the values of header name are replaced.
 func (r *redactor) secret(name string) bool {
@@ -46,10 +64,23 @@ func (r *redactor) session(id string) string {
 	if r.sessions == nil || id == "" {
 		return id
 	}
-	s, ok := r.sessions[id]
-	if !ok {
-		s = "session-" + strconv.Itoa(len(r.sessions)+1)
-		r.sessions[id] = s
+	key := id
+	if len(key) > maxKeyLen {
+		sum := sha256.Sum256([]byte(id))
+		key = hex.EncodeToString(sum[:])
 	}
+	if s, ok := r.sessions[key]; ok {
+		return s
+	}
+	r.seq++
+	s := "session-" + strconv.Itoa(r.seq)
+	if len(r.order) < maxStandIns {
+		r.order = append(r.order, key)
+	} else {
+		delete(r.sessions, r.order[r.next])
+		r.order[r.next] = key
+		r.next = (r.next + 1) % maxStandIns
+	}
+	r.sessions[key] = s
 	return s
 }
