@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
@@ -22,6 +23,7 @@ import (
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 // serveFray serves h with proxy.Serve, as `fray proxy` does, on a loopback
@@ -592,5 +594,40 @@ func TestLongSessionIDsStayBounded(t *testing.T) {
 	t.Logf("%d sessions of %d-byte ids: the live heap grew %d KiB", requests, idLen, grown>>10)
 	if grown > 8<<20 {
 		t.Errorf("the live heap grew %d MiB: the session table holds the ids whole", grown>>20)
+	}
+}
+
+// TestLegacyEndpointRedactedInTraces: with session ids redacted, the query
+// values of a legacy endpoint URL (its session id, an api_key) appear in
+// neither the raw nor the delivered bytes a trace holds; the session's
+// stand-in takes the session id's place, as in the rest of the trace.
+func TestLegacyEndpointRedactedInTraces(t *testing.T) {
+	checkNoLeaks(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, "event: endpoint\ndata: /messages?sessionId=SECRET-SESSION-1&api_key=SECRET-KEY-2\n\n")
+	}))
+	defer up.Close()
+	var buf bytes.Buffer
+	tw, err := trace.NewWriter(&buf, trace.WriterOptions{RedactHeaders: []string{mcp.HeaderSession}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Observer = tw })
+	resp, body, err := fetch(t, fray+"/sse")
+	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(body), "sessionId=SECRET-SESSION-1") {
+		t.Fatalf("the client must get the endpoint as sent: %v, %q", err, body)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, secret := range []string{"SECRET-SESSION-1", "SECRET-KEY-2"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the trace holds %s:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, `sessionId=session-1`) || !strings.Contains(out, `api_key=[redacted]`) {
+		t.Errorf("the endpoint's values are not replaced by the stand-in and the redaction mark:\n%s", out)
 	}
 }

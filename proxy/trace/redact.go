@@ -1,10 +1,13 @@
 package trace
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/frayproxy/fray/mcp"
 )
@@ -83,4 +86,44 @@ func (r *redactor) session(id string) string {
 	}
 	r.sessions[key] = s
 	return s
+}
+
+// endpoint returns the bytes of a legacy endpoint block with the values of
+// its URL's query replaced: a session parameter's by the session's
+// stand-in, any other by Redacted (an api_key rides there too). The query
+// is the rest of the data line after its '?'. b is returned as it is when
+// session ids are not redacted or it has no query.
+func (r *redactor) endpoint(b []byte) []byte {
+	if r.sessions == nil {
+		return b
+	}
+	q := bytes.IndexByte(b, '?')
+	if q < 0 {
+		return b
+	}
+	end := q + 1
+	for end < len(b) && b[end] != '\n' && b[end] != '\r' {
+		end++
+	}
+	out := append([]byte(nil), b[:q+1]...)
+	for i, pair := range strings.Split(string(b[q+1:end]), "&") {
+		if i > 0 {
+			out = append(out, '&')
+		}
+		k, v, ok := strings.Cut(pair, "=")
+		out = append(out, k...)
+		if !ok {
+			continue
+		}
+		out = append(out, '=')
+		if strings.Contains(strings.ToLower(k), "session") {
+			if u, err := url.QueryUnescape(v); err == nil {
+				v = u
+			}
+			out = append(out, url.QueryEscape(r.session(v))...)
+		} else {
+			out = append(out, Redacted...)
+		}
+	}
+	return append(out, b[end:]...)
 }
