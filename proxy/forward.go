@@ -99,8 +99,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // naming a host other than fray itself. Neither is forwarded anywhere. It
 // reports whether the request may go on.
 func (p *Proxy) forUpstream(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method == http.MethodConnect {
+	// Methods are case-sensitive, so "connect" is not CONNECT; but a
+	// server or intermediary that folds case would make it one, and no
+	// MCP client sends it: refused in any case.
+	if strings.EqualFold(r.Method, http.MethodConnect) {
 		plainError(w, http.StatusMethodNotAllowed, "fray forwards only to its upstream; CONNECT is not supported")
+		return false
+	}
+	// The preface of HTTP/2 with prior knowledge over plain text (h2c):
+	// fray serves HTTP/2 over TLS only, and the preface is no request.
+	if r.Method == "PRI" && r.ProtoMajor == 2 {
+		w.Header().Set("Connection", "close")
+		plainError(w, http.StatusHTTPVersionNotSupported, "fray serves HTTP/2 over TLS only; plain-text HTTP/2 (h2c) is not supported")
 		return false
 	}
 	if r.URL.Host == "" || addressedToFray(r) {

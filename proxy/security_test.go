@@ -631,3 +631,40 @@ func TestLegacyEndpointRedactedInTraces(t *testing.T) {
 		t.Errorf("the endpoint's values are not replaced by the stand-in and the redaction mark:\n%s", out)
 	}
 }
+
+// TestConnectInAnyCaseAndH2CPreface: a CONNECT in any letter case, and
+// the preface of plain-text HTTP/2 (h2c, which fray does not serve), are
+// refused and never reach the upstream.
+func TestConnectInAnyCaseAndH2CPreface(t *testing.T) {
+	checkNoLeaks(t)
+	hits := make(chan string, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.Method
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	p, err := proxy.New(proxy.Options{Upstream: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveFray(t, p, nil)
+	for _, tc := range []struct {
+		req    string
+		status int
+	}{
+		// net/http refuses an authority-form target with any method but CONNECT.
+		{"connect " + addr + " HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", 400},
+		{"Connect /x HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", 405},
+		{"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505},
+	} {
+		resp, body := sendRaw(t, addr, tc.req)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%q: %d, want %d: %q", tc.req, resp.StatusCode, tc.status, body)
+		}
+	}
+	select {
+	case m := <-hits:
+		t.Errorf("a %q request reached the upstream", m)
+	default:
+	}
+}
