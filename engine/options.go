@@ -62,6 +62,7 @@ type Options struct {
 	MaxSessions           int
 	MaxExchanges          int
 	ResponseHeaderTimeout time.Duration
+	RequestBodyTimeout    time.Duration
 	// Drain is how long exchanges in flight get to finish once Serve's
 	// context ends (standalone GET streams, which never end by
 	// themselves, are not waited for); 0 means 5 s.
@@ -116,6 +117,7 @@ func (o *Options) proxyOptions() proxy.Options {
 		Clock:                 o.Clock,
 		MaxExchanges:          o.MaxExchanges,
 		ResponseHeaderTimeout: o.ResponseHeaderTimeout,
+		RequestBodyTimeout:    o.RequestBodyTimeout,
 	}
 }
 

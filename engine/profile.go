@@ -30,6 +30,15 @@ func (e *Engine) Stats() []faults.FaultStats {
 	return e.active.Stats()
 }
 
+// Snapshot returns the profile in force, its seed and its per-fault
+// counters, read together; nil when none can be.
+func (e *Engine) Snapshot() (*profiles.Profile, uint64, []faults.FaultStats) {
+	if e.active == nil {
+		return nil, 0, nil
+	}
+	return e.active.Snapshot()
+}
+
 // Swap puts p in force, atomically, and records the change: streams
 // already running keep the faults they started with. On error nothing
 // changes.
@@ -46,23 +55,25 @@ func (e *Engine) Swap(p *profiles.Profile) error {
 	return nil
 }
 
-// SetEnabled switches fault index of the profile in force on or off, and
-// records the change. It wraps faults.ErrNoFault for a bad index.
-func (e *Engine) SetEnabled(index int, on bool) error {
+// SetEnabled switches fault index of the profile in force on or off,
+// records the change, and returns the fault's counters from that profile.
+// It wraps faults.ErrNoFault for a bad index.
+func (e *Engine) SetEnabled(index int, on bool) (faults.FaultStats, error) {
 	if e.active == nil {
-		return ErrNoProfile
+		return faults.FaultStats{}, ErrNoProfile
 	}
 	e.changeMu.Lock()
 	defer e.changeMu.Unlock()
-	if err := e.active.SetEnabled(index, on); err != nil {
-		return err
+	st, err := e.active.SetEnabled(index, on)
+	if err != nil {
+		return st, err
 	}
 	action := observe.ProfileDisable
 	if on {
 		action = observe.ProfileEnable
 	}
 	e.observeChange(action, index)
-	return nil
+	return st, nil
 }
 
 // observeChange records a change of the profile in force, with changeMu
@@ -87,7 +98,7 @@ func (e *Engine) schedule(c Change) {
 		if c.Profile != nil {
 			err = e.Swap(c.Profile)
 		} else {
-			err = e.SetEnabled(c.Fault, c.On)
+			_, err = e.SetEnabled(c.Fault, c.On)
 		}
 		if err != nil && e.opts.Logger != nil {
 			e.opts.Logger.Warn("a recorded profile change could not be made again", "at", c.At, "error", fmt.Sprint(err))

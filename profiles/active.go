@@ -65,10 +65,22 @@ func (a *Active) Profile() *Profile { return a.cur.Load().profile }
 // Seed returns the seed the active profile was compiled with.
 func (a *Active) Seed() uint64 { return a.cur.Load().set.Seed() }
 
-// SetEnabled switches fault index of the active profile on or off; it
-// wraps faults.ErrNoFault for a bad index.
-func (a *Active) SetEnabled(index int, on bool) error {
-	return a.cur.Load().set.SetEnabled(index, on)
+// SetEnabled switches fault index of the active profile on or off and
+// returns its counters, from that same profile; it wraps
+// faults.ErrNoFault for a bad index.
+func (a *Active) SetEnabled(index int, on bool) (faults.FaultStats, error) {
+	set := a.cur.Load().set
+	if err := set.SetEnabled(index, on); err != nil {
+		return faults.FaultStats{}, err
+	}
+	return set.Stats()[index], nil
+}
+
+// Snapshot returns the active profile, its seed and its per-fault
+// counters, read together; the profile must not be modified.
+func (a *Active) Snapshot() (*Profile, uint64, []faults.FaultStats) {
+	st := a.cur.Load()
+	return st.profile, st.set.Seed(), st.set.Stats()
 }
 
 // Stats returns the active profile's per-fault counters.

@@ -145,10 +145,12 @@ func (pm *pump) deliver(e *sse.Event, fragment, dup int) outcome {
 	return pm.deliverWith(e, fragment, dup, 0)
 }
 
-// deliverWith writes noise comment blocks, then the event 1+dup times. The
-// noise goes after the event's prefix (the stream's BOM, or the LF that
-// completes the previous block's CR), so that it lies between whole
-// blocks and changes nothing a client reads.
+// deliverWith writes noise comment blocks, then the event 1+dup times.
+// What fray inserts goes between whole blocks: after the event's prefix
+// (the stream's BOM, or the LF that completes the previous block's CR),
+// written once, and, between copies of a CRLF block dispatched at its CR,
+// after the LF that completes it. So a client reads the same events, plus
+// the noise and the copies, whatever parser it uses.
 func (pm *pump) deliverWith(e *sse.Event, fragment, dup, noise int) outcome {
 	out := outcome{fate: observe.Delivered, goOn: true}
 	b := e.Raw
@@ -156,7 +158,7 @@ func (pm *pump) deliverWith(e *sse.Event, fragment, dup, noise int) outcome {
 		pm.out = e.AppendTo(pm.out[:0])
 		b = pm.out
 	}
-	if noise > 0 {
+	if noise > 0 || dup > 0 {
 		pre := e.Prefix()
 		ok, w := pm.write(b[:pre], 0)
 		out.waited = out.waited || w
@@ -170,7 +172,15 @@ func (pm *pump) deliverWith(e *sse.Event, fragment, dup, noise int) outcome {
 		}
 		b = b[pre:]
 	}
-	for range 1 + dup {
+	for i := range 1 + dup {
+		if i > 0 && e.CRLF() && len(b) > 0 && b[len(b)-1] == '\r' {
+			ok, w := pm.write(lf, 0)
+			out.waited = out.waited || w
+			if !ok {
+				out.goOn = false
+				return out
+			}
+		}
 		ok, w := pm.write(b, fragment)
 		out.waited = out.waited || w
 		if !ok {
@@ -224,15 +234,19 @@ var (
 	noiseLF   = []byte(": keepalive\n\n")
 	noiseCRLF = []byte(": keepalive\r\n\r\n")
 	noiseCR   = []byte(": keepalive\r\r")
+	lf        = []byte("\n")
 )
 
-// noiseBlock is an SSE comment block in the line-end style of e.
+// noiseBlock is an SSE comment block in the line-end style of e's lines,
+// not of its last bytes: a CRLF block dispatched at its CR ends in a CR,
+// and a bare-CR comment there would merge the events that follow for a
+// parser that splits lines on LF.
 func noiseBlock(e *sse.Event) []byte {
-	switch r := e.Raw; {
-	case len(r) > 0 && r[len(r)-1] == '\r':
-		return noiseCR
-	case len(r) > 1 && r[len(r)-2] == '\r':
+	switch {
+	case e.CRLF():
 		return noiseCRLF
+	case e.CR():
+		return noiseCR
 	}
 	return noiseLF
 }

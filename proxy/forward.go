@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
@@ -26,20 +27,19 @@ var errFaultClosed = errors.New("proxy: stream closed by a fault")
 
 // ServeHTTP forwards one exchange to the upstream, applying the fault plan.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !p.forUpstream(w, r) || !p.notLooped(w, r) || !p.admit(w, r) {
+	if !p.forUpstream(w, r) || !p.notLooped(w, r) {
+		return
+	}
+	// The body is read before the exchange is admitted: a client that
+	// trickles it holds no slot, only its connection, and that only
+	// until RequestBodyTimeout.
+	body, ok := p.readBody(w, r)
+	if !ok || !p.admit(w, r) {
 		return
 	}
 	defer p.release()
-	ex := &exchange{seq: p.exchSeq.Add(1)}
+	ex := &exchange{seq: p.exchSeq.Add(1), body: body}
 	ex.SinceRun = p.clock.Now().Sub(p.start)
-	if r.Method == http.MethodPost && r.Body != nil && r.Body != http.NoBody {
-		body, err := readBounded(r.Body, p.opts.MaxRequestBody)
-		if err != nil {
-			p.requestBodyError(w, r, err)
-			return
-		}
-		ex.body = body
-	}
 	p.classify(r, ex)
 	p.releaseFor(ex)
 	p.log.LogAttrs(r.Context(), slog.LevelDebug, "exchange", ex.logAttrs()...)
@@ -108,8 +108,18 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // naming a host other than fray itself. Neither is forwarded anywhere. It
 // reports whether the request may go on.
 func (p *Proxy) forUpstream(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method == http.MethodConnect {
+	// Methods are case-sensitive, so "connect" is not CONNECT; but a
+	// server or intermediary that folds case would make it one, and no
+	// MCP client sends it: refused in any case.
+	if strings.EqualFold(r.Method, http.MethodConnect) {
 		plainError(w, http.StatusMethodNotAllowed, "fray forwards only to its upstream; CONNECT is not supported")
+		return false
+	}
+	// The preface of HTTP/2 with prior knowledge over plain text (h2c):
+	// fray serves HTTP/2 over TLS only, and the preface is no request.
+	if r.Method == "PRI" && r.ProtoMajor == 2 {
+		w.Header().Set("Connection", "close")
+		plainError(w, http.StatusHTTPVersionNotSupported, "fray serves HTTP/2 over TLS only; plain-text HTTP/2 (h2c) is not supported")
 		return false
 	}
 	if r.URL.Host == "" || addressedToFray(r) {
@@ -356,7 +366,47 @@ func (p *Proxy) badGateway(w http.ResponseWriter, r *http.Request, ex *exchange,
 	p.observeEnd(ex, &observe.End{Cause: observe.UpstreamFailed, Error: oneLine(err.Error())})
 }
 
-func (p *Proxy) requestBodyError(w http.ResponseWriter, r *http.Request, err error) {
+// readBody reads the body of a POST whole, to classify it, within
+// Options.RequestBodyTimeout. Other requests' bodies stream to the
+// upstream as they come; they get nil. It reports false when it answered
+// the client instead.
+func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
+		return nil, true
+	}
+	d := p.bodyTimeout()
+	rc := http.NewResponseController(w)
+	if d > 0 {
+		// A deadline on the connection (the stream, over HTTP/2): the
+		// real time, since it is the network's.
+		_ = rc.SetReadDeadline(time.Now().Add(d))
+	}
+	body, err := readBounded(r.Body, p.opts.MaxRequestBody)
+	if d > 0 {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		p.requestBodyError(w, r, err, d)
+		return nil, false
+	}
+	return body, true
+}
+
+func (p *Proxy) bodyTimeout() time.Duration {
+	if p.opts.RequestBodyTimeout == 0 {
+		return DefaultRequestBodyTimeout
+	}
+	return p.opts.RequestBodyTimeout
+}
+
+func (p *Proxy) requestBodyError(w http.ResponseWriter, r *http.Request, err error, timeout time.Duration) {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		p.log.Warn("request body did not arrive in time; refused", "method", r.Method, "path", r.URL.Path, "limit", timeout)
+		w.Header().Set("Connection", "close")
+		plainError(w, http.StatusRequestTimeout,
+			fmt.Sprintf("fray: the request body did not arrive within %v", timeout))
+		return
+	}
 	if errors.Is(err, errBodyTooLarge) {
 		p.log.Warn("request body too large", "method", r.Method, "path", r.URL.Path, "limit", p.opts.MaxRequestBody)
 		plainError(w, http.StatusRequestEntityTooLarge,

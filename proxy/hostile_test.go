@@ -495,3 +495,173 @@ func TestConnectionFlood(t *testing.T) {
 		t.Fatalf("after the flood: %v", err)
 	}
 }
+
+// TestTricklingBodies: clients that send a request head and then a body
+// byte by byte, or part of one and nothing more, get 408 once
+// RequestBodyTimeout has passed, their connection closed, and are never
+// forwarded; while they wait they hold none of the MaxExchanges slots, so
+// a normal request beside them is served.
+func TestTricklingBodies(t *testing.T) {
+	checkNoLeaks(t)
+	const tricklers = 6
+	var forwarded sync.Map
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		forwarded.Store(r.URL.Path, true)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL, func(o *proxyOptions) {
+		o.MaxExchanges = 2
+		o.RequestBodyTimeout = 2 * time.Second
+	})
+	addr := strings.TrimPrefix(fray, "http://")
+	started := time.Now()
+	var conns []net.Conn
+	for i := range tricklers {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		head := fmt.Sprintf("POST /trickle%d HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", i, addr)
+		if _, err := io.WriteString(c, head); err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	resp, err := http.Post(fray+"/normal", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a normal request beside %d stalled bodies: %d, want 200", tricklers, resp.StatusCode)
+	}
+	for i, c := range conns {
+		// The first trickles on, a byte at a time, until it is cut off.
+		if i == 0 {
+			go func() {
+				for _, err := c.Write([]byte(" ")); err == nil; _, err = c.Write([]byte(" ")) {
+					time.Sleep(50 * time.Millisecond) // the trickle's pace, not synchronisation
+				}
+			}()
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("trickler %d: %v, want a 408", i, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestTimeout || !resp.Close || !strings.Contains(string(body), "within 2s") {
+			t.Errorf("trickler %d: %d, close %v, %q; want 408, closed, saying the limit", i, resp.StatusCode, resp.Close, body)
+		}
+	}
+	if waited := time.Since(started); waited > 10*time.Second {
+		t.Errorf("the stalled bodies were held %v", waited)
+	}
+	forwarded.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), "/trickle") {
+			t.Errorf("%s was forwarded", k)
+		}
+		return true
+	})
+}
+
+// TestNoiseOnASplitCRLFBlock: noise on a block whose CRLF end is split
+// across reads (the block dispatched at its CR) is written in the
+// stream's CRLF style, before the block: a parser that splits lines on
+// LF reads the same events as without the noise.
+func TestNoiseOnASplitCRLFBlock(t *testing.T) {
+	checkNoLeaks(t)
+	firstSeen := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, "data: a\r\n\r")
+		select {
+		case <-firstSeen:
+		case <-r.Context().Done():
+			return
+		}
+		writePieces(w, "\ndata: b\r\n\r\n")
+	}))
+	defer up.Close()
+	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Noise: 1} }}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	resp, err := http.Get(fray + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var first []byte
+	one := make([]byte, 1)
+	for !bytes.HasSuffix(first, []byte("data: a\r\n\r")) {
+		if _, err := io.ReadFull(resp.Body, one); err != nil {
+			t.Fatalf("after %q: %v", first, err)
+		}
+		first = append(first, one[0])
+	}
+	close(firstSeen)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(first) + string(rest)
+	want := ": keepalive\r\n\r\ndata: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
+	if got != want {
+		t.Errorf("the client got %q, want %q", got, want)
+	}
+	// What a parser that splits on LF alone makes of it.
+	var datas []string
+	for line := range strings.SplitSeq(got, "\n") {
+		if d, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "data: "); ok {
+			datas = append(datas, d)
+		}
+	}
+	if strings.Join(datas, ",") != "a,b" {
+		t.Errorf("an LF parser reads data %q, want a and b", datas)
+	}
+}
+
+// TestDuplicateOfASplitCRLFBlock: copies of a CRLF block dispatched at its
+// CR are whole blocks each, and the prefix of a block is not copied.
+func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
+	checkNoLeaks(t)
+	firstSeen := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, "data: a\r\n\r")
+		select {
+		case <-firstSeen:
+		case <-r.Context().Done():
+			return
+		}
+		writePieces(w, "\ndata: b\r\n\r\n")
+	}))
+	defer up.Close()
+	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	resp, err := http.Get(fray + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var first []byte
+	one := make([]byte, 1)
+	for bytes.Count(first, []byte("data: a")) < 2 || !bytes.HasSuffix(first, []byte("\r")) {
+		if _, err := io.ReadFull(resp.Body, one); err != nil {
+			t.Fatalf("after %q: %v", first, err)
+		}
+		first = append(first, one[0])
+	}
+	close(firstSeen)
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "data: a\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\ndata: b\r\n\r\n"
+	if got := string(first) + string(rest); got != want {
+		t.Errorf("the client got %q, want %q", got, want)
+	}
+}

@@ -69,7 +69,19 @@ type Options struct {
 	// cancelled and the client gets 504. 0 means no bound, because a JSON
 	// answer to a long tools/call comes only once the call is done.
 	ResponseHeaderTimeout time.Duration
+	// RequestBodyTimeout bounds how long a request body fray reads (a
+	// POST's, to classify it) may take to arrive whole, from the moment
+	// its head was read; past it the client gets 408, its connection is
+	// closed, and nothing is forwarded. A body being read holds no
+	// MaxExchanges slot. 0 means DefaultRequestBodyTimeout; negative, no
+	// bound.
+	RequestBodyTimeout time.Duration
 }
+
+// DefaultRequestBodyTimeout is the RequestBodyTimeout of a zero Options:
+// an MCP request body is a few kilobytes, and a client that cannot send
+// one in 10 s is stalled or hostile.
+const DefaultRequestBodyTimeout = 10 * time.Second
 
 // Proxy is an http.Handler that forwards to Options.Upstream. It is safe for
 // concurrent use.
@@ -182,6 +194,11 @@ func checkUpstream(u *url.URL, name string) (*url.URL, error) {
 // Upstream returns the base URL the proxy forwards to.
 func (p *Proxy) Upstream() *url.URL { c := *p.upstream; return &c }
 
+// UpstreamStreamWindow is the HTTP/2 flow-control window fray gives each
+// stream of an h2 upstream: the most of a stream it buffers for a client
+// that reads slowly or not at all.
+const UpstreamStreamWindow = 64 << 10
+
 // NewTransport returns the transport fray uses to reach an upstream: the
 // settings of http.DefaultTransport, no transparent decompression (bytes
 // pass as sent), more idle connections per host (a proxy talks to one
@@ -196,6 +213,13 @@ func NewTransport(tlsConfig *tls.Config) *http.Transport {
 	// A custom TLS config or dialer turns HTTP/2 off unless asked for: an
 	// https upstream that offers h2 gets it, as a direct client would.
 	t.ForceAttemptHTTP2 = true
+	// HTTP/2 flow control is fray's back-pressure on an h2 upstream: the
+	// transport buffers up to the stream's window of what the client has
+	// not taken yet. Its default window, 4 MiB, let a client that never
+	// reads make fray hold 4 MiB; 64 KiB is what HTTP/1.1 costs.
+	// The connection's window stays large, so that streams whose clients
+	// stopped reading do not hold back the others on the connection.
+	t.HTTP2 = &http.HTTP2Config{MaxReceiveBufferPerStream: UpstreamStreamWindow}
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	return t
 }

@@ -2,10 +2,13 @@ package proxy_test
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +23,7 @@ import (
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 // serveFray serves h with proxy.Serve, as `fray proxy` does, on a loopback
@@ -161,13 +165,15 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// TestHeaderTooLarge431: a request head over proxy.MaxHeaderBytes is
-// answered 431 by the server and never forwarded; one under it passes.
+// TestHeaderTooLarge431: a request head (request line, header fields and
+// the empty line) of exactly proxy.MaxHeaderBytes is forwarded, and one
+// byte more is answered 431 and never forwarded, whatever its shape: one
+// large field, many small ones, a long request target.
 func TestHeaderTooLarge431(t *testing.T) {
 	checkNoLeaks(t)
-	hits := make(chan int, 2)
+	hits := make(chan string, 8)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits <- len(r.Header.Get("X-Big"))
+		hits <- r.URL.Path
 	}))
 	defer up.Close()
 	u, _ := url.Parse(up.URL)
@@ -176,25 +182,52 @@ func TestHeaderTooLarge431(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := serveFray(t, p, nil)
-	for _, tc := range []struct {
-		size   int
-		status int
-	}{{proxy.MaxHeaderBytes / 2, 200}, {proxy.MaxHeaderBytes + 8<<10, 431}} {
-		req := "GET /mcp HTTP/1.1\r\nHost: " + addr + "\r\nX-Big: " + strings.Repeat("b", tc.size) + "\r\nConnection: close\r\n\r\n"
-		resp, body := sendRaw(t, addr, req)
-		if resp.StatusCode != tc.status {
-			t.Fatalf("%d-byte header: status %d, want %d: %q", tc.size, resp.StatusCode, tc.status, body)
-		}
-		if tc.status == 431 && !strings.Contains(body, "Request Header Fields Too Large") {
-			t.Errorf("431 body %q", body)
+	// head returns a head of exactly size bytes, padded in the given shape.
+	head := func(shape string, size int) string {
+		pre := "GET /" + shape + " HTTP/1.1\r\nHost: " + addr + "\r\nConnection: close\r\n"
+		pad := size - len(pre) - len("\r\n")
+		switch shape {
+		case "one-field":
+			return pre + "X-Big: " + strings.Repeat("b", pad-len("X-Big: \r\n")) + "\r\n\r\n"
+		case "many-fields":
+			var b strings.Builder
+			b.WriteString(pre)
+			for i := 0; pad > 0; i++ {
+				f := fmt.Sprintf("X-F%d: v\r\n", i)
+				if pad-len(f) < len("X-Fnnnnn: v\r\n") {
+					f = fmt.Sprintf("X-F%d: %s\r\n", i, strings.Repeat("v", pad-len(f)+1))
+				}
+				b.WriteString(f)
+				pad -= len(f)
+			}
+			return b.String() + "\r\n"
+		default: // a long target
+			return strings.Replace(pre, "/"+shape, "/"+shape+"?q="+strings.Repeat("t", pad-len("?q=")), 1) + "\r\n"
 		}
 	}
-	if n := <-hits; n != proxy.MaxHeaderBytes/2 {
-		t.Errorf("the upstream saw a %d-byte header", n)
+	for _, shape := range []string{"one-field", "many-fields", "long-target"} {
+		for _, tc := range []struct {
+			size, status int
+		}{{proxy.MaxHeaderBytes, 200}, {proxy.MaxHeaderBytes + 1, 431}} {
+			req := head(shape, tc.size)
+			if len(req) != tc.size {
+				t.Fatalf("%s: built a %d-byte head, want %d", shape, len(req), tc.size)
+			}
+			resp, body := sendRaw(t, addr, req)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("%s, %d-byte head: status %d, want %d: %q", shape, tc.size, resp.StatusCode, tc.status, body)
+			}
+			if tc.status == 431 && !strings.Contains(body, "Request Header Fields Too Large") {
+				t.Errorf("431 body %q", body)
+			}
+		}
+		if got := <-hits; got != "/"+shape {
+			t.Errorf("the upstream saw %q, want /%s", got, shape)
+		}
 	}
 	select {
-	case n := <-hits:
-		t.Errorf("the oversized head reached the upstream (%d bytes)", n)
+	case got := <-hits:
+		t.Errorf("an oversized head reached the upstream (%s)", got)
 	default:
 	}
 }
@@ -480,4 +513,158 @@ func renderRecord(r slog.Record) string {
 	h := slog.NewTextHandler(&b, &slog.HandlerOptions{Level: slog.LevelDebug})
 	_ = h.Handle(context.Background(), r)
 	return b.String()
+}
+
+// TestHTTP2HeaderListLimit: over HTTP/2 the head is bounded as HTTP/2
+// counts it (each field's name and value, plus 32 bytes), by the
+// SETTINGS_MAX_HEADER_LIST_SIZE fray advertises: 61,760 bytes.
+func TestHTTP2HeaderListLimit(t *testing.T) {
+	certDER, keyDER := selfSigned(t)
+	key, err := x509.ParseECPrivateKey(keyDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveFray(t, http.NotFoundHandler(), &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
+		MinVersion:   tls.VersionTLS12,
+	})
+	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	var fh [9]byte
+	if _, err := io.ReadFull(conn, fh[:]); err != nil {
+		t.Fatal(err)
+	}
+	n := int(fh[0])<<16 | int(fh[1])<<8 | int(fh[2])
+	if fh[3] != 0x4 { // SETTINGS
+		t.Fatalf("first frame of type %d, want SETTINGS", fh[3])
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(conn, payload); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+6 <= len(payload); i += 6 {
+		if id := int(payload[i])<<8 | int(payload[i+1]); id == 0x6 { // MAX_HEADER_LIST_SIZE
+			v := int(payload[i+2])<<24 | int(payload[i+3])<<16 | int(payload[i+4])<<8 | int(payload[i+5])
+			if v != 61760 {
+				t.Errorf("SETTINGS_MAX_HEADER_LIST_SIZE %d, want 61760", v)
+			}
+			return
+		}
+	}
+	t.Errorf("no SETTINGS_MAX_HEADER_LIST_SIZE in %x", payload)
+}
+
+// TestLongSessionIDsStayBounded: 2,000 requests, each with its own
+// 60,000-byte Mcp-Session-Id, leave fray's live heap less than 8 MiB
+// larger: the session table holds a long id by a digest, not whole.
+func TestLongSessionIDsStayBounded(t *testing.T) {
+	checkNoLeaks(t)
+	const requests, idLen = 2000, 60000
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+	before := liveHeap()
+	pad := strings.Repeat("s", idLen-8)
+	for i := range requests {
+		req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(mcp.HeaderSession, fmt.Sprintf("%08d", i)+pad)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		}
+	}
+	client.CloseIdleConnections()
+	grown := liveHeap() - before
+	t.Logf("%d sessions of %d-byte ids: the live heap grew %d KiB", requests, idLen, grown>>10)
+	if grown > 8<<20 {
+		t.Errorf("the live heap grew %d MiB: the session table holds the ids whole", grown>>20)
+	}
+}
+
+// TestLegacyEndpointRedactedInTraces: with session ids redacted, the query
+// values of a legacy endpoint URL (its session id, an api_key) appear in
+// neither the raw nor the delivered bytes a trace holds; the session's
+// stand-in takes the session id's place, as in the rest of the trace.
+func TestLegacyEndpointRedactedInTraces(t *testing.T) {
+	checkNoLeaks(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, "event: endpoint\ndata: /messages?sessionId=SECRET-SESSION-1&api_key=SECRET-KEY-2\n\n")
+	}))
+	defer up.Close()
+	var buf bytes.Buffer
+	tw, err := trace.NewWriter(&buf, trace.WriterOptions{RedactHeaders: []string{mcp.HeaderSession}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Observer = tw })
+	resp, body, err := fetch(t, fray+"/sse")
+	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(body), "sessionId=SECRET-SESSION-1") {
+		t.Fatalf("the client must get the endpoint as sent: %v, %q", err, body)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, secret := range []string{"SECRET-SESSION-1", "SECRET-KEY-2"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the trace holds %s:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, `sessionId=session-1`) || !strings.Contains(out, `api_key=[redacted]`) {
+		t.Errorf("the endpoint's values are not replaced by the stand-in and the redaction mark:\n%s", out)
+	}
+}
+
+// TestConnectInAnyCaseAndH2CPreface: a CONNECT in any letter case, and
+// the preface of plain-text HTTP/2 (h2c, which fray does not serve), are
+// refused and never reach the upstream.
+func TestConnectInAnyCaseAndH2CPreface(t *testing.T) {
+	checkNoLeaks(t)
+	hits := make(chan string, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.Method
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	p, err := proxy.New(proxy.Options{Upstream: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveFray(t, p, nil)
+	for _, tc := range []struct {
+		req    string
+		status int
+	}{
+		// net/http refuses an authority-form target with any method but CONNECT.
+		{"connect " + addr + " HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", 400},
+		{"Connect /x HTTP/1.1\r\nHost: " + addr + "\r\n\r\n", 405},
+		{"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505},
+	} {
+		resp, body := sendRaw(t, addr, tc.req)
+		if resp.StatusCode != tc.status {
+			t.Errorf("%q: %d, want %d: %q", tc.req, resp.StatusCode, tc.status, body)
+		}
+	}
+	select {
+	case m := <-hits:
+		t.Errorf("a %q request reached the upstream", m)
+	default:
+	}
 }

@@ -56,6 +56,12 @@ func ListenerTLS(certFile, keyFile string) (*tls.Config, error) {
 // small.
 const MaxHeaderBytes = 64 << 10
 
+// headSlack is what net/http reads past http.Server.MaxHeaderBytes before
+// it answers 431: the request line and the empty line are not counted, so
+// it allows 4 KiB for them. The server is given MaxHeaderBytes less that,
+// so that the whole head is bounded by MaxHeaderBytes to the byte.
+const headSlack = 4 << 10
+
 // Serve serves h on ln until ctx is done, then shuts down: new connections
 // are refused, and exchanges in flight get grace to finish before their
 // connections are closed. A nil tlsConfig serves plain HTTP; with one,
@@ -67,7 +73,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, tlsConfig *tls.
 		Handler:           h,
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    MaxHeaderBytes,
+		MaxHeaderBytes:    MaxHeaderBytes - headSlack,
 	}
 	errc := make(chan error, 1)
 	if tlsConfig != nil {

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"sync"
 
 	"github.com/frayproxy/fray/mcp"
@@ -8,7 +10,7 @@ import (
 
 // session is what fray knows of one MCP session.
 type session struct {
-	id       string
+	id       string // sessionKey of the id
 	seq      int
 	protocol string                   // negotiated revision, "" until known
 	streams  [mcp.StreamOther + 1]int // exchanges seen per stream type
@@ -25,6 +27,20 @@ type sessions struct {
 	max   int
 }
 
+// MaxSessionIDKey is the longest session id the session table keeps as it
+// is; a longer one (a client may send up to the head limit) is kept by its
+// SHA-256 digest, so that 65,536 sessions hold at most a few tens of MiB.
+const MaxSessionIDKey = 256
+
+// sessionKey is how the table keys id.
+func sessionKey(id string) string {
+	if len(id) <= MaxSessionIDKey {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
 func newSessions(max int) *sessions {
 	return &sessions{byID: make(map[string]*session), max: max}
 }
@@ -37,13 +53,15 @@ func (s *sessions) touch(id string, st mcp.StreamType) (seq, streamSeq int, prot
 	if id == "" {
 		return 0, 0, ""
 	}
+	key := sessionKey(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ss := s.getLocked(id)
+	ss := s.getLocked(key)
 	ss.streams[st]++
 	return ss.seq, ss.streams[st], ss.protocol
 }
 
+// getLocked returns the session of key (sessionKey of its id).
 func (s *sessions) getLocked(id string) *session {
 	if ss, ok := s.byID[id]; ok {
 		return ss
@@ -66,14 +84,16 @@ func (s *sessions) setProtocol(id, protocol string) {
 	if id == "" || protocol == "" {
 		return
 	}
+	key := sessionKey(id)
 	s.mu.Lock()
-	s.getLocked(id).protocol = protocol
+	s.getLocked(key).protocol = protocol
 	s.mu.Unlock()
 }
 
 // forget drops a session that was deleted.
 func (s *sessions) forget(id string) {
+	key := sessionKey(id)
 	s.mu.Lock()
-	delete(s.byID, id)
+	delete(s.byID, key)
 	s.mu.Unlock()
 }

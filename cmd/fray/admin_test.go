@@ -96,3 +96,104 @@ func TestAdminTokenFromTheEnvironment(t *testing.T) {
 		t.Fatal("fray proxy did not stop")
 	}
 }
+
+// startAdminProxy runs `fray proxy --admin 0` with args added, and returns
+// the admin API's base URL; fray stops when the test ends.
+func startAdminProxy(t *testing.T, args ...string) string {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(up.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"fray", "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+			"--profile", "lossy-resume", "--admin", "0"}, args...), io.Discard, pw)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Error("fray proxy did not stop")
+		}
+	})
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
+	fields := strings.Fields(line)
+	if len(fields) < 5 || !strings.HasPrefix(fields[4], "http://127.0.0.1:") {
+		t.Fatalf("admin line %q", line)
+	}
+	return fields[4]
+}
+
+// TestAdminRefusesWebPages: with the default setup (loopback, no token),
+// what a web page can send is refused and changes nothing: a Host that
+// does not name the listener (DNS rebinding), an Origin of another site,
+// and a state-changing request without a JSON or TOML type (a no-cors
+// POST); curl-like requests with the right type still work.
+func TestAdminRefusesWebPages(t *testing.T) {
+	t.Setenv("FRAY_ADMIN_TOKEN", "")
+	base := startAdminProxy(t)
+	port := base[strings.LastIndex(base, ":")+1:]
+	for _, tc := range []struct {
+		name, method, path, host, origin, ctype, body string
+		want                                          int
+	}{
+		{"rebound name reads", "GET", "/profile", "evil.example:" + port, "", "", "", 421},
+		{"rebound name writes", "PUT", "/profile", "evil.example:" + port, "http://evil.example:" + port, "application/toml", "name = \"evil\"\n", 421},
+		{"rebound name, same-origin write", "PUT", "/profile", "evil.example:" + port, "", "application/toml", "name = \"evil\"\n", 421},
+		{"other port", "GET", "/stats", "127.0.0.1:1", "", "", "", 421},
+		{"cross-site read", "GET", "/profile", "", "http://evil.example", "", "", 403},
+		{"cross-site no-cors POST", "POST", "/faults/0/disable", "", "http://evil.example", "text/plain", "", 403},
+		{"null origin", "POST", "/faults/0/disable", "", "null", "application/json", "", 403},
+		{"fetch metadata", "POST", "/faults/0/disable", "", "", "application/json", "", 403},
+		{"form type", "POST", "/faults/0/disable", "", "", "application/x-www-form-urlencoded", "", 415},
+		{"no type", "POST", "/faults/0/disable", "", "", "", "", 415},
+		{"TOML as form", "PUT", "/profile", "", "", "application/x-www-form-urlencoded", "name = \"evil\"\n", 415},
+		{"curl read", "GET", "/stats", "", "", "", "", 200},
+		{"localhost read", "GET", "/stats", "localhost:" + port, "", "", "", 200},
+		{"own origin", "GET", "/profile", "", base, "", "", 200},
+		{"disable as JSON", "POST", "/faults/0/disable", "", "", "application/json", "", 200},
+		{"enable as JSON", "POST", "/faults/0/enable", "", base, "application/json; charset=utf-8", "", 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(tc.body))
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			if tc.name == "fetch metadata" {
+				req.Header.Set("Sec-Fetch-Site", "cross-site")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.want {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.want, body)
+			}
+		})
+	}
+	resp, err := http.Get(base + "/profile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), `"name": "lossy-resume"`) || !strings.Contains(string(body), `"enabled": true`) {
+		t.Errorf("a refused request changed the profile: %s", body)
+	}
+}

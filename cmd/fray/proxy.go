@@ -35,6 +35,7 @@ func proxyCommand() *cli.Command {
 				Usage: "bearer token every admin API request must carry (16+ characters); required when --admin is beyond loopback; prefer the environment variable, which ps does not show"},
 			&cli.IntFlag{Name: "max-exchanges", Usage: "most exchanges in flight at once, open streams included; past it new ones get 503 with Retry-After (0: no limit)"},
 			&cli.DurationFlag{Name: "response-timeout", Usage: "longest wait for the upstream's response head, e.g. 30s; past it the client gets 504 (0: as long as the client waits)"},
+			&cli.DurationFlag{Name: "request-body-timeout", Value: proxy.DefaultRequestBodyTimeout, Usage: "longest a POST body may take to arrive whole; past it the client gets 408 and its connection is closed (0: no limit)"},
 			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
 			&cli.DurationFlag{Name: "report-every", Usage: "soak mode: also rewrite the --report file every `DURATION` while running (atomically)"},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
@@ -65,6 +66,9 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if c.Int("max-exchanges") < 0 || c.Duration("response-timeout") < 0 {
 		return opts, usagef("--max-exchanges %d, --response-timeout %s: must not be negative", c.Int("max-exchanges"), c.Duration("response-timeout"))
 	}
+	if c.Duration("request-body-timeout") < 0 {
+		return opts, usagef("--request-body-timeout %s: must not be negative", c.Duration("request-body-timeout"))
+	}
 	if opts.UpstreamTLS, err = proxy.UpstreamTLS(c.String("upstream-ca")); err != nil {
 		return opts, usagef("--upstream-ca: %v", err)
 	}
@@ -72,6 +76,10 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	opts.MaxBlock = c.Int("max-block")
 	opts.MaxExchanges = c.Int("max-exchanges")
 	opts.ResponseHeaderTimeout = c.Duration("response-timeout")
+	opts.RequestBodyTimeout = c.Duration("request-body-timeout")
+	if opts.RequestBodyTimeout == 0 {
+		opts.RequestBodyTimeout = -1 // no limit, as the flag says
+	}
 	// The admin API serves metrics and can swap a profile in later.
 	opts.Metrics = c.String("admin") != ""
 	opts.Mutable = c.String("admin") != ""
@@ -176,7 +184,8 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 		guarded = " (bearer token required)"
 	}
 	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s%s\n", ln.Addr(), guarded)
-	h := admin.RequireToken(eng.AdminHandler(), token)
+	// Pages a browser shows are refused first, whatever the token.
+	h := admin.SameOrigin(admin.RequireToken(eng.AdminHandler(), token), ln.Addr(), addr)
 	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil
 }

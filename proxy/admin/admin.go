@@ -29,17 +29,19 @@ import (
 
 // Control is what the admin API reads and changes: the profile in force.
 // *profiles.Active implements it, and so does an engine, which records
-// each change. Implementations must be safe for concurrent use.
+// each change. Each method reads the profile in force once, so that what
+// it returns belongs to one profile even while another is swapped in.
+// Implementations must be safe for concurrent use.
 type Control interface {
-	// InForce returns the profile in force and its seed, read together.
-	InForce() (*profiles.Profile, uint64)
-	// Stats returns the per-fault counters of the profile in force.
-	Stats() []faults.FaultStats
+	// Snapshot returns the profile in force, its seed and its per-fault
+	// counters, read together.
+	Snapshot() (*profiles.Profile, uint64, []faults.FaultStats)
 	// Swap puts a profile in force; on error nothing changes.
 	Swap(p *profiles.Profile) error
-	// SetEnabled switches one fault on or off; it wraps faults.ErrNoFault
-	// for an index the profile in force does not have.
-	SetEnabled(index int, on bool) error
+	// SetEnabled switches one fault on or off and returns its counters,
+	// from the profile it was switched in; it wraps faults.ErrNoFault for
+	// an index that profile does not have.
+	SetEnabled(index int, on bool) (faults.FaultStats, error)
 }
 
 // Handler is the admin API. It is safe for concurrent use; it holds no
@@ -95,14 +97,14 @@ type StatsView struct {
 }
 
 func (h *Handler) view() ProfileView {
-	p, seed := h.active.InForce()
+	p, seed, stats := h.active.Snapshot()
 	sev := p.Checks
 	if sev == nil {
 		sev = map[string]checks.Severity{}
 	}
 	return ProfileView{
 		Name: p.Name, Description: p.Description, Seed: seed, File: p.File,
-		Checks: sev, Faults: h.active.Stats(), TOML: string(p.Text),
+		Checks: sev, Faults: stats, TOML: string(p.Text),
 	}
 }
 
@@ -135,17 +137,18 @@ func (h *Handler) setEnabled(on bool) http.HandlerFunc {
 			writeProblems(w, http.StatusBadRequest, fmt.Errorf("fault index %q is not a number", r.PathValue("index")))
 			return
 		}
-		if err := h.active.SetEnabled(index, on); err != nil {
+		st, err := h.active.SetEnabled(index, on)
+		if err != nil {
 			writeProblems(w, http.StatusNotFound, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, h.active.Stats()[index])
+		writeJSON(w, http.StatusOK, st)
 	}
 }
 
 func (h *Handler) stats(w http.ResponseWriter, _ *http.Request) {
-	p, seed := h.active.InForce()
-	writeJSON(w, http.StatusOK, StatsView{Profile: p.Name, Seed: seed, Faults: h.active.Stats()})
+	p, seed, stats := h.active.Snapshot()
+	writeJSON(w, http.StatusOK, StatsView{Profile: p.Name, Seed: seed, Faults: stats})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -2,6 +2,7 @@ package admin_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -131,5 +132,106 @@ func TestStats(t *testing.T) {
 	}
 	if fired == 0 || v.Profile != "lossy-resume" || len(v.Faults) != 1 || v.Faults[0].Fired != int64(fired) {
 		t.Errorf("stats %+v, want %d firings", v, fired)
+	}
+}
+
+// TestEnableRacingSwap: switching fault 2 on while profiles of three
+// faults and of one are swapped in turn answers 200 or 404, each time with
+// a whole answer: the request reads the profile in force once, so the
+// fault it switched is the one it reports.
+func TestEnableRacingSwap(t *testing.T) {
+	srv, _ := newServer(t)
+	three := "name = \"three\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"lose\"\nevents = 1\n"
+	one := "name = \"one\"\n[[fault]]\nkind = \"drop\"\n"
+	const rounds, enablers = 1000, 3
+	errc := make(chan error, 1+enablers)
+	go func() {
+		for i := range rounds {
+			body := three
+			if i%2 == 1 {
+				body = one
+			}
+			req, _ := http.NewRequest("PUT", srv.URL+"/profile", strings.NewReader(body))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				errc <- err
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		errc <- nil
+	}()
+	enable := func() {
+		for range rounds {
+			resp, err := http.Post(srv.URL+"/faults/2/enable", "application/json", nil)
+			if err != nil {
+				errc <- fmt.Errorf("enable: %w (the handler panicked)", err)
+				return
+			}
+			var st faults.FaultStats
+			data, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case 200:
+				if err := json.Unmarshal(data, &st); err != nil || st.Index != 2 || st.Kind != "lose" || !st.Enabled {
+					errc <- fmt.Errorf("200 with %s (%v)", data, err)
+					return
+				}
+			case 404:
+			default:
+				errc <- fmt.Errorf("status %d: %s", resp.StatusCode, data)
+				return
+			}
+		}
+		errc <- nil
+	}
+	for range enablers {
+		go enable()
+	}
+	for range 1 + enablers {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// swapAfterSwitch is a Control on which every fault switch is followed
+// at once by a swap to a one-fault profile: the interleaving that
+// TestEnableRacingSwap finds only now and then, every time.
+type swapAfterSwitch struct {
+	*profiles.Active
+	t *testing.T
+}
+
+func (s swapAfterSwitch) SetEnabled(index int, on bool) (faults.FaultStats, error) {
+	st, err := s.Active.SetEnabled(index, on)
+	p, perr := profiles.Parse("one", strings.NewReader("name = \"one\"\n[[fault]]\nkind = \"drop\"\n"))
+	if perr == nil {
+		perr = s.Active.Swap(p)
+	}
+	if perr != nil {
+		s.t.Fatal(perr)
+	}
+	return st, err
+}
+
+// TestEnableAnswersTheFaultItSwitched: the answer to an enable names the
+// fault switched, from the profile it was switched in, even when another
+// profile is swapped in between.
+func TestEnableAnswersTheFaultItSwitched(t *testing.T) {
+	p, err := profiles.Parse("three", strings.NewReader("name = \"three\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"lose\"\nevents = 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := profiles.NewActive(p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(admin.New(swapAfterSwitch{active, t}))
+	defer srv.Close()
+	var st faults.FaultStats
+	if code := do(t, "POST", srv.URL+"/faults/2/disable", "", &st); code != 200 || st.Index != 2 || st.Kind != "lose" || st.Enabled {
+		t.Fatalf("status %d, %+v; want fault 2, lose, disabled", code, st)
 	}
 }

@@ -122,3 +122,12 @@ func (e *Event) Modified() bool { return e.modified }
 // stream's UTF-8 BOM, or the LF that completes the previous block's CR.
 // Bytes fray inserts between blocks go after them.
 func (e *Event) Prefix() int { return e.prefix }
+
+// CR reports whether the block's lines end in a bare CR, and CRLF whether
+// they end in CR LF (neither: LF). This is the style of its lines, which a
+// block dispatched at a CR whose LF has not yet come does not show in its
+// last bytes.
+func (e *Event) CR() bool { return e.eol == eolCR }
+
+// CRLF: see CR.
+func (e *Event) CRLF() bool { return e.eol == eolCRLF }

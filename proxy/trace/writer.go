@@ -239,7 +239,7 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 	case o.Response != nil:
 		encodeResponse(e, o.Response, red)
 	case o.Event != nil:
-		encodeEvent(e, o.Event)
+		encodeEvent(e, o.Event, red)
 	case o.End != nil:
 		encodeEnd(e, o.End)
 	case o.Profile != nil:
@@ -330,10 +330,18 @@ func encodeResponse(e *enc, r *observe.Response, red *redactor) {
 	e.close()
 }
 
-func encodeEvent(e *enc, ev *observe.Event) {
+func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
+	raw, delivered := ev.Raw, ev.Delivered
+	if string(ev.Type) == "endpoint" {
+		// A legacy endpoint's URL carries the session id in its query.
+		raw = red.endpoint(raw)
+		if delivered != nil {
+			delivered = red.endpoint(delivered)
+		}
+	}
 	e.object("event")
 	e.int("index", int64(ev.Index))
-	e.bytes("raw", ev.Raw)
+	e.bytes("raw", raw)
 	e.flag("parsed", ev.Parsed)
 	e.bytesNonEmpty("type", ev.Type)
 	if ev.HasID {
@@ -353,8 +361,8 @@ func encodeEvent(e *enc, ev *observe.Event) {
 	}
 	e.str("fate", ev.Fate.String())
 	e.intNonZero("delivered_at_us", ev.DeliveredAt.Microseconds())
-	if ev.Delivered != nil {
-		e.bytes("delivered", ev.Delivered)
+	if delivered != nil {
+		e.bytes("delivered", delivered)
 	}
 	if ev.DeliveredHasID {
 		e.bytes("delivered_id", ev.DeliveredID)
