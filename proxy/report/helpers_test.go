@@ -57,7 +57,7 @@ func sample() report.Report {
 			{
 				ID: "server.priming-event", Severity: checks.Warning, Status: report.StatusWarn, Count: 1, Applied: 4,
 				Summary:  "Every stream starts with an event that has an id and empty data.",
-				Evidence: []report.Evidence{{Message: "the standalone GET stream began without a priming event", Session: 1, Exchange: 3, AtMS: 80}},
+				Evidence: []report.Evidence{{Message: "the stream answering POST tools/call (id 2) began with an event that had data", Session: 1, Exchange: 3, AtMS: 80}},
 			},
 			{ID: "client.last-event-id", Severity: checks.Error, Status: report.StatusPass, Applied: 3, Summary: "A client resumes with the last event id delivered on that stream."},
 			{ID: "server.replay-complete", Severity: checks.Off, Status: report.StatusSkip, Summary: "A resumed stream replays every event after Last-Event-ID."},

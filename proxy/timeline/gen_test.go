@@ -165,6 +165,6 @@ func sampleReport(lost []lostStream) *report.Report {
 				Session: l.session, Exchange: uint64(l.exchange), Related: []uint64{uint64(l.exchange) + 1},
 				EventIDs: []string{l.lost[1]}, AtMS: 40, Fault: &report.FaultRef{Index: 0, Kind: "lose"}}}},
 		{ID: "server.priming-event", Severity: "warning", Status: report.StatusWarn, Count: 1, Applied: 3,
-			Evidence: []report.Evidence{{Message: "the standalone GET stream began without a priming event", Session: 1, Exchange: 2}}},
+			Evidence: []report.Evidence{{Message: "the stream answering POST tools/call (id 2) began with an event that had data", Session: 1, Exchange: 2}}},
 	}}
 }
