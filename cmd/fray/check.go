@@ -32,8 +32,11 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("check takes one trace file, got %q", args)
+	if len(args) == 0 {
+		return usagef("check needs the trace file of a run: fray check TRACE (record one with --trace FILE on fray proxy, run or demo)")
+	}
+	if len(args) > 1 {
+		return usagef("check takes one trace file, got %d: %q", len(args), args)
 	}
 	out := newOutputs(c, c.App.ErrWriter)
 	r, note, err := checkTrace(args[0], c.Bool("partial"))

@@ -31,7 +31,7 @@ func replayCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve the client on"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "play the recorded timing N times as fast; 0 sends without waiting"},
 			&cli.StringFlag{Name: "faults", Value: "recorded", Usage: "recorded, none, or a profile (built-in name or TOML file) applied to what the server sent"},
-			&cli.Uint64Flag{Name: "seed", Usage: "with --faults PROFILE: seed for its random choices"},
+			&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "with --faults PROFILE: seed for its random choices"},
 			&cli.BoolFlag{Name: "partial", Usage: "replay the complete part of a truncated trace"},
 		}, logFlags()...),
 		Action:       runReplay,
@@ -44,8 +44,11 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("replay takes one trace file, got %q", args)
+	if len(args) == 0 {
+		return usagef("replay needs the trace file of a run: fray replay TRACE (record one with --trace FILE on fray proxy, run or demo)")
+	}
+	if len(args) > 1 {
+		return usagef("replay takes one trace file, got %d: %q", len(args), args)
 	}
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
