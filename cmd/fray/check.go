@@ -38,7 +38,10 @@ func runCheck(c *cli.Context) error {
 	if len(args) > 1 {
 		return usagef("check takes one trace file, got %d: %q", len(args), args)
 	}
-	out := newOutputs(c, c.App.ErrWriter)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	r, note, err := checkTrace(args[0], c.Bool("partial"))
 	if err != nil {
 		return err

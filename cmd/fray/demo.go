@@ -63,7 +63,10 @@ func runDemo(c *cli.Context) error {
 		return err
 	}
 	// The narration is the live view; a progress line would only repeat it.
-	out := newOutputs(c, c.App.ErrWriter)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	stdout := c.App.Writer
 	view := newDemoView(stdout)
 	opts, err := engineOptions(c, c.App.ErrWriter, engine.Options{Watch: view, Drain: proxyDrain}, prof, seed)

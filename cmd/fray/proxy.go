@@ -25,7 +25,7 @@ func proxyCommand() *cli.Command {
 			"   (then point the client at http://127.0.0.1:7070/mcp)",
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "upstream", Usage: "base URL of the MCP server (http or https); a client path P goes to URL+P"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on: host:port, or a bare port or :port for loopback"},
 			&cli.StringFlag{Name: "upstream-ca", Usage: "PEM file of extra CA certificates trusted for an https upstream"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "certificate PEM file: serve clients over TLS (with --tls-key)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "private key PEM file for --tls-cert"},
@@ -52,8 +52,8 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if c.String("upstream") == "" {
 		return opts, usagef("proxy needs --upstream URL, the MCP server to forward to")
 	}
-	if c.IsSet("report-every") && (c.Duration("report-every") <= 0 || c.String("report") == "") {
-		return opts, usagef("--report-every %s: needs --report FILE and a positive interval", c.Duration("report-every"))
+	if c.IsSet("report-every") && (c.Duration("report-every") <= 0 || c.String("report") == "" || c.String("report") == stdoutPath) {
+		return opts, usagef("--report-every %s: needs --report FILE (a file, not stdout) and a positive interval", c.Duration("report-every"))
 	}
 	upstream, err := proxy.ParseUpstream(c.String("upstream"))
 	if err != nil {
@@ -92,7 +92,10 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := newOutputs(c, c.App.ErrWriter)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	errw := out.stderr(c.App.ErrWriter)
 	opts, err := engineOptions(c, errw, set, prof, seed)
 	if err != nil {
@@ -102,7 +105,7 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
+	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
 	if err != nil {
 		_ = eng.Abort()
 		return usagef("--listen %q: %v", c.String("listen"), err)

@@ -13,6 +13,7 @@ import (
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/trace"
 	"github.com/frayproxy/fray/proxy/trace/replay"
 )
@@ -28,7 +29,7 @@ func replayCommand() *cli.Command {
 			"--faults none:     the client gets what the server sent, no fault applied\n" +
 			"--faults PROFILE:  what the server sent, through fray with another profile",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve the client on"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve the client on: host:port, or a bare port or :port for loopback"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "play the recorded timing N times as fast; 0 sends without waiting"},
 			&cli.StringFlag{Name: "faults", Value: "recorded", Usage: "recorded, none, or a profile (built-in name or TOML file) applied to what the server sent"},
 			&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "with --faults PROFILE: seed for its random choices"},
@@ -94,7 +95,7 @@ func runReplay(c *cli.Context) error {
 		}
 		defer wait()
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
+	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
 	if err != nil {
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}

@@ -107,7 +107,11 @@ func runReportMerge(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitUsage)
 	}
-	return newOutputs(c, c.App.ErrWriter).finish(merged)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	return out.finish(merged)
 }
 
 func loadReport(path string) (report.Report, error) {

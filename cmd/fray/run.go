@@ -11,6 +11,7 @@ import (
 
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -26,7 +27,7 @@ func runCommand() *cli.Command {
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "upstream", Usage: "the server's MCP endpoint `URL` (http or https), as a client would use it directly"},
 			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server; run in its own process group and stopped at the end"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on; the default picks a free loopback port"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on: host:port, or a bare port or :port for loopback; the default picks a free loopback port"},
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream to accept connections"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
@@ -85,7 +86,10 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := newOutputs(c, c.App.ErrWriter)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	errw := out.stderr(c.App.ErrWriter)
 	stdout := c.App.Writer
 	if out.progress != nil {
@@ -99,7 +103,7 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
+	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
 	if err != nil {
 		_ = eng.Abort()
 		return usagef("--listen %q: %v", c.String("listen"), err)
