@@ -122,12 +122,12 @@ func runProxy(c *cli.Context) error {
 	if lnTLS != nil {
 		scheme = "https"
 	}
-	line := fmt.Sprintf("fray: proxying %s://%s -> %s", scheme, ln.Addr(), eng.Upstream())
+	line := fmt.Sprintf("proxying %s://%s -> %s", scheme, ln.Addr(), eng.Upstream())
 	if p, s := eng.InForce(); p != nil {
 		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
-	fmt.Fprintln(errw, line)
-	fmt.Fprintln(errw, "fray: "+clientHint(scheme+"://"+ln.Addr().String(), eng.Upstream()))
+	sayf(c, errw, "%s", line)
+	sayf(c, errw, "%s", clientHint(scheme+"://"+ln.Addr().String(), eng.Upstream()))
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
 	waitSnapshots := out.runSnapshots(c.Duration("report-every"), eng.Report, stopLoops, errw)
@@ -140,7 +140,7 @@ func runProxy(c *cli.Context) error {
 		err = aerr
 	}
 	if !st.Drained {
-		fmt.Fprintf(errw, "fray: %d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged\n", st.Open)
+		sayf(c, errw, "%d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged", st.Open)
 	}
 	r, terr := eng.Finish(st, nil)
 	if err == nil && terr != nil {
@@ -178,7 +178,7 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 	if token != "" {
 		guarded = " (bearer token required)"
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s%s\n", ln.Addr(), guarded)
+	sayf(c, c.App.ErrWriter, "admin API on http://%s%s", ln.Addr(), guarded)
 	h := admin.RequireToken(eng.AdminHandler(), token)
 	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil

@@ -64,7 +64,7 @@ func runReplay(c *cli.Context) error {
 		return badTrace(err)
 	}
 	if tr.Truncation != nil {
-		fmt.Fprintf(c.App.ErrWriter, "fray: trace %s is truncated: %s\n", args[0], tr.Truncation)
+		sayf(c, c.App.ErrWriter, "trace %s is truncated: %s", args[0], tr.Truncation)
 	}
 	opts := replay.Options{Observations: tr.Observations, Speed: speed, NoWait: speed == 0, Logger: log}
 	var prof *profiles.Profile
@@ -100,11 +100,11 @@ func runReplay(c *cli.Context) error {
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
-	fmt.Fprintf(c.App.ErrWriter, "fray: replaying %s (%d observations, faults %s) on http://%s\n",
+	sayf(c, c.App.ErrWriter, "replaying %s (%d observations, faults %s) on http://%s",
 		args[0], len(tr.Observations), c.String("faults"), ln.Addr())
 	err = proxy.Serve(ctx, ln, h, nil, 2*time.Second)
 	st := rs.Stats()
-	fmt.Fprintf(c.App.ErrWriter, "fray: replay answered %d requests from the trace (%d unmatched), %d events; Last-Event-IDs received: %q\n",
+	sayf(c, c.App.ErrWriter, "replay answered %d requests from the trace (%d unmatched), %d events; Last-Event-IDs received: %q",
 		st.Matched, st.Unmatched, st.Events, st.Resumes)
 	return err
 }

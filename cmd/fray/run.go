@@ -126,11 +126,11 @@ func runRun(c *cli.Context) error {
 	}
 
 	frayURL := set.frayURL(ln.Addr())
-	line := fmt.Sprintf("fray: running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
+	line := fmt.Sprintf("running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
 	if p, s := eng.InForce(); p != nil {
 		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
-	fmt.Fprintln(errw, line)
+	sayf(c, errw, "%s", line)
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
 	// The client's connections close with it; the ends get --settle to be
@@ -149,7 +149,7 @@ func runRun(c *cli.Context) error {
 	}
 	r, terr := eng.Finish(sv, cmd)
 	if terr != nil {
-		fmt.Fprintf(errw, "fray: %v\n", terr)
+		sayf(c, errw, "%v", terr)
 	}
 	ferr := out.finish(r)
 	if ctx.Err() != nil {
