@@ -24,7 +24,7 @@ func proxyCommand() *cli.Command {
 			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070\n" +
 			"   (then point the client at http://127.0.0.1:7070/mcp)",
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "upstream", Usage: "base URL of the MCP server (http or https); a client path P goes to URL+P"},
+			&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on: host:port, or a bare port or :port for loopback"},
 			&cli.StringFlag{Name: "upstream-ca", Usage: "PEM file of extra CA certificates trusted for an https upstream"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "certificate PEM file: serve clients over TLS (with --tls-key)"},
@@ -68,7 +68,9 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if opts.UpstreamTLS, err = proxy.UpstreamTLS(c.String("upstream-ca")); err != nil {
 		return opts, usagef("--upstream-ca: %v", err)
 	}
-	opts.Upstream = upstream
+	// Every path goes to the same path on the upstream's origin, as in
+	// fray run: the upstream's own path only says where clients point.
+	opts.Upstream = originOf(upstream)
 	opts.MaxBlock = c.Int("max-block")
 	opts.MaxExchanges = c.Int("max-exchanges")
 	opts.ResponseHeaderTimeout = c.Duration("response-timeout")
@@ -122,12 +124,13 @@ func runProxy(c *cli.Context) error {
 	if lnTLS != nil {
 		scheme = "https"
 	}
-	line := fmt.Sprintf("proxying %s://%s -> %s", scheme, ln.Addr(), eng.Upstream())
+	upstream := c.String("upstream")
+	line := fmt.Sprintf("proxying %s://%s -> %s", scheme, ln.Addr(), upstream)
 	if p, s := eng.InForce(); p != nil {
 		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
 	sayf(c, errw, "%s", line)
-	sayf(c, errw, "%s", clientHint(scheme+"://"+ln.Addr().String(), eng.Upstream()))
+	sayf(c, errw, "%s", clientHint(scheme+"://"+ln.Addr().String(), upstream))
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
 	waitSnapshots := out.runSnapshots(c.Duration("report-every"), eng.Report, stopLoops, errw)
@@ -184,12 +187,22 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 	return done, nil
 }
 
-// clientHint says which URL a client should use: fray's address with the
-// path it would use on the server, which fray joins to the upstream's.
+// upstreamUsage is --upstream's help, the same in every command.
+const upstreamUsage = "the MCP server's `URL` (http or https), its base (http://127.0.0.1:3000) or its endpoint (http://127.0.0.1:3000/mcp): " +
+	"fray forwards every path unchanged to the same path on the server, so a client uses this URL with fray's address"
+
+// originOf is u's scheme and host: what fray forwards to, whatever path
+// the --upstream URL has.
+func originOf(u *url.URL) *url.URL {
+	return &url.URL{Scheme: u.Scheme, Host: u.Host}
+}
+
+// clientHint says which URL a client should use: the upstream's, with
+// fray's address, since every path goes to the same path on the server.
 func clientHint(frayURL, upstream string) string {
 	u, err := url.Parse(upstream)
 	if err != nil || u.Path == "" || u.Path == "/" {
 		return fmt.Sprintf("point clients at %s/PATH for the server's %s/PATH (e.g. %s/mcp)", frayURL, strings.TrimSuffix(upstream, "/"), frayURL)
 	}
-	return fmt.Sprintf("point clients at %s/ for the server's %s (fray's / is the upstream URL itself)", frayURL, upstream)
+	return fmt.Sprintf("point clients at %s for the server's %s (every path goes to the same path on the server)", frayURL+u.RequestURI(), upstream)
 }

@@ -25,7 +25,7 @@ func runCommand() *cli.Command {
 			"example:\n   fray run --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
 			"     --profile polling-server --junit fray.xml -- sh -c 'node client.mjs \"$FRAY_URL\"'",
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "upstream", Usage: "the server's MCP endpoint `URL` (http or https), as a client would use it directly"},
+			&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
 			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server; run in its own process group and stopped at the end"},
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on: host:port, or a bare port or :port for loopback; the default picks a free loopback port"},
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
@@ -59,7 +59,7 @@ func runFlags(c *cli.Context) (runSettings, error) {
 		return s, usagef("--upstream: %v", err)
 	}
 	s.endpoint, _ = url.Parse(c.String("upstream"))
-	s.origin = &url.URL{Scheme: s.endpoint.Scheme, Host: s.endpoint.Host}
+	s.origin = originOf(s.endpoint)
 	if s.settle < 0 {
 		return s, usagef("--settle %s: must not be negative", s.settle)
 	}
@@ -131,6 +131,9 @@ func runRun(c *cli.Context) error {
 		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
 	sayf(c, errw, "%s", line)
+	if p := set.endpoint.Path; p == "" || p == "/" {
+		sayf(c, errw, "FRAY_URL has no path, as --upstream has none; give --upstream the endpoint (e.g. %s/mcp) if the client takes FRAY_URL as its MCP endpoint", strings.TrimSuffix(set.endpoint.String(), "/"))
+	}
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
 	// The client's connections close with it; the ends get --settle to be
