@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,7 @@ func newOutputs(c *cli.Context, errw io.Writer) (*outputs, error) {
 	if len(toStdout) == 1 {
 		o.summary = errw
 	}
+	o.color = wantColor(o.summary, os.Getenv)
 	if lookupFlag(c.Command, "quiet") != nil && !c.Bool("quiet") {
 		o.progress = &report.Progress{W: errw, Terminal: isTerminal(errw)}
 	}
@@ -165,13 +167,26 @@ func (o *outputs) finish(r report.Report) error {
 			}
 		}
 	}
-	if err := report.WriteSummary(o.summary, r); err != nil {
+	if err := o.writeSummary(r); err != nil {
 		errs = append(errs, fmt.Errorf("summary: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return cli.Exit(err.Error(), exitFindings)
 	}
 	return verdictError(r)
+}
+
+// writeSummary prints the summary, coloured when o.color says so.
+func (o *outputs) writeSummary(r report.Report) error {
+	if !o.color {
+		return report.WriteSummary(o.summary, r)
+	}
+	var b bytes.Buffer
+	if err := report.WriteSummary(&b, r); err != nil {
+		return err
+	}
+	_, err := o.summary.Write(colorize(b.Bytes()))
+	return err
 }
 
 func writeJSONFile(path string, r report.Report) error {
