@@ -73,7 +73,7 @@ func runDemo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, hard, stop := stopSignals(c.Context)
+	ctx, hard, stop := stopSignals(c.Context, c.App.ErrWriter)
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, demoTimeout, fmt.Errorf("the demo did not finish within %s", demoTimeout))
 	defer cancel()

@@ -113,7 +113,7 @@ func runProxy(c *cli.Context) error {
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
-	ctx, hard, stop := stopSignals(c.Context)
+	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
 	adminDone, err := startAdmin(ctx, c, eng)
 	if err != nil {

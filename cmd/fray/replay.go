@@ -83,7 +83,7 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ctx, _, stop := stopSignals(c.Context)
+	ctx, _, stop := stopSignals(c.Context, c.App.ErrWriter)
 	defer stop()
 	// Streams held open as they were in the recording end with the run.
 	defer context.AfterFunc(ctx, rs.Close)()

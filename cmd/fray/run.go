@@ -109,7 +109,7 @@ func runRun(c *cli.Context) error {
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
-	ctx, hard, stop := stopSignals(c.Context)
+	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
 
 	var srv *serverProc
