@@ -51,7 +51,7 @@ type outputs struct {
 	paths    map[string]string // writer flag -> path; stdoutPath for stdout
 	allow    bool              // --allow-inconclusive
 	stdout   io.Writer         // where a file named stdoutPath goes
-	summary  io.Writer         // stdout, or stderr when a file goes to stdout
+	summary  io.Writer         // stdout, or stderr when a file goes to stdout; nil: stdout
 	progress *report.Progress  // nil when quiet
 	color    bool              // colour the summary's verdicts
 }
@@ -178,14 +178,18 @@ func (o *outputs) finish(r report.Report) error {
 
 // writeSummary prints the summary, coloured when o.color says so.
 func (o *outputs) writeSummary(r report.Report) error {
+	w := o.summary
+	if w == nil {
+		w = o.stdout
+	}
 	if !o.color {
-		return report.WriteSummary(o.summary, r)
+		return report.WriteSummary(w, r)
 	}
 	var b bytes.Buffer
 	if err := report.WriteSummary(&b, r); err != nil {
 		return err
 	}
-	_, err := o.summary.Write(colorize(b.Bytes()))
+	_, err := w.Write(colorize(b.Bytes()))
 	return err
 }
 
