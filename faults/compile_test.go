@@ -14,7 +14,8 @@ func TestCompileErrors(t *testing.T) {
 		want string
 		err  error
 	}{
-		{"unknown kind", spec("delya"), `fault[0].kind: unknown kind "delya"`, faults.ErrUnknownKind},
+		{"unknown kind", spec("delya"), `fault[0].kind: unknown kind "delya" (did you mean "delay"?)`, faults.ErrUnknownKind},
+		{"unknown kind, nothing near", spec("teleport"), `fault[0].kind: unknown kind "teleport"`, faults.ErrUnknownKind},
 		{"missing kind", spec(""), `fault[0].kind: kind is missing`, faults.ErrUnknownKind},
 		{"not a duration", spec("delay", "delay", "fast"), `fault[0].delay: "fast" is not a duration`, faults.ErrType},
 		{"bare number", spec("delay", "delay", int64(5)), `fault[0].delay: 5 is not a duration (write a string such as "250ms")`, faults.ErrType},

@@ -134,6 +134,15 @@ func Kinds() []KindInfo {
 	return out
 }
 
+// kindNames are the registered kinds' names, for a did-you-mean.
+func kindNames() []string {
+	out := make([]string, 0, len(registry))
+	for _, k := range registry {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
 // LookupKind returns the registered kind called name, and whether there
 // is one.
 func LookupKind(name string) (KindInfo, bool) {

@@ -69,7 +69,7 @@ func Compile(seed uint64, specs []Spec) (*Set, error) {
 func compileOne(i int, sp Spec) (*fault, []*ParamError) {
 	def := lookupKind(sp.Kind)
 	if def == nil {
-		msg := fmt.Sprintf("unknown kind %q", sp.Kind)
+		msg := fmt.Sprintf("unknown kind %q", sp.Kind) + DidYouMean(sp.Kind, kindNames())
 		if sp.Kind == "" {
 			msg = "kind is missing"
 		}

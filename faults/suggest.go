@@ -1,5 +1,10 @@
 package faults
 
+import (
+	"fmt"
+	"strings"
+)
+
 // suggest returns the candidate closest to key when it is a likely typo
 // (at most two edits away), or "".
 func suggest(key string, candidates ...[]string) string {
@@ -34,4 +39,70 @@ func EditDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Nearest returns the name in names that a mistyped one most likely meant,
+// for a did-you-mean in an error message: the closest by edit distance
+// when it is within a third of the name's length (at least one edit, a
+// swap of two neighbours counting as one);
+// else the only name that begins with the mistyped one, or that the
+// mistyped one begins with ("lossy" for "lossy-resume"); else "".
+func Nearest(name string, names []string) string {
+	if name == "" {
+		return ""
+	}
+	best, bestDist := "", max(1, len(name)/3)+1
+	for _, n := range names {
+		if d := swapDistance(name, n); d < bestDist && d < len(n) {
+			best, bestDist = n, d
+		}
+	}
+	if best != "" {
+		return best
+	}
+	var found []string
+	for _, n := range names {
+		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
+			found = append(found, n)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return ""
+}
+
+// DidYouMean is " (did you mean %q?)" for Nearest's answer, or "".
+func DidYouMean(name string, names []string) string {
+	if s := Nearest(name, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return ""
+}
+
+// swapDistance is EditDistance with a swap of two neighbouring bytes
+// counting as one edit (the optimal string alignment distance): "nmae" is
+// one typo away from "name", not two.
+func swapDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }

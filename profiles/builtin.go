@@ -8,6 +8,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/frayproxy/fray/faults"
 )
 
 //go:embed builtin/*.toml
@@ -30,7 +32,7 @@ func Builtin(name string) (*Profile, error) {
 	file := path.Join("builtin", name+".toml")
 	data, err := builtinFS.ReadFile(file)
 	if err != nil || strings.ContainsAny(name, "/\\") {
-		return nil, fmt.Errorf("profiles: %q (built-ins are %s): %w", name, strings.Join(Names(), ", "), ErrUnknownProfile)
+		return nil, fmt.Errorf("profiles: %w %q%s; the built-ins are %s", ErrUnknownProfile, name, faults.DidYouMean(name, Names()), strings.Join(Names(), ", "))
 	}
 	return Parse(file, bytes.NewReader(data))
 }

@@ -1,6 +1,8 @@
 package profiles_test
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/frayproxy/fray/profiles"
@@ -28,5 +30,17 @@ func TestBuiltinsValidate(t *testing.T) {
 				t.Errorf("Plan: %v", err)
 			}
 		})
+	}
+}
+
+// TestUnknownBuiltinSuggests: a mistyped built-in name fails with
+// ErrUnknownProfile and names the built-in it most likely meant.
+func TestUnknownBuiltinSuggests(t *testing.T) {
+	_, err := profiles.Resolve("lossy")
+	if !errors.Is(err, profiles.ErrUnknownProfile) {
+		t.Fatalf("Resolve(lossy) = %v, want ErrUnknownProfile", err)
+	}
+	if want := `unknown profile "lossy" (did you mean "lossy-resume"?)`; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
 	}
 }

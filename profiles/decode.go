@@ -38,7 +38,7 @@ func (d *decoder) top(doc map[string]any) {
 		case "fault":
 			d.faults(v)
 		default:
-			d.fail(joinKey("", k), true, ErrUnknownKey, "unknown key %q (a profile has %s)", k, strings.Join(topKeys, ", "))
+			d.fail(joinKey("", k), true, ErrUnknownKey, "unknown key %q%s (a profile has %s)", k, faults.DidYouMean(k, topKeys), strings.Join(topKeys, ", "))
 		}
 	}
 }

@@ -64,6 +64,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	stopHeadTimer := p.headTimer(cancel)
+	p.noteDoubledPath(r, ex)
 	resp, err := p.opts.Transport.RoundTrip(p.outRequest(ctx, r, ex, &act))
 	if !stopHeadTimer() {
 		// The timer fired: even a head that came just after it belongs to
@@ -83,6 +84,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	p.learnSession(ex, resp)
+	p.noteUpstreamError(r, ex, resp)
 	removeHopHeaders(resp.Header)
 	for _, h := range act.StripResponseHeaders {
 		resp.Header.Del(h)

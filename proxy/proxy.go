@@ -103,6 +103,9 @@ type Proxy struct {
 
 	inflight   atomic.Int64 // exchanges admitted and not yet done, when MaxExchanges > 0
 	fullWarned atomic.Int64 // when the limit was last warned about: ns since start, plus 1; 0 for never
+
+	doubledWarned atomic.Bool // a client path that repeats the base path was warned about (upstreamnote.go)
+	errorNoted    atomic.Bool // the upstream's first 4xx or 5xx was logged (upstreamnote.go)
 }
 
 // New checks opts and returns a Proxy.

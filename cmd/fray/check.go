@@ -32,10 +32,16 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("check takes one trace file, got %q", args)
+	if len(args) == 0 {
+		return usagef("check needs the trace file of a run: fray check TRACE (record one with --trace FILE on fray proxy, run or demo)")
 	}
-	out := newOutputs(c, c.App.ErrWriter)
+	if len(args) > 1 {
+		return usagef("check takes one trace file, got %d: %q", len(args), args)
+	}
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	r, note, err := checkTrace(args[0], c.Bool("partial"))
 	if err != nil {
 		return err

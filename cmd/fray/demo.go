@@ -63,14 +63,17 @@ func runDemo(c *cli.Context) error {
 		return err
 	}
 	// The narration is the live view; a progress line would only repeat it.
-	out := newOutputs(c, c.App.ErrWriter)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	stdout := c.App.Writer
 	view := newDemoView(stdout)
 	opts, err := engineOptions(c, c.App.ErrWriter, engine.Options{Watch: view, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
-	ctx, hard, stop := stopSignals(c.Context)
+	ctx, hard, stop := stopSignals(c.Context, c.App.ErrWriter)
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, demoTimeout, fmt.Errorf("the demo did not finish within %s", demoTimeout))
 	defer cancel()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,7 +16,7 @@ import (
 func profileFlags(def string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "profile", Value: def, Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
-		&cli.Uint64Flag{Name: "seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
+		&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
 	}
 }
 
@@ -24,6 +26,9 @@ func profileFlags(def string) []cli.Flag {
 // reported before anything starts.
 func profileFrom(c *cli.Context, flag, name, want string) (*profiles.Profile, *uint64, error) {
 	prof, err := profiles.Resolve(name)
+	if errors.Is(err, profiles.ErrUnknownProfile) {
+		return nil, nil, usagef("%s %s: %s", flag, name, strings.TrimPrefix(err.Error(), "profiles: "))
+	}
 	if err != nil {
 		if want != "" {
 			return nil, nil, usagef("%s %s: %s\n%v", flag, name, want, err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -31,4 +32,17 @@ func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
 	default:
 		return nil, usagef("--log-format %q: want text or json", c.String("log-format"))
 	}
+}
+
+// sayf writes one of fray's own lines to w: "fray: " and the message, or,
+// with --log-format json, a JSON record at info, so that a collector that
+// reads fray's stderr as JSON Lines gets nothing else. The line is written
+// whatever --log-level says: it is what fray is doing, not a log.
+func sayf(c *cli.Context, w io.Writer, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if strings.EqualFold(c.String("log-format"), "json") {
+		slog.New(slog.NewJSONHandler(w, nil)).Info(msg)
+		return
+	}
+	fmt.Fprintln(w, "fray: "+msg)
 }

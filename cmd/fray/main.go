@@ -9,8 +9,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/faults"
 )
 
 // Exit codes; documented in the README.
@@ -45,6 +48,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ec) {
 		code = ec.ExitCode()
 	}
+	if strings.HasPrefix(msg, "No help topic for") {
+		// fray help NOSUCH: urfave/cli's own code for it is 3, which fray
+		// documents as a failed client command.
+		code = exitUsage
+	}
 	if msg != "" {
 		fmt.Fprintf(stderr, "fray: %s\n", msg)
 	}
@@ -53,11 +61,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *cli.App {
 	app := &cli.App{
-		Name:      "fray",
-		Usage:     "an SSE-aware chaos proxy for MCP servers and clients",
-		UsageText: "fray COMMAND [options]\n\nexample:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070",
-		Writer:    stdout,
-		ErrWriter: stderr,
+		Name:    "fray",
+		Version: buildVersion(),
+		// fray --generate-bash-completion lists the words a shell may
+		// complete; see the README for the shell's side.
+		EnableBashCompletion: true,
+		Usage:                "an SSE-aware chaos proxy for MCP servers and clients",
+		UsageText:            "fray COMMAND [options]\n\nexample:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070",
+		Writer:               stdout,
+		ErrWriter:            stderr,
 		Commands: []*cli.Command{
 			proxyCommand(),
 			runCommand(),
@@ -73,17 +85,46 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError:   usageError,
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q; see fray --help", c.Args().First())
+				return unknownCommand("fray", c.Args().First(), c.App.Commands)
 			}
 			return cli.ShowAppHelp(c)
 		},
 	}
-	for _, c := range app.Commands {
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// setUsageErrors makes every bad flag, at any depth, exit 2 with one line
+// rather than the command's whole help.
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
 		if c.OnUsageError == nil {
 			c.OnUsageError = usageError
 		}
+		setUsageErrors(c.Subcommands)
 	}
-	return app
+}
+
+// unknownCommand is the usage error for a subcommand of parent that does
+// not exist, with the one it most likely meant.
+func unknownCommand(parent, name string, cmds []*cli.Command) error {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	return usagef("unknown command %q%s; see %s --help", name, faults.DidYouMean(name, names), parent)
+}
+
+// subcommandsOnly is the action of a command that only groups others:
+// with no argument it shows its help, with one it names the unknown
+// subcommand (exit 2) instead of looking for a help topic.
+func subcommandsOnly(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return cli.ShowSubcommandHelp(c)
+	}
+	return unknownCommand("fray "+c.Command.Name, c.Args().First(), c.Command.Subcommands)
 }
 
 // usageError turns flag parsing problems into exit code 2.

@@ -17,6 +17,7 @@ func profilesCommand() *cli.Command {
 		Name:      "profiles",
 		Usage:     "list, show and validate fault profiles",
 		UsageText: "fray profiles list|show|validate|kinds\n\nexample:\n   fray profiles validate my-chaos.toml",
+		Action:    subcommandsOnly,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "list",
@@ -46,7 +47,18 @@ func profilesCommand() *cli.Command {
 	}
 }
 
+// noArgs is the usage error of a command that takes no arguments.
+func noArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("%s takes no arguments, got %q", c.Command.HelpName, c.Args().Slice())
+	}
+	return nil
+}
+
 func profilesList(c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	for _, name := range profiles.Names() {
 		p, err := profiles.Builtin(name)
@@ -72,6 +84,9 @@ func profilesShow(c *cli.Context) error {
 		return cli.Exit("profiles show: give one profile name or file; see fray profiles list", exitUsage)
 	}
 	p, err := profiles.Resolve(c.Args().First())
+	if errors.Is(err, profiles.ErrUnknownProfile) {
+		return usagef("profiles show: %s", strings.TrimPrefix(err.Error(), "profiles: "))
+	}
 	if err != nil {
 		return profileError(c, err)
 	}
@@ -118,6 +133,9 @@ func printProblems(c *cli.Context, err error) {
 }
 
 func profilesKinds(c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tON\tPARAMETERS\tWHAT IT DOES")
 	for _, k := range faults.Kinds() {

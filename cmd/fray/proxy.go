@@ -24,8 +24,8 @@ func proxyCommand() *cli.Command {
 			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070\n" +
 			"   (then point the client at http://127.0.0.1:7070/mcp)",
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "upstream", Usage: "base URL of the MCP server (http or https); a client path P goes to URL+P"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on"},
+			&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on: host:port, or a bare port or :port for loopback"},
 			&cli.StringFlag{Name: "upstream-ca", Usage: "PEM file of extra CA certificates trusted for an https upstream"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "certificate PEM file: serve clients over TLS (with --tls-key)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "private key PEM file for --tls-cert"},
@@ -53,8 +53,8 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if c.String("upstream") == "" {
 		return opts, usagef("proxy needs --upstream URL, the MCP server to forward to")
 	}
-	if c.IsSet("report-every") && (c.Duration("report-every") <= 0 || c.String("report") == "") {
-		return opts, usagef("--report-every %s: needs --report FILE and a positive interval", c.Duration("report-every"))
+	if c.IsSet("report-every") && (c.Duration("report-every") <= 0 || c.String("report") == "" || c.String("report") == stdoutPath) {
+		return opts, usagef("--report-every %s: needs --report FILE (a file, not stdout) and a positive interval", c.Duration("report-every"))
 	}
 	upstream, err := proxy.ParseUpstream(c.String("upstream"))
 	if err != nil {
@@ -72,7 +72,9 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if opts.UpstreamTLS, err = proxy.UpstreamTLS(c.String("upstream-ca")); err != nil {
 		return opts, usagef("--upstream-ca: %v", err)
 	}
-	opts.Upstream = upstream
+	// Every path goes to the same path on the upstream's origin, as in
+	// fray run: the upstream's own path only says where clients point.
+	opts.Upstream = originOf(upstream)
 	opts.MaxBlock = c.Int("max-block")
 	opts.MaxExchanges = c.Int("max-exchanges")
 	opts.ResponseHeaderTimeout = c.Duration("response-timeout")
@@ -100,7 +102,10 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := newOutputs(c, c.App.ErrWriter)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	errw := out.stderr(c.App.ErrWriter)
 	opts, err := engineOptions(c, errw, set, prof, seed)
 	if err != nil {
@@ -110,13 +115,13 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
+	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
 	if err != nil {
 		_ = eng.Abort()
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
-	ctx, hard, stop := stopSignals(c.Context)
+	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
 	adminDone, err := startAdmin(ctx, c, eng)
 	if err != nil {
@@ -127,12 +132,13 @@ func runProxy(c *cli.Context) error {
 	if lnTLS != nil {
 		scheme = "https"
 	}
-	line := fmt.Sprintf("fray: proxying %s://%s -> %s", scheme, ln.Addr(), eng.Upstream())
+	upstream := c.String("upstream")
+	line := fmt.Sprintf("proxying %s://%s -> %s", scheme, ln.Addr(), upstream)
 	if p, s := eng.InForce(); p != nil {
 		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
-	fmt.Fprintln(errw, line)
-	fmt.Fprintln(errw, "fray: "+clientHint(scheme+"://"+ln.Addr().String(), eng.Upstream()))
+	sayf(c, errw, "%s", line)
+	sayf(c, errw, "%s", clientHint(scheme+"://"+ln.Addr().String(), upstream))
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
 	waitSnapshots := out.runSnapshots(c.Duration("report-every"), eng.Report, stopLoops, errw)
@@ -145,7 +151,7 @@ func runProxy(c *cli.Context) error {
 		err = aerr
 	}
 	if !st.Drained {
-		fmt.Fprintf(errw, "fray: %d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged\n", st.Open)
+		sayf(c, errw, "%d exchanges were still open at shutdown and were ended by fray; what they still owed is not judged", st.Open)
 	}
 	r, terr := eng.Finish(st, nil)
 	if err == nil && terr != nil {
@@ -183,19 +189,29 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 	if token != "" {
 		guarded = " (bearer token required)"
 	}
-	fmt.Fprintf(c.App.ErrWriter, "fray: admin API on http://%s%s\n", ln.Addr(), guarded)
+	sayf(c, c.App.ErrWriter, "admin API on http://%s%s", ln.Addr(), guarded)
 	// Pages a browser shows are refused first, whatever the token.
 	h := admin.SameOrigin(admin.RequireToken(eng.AdminHandler(), token), ln.Addr(), addr)
 	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil
 }
 
-// clientHint says which URL a client should use: fray's address with the
-// path it would use on the server, which fray joins to the upstream's.
+// upstreamUsage is --upstream's help, the same in every command.
+const upstreamUsage = "the MCP server's `URL` (http or https), its base (http://127.0.0.1:3000) or its endpoint (http://127.0.0.1:3000/mcp): " +
+	"fray forwards every path unchanged to the same path on the server, so a client uses this URL with fray's address"
+
+// originOf is u's scheme and host: what fray forwards to, whatever path
+// the --upstream URL has.
+func originOf(u *url.URL) *url.URL {
+	return &url.URL{Scheme: u.Scheme, Host: u.Host}
+}
+
+// clientHint says which URL a client should use: the upstream's, with
+// fray's address, since every path goes to the same path on the server.
 func clientHint(frayURL, upstream string) string {
 	u, err := url.Parse(upstream)
 	if err != nil || u.Path == "" || u.Path == "/" {
 		return fmt.Sprintf("point clients at %s/PATH for the server's %s/PATH (e.g. %s/mcp)", frayURL, strings.TrimSuffix(upstream, "/"), frayURL)
 	}
-	return fmt.Sprintf("point clients at %s/ for the server's %s (fray's / is the upstream URL itself)", frayURL, upstream)
+	return fmt.Sprintf("point clients at %s for the server's %s (every path goes to the same path on the server)", frayURL+u.RequestURI(), upstream)
 }

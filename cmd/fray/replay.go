@@ -13,6 +13,7 @@ import (
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/trace"
 	"github.com/frayproxy/fray/proxy/trace/replay"
 )
@@ -28,10 +29,10 @@ func replayCommand() *cli.Command {
 			"--faults none:     the client gets what the server sent, no fault applied\n" +
 			"--faults PROFILE:  what the server sent, through fray with another profile",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve the client on"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve the client on: host:port, or a bare port or :port for loopback"},
 			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "play the recorded timing N times as fast; 0 sends without waiting"},
 			&cli.StringFlag{Name: "faults", Value: "recorded", Usage: "recorded, none, or a profile (built-in name or TOML file) applied to what the server sent"},
-			&cli.Uint64Flag{Name: "seed", Usage: "with --faults PROFILE: seed for its random choices"},
+			&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "with --faults PROFILE: seed for its random choices"},
 			&cli.BoolFlag{Name: "partial", Usage: "replay the complete part of a truncated trace"},
 		}, logFlags()...),
 		Action:       runReplay,
@@ -44,8 +45,11 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("replay takes one trace file, got %q", args)
+	if len(args) == 0 {
+		return usagef("replay needs the trace file of a run: fray replay TRACE (record one with --trace FILE on fray proxy, run or demo)")
+	}
+	if len(args) > 1 {
+		return usagef("replay takes one trace file, got %d: %q", len(args), args)
 	}
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
@@ -60,7 +64,7 @@ func runReplay(c *cli.Context) error {
 		return badTrace(err)
 	}
 	if tr.Truncation != nil {
-		fmt.Fprintf(c.App.ErrWriter, "fray: trace %s is truncated: %s\n", args[0], tr.Truncation)
+		sayf(c, c.App.ErrWriter, "trace %s is truncated: %s", args[0], tr.Truncation)
 	}
 	opts := replay.Options{Observations: tr.Observations, Speed: speed, NoWait: speed == 0, Logger: log}
 	var prof *profiles.Profile
@@ -79,7 +83,7 @@ func runReplay(c *cli.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ctx, _, stop := stopSignals(c.Context)
+	ctx, _, stop := stopSignals(c.Context, c.App.ErrWriter)
 	defer stop()
 	// Streams held open as they were in the recording end with the run.
 	defer context.AfterFunc(ctx, rs.Close)()
@@ -91,16 +95,16 @@ func runReplay(c *cli.Context) error {
 		}
 		defer wait()
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
+	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
 	if err != nil {
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
-	fmt.Fprintf(c.App.ErrWriter, "fray: replaying %s (%d observations, faults %s) on http://%s\n",
+	sayf(c, c.App.ErrWriter, "replaying %s (%d observations, faults %s) on http://%s",
 		args[0], len(tr.Observations), c.String("faults"), ln.Addr())
 	err = proxy.Serve(ctx, ln, h, nil, 2*time.Second)
 	st := rs.Stats()
-	fmt.Fprintf(c.App.ErrWriter, "fray: replay answered %d requests from the trace (%d unmatched), %d events; Last-Event-IDs received: %q\n",
+	sayf(c, c.App.ErrWriter, "replay answered %d requests from the trace (%d unmatched), %d events; Last-Event-IDs received: %q",
 		st.Matched, st.Unmatched, st.Events, st.Resumes)
 	return err
 }

@@ -41,8 +41,11 @@ func runReportHTML(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(args) != 1 {
-		return usagef("report takes one trace file (or the merge subcommand), got %q", args)
+	if len(args) == 0 {
+		return usagef("report needs a trace file: fray report TRACE --html FILE, or fray report merge A.json B.json...")
+	}
+	if len(args) > 1 {
+		return usagef("report takes one trace file (or the merge subcommand), got %d: %q", len(args), args)
 	}
 	if c.String("html") == "" {
 		return usagef("report %s: say where the timeline goes with --html FILE", args[0])
@@ -104,7 +107,11 @@ func runReportMerge(c *cli.Context) error {
 	if err != nil {
 		return cli.Exit(err.Error(), exitUsage)
 	}
-	return newOutputs(c, c.App.ErrWriter).finish(merged)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	return out.finish(merged)
 }
 
 func loadReport(path string) (report.Report, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -24,9 +25,9 @@ func runCommand() *cli.Command {
 			"example:\n   fray run --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
 			"     --profile polling-server --junit fray.xml -- sh -c 'node client.mjs \"$FRAY_URL\"'",
 		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "upstream", Usage: "the server's MCP endpoint `URL` (http or https), as a client would use it directly"},
+			&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
 			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server; run in its own process group and stopped at the end"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on; the default picks a free loopback port"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on: host:port, or a bare port or :port for loopback; the default picks a free loopback port"},
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream to accept connections"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
@@ -58,7 +59,7 @@ func runFlags(c *cli.Context) (runSettings, error) {
 		return s, usagef("--upstream: %v", err)
 	}
 	s.endpoint, _ = url.Parse(c.String("upstream"))
-	s.origin = &url.URL{Scheme: s.endpoint.Scheme, Host: s.endpoint.Host}
+	s.origin = originOf(s.endpoint)
 	if s.settle < 0 {
 		return s, usagef("--settle %s: must not be negative", s.settle)
 	}
@@ -85,7 +86,10 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out := newOutputs(c, c.App.ErrWriter)
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
 	errw := out.stderr(c.App.ErrWriter)
 	stdout := c.App.Writer
 	if out.progress != nil {
@@ -99,13 +103,13 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", c.String("listen"))
+	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
 	if err != nil {
 		_ = eng.Abort()
 		return usagef("--listen %q: %v", c.String("listen"), err)
 	}
 	defer ln.Close()
-	ctx, hard, stop := stopSignals(c.Context)
+	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
 
 	var srv *serverProc
@@ -122,11 +126,14 @@ func runRun(c *cli.Context) error {
 	}
 
 	frayURL := set.frayURL(ln.Addr())
-	line := fmt.Sprintf("fray: running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
+	line := fmt.Sprintf("running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
 	if p, s := eng.InForce(); p != nil {
 		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
 	}
-	fmt.Fprintln(errw, line)
+	sayf(c, errw, "%s", line)
+	if p := set.endpoint.Path; p == "" || p == "/" {
+		sayf(c, errw, "FRAY_URL has no path, as --upstream has none; give --upstream the endpoint (e.g. %s/mcp) if the client takes FRAY_URL as its MCP endpoint", strings.TrimSuffix(set.endpoint.String(), "/"))
+	}
 	stopLoops := make(chan struct{})
 	waitProgress := out.runProgress(eng.Live, stopLoops)
 	// The client's connections close with it; the ends get --settle to be
@@ -145,7 +152,7 @@ func runRun(c *cli.Context) error {
 	}
 	r, terr := eng.Finish(sv, cmd)
 	if terr != nil {
-		fmt.Fprintf(errw, "fray: %v\n", terr)
+		sayf(c, errw, "%v", terr)
 	}
 	ferr := out.finish(r)
 	if ctx.Err() != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -9,8 +11,9 @@ import (
 
 // stopSignals returns a context that ends with ctx or at the first SIGINT
 // or SIGTERM (stop gracefully), and one that ends at the second (stop now;
-// ctx ending does not end it). stop releases the signals.
-func stopSignals(ctx context.Context) (soft, hard context.Context, stop func()) {
+// ctx ending does not end it). At the first signal it says on w that fray
+// is draining, so that the wait is not silence. stop releases the signals.
+func stopSignals(ctx context.Context, w io.Writer) (soft, hard context.Context, stop func()) {
 	soft, cancelSoft := context.WithCancel(ctx)
 	hard, cancelHard := context.WithCancel(context.WithoutCancel(ctx))
 	ch := make(chan os.Signal, 2)
@@ -21,6 +24,7 @@ func stopSignals(ctx context.Context) (soft, hard context.Context, stop func()) 
 			select {
 			case <-ch:
 				if n == 1 {
+					fmt.Fprintln(w, drainingLine)
 					cancelSoft()
 				} else {
 					cancelHard()
@@ -37,3 +41,6 @@ func stopSignals(ctx context.Context) (soft, hard context.Context, stop func()) 
 		cancelHard()
 	}
 }
+
+// drainingLine is said at the first signal.
+const drainingLine = "fray: draining; Ctrl-C again to stop now"

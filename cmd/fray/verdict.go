@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,8 +24,8 @@ type writer struct {
 // writers are the verdict's files: every command that ends with a
 // verdict takes each as a flag.
 var writers = []writer{
-	{"report", "write the JSON report to `FILE` at the end (schema in the README)", report.WriteJSON},
-	{"junit", "write the checks as JUnit XML to `FILE` at the end, one testcase per check", report.WriteJUnit},
+	{"report", "write the JSON report to `FILE` at the end (schema in the README); - is stdout", report.WriteJSON},
+	{"junit", "write the checks as JUnit XML to `FILE` at the end, one testcase per check; - is stdout", report.WriteJUnit},
 }
 
 // writerFlags are the flags of writers, and --allow-inconclusive: every
@@ -46,25 +48,43 @@ func reportFlags() []cli.Flag {
 // outputs is where a verdict goes: the files, stdout for the summary, and
 // stderr for the progress line and the verdict's one-line reason.
 type outputs struct {
-	paths    map[string]string // writer flag -> path
+	paths    map[string]string // writer flag -> path; stdoutPath for stdout
 	allow    bool              // --allow-inconclusive
-	stdout   io.Writer
-	progress *report.Progress // nil when quiet
+	stdout   io.Writer         // where a file named stdoutPath goes
+	summary  io.Writer         // stdout, or stderr when a file goes to stdout; nil: stdout
+	progress *report.Progress  // nil when quiet
+	color    bool              // colour the summary's verdicts
 }
 
+// stdoutPath is the file name that means stdout, for --report and --junit.
+const stdoutPath = "-"
+
 // newOutputs reads the writer flags and --quiet (when the command has
-// it); errw is the command's stderr.
-func newOutputs(c *cli.Context, errw io.Writer) *outputs {
-	o := &outputs{paths: map[string]string{}, stdout: c.App.Writer, allow: c.Bool("allow-inconclusive")}
+// it); errw is the command's stderr. A file written to stdout moves the
+// summary to errw, so that stdout holds that file alone, for a pipe; only
+// one file can go to stdout.
+func newOutputs(c *cli.Context, errw io.Writer) (*outputs, error) {
+	o := &outputs{paths: map[string]string{}, stdout: c.App.Writer, summary: c.App.Writer, allow: c.Bool("allow-inconclusive")}
+	var toStdout []string
 	for _, w := range writers {
 		if p := c.String(w.flag); p != "" {
 			o.paths[w.flag] = p
+			if p == stdoutPath {
+				toStdout = append(toStdout, "--"+w.flag)
+			}
 		}
 	}
+	if len(toStdout) > 1 {
+		return nil, usagef("%s: only one of them can go to stdout (-)", strings.Join(toStdout, " and "))
+	}
+	if len(toStdout) == 1 {
+		o.summary = errw
+	}
+	o.color = wantColor(o.summary, os.Getenv)
 	if lookupFlag(c.Command, "quiet") != nil && !c.Bool("quiet") {
 		o.progress = &report.Progress{W: errw, Terminal: isTerminal(errw)}
 	}
-	return o
+	return o, nil
 }
 
 // stderr is where other output to stderr goes, so that it does not tear
@@ -135,19 +155,42 @@ func (o *outputs) finish(r report.Report) error {
 	r.Accepted = o.allow && r.Verdict == report.VerdictInconclusive
 	var errs []error
 	for _, w := range writers {
-		if path := o.paths[w.flag]; path != "" {
+		switch path := o.paths[w.flag]; path {
+		case "":
+		case stdoutPath:
+			if err := w.write(o.stdout, r); err != nil {
+				errs = append(errs, fmt.Errorf("--%s -: %w", w.flag, err))
+			}
+		default:
 			if err := report.WriteFile(path, func(out io.Writer) error { return w.write(out, r) }); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
-	if err := report.WriteSummary(o.stdout, r); err != nil {
+	if err := o.writeSummary(r); err != nil {
 		errs = append(errs, fmt.Errorf("summary: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return cli.Exit(err.Error(), exitFindings)
 	}
 	return verdictError(r)
+}
+
+// writeSummary prints the summary, coloured when o.color says so.
+func (o *outputs) writeSummary(r report.Report) error {
+	w := o.summary
+	if w == nil {
+		w = o.stdout
+	}
+	if !o.color {
+		return report.WriteSummary(w, r)
+	}
+	var b bytes.Buffer
+	if err := report.WriteSummary(&b, r); err != nil {
+		return err
+	}
+	_, err := w.Write(colorize(b.Bytes()))
+	return err
 }
 
 func writeJSONFile(path string, r report.Report) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -17,10 +18,22 @@ func versionCommand() *cli.Command {
 		Usage:     "print fray's version",
 		UsageText: "fray version\n\nexample:\n   fray version",
 		Action: func(c *cli.Context) error {
-			_, err := fmt.Fprintf(c.App.Writer, "fray %s %s %s/%s\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
+			if c.NArg() > 0 {
+				return usagef("version takes no arguments, got %q", c.Args().Slice())
+			}
+			return printVersion(c.App.Writer)
 		},
 	}
+}
+
+// fray --version says what fray version does.
+func init() {
+	cli.VersionPrinter = func(c *cli.Context) { _ = printVersion(c.App.Writer) }
+}
+
+func printVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "fray %s %s %s/%s\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
 }
 
 func buildVersion() string {

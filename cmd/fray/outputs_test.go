@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/xml"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// TestReportToStdout: - as the file of --report or --junit is stdout,
+// which then holds that file alone, for a pipe; the summary goes to
+// stderr. Both cannot go there.
+func TestReportToStdout(t *testing.T) {
+	for _, tc := range []struct {
+		flag  string
+		parse func(string) error
+	}{
+		{"--report", func(s string) error { _, err := report.ReadJSON(strings.NewReader(s)); return err }},
+		{"--junit", func(s string) error { var v struct{}; return xml.Unmarshal([]byte(s), &v) }},
+	} {
+		t.Run(tc.flag, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			up := sseUpstream(t)
+			base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--quiet", "--allow-inconclusive", tc.flag, "-")
+			postThrough(t, ctx, base)
+			code, stdout, stderr := stop()
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			if err := tc.parse(stdout); err != nil {
+				t.Errorf("stdout is not the file alone: %v\n%s", err, stdout)
+			}
+			if !strings.Contains(stderr, "verdict") {
+				t.Errorf("the summary is not on stderr:\n%s", stderr)
+			}
+		})
+	}
+	code, _, stderr := runFray(t, quick, "proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--report", "-", "--junit", "-")
+	if code != exitUsage || !strings.Contains(stderr, "--report and --junit: only one of them can go to stdout") {
+		t.Errorf("both to stdout: exit %d, %s", code, stderr)
+	}
+}
+
+// TestListenAddressForms: --listen takes what --admin takes, and a bare
+// port or :port binds loopback, as --admin's do.
+func TestListenAddressForms(t *testing.T) {
+	for _, listen := range []string{"0", ":0", "127.0.0.1:0"} {
+		t.Run(listen, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			up := sseUpstream(t)
+			base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", listen, "--quiet", "--allow-inconclusive")
+			defer stop()
+			host, _, err := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+			if err != nil || host != "127.0.0.1" {
+				t.Fatalf("--listen %s bound %s, want loopback (%v)", listen, base, err)
+			}
+		})
+	}
+}

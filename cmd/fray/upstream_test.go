@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestUpstreamBaseOrEndpoint: --upstream may be the server's base or its
+// endpoint, in fray proxy as in fray run: a client path goes to the same
+// path on the server either way, never doubled; and the upstream's first
+// error status is logged at info with the URL fray requested.
+func TestUpstreamBaseOrEndpoint(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/mcp" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.WriteString(w, "pong "+r.URL.Path)
+	}))
+	defer up.Close()
+	for _, upstream := range []string{up.URL, up.URL + "/", up.URL + "/mcp"} {
+		t.Run(upstream, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			base, stop := startFray(t, ctx, "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--quiet", "--allow-inconclusive")
+			get := func(path string) (int, string) {
+				resp, err := http.Get(base + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			if code, body := get("/mcp"); code != http.StatusOK || body != "pong /mcp" {
+				t.Errorf("GET /mcp through fray: %d %q", code, body)
+			}
+			if code, _ := get("/nope"); code != http.StatusNotFound {
+				t.Errorf("GET /nope through fray: %d", code)
+			}
+			_, _, stderr := stop()
+			if want := `requested=` + up.URL + `/nope`; !strings.Contains(stderr, want) || !strings.Contains(stderr, "level=INFO") {
+				t.Errorf("stderr does not log %q at info:\n%s", want, stderr)
+			}
+			if strings.Count(stderr, "the upstream answered with an error status") != 1 {
+				t.Errorf("want one error-status line:\n%s", stderr)
+			}
+		})
+	}
+}

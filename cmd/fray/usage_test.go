@@ -1,0 +1,153 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// commandPaths lists every command of the app, subcommands included, as
+// the words that name it on a command line.
+func commandPaths(prefix []string, cmds []*cli.Command) [][]string {
+	var out [][]string
+	for _, c := range cmds {
+		if c.Name == "help" {
+			continue
+		}
+		p := append(append([]string(nil), prefix...), c.Name)
+		out = append(out, p)
+		out = append(out, commandPaths(p, c.Subcommands)...)
+	}
+	return out
+}
+
+// quick is the time limit of a command that should fail or answer at once.
+const quick = 10 * time.Second
+
+// TestEveryCommandBadFlagExits2: whatever the command, at whatever depth,
+// an unknown flag is a usage error: exit 2, one line naming the flag, and
+// not the command's whole help.
+func TestEveryCommandBadFlagExits2(t *testing.T) {
+	paths := commandPaths(nil, newApp(io.Discard, io.Discard).Commands)
+	if len(paths) < 11 {
+		t.Fatalf("found only %d commands: %q", len(paths), paths)
+	}
+	for _, p := range paths {
+		args := append(p, "--no-such-flag")
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, stdout, stderr := runFray(t, quick, args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, "no-such-flag") {
+				t.Errorf("stderr does not name the flag:\n%s", stderr)
+			}
+			if strings.Contains(stdout+stderr, "USAGE:") {
+				t.Errorf("a bad flag printed the whole help:\n%s%s", stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestEveryCommandBadArgumentExits2: a missing, extra or unknown argument
+// is a usage error too, with a message that says what the command needs.
+func TestEveryCommandBadArgumentExits2(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nosuch"}, `unknown command "nosuch"; see fray --help`},
+		{[]string{"prxy"}, `unknown command "prxy" (did you mean "proxy"?)`},
+		{[]string{"help", "nosuch"}, "nosuch"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "extra"}, `proxy takes no arguments, got ["extra"]`},
+		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp"}, "run needs a client command"},
+		{[]string{"demo", "extra"}, `demo takes no arguments, got ["extra"]`},
+		{[]string{"demo", "--profile", "polling-sever"}, `unknown profile "polling-sever" (did you mean "polling-server"?)`},
+		{[]string{"check"}, "check needs the trace file of a run: fray check TRACE"},
+		{[]string{"check", "a", "b"}, `check takes one trace file, got 2: ["a" "b"]`},
+		{[]string{"report"}, "report needs a trace file"},
+		{[]string{"report", "merge"}, "report merge needs the JSON reports"},
+		{[]string{"replay"}, "replay needs the trace file of a run"},
+		{[]string{"profiles", "bogus"}, `unknown command "bogus"; see fray profiles --help`},
+		{[]string{"profiles", "lst"}, `unknown command "lst" (did you mean "list"?)`},
+		{[]string{"profiles", "list", "extra"}, `fray profiles list takes no arguments`},
+		{[]string{"profiles", "kinds", "extra"}, `fray profiles kinds takes no arguments`},
+		{[]string{"profiles", "show"}, "give one profile name or file"},
+		{[]string{"profiles", "validate"}, "give at least one profile file"},
+		{[]string{"version", "extra"}, `version takes no arguments`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, stderr := runFray(t, quick, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr does not say %q:\n%s", tc.want, stderr)
+			}
+		})
+	}
+}
+
+// TestProfilesShowUnknownIsOneLine: a mistyped built-in name gets one line
+// that names the likely one, without a package prefix.
+func TestProfilesShowUnknownIsOneLine(t *testing.T) {
+	code, stdout, stderr := runFray(t, quick, "profiles", "show", "lossy")
+	if code != exitUsage || stdout != "" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	want := `fray: profiles show: unknown profile "lossy" (did you mean "lossy-resume"?); the built-ins are `
+	if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("stderr %q, want one line beginning %q", stderr, want)
+	}
+}
+
+// TestVersionFlag: fray --version says what fray version says.
+func TestVersionFlag(t *testing.T) {
+	code, flag, _ := runFray(t, quick, "--version")
+	_, cmd, _ := runFray(t, quick, "version")
+	if code != 0 || flag != cmd || !strings.HasPrefix(flag, "fray ") {
+		t.Fatalf("fray --version: exit %d, %q; fray version: %q", code, flag, cmd)
+	}
+}
+
+// TestSeedHelpNamesNoFalseDefault: --seed has no default of its own; the
+// help must not claim 0.
+func TestSeedHelpNamesNoFalseDefault(t *testing.T) {
+	for _, cmd := range []string{"proxy", "run", "demo", "replay"} {
+		_, stdout, _ := runFray(t, quick, cmd, "--help")
+		i := strings.Index(stdout, "   --seed ")
+		if i < 0 {
+			t.Fatalf("fray %s --help has no --seed:\n%s", cmd, stdout)
+		}
+		line, _, _ := strings.Cut(stdout[i:], "\n")
+		if strings.Contains(line, "default: 0") || !strings.Contains(line, "default: the profile's seed") {
+			t.Errorf("fray %s --help: %q", cmd, line)
+		}
+	}
+}
+
+// TestCompletion: the shell's completion asks fray for the words it may
+// offer; the commands are among them. urfave/cli reads the words before
+// the last from os.Args, so the test sets them as a shell would.
+func TestCompletion(t *testing.T) {
+	defer func(args []string) { os.Args = args }(os.Args)
+	os.Args = []string{"fray", "--generate-bash-completion"}
+	code, stdout, _ := runFray(t, quick, "--generate-bash-completion")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"proxy", "run", "demo", "check", "profiles"} {
+		if !strings.Contains(stdout, w+"\n") {
+			t.Errorf("completion does not offer %q:\n%s", w, stdout)
+		}
+	}
+	os.Args = []string{"fray", "profiles", "--generate-bash-completion"}
+	_, stdout, _ = runFray(t, quick, "profiles", "--generate-bash-completion")
+	if !strings.Contains(stdout, "show\n") {
+		t.Errorf("profiles completion does not offer show:\n%s", stdout)
+	}
+}
