@@ -1,40 +1,18 @@
 package admin_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
+	"github.com/frayproxy/fray/internal/browsertest"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
 )
-
-// browsersOptional lets a machine without Chromium skip the browser test;
-// by default its absence fails it.
-const browsersOptional = "FRAY_BROWSERS_OPTIONAL"
-
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv(browsersOptional) != "" {
-		t.Skipf("SKIPPED: no chromium on PATH and %s is set; the admin API was not attacked from a browser", browsersOptional)
-	}
-	t.Fatalf("no chromium on PATH (install Debian's chromium, as .ci/run does, or set %s=1 to skip)", browsersOptional)
-	return ""
-}
 
 // attackPage is what a web page can try against an admin API it reaches
 // under its own name (DNS rebinding: evil.example resolves to 127.0.0.1,
@@ -57,7 +35,7 @@ const attackPage = `<!doctype html><body>pending<script>
 // SameOrigin, where every request the page makes reaches the API and is
 // refused, and nothing changes.
 func TestWebPageCannotDriveTheAPI(t *testing.T) {
-	bin := chromium(t)
+	bin := browsertest.Chromium(t, "the admin API was not attacked from a browser")
 	for _, guarded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("guarded=%v", guarded), func(t *testing.T) {
 			p, err := profiles.Builtin("lossy-resume")
@@ -100,7 +78,8 @@ func TestWebPageCannotDriveTheAPI(t *testing.T) {
 			go srv.Serve(ln)
 			defer srv.Close()
 
-			dom := headless(t, bin, "http://evil.example:"+port+"/attack.html", "--host-resolver-rules=MAP evil.example 127.0.0.1")
+			dom := browsertest.Headless(t, bin, "http://evil.example:"+port+"/attack.html",
+				"--host-resolver-rules=MAP evil.example 127.0.0.1", "--virtual-time-budget=10000", "--dump-dom")
 			mu.Lock()
 			got := strings.Join(seen, ", ")
 			mu.Unlock()
@@ -133,24 +112,6 @@ type statusRecorder struct {
 func (s *statusRecorder) WriteHeader(code int) {
 	s.status = code
 	s.ResponseWriter.WriteHeader(code)
-}
-
-// headless loads url in headless Chromium with args, lets its scripts run,
-// and returns the DOM it dumps.
-func headless(t *testing.T, bin, url string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
-		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=10000", "--dump-dom"}
-	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), url)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\nstderr:\n%s", bin, err, stderr.String())
-	}
-	return stdout.Bytes()
 }
 
 // resultLine is the line the attack page wrote.

@@ -2,59 +2,29 @@ package timeline
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/frayproxy/fray/internal/browsertest"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// browsersOptional names the environment variable that lets the browser
-// test skip where no Chromium is installed. Without it, a missing
-// Chromium fails the test: CI installs one.
-const browsersOptional = "FRAY_BROWSERS_OPTIONAL"
-
 // chromium finds a Chromium binary, or skips or fails the test.
 func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv(browsersOptional) != "" {
-		t.Skipf("SKIPPED: no chromium on PATH and %s is set; the timeline was not rendered in a browser", browsersOptional)
-	}
-	t.Fatalf("no chromium on PATH (install Debian's chromium, as .ci/run does, or set %s=1 to skip)", browsersOptional)
-	return ""
+	return browsertest.Chromium(t, "the timeline was not rendered in a browser")
 }
 
 // headless runs Chromium on the page with args and returns its stdout.
 func headless(t *testing.T, bin, page string, args ...string) []byte {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	profile := t.TempDir()
-	base := []string{"--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
-		"--user-data-dir=" + profile, "--window-size=1400,900"}
-	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), "file://"+page)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\nstderr:\n%s", bin, strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.Bytes()
+	return browsertest.Headless(t, bin, "file://"+page, append([]string{"--window-size=1400,900"}, args...)...)
 }
 
 // eventsFlag sizes the generated trace of TestRendersInChromium; raise it
