@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -69,7 +70,7 @@ func runDemo(c *cli.Context) error {
 	}
 	stdout := c.App.Writer
 	view := newDemoView(stdout)
-	opts, err := engineOptions(c, c.App.ErrWriter, engine.Options{Watch: view, Drain: proxyDrain}, prof, seed)
+	opts, page, err := engineOptions(c, c.App.ErrWriter, engine.Options{Watch: view, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
@@ -128,7 +129,7 @@ func runDemo(c *cli.Context) error {
 	if terr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "fray: %v\n", terr)
 	}
-	if ferr := out.finish(r); ferr != nil {
+	if ferr := errors.Join(out.finish(r), page.write(c.App.ErrWriter)); ferr != nil {
 		return ferr
 	}
 	if sv.Err != nil {

@@ -74,18 +74,19 @@ func seedOf(p *profiles.Profile, seed *uint64) uint64 {
 // with what every command that runs an engine shares: the profile and its
 // seed, the logger (on errw), --log-faults, and the trace headed by the
 // profile. The trace is opened last, once every flag was found good.
-func engineOptions(c *cli.Context, errw io.Writer, opts engine.Options, prof *profiles.Profile, seed *uint64) (engine.Options, error) {
+func engineOptions(c *cli.Context, errw io.Writer, opts engine.Options, prof *profiles.Profile, seed *uint64) (engine.Options, timelineOut, error) {
 	log, err := newLogger(c, errw)
 	if err != nil {
-		return engine.Options{}, err
+		return engine.Options{}, timelineOut{}, err
 	}
 	opts.Profile, opts.Seed, opts.Logger, opts.LogFaults = prof, seed, log, c.Bool("log-faults")
+	var page timelineOut
 	if lookupFlag(c.Command, "trace") != nil {
-		if opts.Trace, err = openTrace(c, prof, seedOf(prof, seed)); err != nil {
-			return engine.Options{}, err
+		if opts.Trace, page, err = openTrace(c, prof, seedOf(prof, seed)); err != nil {
+			return engine.Options{}, timelineOut{}, err
 		}
 	}
-	return opts, nil
+	return opts, page, nil
 }
 
 // newEngine builds the engine of opts; on error the trace it would have

@@ -107,7 +107,7 @@ func runProxy(c *cli.Context) error {
 		return err
 	}
 	errw := out.stderr(c.App.ErrWriter)
-	opts, err := engineOptions(c, errw, set, prof, seed)
+	opts, page, err := engineOptions(c, errw, set, prof, seed)
 	if err != nil {
 		return err
 	}
@@ -158,6 +158,9 @@ func runProxy(c *cli.Context) error {
 		err = cli.Exit(terr.Error(), exitFindings)
 	}
 	ferr := out.finish(r)
+	if perr := page.write(errw); ferr == nil {
+		ferr = perr
+	}
 	if err != nil {
 		return err
 	}

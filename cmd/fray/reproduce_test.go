@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,5 +105,34 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 	code, _, stderr = runFray(t, 10*time.Second, "run", "--upstream", srv2.URL, "--reproduce", t1, "--profile", "soak", "--", "true")
 	if code != exitUsage {
 		t.Errorf("--reproduce with --profile: exit %d, want %d: %s", code, exitUsage, stderr)
+	}
+}
+
+// TestRunDrawsTheTimeline: --html alone draws the run's timeline when fray
+// run stops, from a temporary trace it then removes.
+func TestRunDrawsTheTimeline(t *testing.T) {
+	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
+	defer srv.Close()
+	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	client := append(helperArgs(t)[:1], "-test.run=^TestScriptedClientHelper$")
+	page := filepath.Join(t.TempDir(), "run.html")
+	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
+		"--profile", "lossy-resume", "--seed", "7", "--html", page, "--quiet", "--"}, client...)...)
+	if code != exitOK || !strings.Contains(stderr, "timeline of the run written to "+page) {
+		t.Fatalf("fray run --html exited %d; stderr:\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"profile":"lossy-resume"`, `"lanes":[{"ex":1,`, `"verdict":"pass"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "fray-*.jsonl")); len(left) > 0 {
+		t.Errorf("the temporary trace was left behind: %v", left)
 	}
 }

@@ -95,7 +95,7 @@ func runRun(c *cli.Context) error {
 	if out.progress != nil {
 		stdout = out.progress.Around(stdout)
 	}
-	opts, err := engineOptions(c, errw, engine.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
+	opts, page, err := engineOptions(c, errw, engine.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
@@ -155,6 +155,9 @@ func runRun(c *cli.Context) error {
 		sayf(c, errw, "%v", terr)
 	}
 	ferr := out.finish(r)
+	if perr := page.write(errw); ferr == nil {
+		ferr = perr
+	}
 	if ctx.Err() != nil {
 		// Interrupted: the reports are whole; the exit code says so.
 		return cli.Exit("interrupted: the reports cover the run up to the signal", exitInterrupted)

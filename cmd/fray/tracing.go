@@ -1,12 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/timeline"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 
@@ -16,18 +21,56 @@ func traceFlags() []cli.Flag {
 		&cli.StringFlag{Name: "trace", Usage: "record every observation to `FILE` as JSON Lines (gzip when it ends in .gz), for fray check, fray report and fray replay"},
 		&cli.StringSliceFlag{Name: "redact-header", Usage: "also redact header `NAME` in the trace (Authorization, Cookie, Set-Cookie and Proxy-Authorization always are); repeatable"},
 		&cli.BoolFlag{Name: "no-redact", Usage: "keep every header value in the trace, secrets included"},
+		&cli.StringFlag{Name: "html", Usage: "draw the run's timeline to `FILE` when fray stops, from its trace (--trace, or a temporary one)"},
 	}
 }
 
-// openTrace starts the trace --trace asks for, headed by the profile in
-// force at the start (nil: none) and its seed; nil without --trace.
-func openTrace(c *cli.Context, prof *profiles.Profile, seed uint64) (engine.Trace, error) {
+// timelineOut is what --html asks for: the run's timeline, drawn from its
+// trace when fray stops. The zero value draws nothing.
+type timelineOut struct {
+	page  string // --html
+	trace string // the trace it is drawn from
+	temp  bool   // the trace is a temporary file, removed once drawn
+}
+
+// write draws the timeline, if one was asked for, and says where it went.
+func (t timelineOut) write(errw io.Writer) error {
+	if t.page == "" {
+		return nil
+	}
+	if t.temp {
+		defer os.Remove(t.trace)
+	}
+	in, err := timelineInput(t.trace, false)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteFile(t.page, func(w io.Writer) error { return timeline.Write(w, in) }); err != nil {
+		return err
+	}
+	fmt.Fprintf(errw, "fray: timeline of the run written to %s (open it in a browser)\n", t.page)
+	return nil
+}
+
+// openTrace starts the trace --trace asks for, or a temporary one for
+// --html alone, headed by the profile in force at the start (nil: none)
+// and its seed; nil without either. It returns what --html asks for.
+func openTrace(c *cli.Context, prof *profiles.Profile, seed uint64) (engine.Trace, timelineOut, error) {
 	path := c.String("trace")
+	page := timelineOut{page: c.String("html"), trace: path}
+	if path == "" && page.page != "" {
+		f, err := os.CreateTemp("", "fray-*.jsonl")
+		if err != nil {
+			return nil, timelineOut{}, fmt.Errorf("--html %s: a trace to draw it from: %w", page.page, err)
+		}
+		f.Close()
+		path, page.trace, page.temp = f.Name(), f.Name(), true
+	}
 	if path == "" {
 		if c.IsSet("redact-header") || c.IsSet("no-redact") {
-			return nil, usagef("--redact-header and --no-redact say what goes into a trace; give --trace FILE too")
+			return nil, timelineOut{}, usagef("--redact-header and --no-redact say what goes into a trace; give --trace FILE too")
 		}
-		return nil, nil
+		return nil, timelineOut{}, nil
 	}
 	h := trace.Header{Started: time.Now()}
 	if prof != nil {
@@ -35,9 +78,12 @@ func openTrace(c *cli.Context, prof *profiles.Profile, seed uint64) (engine.Trac
 	}
 	w, err := trace.Create(path, trace.WriterOptions{Header: h, RedactHeaders: c.StringSlice("redact-header"), NoRedact: c.Bool("no-redact")})
 	if err != nil {
-		return nil, usagef("--trace %s: %v", path, err)
+		if page.temp {
+			os.Remove(path)
+		}
+		return nil, timelineOut{}, usagef("--trace %s: %v", path, err)
 	}
-	return w, nil
+	return w, page, nil
 }
 
 // runProfile is the fault plan of fray run: --reproduce TRACE takes the

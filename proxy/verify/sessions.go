@@ -184,20 +184,21 @@ func (v *Verifier) endSession(s *session, reason string, byServer bool, at time.
 		return
 	}
 	s.ended, s.endedByServer = reason, byServer
-	for _, r := range s.pending {
-		v.settleRequest(s, r, at)
-	}
+	// The streams first: what a client check blames on them is what the
+	// unanswered requests' findings cite.
 	for _, l := range slices.Clone(s.logicals) {
-		if l.state != lgPending {
+		switch {
+		case l.state != lgPending:
 			v.finishLogical(l, at)
-			continue
-		}
-		if byServer {
+		case byServer:
 			v.excuse(cReconnects, reason)
 			v.finishLogical(l, at)
-			continue
+		default:
+			v.judgeGone(l, at)
 		}
-		v.judgeGone(l, at)
+	}
+	for _, r := range s.pending {
+		v.settleRequest(s, r, at)
 	}
 }
 
