@@ -34,42 +34,24 @@ func tomlBlocks(text string) (blocks []string, lines []int) {
 	return blocks, lines
 }
 
-// section returns the "## Faults and profiles" section of a README, or "".
-func section(readme string) string {
-	_, after, ok := strings.Cut(readme, "\n## Faults and profiles\n")
-	if !ok {
-		return ""
-	}
-	if i := strings.Index(after, "\n## "); i >= 0 {
-		after = after[:i]
-	}
-	return after
-}
-
-// readmeSection returns the README's "## Faults and profiles" section, the
-// profile reference, and the line it starts on.
-func readmeSection(t *testing.T) (string, int) {
+// reference returns docs/profiles.md, the profile reference: the file
+// format, the selectors, every fault kind and the built-in profiles.
+func reference(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "docs", "profiles.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := section(string(readme))
-	if s == "" {
-		t.Fatal(`README.md has no "## Faults and profiles" section`)
-	}
-	before, _, _ := strings.Cut(string(readme), s)
-	return s, strings.Count(before, "\n")
+	return string(b)
 }
 
 func TestReferenceExamplesValidate(t *testing.T) {
-	text, offset := readmeSection(t)
-	blocks, lines := tomlBlocks(text)
+	blocks, lines := tomlBlocks(reference(t))
 	if len(blocks) < 30 {
-		t.Errorf("README.md has %d toml examples; every kind should have one", len(blocks))
+		t.Errorf("docs/profiles.md has %d toml examples; every kind should have one", len(blocks))
 	}
 	for i, b := range blocks {
-		name := fmt.Sprintf("README.md:%d", offset+lines[i])
+		name := fmt.Sprintf("docs/profiles.md:%d", lines[i])
 		if _, err := profiles.Parse(name, strings.NewReader(b)); err != nil {
 			t.Errorf("example at %s is invalid:\n%v", name, err)
 		}
@@ -77,12 +59,11 @@ func TestReferenceExamplesValidate(t *testing.T) {
 }
 
 // TestReferenceCoversEveryKey fails when a kind, parameter or selector is
-// added without a word in the README's reference.
+// added without a word in the reference, docs/profiles.md.
 func TestReferenceCoversEveryKey(t *testing.T) {
-	text, _ := readmeSection(t)
-	ref := []byte(text)
+	ref := []byte(reference(t))
 	for _, k := range faults.Kinds() {
-		if !bytes.Contains(ref, []byte("#### `"+k.Name+"`")) {
+		if !bytes.Contains(ref, []byte("### `"+k.Name+"`")) {
 			t.Errorf("kind %s has no section", k.Name)
 		}
 		for _, p := range k.Params {

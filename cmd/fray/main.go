@@ -16,7 +16,7 @@ import (
 	"github.com/frayproxy/fray/faults"
 )
 
-// Exit codes; documented in the README.
+// Exit codes; documented in docs/cli.md.
 const (
 	exitOK       = 0
 	exitFindings = 1 // a check of error severity failed, or fray failed at run time
@@ -64,7 +64,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Name:    "fray",
 		Version: buildVersion(),
 		// fray --generate-bash-completion lists the words a shell may
-		// complete; see the README for the shell's side.
+		// complete; see docs/cli.md for the shell's side.
 		EnableBashCompletion: true,
 		Usage:                "an SSE-aware chaos proxy for MCP servers and clients",
 		UsageText:            "fray COMMAND [options]\n\nexample:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070",

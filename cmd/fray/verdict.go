@@ -24,7 +24,7 @@ type writer struct {
 // writers are the verdict's files: every command that ends with a
 // verdict takes each as a flag.
 var writers = []writer{
-	{"report", "write the JSON report to `FILE` at the end (schema in the README); - is stdout", report.WriteJSON},
+	{"report", "write the JSON report to `FILE` at the end (schema in docs/reports.md); - is stdout", report.WriteJSON},
 	{"junit", "write the checks as JUnit XML to `FILE` at the end, one testcase per check; - is stdout", report.WriteJUnit},
 }
 

@@ -1,5 +1,5 @@
 // Package report holds the verdict of a fray run and writes it out: the
-// JSON report (its schema is in the README), JUnit XML and the human
+// JSON report (its schema is in docs/reports.md), JUnit XML and the human
 // summary, and draws the live progress line. The verifier fills a Report;
 // this package only formats, writes, reads and merges them.
 package report

@@ -1,0 +1,414 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/frayproxy/fray/examples/gosdk/refpeer"
+)
+
+// root is the repository's root, from this package's directory.
+var root = filepath.Join("..", "..")
+
+// shownFiles are the files whose shell commands a reader copies: the
+// README, the pages of docs/, and the CI workflow.
+func shownFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{
+		filepath.Join(root, "README.md"),
+		filepath.Join(root, "examples", "README.md"),
+		filepath.Join(root, "examples", "ci", "github-actions.yml"),
+	}, docs...)
+}
+
+// shownCommand is one command line as a reader would paste it.
+type shownCommand struct {
+	where string // file:line
+	words []string
+}
+
+// shellCommands returns the command lines of a Markdown file's ```sh
+// blocks, or of every line of any other file: continuation lines joined,
+// comments and a trailing & removed, split into words as sh would.
+func shellCommands(t *testing.T, path string) []shownCommand {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	markdown := strings.HasSuffix(path, ".md")
+	var out []shownCommand
+	in := !markdown
+	pending, start := "", 0
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		if markdown && strings.HasPrefix(trimmed, "```") {
+			in = trimmed == "```sh"
+			continue
+		}
+		if !in {
+			continue
+		}
+		if pending == "" {
+			start = n
+		}
+		if s, ok := strings.CutSuffix(trimmed, `\`); ok {
+			pending += s + " "
+			continue
+		}
+		cmd := pending + trimmed
+		pending = ""
+		if !markdown { // a workflow's one-line step: run: COMMAND
+			cmd = strings.TrimPrefix(cmd, "run: ")
+		}
+		words, err := shellWords(cmd)
+		if err != nil {
+			t.Errorf("%s:%d: %v", path, start, err)
+			continue
+		}
+		if len(words) > 0 && words[len(words)-1] == "&" {
+			words = words[:len(words)-1]
+		}
+		if len(words) > 0 {
+			out = append(out, shownCommand{fmt.Sprintf("%s:%d", path, start), words})
+		}
+	}
+	return out
+}
+
+// shellWords splits a line into words as sh does for the quoting fray's
+// examples use: single and double quotes, backslash escapes, and a # that
+// begins a word starting a comment.
+func shellWords(line string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '#' && !inWord:
+			return words, nil
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed ' in %q", line)
+			}
+			cur.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			j := strings.IndexByte(line[i+1:], '"')
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed \" in %q", line)
+			}
+			cur.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '\\' && i+1 < len(line):
+			cur.WriteByte(line[i+1])
+			i++
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// frayArgs returns the arguments of a fray command line (fray ARGS, or go
+// run ./cmd/fray ARGS), and whether it is one.
+func frayArgs(words []string) ([]string, bool) {
+	switch {
+	case words[0] == "fray":
+		return words[1:], true
+	case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/fray":
+		return words[3:], true
+	}
+	return nil, false
+}
+
+// dryApp is fray's command line with every command that would serve,
+// start processes or read run files replaced by the checks it makes of
+// its flags and arguments before doing so. The commands that only print
+// (fray version, fray profiles ...) run as they are.
+func dryApp() *cli.App {
+	app := newApp(io.Discard, io.Discard)
+	outputs := func(c *cli.Context) error {
+		_, err := newOutputs(c, io.Discard)
+		return err
+	}
+	trace := func(c *cli.Context, name string) error {
+		args, err := positional(c)
+		if err != nil {
+			return err
+		}
+		if len(args) != 1 {
+			return usagef("%s takes one trace file, got %q", name, args)
+		}
+		return nil
+	}
+	for _, cmd := range app.Commands {
+		switch cmd.Name {
+		case "proxy":
+			cmd.Action = func(c *cli.Context) error {
+				if _, err := proxySettings(c); err != nil {
+					return err
+				}
+				if _, _, err := profileOption(c); err != nil {
+					return err
+				}
+				return outputs(c)
+			}
+		case "run":
+			cmd.Action = func(c *cli.Context) error {
+				if _, err := runFlags(c); err != nil {
+					return err
+				}
+				if !c.IsSet("reproduce") { // its profile is in the trace
+					if _, _, err := profileOption(c); err != nil {
+						return err
+					}
+				}
+				return outputs(c)
+			}
+		case "demo":
+			cmd.Action = func(c *cli.Context) error {
+				if _, _, err := profileOption(c); err != nil {
+					return err
+				}
+				return outputs(c)
+			}
+		case "check":
+			cmd.Action = func(c *cli.Context) error {
+				if err := trace(c, "check"); err != nil {
+					return err
+				}
+				return outputs(c)
+			}
+		case "replay":
+			cmd.Action = func(c *cli.Context) error { return trace(c, "replay") }
+		case "report":
+			cmd.Action = func(c *cli.Context) error {
+				if err := trace(c, "report"); err != nil {
+					return err
+				}
+				if c.String("html") == "" {
+					return usagef("report TRACE needs --html FILE")
+				}
+				return nil
+			}
+			for _, sub := range cmd.Subcommands {
+				sub.Action = func(c *cli.Context) error {
+					args, err := positional(c)
+					if err != nil {
+						return err
+					}
+					if len(args) == 0 {
+						return usagef("merge needs reports")
+					}
+					return outputs(c)
+				}
+			}
+		}
+	}
+	return app
+}
+
+// TestShownCommandsParse runs every fray command line of the README, the
+// docs and the CI workflow through fray's command line: its command,
+// subcommand and flags must exist, its values parse, and the checks the
+// command makes before it starts anything pass (a built-in profile that
+// exists, --report-every with --report, a client command after --, one
+// trace file). The commands that only print run as they are. Paths a
+// `go run` or `go test` line names must exist.
+func TestShownCommandsParse(t *testing.T) {
+	checked := 0
+	for _, path := range shownFiles(t) {
+		for _, c := range shellCommands(t, path) {
+			if args, ok := frayArgs(c.words); ok {
+				checked++
+				err := dryApp().RunContext(context.Background(), append([]string{"fray"}, args...))
+				if err != nil {
+					t.Errorf("%s: fray %s: %v", c.where, strings.Join(args, " "), err)
+				}
+				continue
+			}
+			if c.words[0] == "go" && len(c.words) > 2 && (c.words[1] == "run" || c.words[1] == "test" || c.words[1] == "build" || c.words[1] == "install") {
+				for _, w := range c.words[2:] {
+					if !strings.HasPrefix(w, "./") {
+						continue
+					}
+					dir := filepath.Join(root, strings.TrimSuffix(strings.TrimSuffix(w, "..."), "/"))
+					if _, err := os.Stat(dir); err != nil {
+						t.Errorf("%s: %s names %s: %v", c.where, strings.Join(c.words, " "), w, err)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d fray command lines checked", checked)
+	if checked < 20 {
+		t.Errorf("only %d fray command lines found in the README, docs and CI workflow", checked)
+	}
+}
+
+// TestShownCommandsCatchMistakes keeps TestShownCommandsParse honest: the
+// dry command line refuses what the real one refuses.
+func TestShownCommandsCatchMistakes(t *testing.T) {
+	for _, args := range [][]string{
+		{"proxy", "--upstream", "http://127.0.0.1:3000", "--profle", "soak"},
+		{"proxy", "--upstream", "http://127.0.0.1:3000", "--profile", "soaking"},
+		{"proxy", "--upstream", "http://127.0.0.1:3000", "--report-every", "1m"},
+		{"proxy", "--listen", "127.0.0.1:7070"},
+		{"run", "--upstream", "http://127.0.0.1:3000/mcp", "--wait", "soon", "--", "true"},
+		{"run", "--upstream", "http://127.0.0.1:3000/mcp"},
+		{"check"},
+		{"report", "run.jsonl.gz"},
+		{"profiles", "show", "nosuch"},
+		{"nosuch"},
+	} {
+		if err := dryApp().RunContext(context.Background(), append([]string{"fray"}, args...)); err == nil {
+			t.Errorf("fray %s: accepted", strings.Join(args, " "))
+		}
+	}
+}
+
+// TestREADMEKeepsTheCITestCommand: the README shows the test command
+// .ci/run runs, word for word.
+func TestREADMEKeepsTheCITestCommand(t *testing.T) {
+	const cmd = "go test -race -timeout 12m ./..."
+	for _, f := range []string{"README.md", filepath.Join(".ci", "run")} {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte("\n"+cmd+"\n")) {
+			t.Errorf("%s does not run %q on a line of its own", f, cmd)
+		}
+	}
+}
+
+// TestCIExampleIsShownWhole: docs/ci.md shows the workflow file as it is.
+func TestCIExampleIsShownWhole(t *testing.T) {
+	file, err := os.ReadFile(filepath.Join(root, "examples", "ci", "github-actions.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(doc, append(append([]byte("```yaml\n"), file...), "```\n"...)) {
+		t.Error("docs/ci.md's yaml block is not examples/ci/github-actions.yml as it is")
+	}
+}
+
+// TestREADMETutorial runs the README's tutorial: its fray proxy command
+// line, as shown, in front of the reference server of examples/gosdk,
+// with the reference client going through it, then stops fray as Ctrl-C
+// would and reads the verdict. Only the two fixed ports are swapped for
+// free ones, so that the test never collides with a fray a reader runs.
+func TestREADMETutorial(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tutorial, ok := strings.Cut(string(b), "\n## Tutorial")
+	if !ok {
+		t.Fatal("README.md has no Tutorial section")
+	}
+	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
+	var args []string
+	for _, c := range shellCommands(t, filepath.Join(root, "README.md")) {
+		if a, ok := frayArgs(c.words); ok && a[0] == "proxy" && strings.Contains(tutorial, strings.Join(c.words, " ")) {
+			args = a
+		}
+	}
+	for _, want := range []string{"go run ./examples/gosdk/server -listen 127.0.0.1:3000", "go run ./examples/gosdk/client http://127.0.0.1:7070/mcp"} {
+		if !strings.Contains(tutorial, want) {
+			t.Errorf("the tutorial no longer runs %q; update this test with it", want)
+		}
+	}
+	if args == nil {
+		t.Fatal("the tutorial shows no fray proxy command")
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	for i, a := range args {
+		a = strings.ReplaceAll(a, "127.0.0.1:3000", ln.Addr().String())
+		args[i] = strings.ReplaceAll(a, "127.0.0.1:7070", "127.0.0.1:0")
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stdout bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"fray"}, args...), &stdout, pw)
+		pw.Close()
+	}()
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, br) }()
+	fields := strings.Fields(line) // fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
+	if len(fields) < 3 || fields[1] != "proxying" {
+		t.Fatalf("start line %q", line)
+	}
+
+	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+	defer ccancel()
+	res, err := refpeer.RunClient(cctx, refpeer.ClientOptions{Endpoint: fields[2] + "/mcp", RequireResume: true})
+	if err != nil {
+		t.Fatalf("the tutorial's client failed through fray: %v (%+v)", err, res)
+	}
+
+	cancel() // Ctrl-C
+	select {
+	case code := <-done:
+		if code != exitOK || !strings.Contains(stdout.String(), "fray: verdict PASS (profile polling-server") {
+			t.Errorf("exit %d, summary:\n%s", code, stdout.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("fray proxy did not stop")
+	}
+}
