@@ -1,0 +1,254 @@
+package proxy_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/proxy"
+)
+
+// upstreamRequest is what a raw upstream read off the wire: the framing
+// fields as sent, and the body as framed by them.
+type upstreamRequest struct {
+	method, path string
+	lengths, te  []string
+	body         string
+}
+
+// rawUpstream is an HTTP/1.1 server that reads requests with nothing but
+// http.ReadRequest, so that it sees the framing fray sent, and answers
+// each with X-Seen naming the path it read. It records every request in
+// the order read.
+type rawUpstream struct {
+	addr string
+	mu   sync.Mutex
+	seen []upstreamRequest
+}
+
+func newRawUpstream(t *testing.T) *rawUpstream {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &rawUpstream{addr: ln.Addr().String()}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { u.serve(c) })
+		}
+	})
+	return u
+}
+
+func (u *rawUpstream) serve(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	br := bufio.NewReader(c)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return
+		}
+		u.mu.Lock()
+		u.seen = append(u.seen, upstreamRequest{
+			method: req.Method, path: req.URL.Path, body: string(body),
+			lengths: req.Header.Values("Content-Length"), te: req.Header.Values("Transfer-Encoding"),
+		})
+		u.mu.Unlock()
+		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Seen: "+req.URL.Path+"\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+			return
+		}
+	}
+}
+
+func (u *rawUpstream) requests() []upstreamRequest {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]upstreamRequest(nil), u.seen...)
+}
+
+// exchangeRaw writes req on a new connection to addr, then a last GET
+// /last that asks fray to close the connection, and reads every response
+// fray sends until it closes. It returns each response's status and
+// X-Seen. (Closing the writing side instead would tell fray the client
+// went away.)
+func exchangeRaw(t *testing.T, addr, req string) (statuses []int, seen []string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, req+"GET /last HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	for {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			if _, peek := br.Peek(1); peek == nil {
+				t.Fatalf("after %d responses, unreadable bytes: %v", len(statuses), err)
+			}
+			return statuses, seen
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		statuses = append(statuses, resp.StatusCode)
+		if s := resp.Header.Get("X-Seen"); s != "" {
+			seen = append(seen, s)
+		}
+	}
+}
+
+// TestSmugglingCannotDesync sends the request-smuggling shapes on a raw
+// connection to fray: both Content-Length and Transfer-Encoding either
+// way round, two Content-Length values, obs-folded framing fields, and
+// codings fray cannot frame. For each, fray and the upstream agree on
+// where every request ends: the upstream reads exactly the requests whose
+// answers the client gets, in order, each framed one way only (never
+// both Content-Length and Transfer-Encoding), and a request hidden in a
+// body reaches it as body, never as a request fray did not answer; a
+// last request on the same connection shows the client's side stayed in
+// step too.
+func TestSmugglingCannotDesync(t *testing.T) {
+	checkNoLeaks(t)
+	const hidden = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n"
+	head := func(fields ...string) string {
+		return "POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\n" + strings.Join(fields, "\r\n") + "\r\n\r\n"
+	}
+	chunk := func(s string) string { return strconv.FormatInt(int64(len(s)), 16) + "\r\n" + s + "\r\n" }
+	teCLBody := chunk(hidden) + "0\r\n\r\n"
+	for _, tc := range []struct {
+		name     string
+		req      string
+		statuses []int    // what the client gets, the last GET's answer included
+		bodies   []string // what the upstream reads as each request's body
+	}{
+		{
+			// A front end that honoured Content-Length would pass the hidden
+			// request on as body; fray reads the body as chunked, so the
+			// hidden request is the client's next, answered as such.
+			name:     "CL.TE",
+			req:      head("Content-Length: "+strconv.Itoa(len("0\r\n\r\n"+hidden)), "Transfer-Encoding: chunked") + "0\r\n\r\n" + hidden,
+			statuses: []int{200, 200, 200}, bodies: []string{"", "", ""},
+		},
+		{
+			// A Content-Length short of the chunked body: the hidden request
+			// is chunk data, and stays body.
+			name:     "TE.CL",
+			req:      head("Transfer-Encoding: chunked", "Content-Length: 4") + teCLBody,
+			statuses: []int{200, 200}, bodies: []string{hidden, ""},
+		},
+		{
+			name:     "two Content-Length values",
+			req:      head("Content-Length: 2", "Content-Length: 40") + "{}" + hidden,
+			statuses: []int{400},
+		},
+		{
+			name:     "a Content-Length list",
+			req:      head("Content-Length: 2, 40") + "{}" + hidden,
+			statuses: []int{400},
+		},
+		{
+			name:     "the same Content-Length twice",
+			req:      head("Content-Length: 2", "Content-Length: 2") + "{}",
+			statuses: []int{200, 200}, bodies: []string{"{}", ""},
+		},
+		{
+			// The fold is read as a space (RFC 9112 §5.2): chunked, whose
+			// data stays body.
+			name:     "obs-folded Transfer-Encoding",
+			req:      head("Content-Length: 4", "Transfer-Encoding:", " chunked") + teCLBody,
+			statuses: []int{200, 200}, bodies: []string{hidden, ""},
+		},
+		{
+			name:     "obs-folded Content-Length",
+			req:      head("Content-Length: 2", " 40") + "{}" + hidden,
+			statuses: []int{400},
+		},
+		{
+			name:     "a coding fray cannot frame",
+			req:      head("Transfer-Encoding: xchunked", "Content-Length: 4") + teCLBody,
+			statuses: []int{501},
+		},
+		{
+			name:     "chunked twice",
+			req:      head("Transfer-Encoding: chunked, chunked") + teCLBody,
+			statuses: []int{501},
+		},
+		{
+			name:     "space before the colon",
+			req:      head("Content-Length : 4", "Transfer-Encoding: chunked") + teCLBody,
+			statuses: []int{400},
+		},
+		{
+			name:     "signed Content-Length",
+			req:      head("Content-Length: +2") + "{}" + hidden,
+			statuses: []int{400},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newRawUpstream(t)
+			u, _ := url.Parse("http://" + up.addr)
+			p, err := proxy.New(proxy.Options{Upstream: u})
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := serveFray(t, p, nil)
+			statuses, answered := exchangeRaw(t, addr, tc.req)
+			got := up.requests()
+			if fmt.Sprint(statuses) != fmt.Sprint(tc.statuses) {
+				t.Errorf("the client got %v, want %v", statuses, tc.statuses)
+			}
+			var paths []string
+			for i, r := range got {
+				paths = append(paths, r.path)
+				if len(r.lengths) > 0 && len(r.te) > 0 || len(r.lengths) > 1 || len(r.te) > 1 {
+					t.Errorf("request %d reached the upstream framed ambiguously: Content-Length %q, Transfer-Encoding %q", i, r.lengths, r.te)
+				}
+				if i < len(tc.bodies) && r.body != tc.bodies[i] {
+					t.Errorf("request %d: the upstream read the body %q, want %q", i, r.body, tc.bodies[i])
+				}
+			}
+			if fmt.Sprint(paths) != fmt.Sprint(answered) {
+				t.Errorf("the upstream read %v, the client was answered for %v: fray and the upstream disagree on the framing", paths, answered)
+			}
+			if len(got) != len(tc.bodies) {
+				t.Errorf("the upstream read %d requests %v, want %d", len(got), paths, len(tc.bodies))
+			}
+		})
+	}
+}
