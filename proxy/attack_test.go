@@ -6,10 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -250,5 +252,85 @@ func TestSmugglingCannotDesync(t *testing.T) {
 				t.Errorf("the upstream read %d requests %v, want %d", len(got), paths, len(tc.bodies))
 			}
 		})
+	}
+}
+
+// TestTrickledHeadIsCut: a slowloris client sends its request head a byte
+// at a time, never finishing it. fray closes the connection once the
+// head-arrival limit has passed since the first byte, however steadily
+// bytes come, and never forwards anything of it. The limit is the 30 s
+// the README documents, shortened here to 1 s.
+func TestTrickledHeadIsCut(t *testing.T) {
+	checkNoLeaks(t)
+	if *proxy.HeadTimeout != 30*time.Second {
+		t.Errorf("the head-arrival limit is %v; the README says 30 s", *proxy.HeadTimeout)
+	}
+	const limit = time.Second
+	saved := *proxy.HeadTimeout
+	*proxy.HeadTimeout = limit
+	t.Cleanup(func() { *proxy.HeadTimeout = saved })
+
+	hits := make(chan string, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits <- r.URL.Path
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	p, err := proxy.New(proxy.Options{Upstream: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveFray(t, p, nil)
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	started := time.Now()
+	var sent atomic.Int64
+	trickled := make(chan struct{})
+	go func() {
+		defer close(trickled)
+		head := "GET /slowloris HTTP/1.1\r\nHost: fray\r\nX-Pad: "
+		for i := 0; ; i++ {
+			b := byte('a' + i%26)
+			if i < len(head) {
+				b = head[i]
+			}
+			if _, err := c.Write([]byte{b}); err != nil {
+				return
+			}
+			sent.Add(1)
+			time.Sleep(20 * time.Millisecond) // the trickle's pace, not synchronisation
+		}
+	}()
+	got, err := io.ReadAll(c)
+	cut := time.Since(started)
+	c.Close()
+	<-trickled
+	if isTimeout(err) {
+		t.Fatalf("the connection was still open after %v, %d bytes trickled", cut, sent.Load())
+	}
+	if strings.HasPrefix(string(got), "HTTP/1.1 2") {
+		t.Errorf("fray answered a head it never got whole: %q", got)
+	}
+	if cut < limit || cut > limit+3*time.Second {
+		t.Errorf("cut after %v, want just past the %v limit", cut, limit)
+	}
+	if n := sent.Load(); n < int64(limit/(40*time.Millisecond)) {
+		t.Errorf("only %d bytes trickled before the cut: the head did not keep coming", n)
+	}
+	t.Logf("cut after %v and %d bytes; fray sent %q", cut, sent.Load(), got)
+	resp, body := sendRaw(t, addr, "GET /after HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n")
+	if resp.StatusCode != 200 {
+		t.Fatalf("after the slow head: %d %q", resp.StatusCode, body)
+	}
+	close(hits)
+	for h := range hits {
+		if h != "/after" {
+			t.Errorf("%s reached the upstream", h)
+		}
 	}
 }
