@@ -2,12 +2,16 @@ package proxy_test
 
 import (
 	"bufio"
+	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy"
 )
 
@@ -332,5 +338,97 @@ func TestTrickledHeadIsCut(t *testing.T) {
 		if h != "/after" {
 			t.Errorf("%s reached the upstream", h)
 		}
+	}
+}
+
+// TestMillionsOfTinyLines streams tiny events, two lines each ("data: 7"
+// and the empty line), through fray: every byte passes, in order, and
+// what fray allocates per line and holds at once stays bounded, so the
+// cost is per line, never per stream. 500,000 lines by default;
+// FRAY_TINY_LINES=5000000 runs the full figure.
+func TestMillionsOfTinyLines(t *testing.T) {
+	checkNoLeaks(t)
+	lines := 500000
+	if v := os.Getenv("FRAY_TINY_LINES"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 2 {
+			t.Fatalf("FRAY_TINY_LINES=%q is not a count of lines", v)
+		}
+		lines = n
+	}
+	events := lines / 2
+	event := func(i int) []byte { return []byte{'d', 'a', 't', 'a', ':', ' ', byte('0' + i%10), '\n', '\n'} }
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		bw := bufio.NewWriterSize(w, 32<<10)
+		for i := range events {
+			if _, err := bw.Write(event(i)); err != nil {
+				return
+			}
+		}
+		_ = bw.Flush()
+	}))
+	defer up.Close()
+	// A plan makes fray parse every event and ask it what to do.
+	var asked atomic.Int64
+	plan := &scriptPlan{event: func(*mcp.Event) faults.EventAction { asked.Add(1); return faults.EventAction{} }}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = plan })
+	want := sha256.New()
+	for i := range events {
+		want.Write(event(i))
+	}
+
+	client := &http.Client{Timeout: 60 * time.Second}
+	defer client.CloseIdleConnections()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	before := liveHeap()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(20 * time.Millisecond) // a measurement's pace
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > peak.Load() {
+					peak.Store(m.HeapAlloc)
+				}
+			}
+		}
+	}()
+	started := time.Now()
+	resp, err := client.Get(fray + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	n, err := io.CopyBuffer(h, resp.Body, make([]byte, 32<<10))
+	resp.Body.Close()
+	took := time.Since(started)
+	close(stop)
+	<-sampled
+	runtime.ReadMemStats(&ms1)
+	if err != nil || n != int64(9*events) || !bytes.Equal(h.Sum(nil), want.Sum(nil)) {
+		t.Fatalf("%d bytes, err %v; want %d unchanged", n, err, 9*events)
+	}
+	if asked.Load() != int64(events) {
+		t.Errorf("fray parsed %d events of %d", asked.Load(), events)
+	}
+	perLine := float64(ms1.TotalAlloc-ms0.TotalAlloc) / float64(lines)
+	held := int64(peak.Load()) - before
+	t.Logf("%d lines in %v; %.0f bytes allocated a line (fray, upstream and client together); the heap peaked %d KiB above its start",
+		lines, took, perLine, held>>10)
+	if perLine > 64 {
+		t.Errorf("%.0f bytes allocated a line", perLine)
+	}
+	if held > 32<<20 {
+		t.Errorf("the heap peaked %d MiB above its start: something holds the stream", held>>20)
 	}
 }
