@@ -432,3 +432,104 @@ func TestMillionsOfTinyLines(t *testing.T) {
 		t.Errorf("the heap peaked %d MiB above its start: something holds the stream", held>>20)
 	}
 }
+
+// TestVanishingStreamClients opens 500 SSE streams through fray (2,500
+// with FRAY_VANISHING_STREAMS=2500), each held open by the upstream, and
+// drops every client's connection once its first event has arrived.
+// Within 2 s fray has cancelled every upstream request, and its
+// goroutines and file descriptors are back to what they were.
+func TestVanishingStreamClients(t *testing.T) {
+	streams := 500
+	if v := os.Getenv("FRAY_VANISHING_STREAMS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("FRAY_VANISHING_STREAMS=%q is not a count", v)
+		}
+		streams = n
+	}
+	var open atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/warm" {
+			return
+		}
+		open.Add(1)
+		defer open.Add(-1)
+		sseHeader(w)
+		writePieces(w, "id: 1\ndata: first\n\n")
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	p, err := proxy.New(proxy.Options{Upstream: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serveFray(t, p, nil)
+	// One exchange first, so that the server's goroutines are all running
+	// when the baseline is taken.
+	if resp, _ := sendRaw(t, addr, "GET /warm HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n"); resp.StatusCode != 200 {
+		t.Fatalf("warming up: %d", resp.StatusCode)
+	}
+	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
+
+	const workers = 20
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < streams; i += workers {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					errs <- err
+					return
+				}
+				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+				_, err = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: fray\r\nAccept: text/event-stream\r\n\r\n")
+				var got []byte
+				for buf := make([]byte, 512); err == nil && !bytes.Contains(got, []byte("data: first\n\n")); {
+					var n int
+					n, err = c.Read(buf)
+					got = append(got, buf[:n]...)
+				}
+				c.(*net.TCPConn).SetLinger(0) // vanish: a reset, not a goodbye
+				c.Close()
+				if err != nil {
+					errs <- fmt.Errorf("stream %d: %w after %q", i, err, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	dropped := time.Now()
+	var n, f int
+	for {
+		n, f = runtime.NumGoroutine(), openFDs(t)
+		if open.Load() == 0 && n <= goroutines && f <= fds {
+			break
+		}
+		if time.Since(dropped) > 2*time.Second {
+			buf := make([]byte, 1<<20)
+			t.Logf("%s", buf[:runtime.Stack(buf, true)])
+			t.Fatalf("2 s after %d clients vanished: %d upstream requests open, %d goroutines (%d before), %d descriptors (%d before)",
+				streams, open.Load(), n, goroutines, f, fds)
+		}
+		runtime.Gosched()
+		time.Sleep(10 * time.Millisecond) // polling a count, which nothing signals
+	}
+	t.Logf("%d streams dropped; back to %d goroutines and %d descriptors in %v", streams, n, f, time.Since(dropped))
+}
+
+// openFDs counts the process's open file descriptors.
+func openFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	return len(ents)
+}
