@@ -40,6 +40,7 @@ const (
 // would. Writes are safe for concurrent use.
 type h2Conn struct {
 	conn *tls.Conn
+	raw  *net.TCPConn
 	mu   sync.Mutex
 	bw   *bufio.Writer
 }
@@ -69,7 +70,7 @@ func dialH2(t *testing.T, addr string, readBuffer int) *h2Conn {
 		t.Fatalf("negotiated %q, want h2", p)
 	}
 	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	h := &h2Conn{conn: conn, bw: bufio.NewWriterSize(conn, 64<<10)}
+	h := &h2Conn{conn: conn, raw: raw.(*net.TCPConn), bw: bufio.NewWriterSize(conn, 64<<10)}
 	if _, err := io.WriteString(h.bw, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +411,12 @@ func TestHTTP2PingFlood(t *testing.T) {
 	if err := tg.ping(); err != nil {
 		t.Fatalf("during the flood: %v", err)
 	}
-	// Read what came back, up to the last acknowledgement or the end.
+	// Read what came back, up to the last acknowledgement or the end,
+	// with a receive buffer large again: through a tiny one, what fray
+	// queued in its socket would trickle for longer than the test may run.
+	if err := h.raw.SetReadBuffer(4 << 20); err != nil {
+		t.Fatal(err)
+	}
 	acks, goAway := 0, int64(-1)
 	br := bufio.NewReader(h.conn)
 	var rerr error
