@@ -62,6 +62,12 @@ const MaxHeaderBytes = 64 << 10
 // so that the whole head is bounded by MaxHeaderBytes to the byte.
 const headSlack = 4 << 10
 
+// headTimeout bounds the arrival of a request head, from the first byte
+// read on a connection (the TLS handshake included): a client that
+// trickles its head, however steadily, is cut off then. A variable only
+// so that tests need not wait 30 s.
+var headTimeout = 30 * time.Second
+
 // Serve serves h on ln until ctx is done, then shuts down: new connections
 // are refused, and exchanges in flight get grace to finish before their
 // connections are closed. A nil tlsConfig serves plain HTTP; with one,
@@ -71,7 +77,7 @@ const headSlack = 4 << 10
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, tlsConfig *tls.Config, grace time.Duration) error {
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 30 * time.Second,
+		ReadHeaderTimeout: headTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    MaxHeaderBytes - headSlack,
 	}

@@ -330,6 +330,13 @@ func (r *Reader) parse(line []byte) *observe.Observation {
 	}
 	var w wireObs
 	if err := json.Unmarshal(line, &w); err != nil {
+		// A header's members do not fit an observation's: say what the
+		// line is rather than which member did not fit.
+		var h wireHeader
+		if json.Unmarshal(line, &h) == nil && h.Version != nil {
+			r.err = r.errorf(r.line, ErrSyntax, "a second header line")
+			return nil
+		}
 		r.err = r.errorf(r.line, ErrSyntax, "not a JSON object: %v", err)
 		return nil
 	}

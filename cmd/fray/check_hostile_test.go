@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// goodTrace is a small whole trace: one POST stream with one event.
+const goodTrace = `{"fray_trace":1,"started":"2025-11-25T10:00:00Z","profile":"p","seed":1,"profile_text":"name = \"p\"\n"}
+{"kind":"request","at_us":1500,"exchange":1,"stream":"post","session":"s-1","session_seq":1,"request":{"method":"POST","path":"/mcp","messages":[{"kind":"request","method":"tools/call","id":"1"}]}}
+{"kind":"response","at_us":3000,"exchange":1,"stream":"post","session":"s-1","session_seq":1,"response":{"status":200,"origin":"upstream","event_stream":true,"session":"s-1"}}
+{"kind":"event","at_us":4000,"exchange":1,"stream":"post","session":"s-1","session_seq":1,"event":{"index":0,"raw_b64":"aWQ6IP/+CgoK","parsed":true,"id_b64":"//4=","fate":"delivered","delivered_at_us":4000,"copies":1}}
+{"kind":"end","at_us":10000,"exchange":1,"stream":"post","end":{"cause":"complete"}}
+{"fray_trace_end":1,"at_us":20000,"observations":4,"drained":true}
+`
+
+// TestCheckHostileTraces runs fray check on traces made to break it.
+// Malformed ones exit 2 with the file and the line of the problem;
+// well-formed ones whose values make no sense (times before the run or
+// going back, indexes and counters at their largest, events of exchanges
+// never opened) are judged without a panic, within seconds.
+func TestCheckHostileTraces(t *testing.T) {
+	dir := t.TempDir()
+	swap := func(old, new string) string {
+		if !strings.Contains(goodTrace, old) {
+			t.Fatalf("the good trace has no %s", old)
+		}
+		return strings.Replace(goodTrace, old, new, 1)
+	}
+	for _, tc := range []struct {
+		name, trace string
+		line        int // where a malformed trace is refused; 0 for a well-formed one
+	}{
+		{"the good trace itself", goodTrace, 0},
+		{"version 0", swap(`{"fray_trace":1,`, `{"fray_trace":0,`), 1},
+		{"NaN time", swap(`"at_us":4000`, `"at_us":NaN`), 4},
+		{"time past int64", swap(`"at_us":4000`, `"at_us":1e30`), 4},
+		{"bad base64", swap(`"id_b64":"//4="`, `"id_b64":"*"`), 4},
+		{"nesting bomb", swap(`"request":{`, strings.Repeat(`"request":{`, 1)+strings.Repeat("[", 50000)), 2},
+		{"NUL bytes", swap(`"kind":"end"`, "\x00\"kind\":\"end\""), 5},
+		{"a second header", strings.Replace(goodTrace, "\n", "\n"+goodTrace[:strings.Index(goodTrace, "\n")+1], 1), 2},
+		{"cut mid-line", goodTrace[:len(goodTrace)*2/3], 4},
+		{"negative times", strings.ReplaceAll(goodTrace, `"at_us":`, `"at_us":-`), 0},
+		{"time going back", swap(`"at_us":10000`, `"at_us":1`), 0},
+		{"largest index and counters", swap(`"index":0`, `"index":9223372036854775807`), 0},
+		{"largest exchange", strings.ReplaceAll(goodTrace, `"exchange":1,`, `"exchange":18446744073709551615,`), 0},
+		{"largest session sequence", strings.ReplaceAll(goodTrace, `"session_seq":1`, `"session_seq":9223372036854775807`), 0},
+		{"an event of no exchange", swap(`"exchange":1,"stream":"post","session":"s-1","session_seq":1,"event"`, `"exchange":77,"stream":"get","event"`), 0},
+		{"huge retry and copies", swap(`"copies":1`, `"copies":2147483647,"retry":9223372036854775807`), 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
+			if err := os.WriteFile(path, []byte(tc.trace), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			started := time.Now()
+			code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
+			if took := time.Since(started); took > 10*time.Second {
+				t.Errorf("fray check took %v", took)
+			}
+			if tc.line == 0 {
+				if code == exitUsage {
+					t.Errorf("a well-formed trace refused: exit %d\n%s", code, stderr.String())
+				}
+				return
+			}
+			at := path + ":" + strconv.Itoa(tc.line) + ":"
+			if code != exitUsage || !strings.Contains(stderr.String(), at) {
+				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, exitUsage, at, stderr.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,4 @@
+package proxy
+
+// HeadTimeout lets tests of the head-arrival limit shorten it.
+var HeadTimeout = &headTimeout
