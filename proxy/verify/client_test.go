@@ -520,6 +520,20 @@ func TestLegacy(t *testing.T) {
 			t.Errorf("verdict %s", r.Verdict)
 		}
 	})
+	t.Run("a request whose answer stream is open when the run ends is not yet due", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.legacyStream("L1")
+		tl.legacyCall("L1", 1)
+		tl.wait(300 * ms)
+		expectExcused(t, tl.final(), checks.E2EEveryRequestAnswered, "the run ended before its answer was due, its answer stream still open")
+	})
+	t.Run("past its deadline it is unanswered, stream open or not", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.legacyStream("L1")
+		tl.legacyCall("L1", 1)
+		tl.wait(31 * time.Second)
+		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
+	})
 	t.Run("a lost stream with a request pending owes a new stream", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		s := tl.legacyStream("L1")

@@ -162,6 +162,14 @@ func (v *Verifier) settleRequest(s *session, r *request, at time.Duration) {
 		v.excuse(cAnswered, reason)
 		return
 	}
+	if at-r.at < v.deadline && v.answerStreamOpen(s, r) {
+		// The run ended (fray stopped) with the stream that would carry
+		// the answer still open, before the answer was due: fray cannot
+		// say it would not have come, nor that it came (the client may
+		// have got it as fray stopped observing).
+		v.excuse(cAnswered, "the run ended before its answer was due, its answer stream still open")
+		return
+	}
 	v.apply(cAnswered)
 	ev := evidence(fmt.Sprintf("request %s (%s) got no response delivered to the client: %s", r.id, r.method, v.whoKept(s, r)), s, r.exchange, r.at)
 	if l := r.lg; l != nil {
@@ -216,6 +224,24 @@ func (v *Verifier) whoKept(s *session, r *request) string {
 		return server
 	}
 	return server + "; " + strings.Join(client, "; ")
+}
+
+// answerStreamOpen reports whether the stream that would carry r's answer
+// is still open: its own exchange or stream, or on the legacy transport
+// the session's SSE stream.
+func (v *Verifier) answerStreamOpen(s *session, r *request) bool {
+	if v.inFlight(r) {
+		return true
+	}
+	if !s.legacy {
+		return false
+	}
+	for _, x := range v.exch {
+		if x.sess == s && x.stream == mcp.StreamLegacy && x.eventStream {
+			return true
+		}
+	}
+	return false
 }
 
 // requestExcuse says why a request may stay unanswered, "" when it may
