@@ -41,10 +41,11 @@ const demoTimeout = 25 * time.Second
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
-		Usage: "watch fray break a real MCP pair (Go SDK) and check that both ends recover; needs no setup",
+		Usage: "watch fray break a real MCP pair and check it recovers",
 		UsageText: "fray demo [--profile NAME|FILE] [--seed N]\n\n" +
-			"Runs the reference MCP server and clients of the official Go SDK on loopback with fray\n" +
-			"between them, narrates every fault and reconnection, then prints the verdict.\n\n" +
+			"Runs the official Go SDK's MCP server and clients on loopback with fray\n" +
+			"between them, narrates every fault and reconnection, then gives the verdict.\n" +
+			"Needs no setup. (Every option is explained in docs/cli.md.)\n\n" +
 			"example:\n   go run ./cmd/fray demo\n   fray demo --profile lossy-resume --seed 7",
 		Flags:        append(append(profileFlags(demoProfile), writerFlags()...), append(traceFlags(), logFlags()...)...),
 		Action:       runDemo,

@@ -24,8 +24,8 @@ type writer struct {
 // writers are the verdict's files: every command that ends with a
 // verdict takes each as a flag.
 var writers = []writer{
-	{"report", "write the JSON report to `FILE` at the end (schema in docs/reports.md); - is stdout", report.WriteJSON},
-	{"junit", "write the checks as JUnit XML to `FILE` at the end, one testcase per check; - is stdout", report.WriteJUnit},
+	{"report", "write the JSON report to `FILE` (-: stdout)", report.WriteJSON},
+	{"junit", "write JUnit XML to `FILE` (-: stdout)", report.WriteJUnit},
 }
 
 // writerFlags are the flags of writers, and --allow-inconclusive: every
@@ -36,13 +36,13 @@ func writerFlags() []cli.Flag {
 		out = append(out, &cli.StringFlag{Name: w.flag, Usage: w.usage})
 	}
 	return append(out, &cli.BoolFlag{Name: "allow-inconclusive",
-		Usage: "exit 0 when fray saw too little to judge (no traffic, nothing reached the upstream, no fault fired) instead of 4; the verdict still says inconclusive"})
+		Usage: "exit 0, not 4, when too little was seen"})
 }
 
 // reportFlags are the options of every command that ends with a verdict
 // while it runs: the writers and the progress line.
 func reportFlags() []cli.Flag {
-	return append(writerFlags(), &cli.BoolFlag{Name: "quiet", Usage: "no live progress line on stderr"})
+	return append(writerFlags(), &cli.BoolFlag{Name: "quiet", Usage: "no live progress line"})
 }
 
 // outputs is where a verdict goes: the files, stdout for the summary, and
