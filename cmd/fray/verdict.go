@@ -178,12 +178,18 @@ func (o *outputs) finish(r report.Report) error {
 	return verdictError(r)
 }
 
+// summaryWriter is where the summary goes, and what a command says after
+// it: stdout, unless a file took stdout.
+func (o *outputs) summaryWriter() io.Writer {
+	if o.summary == nil {
+		return o.stdout
+	}
+	return o.summary
+}
+
 // writeSummary prints the summary, coloured when o.color says so.
 func (o *outputs) writeSummary(r report.Report) error {
-	w := o.summary
-	if w == nil {
-		w = o.stdout
-	}
+	w := o.summaryWriter()
 	opts := report.SummaryOptions{Verbose: o.verbose}
 	if !o.color {
 		return report.WriteSummary(w, r, opts)
