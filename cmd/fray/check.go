@@ -15,13 +15,15 @@ import (
 func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
-		Usage: "check a recorded trace offline: the live run's checks, verdict and exit code",
+		Usage: "judge a recorded trace offline, as the live run was",
 		UsageText: "fray check TRACE [--report FILE] [--junit FILE] [--partial]\n\n" +
-			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --profile lossy-resume --trace run.jsonl.gz\n" +
-			"   fray check run.jsonl.gz --report report.json\n\n" +
-			"exit codes: 0 every check of error severity passed, 1 one failed, 2 bad trace or invocation",
+			"exit codes: 0 pass, 1 a check failed, 2 bad trace or invocation\n" +
+			"(every option and exit code is explained in docs/cli.md)\n\n" +
+			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --profile lossy-resume \\\n" +
+			"     --trace run.jsonl.gz\n" +
+			"   fray check run.jsonl.gz --report report.json",
 		Flags: append(writerFlags(),
-			&cli.BoolFlag{Name: "partial", Usage: "check the complete part of a truncated trace (a run that was killed) and say what was dropped"}),
+			&cli.BoolFlag{Name: "partial", Usage: "judge what a truncated trace holds"}),
 		Action:       runCheck,
 		OnUsageError: usageError,
 	}

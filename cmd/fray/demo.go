@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -41,10 +42,11 @@ const demoTimeout = 25 * time.Second
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
-		Usage: "watch fray break a real MCP pair (Go SDK) and check that both ends recover; needs no setup",
+		Usage: "watch fray break a real MCP pair and check it recovers",
 		UsageText: "fray demo [--profile NAME|FILE] [--seed N]\n\n" +
-			"Runs the reference MCP server and clients of the official Go SDK on loopback with fray\n" +
-			"between them, narrates every fault and reconnection, then prints the verdict.\n\n" +
+			"Runs the official Go SDK's MCP server and clients on loopback with fray\n" +
+			"between them, narrates every fault and reconnection, then gives the verdict.\n" +
+			"Needs no setup. (Every option is explained in docs/cli.md.)\n\n" +
 			"example:\n   go run ./cmd/fray demo\n   fray demo --profile lossy-resume --seed 7",
 		Flags:        append(append(profileFlags(demoProfile), writerFlags()...), append(traceFlags(), logFlags()...)...),
 		Action:       runDemo,
@@ -103,9 +105,11 @@ func runDemo(c *cli.Context) error {
 	}
 	endpoint := "http://" + ln.Addr().String() + "/mcp"
 	p, s := eng.InForce()
-	fmt.Fprintf(stdout, "fray demo: %d clients of the official Go SDK call a tool that streams progress, through fray, to the Go SDK's server\n", demoClients)
+	writeWrapped(stdout, "fray demo: ", "  ", fmt.Sprintf("%d clients of the official Go SDK call a tool that streams progress, "+
+		"through fray, to the Go SDK's server", demoClients))
 	fmt.Fprintf(stdout, "  server %s/mcp   fray %s\n", opts.Upstream, endpoint)
-	fmt.Fprintf(stdout, "  profile %s (seed %d): %s\n\n", p.Name, s, firstSentence(p.Description))
+	writeWrapped(stdout, fmt.Sprintf("  profile %s (seed %d): ", p.Name, s), "    ", firstSentence(p.Description))
+	fmt.Fprintln(stdout)
 	var results []demoResult
 	sv := eng.ServeWhile(ctx, hard, ln, 2*time.Second, func() { results = runDemoClients(ctx, endpoint) })
 
@@ -113,7 +117,7 @@ func runDemo(c *cli.Context) error {
 	var failed []string
 	for i, r := range results {
 		name := r.name(i, view)
-		fmt.Fprintf(stdout, "%s: %s\n", name, r.describe())
+		writeWrapped(stdout, name+": ", "    ", r.describe())
 		if r.err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %v", name, r.err))
 		}
@@ -129,7 +133,9 @@ func runDemo(c *cli.Context) error {
 	if terr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "fray: %v\n", terr)
 	}
-	if ferr := errors.Join(out.finish(r), page.write(c.App.ErrWriter)); ferr != nil {
+	ferr := errors.Join(out.finish(r), page.write(c.App.ErrWriter))
+	writeNextSteps(out.summaryWriter(), p.Name, c.String("html"))
+	if ferr != nil {
 		return ferr
 	}
 	if sv.Err != nil {
@@ -158,7 +164,28 @@ func (r demoResult) describe() string {
 	if r.err != nil {
 		return "FAILED: " + r.err.Error()
 	}
-	return fmt.Sprintf("the client got %q and progress %v, resuming with Last-Event-ID %q", r.res.Text, r.res.Progress, r.res.Resumptions)
+	ids := make([]string, len(r.res.Resumptions))
+	for i, id := range r.res.Resumptions {
+		ids[i] = shortID(id)
+	}
+	return fmt.Sprintf("the client got %q and progress %v, resuming with Last-Event-ID %q", r.res.Text, r.res.Progress, ids)
+}
+
+// writeNextSteps ends the demo with what to try next: another profile
+// (not the one just shown), the run as a timeline, and fray in front of
+// the user's own server.
+func writeNextSteps(w io.Writer, profile, html string) {
+	other := "lossy-resume"
+	if profile == other {
+		other = "retry-storm"
+	}
+	page := "fray demo --html demo.html, then open demo.html: this run as a timeline"
+	if html != "" {
+		page = "open " + html + ": this run as a timeline"
+	}
+	fmt.Fprintf(w, "\nnext: fray demo --profile %s (fray profiles list names them all)\n", other)
+	fmt.Fprintf(w, "      %s\n", page)
+	fmt.Fprintf(w, "      fray proxy --upstream URL, for your own server (README.md, docs/cli.md)\n")
 }
 
 // runDemoClients runs demoClients reference clients at once, each in its

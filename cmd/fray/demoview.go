@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
@@ -101,7 +102,7 @@ func (v *demoView) request(o *observe.Observation, s *viewStream) {
 		}
 	}
 	if req.HasLastEventID {
-		v.line(o, s, "client reconnects with Last-Event-ID %q%s", req.LastEventID, v.resumeContext(o, s, req.LastEventID))
+		v.line(o, s, "client reconnects with Last-Event-ID %q%s", shortID(req.LastEventID), v.resumeContext(o, s, req.LastEventID))
 	} else if s.watched {
 		v.line(o, s, "client calls the tool")
 	}
@@ -166,7 +167,7 @@ func (v *demoView) end(o *observe.Observation, s *viewStream) {
 	}
 	last := "no event id"
 	if s.hasLastID {
-		last = fmt.Sprintf("last id %q", s.lastID)
+		last = fmt.Sprintf("last id %q", shortID(s.lastID))
 	}
 	var what string
 	switch c := o.End.Cause; {
@@ -186,13 +187,55 @@ func (v *demoView) end(o *observe.Observation, s *viewStream) {
 	v.line(o, s, "%s after %s, %s", what, pluralize(s.events, "event"), last)
 }
 
+// line narrates one thing that happened, its message wrapped under
+// itself so that no line passes demoWidth.
 func (v *demoView) line(o *observe.Observation, s *viewStream, format string, args ...any) {
 	label := s.label
 	if label == "" {
 		label = o.Stream.String()
 	}
-	fmt.Fprintf(v.w, "  %7.3fs  session %d  exchange %-3d %-16s %s\n",
-		o.At.Seconds(), s.session, o.Exchange, label, fmt.Sprintf(format, args...))
+	head := fmt.Sprintf("  %7.3fs  session %d  exchange %-3d %-16s ", o.At.Seconds(), s.session, o.Exchange, label)
+	writeWrapped(v.w, head, strings.Repeat(" ", len(head)), fmt.Sprintf(format, args...))
+}
+
+// demoWidth bounds the demo's lines, in runes.
+const demoWidth = 100
+
+// writeWrapped writes text after head, wrapped at spaces so that no line
+// passes demoWidth where it can be helped; lines after the first begin
+// with indent. A word longer than a line is kept whole.
+func writeWrapped(w io.Writer, head, indent, text string) {
+	line, n := head, utf8.RuneCountInString(head)
+	empty := true // nothing of text on line yet
+	for _, word := range strings.Fields(text) {
+		wn := utf8.RuneCountInString(word)
+		if !empty && n+1+wn > demoWidth {
+			fmt.Fprintln(w, line)
+			line, n, empty = indent, utf8.RuneCountInString(indent), true
+		}
+		if !empty {
+			line += " "
+			n++
+		}
+		line += word
+		n += wn
+		empty = false
+	}
+	fmt.Fprintln(w, strings.TrimRight(line, " "))
+}
+
+// shortID shortens an event id for the narration, which has no room for
+// the Go SDK's 26-character stream prefix: "GQ72…_0". The report and the
+// trace keep ids whole.
+func shortID(id string) string {
+	if utf8.RuneCountInString(id) <= 12 {
+		return id
+	}
+	r := []rune(id)
+	if i := strings.LastIndexByte(id, '_'); i >= 0 && utf8.RuneCountInString(id[i:]) <= 6 {
+		return string(r[:4]) + "…" + id[i:]
+	}
+	return string(r[:8]) + "…"
 }
 
 // firings names the faults that fired: "fault 1 (close)".
@@ -211,7 +254,7 @@ func eventName(ev *observe.Event) string {
 		name = "the priming event"
 	}
 	if ev.HasID {
-		name += fmt.Sprintf(" (id %q)", ev.ID)
+		name += fmt.Sprintf(" (id %q)", shortID(string(ev.ID)))
 	}
 	return name
 }
@@ -241,7 +284,7 @@ func eventEffect(ev *observe.Event) string {
 		if ev.HasID && !ev.DeliveredHasID {
 			out = append(out, "delivered without its id")
 		} else if ev.DeliveredHasID && string(ev.DeliveredID) != string(ev.ID) {
-			out = append(out, fmt.Sprintf("delivered with id %q", ev.DeliveredID))
+			out = append(out, fmt.Sprintf("delivered with id %q", shortID(string(ev.DeliveredID))))
 		}
 		if ev.Copies > 1 {
 			out = append(out, fmt.Sprintf("delivered %d times", ev.Copies))

@@ -15,8 +15,8 @@ import (
 // profileFlags are --profile and --seed, with the profile's default.
 func profileFlags(def string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "profile", Value: def, Usage: "fault profile: a built-in name (fray profiles list) or a TOML file"},
-		&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "seed for the profile's random choices, overriding the profile's own"},
+		&cli.StringFlag{Name: "profile", Value: def, Usage: "profile `NAME` or file"},
+		&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "random seed `N`"},
 	}
 }
 

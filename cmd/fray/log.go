@@ -12,8 +12,8 @@ import (
 // logFlags are the logging options every long-running command takes.
 func logFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log line format: text or json"},
-		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "least severe level logged: debug, info, warn or error"},
+		&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json"},
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
 	}
 }
 

@@ -67,9 +67,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		// complete; see docs/cli.md for the shell's side.
 		EnableBashCompletion: true,
 		Usage:                "an SSE-aware chaos proxy for MCP servers and clients",
-		UsageText:            "fray COMMAND [options]\n\nexample:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070",
-		Writer:               stdout,
-		ErrWriter:            stderr,
+		UsageText: "fray COMMAND [options]\n" +
+			"(fray COMMAND --help for its options; docs/cli.md explains them all)\n\n" +
+			"example:\n   fray demo\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070",
+		Writer:    stdout,
+		ErrWriter: stderr,
 		Commands: []*cli.Command{
 			proxyCommand(),
 			runCommand(),

@@ -33,13 +33,13 @@ func profilesCommand() *cli.Command {
 			},
 			{
 				Name:      "validate",
-				Usage:     "check profile files; print every problem and exit 2 if any",
+				Usage:     "check profile files and print every problem",
 				UsageText: "fray profiles validate FILE...\n\nexample:\n   fray profiles validate chaos.toml soak.toml",
 				Action:    profilesValidate,
 			},
 			{
 				Name:      "kinds",
-				Usage:     "list the fault kinds, their parameters and the selectors",
+				Usage:     "list the fault kinds, their parameters and selectors",
 				UsageText: "fray profiles kinds\n\nexample:\n   fray profiles kinds",
 				Action:    profilesKinds,
 			},

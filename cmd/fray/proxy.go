@@ -20,24 +20,25 @@ func proxyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "proxy",
 		Usage: "forward a client to an MCP server, SSE event by event",
-		UsageText: "fray proxy --upstream URL [--listen ADDR] [options]\n\n" +
+		UsageText: "fray proxy --upstream URL [--listen ADDR] [options]\n" +
+			"(every option is explained in docs/cli.md)\n\n" +
 			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070\n" +
 			"   (then point the client at http://127.0.0.1:7070/mcp)",
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve clients on: host:port, or a bare port or :port for loopback"},
-			&cli.StringFlag{Name: "upstream-ca", Usage: "PEM file of extra CA certificates trusted for an https upstream"},
-			&cli.StringFlag{Name: "tls-cert", Usage: "certificate PEM file: serve clients over TLS (with --tls-key)"},
-			&cli.StringFlag{Name: "tls-key", Usage: "private key PEM file for --tls-cert"},
-			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision: which fault fired on which session, stream and event"},
-			&cli.StringFlag{Name: "admin", Usage: "serve the JSON admin API on ADDR (a bare port means loopback); off when empty"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "listen on `ADDR`"},
+			&cli.StringFlag{Name: "upstream-ca", Usage: "extra CA certificates (PEM `FILE`) to trust"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "serve TLS with this certificate `FILE`"},
+			&cli.StringFlag{Name: "tls-key", Usage: "private key `FILE` for --tls-cert"},
+			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
+			&cli.StringFlag{Name: "admin", Usage: "serve the admin API on `ADDR`"},
 			&cli.StringFlag{Name: "admin-token", EnvVars: []string{"FRAY_ADMIN_TOKEN"},
-				Usage: "bearer token every admin API request must carry (16+ characters); required when --admin is beyond loopback; prefer the environment variable, which ps does not show"},
-			&cli.IntFlag{Name: "max-exchanges", Usage: "most exchanges in flight at once, open streams included; past it new ones get 503 with Retry-After (0: no limit)"},
-			&cli.DurationFlag{Name: "response-timeout", Usage: "longest wait for the upstream's response head, e.g. 30s; past it the client gets 504 (0: as long as the client waits)"},
-			&cli.DurationFlag{Name: "request-body-timeout", Value: proxy.DefaultRequestBodyTimeout, Usage: "longest a POST body may take to arrive whole; past it the client gets 408 and its connection is closed (0: no limit)"},
-			&cli.IntFlag{Name: "max-block", Value: 1 << 20, Usage: "largest SSE event block parsed, in bytes; past it a stream passes through unparsed"},
-			&cli.DurationFlag{Name: "report-every", Usage: "soak mode: also rewrite the --report file every `DURATION` while running (atomically)"},
+				Usage: "admin API bearer `TOKEN`"},
+			&cli.IntFlag{Name: "max-exchanges", DefaultText: "none", Usage: "most open exchanges, then 503"},
+			&cli.DurationFlag{Name: "response-timeout", DefaultText: "none", Usage: "wait for a head, then 504"},
+			&cli.DurationFlag{Name: "request-body-timeout", Value: proxy.DefaultRequestBodyTimeout, Usage: "wait for a body, then 408"},
+			&cli.IntFlag{Name: "max-block", Value: 1 << 20, DefaultText: "1048576 bytes", Usage: "largest event parsed"},
+			&cli.DurationFlag{Name: "report-every", DefaultText: "off", Usage: "rewrite --report every `DURATION`"},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runProxy,
 		OnUsageError: usageError,
@@ -199,9 +200,10 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 	return done, nil
 }
 
-// upstreamUsage is --upstream's help, the same in every command.
-const upstreamUsage = "the MCP server's `URL` (http or https), its base (http://127.0.0.1:3000) or its endpoint (http://127.0.0.1:3000/mcp): " +
-	"fray forwards every path unchanged to the same path on the server, so a client uses this URL with fray's address"
+// upstreamUsage is --upstream's help, the same in every command. Paths
+// go unchanged to the same path on the server; docs/cli.md says so at
+// length.
+const upstreamUsage = "the MCP server's base or endpoint `URL`"
 
 // originOf is u's scheme and host: what fray forwards to, whatever path
 // the --upstream URL has.

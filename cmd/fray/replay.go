@@ -22,18 +22,18 @@ func replayCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "replay",
 		Usage: "stand in for the recorded server of a trace, for a live client",
-		UsageText: "fray replay TRACE [--listen ADDR] [--speed N] [--faults recorded|none|PROFILE]\n\n" +
+		UsageText: "fray replay TRACE [--listen ADDR] [--speed N] [--faults MODE]\n\n" +
 			"example:\n   fray replay run.jsonl.gz --listen 127.0.0.1:7070\n" +
-			"   (then point the client at http://127.0.0.1:7070/mcp, as it was pointed at fray)\n\n" +
-			"--faults recorded: the client gets what it got live, fault effects included (the default)\n" +
-			"--faults none:     the client gets what the server sent, no fault applied\n" +
+			"   (then point the client at http://127.0.0.1:7070/mcp)\n\n" +
+			"--faults recorded: what the client got live, fault effects included (default)\n" +
+			"--faults none:     what the server sent, no fault applied\n" +
 			"--faults PROFILE:  what the server sent, through fray with another profile",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "address to serve the client on: host:port, or a bare port or :port for loopback"},
-			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "play the recorded timing N times as fast; 0 sends without waiting"},
-			&cli.StringFlag{Name: "faults", Value: "recorded", Usage: "recorded, none, or a profile (built-in name or TOML file) applied to what the server sent"},
-			&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "with --faults PROFILE: seed for its random choices"},
-			&cli.BoolFlag{Name: "partial", Usage: "replay the complete part of a truncated trace"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:7070", Usage: "listen on `ADDR`"},
+			&cli.Float64Flag{Name: "speed", Value: 1, Usage: "play `N` times as fast; 0: no waiting"},
+			&cli.StringFlag{Name: "faults", Value: "recorded", Usage: "recorded, none or a profile"},
+			&cli.Uint64Flag{Name: "seed", DefaultText: "the profile's seed", Usage: "random seed `N`"},
+			&cli.BoolFlag{Name: "partial", Usage: "replay what a truncated trace holds"},
 		}, logFlags()...),
 		Action:       runReplay,
 		OnUsageError: usageError,

@@ -20,13 +20,15 @@ func reportCommand() *cli.Command {
 		UsageText: "fray report TRACE --html FILE [--partial]\n   fray report merge A.json B.json... [--report OUT] [--junit FILE]\n\n" +
 			"example:\n   fray report run.jsonl.gz --html run.html\n   fray report merge shard1.json shard2.json --report all.json",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "html", Usage: "write the timeline to `FILE`: one self-contained HTML page"},
-			&cli.BoolFlag{Name: "partial", Usage: "draw the complete part of a truncated trace and say what was dropped"},
+			&cli.StringFlag{Name: "html", Usage: "write the timeline page to `FILE`"},
+			&cli.BoolFlag{Name: "partial", Usage: "draw what a truncated trace holds"},
 		},
 		Subcommands: []*cli.Command{{
-			Name:         "merge",
-			Usage:        "merge the JSON reports of several fray instances into one verdict",
-			UsageText:    "fray report merge A.json B.json... [--report OUT] [--junit FILE]\n\nexit codes: 0 pass, 1 fail, 2 a report cannot be read or merged",
+			Name:  "merge",
+			Usage: "merge the JSON reports of several fray instances",
+			UsageText: "fray report merge A.json B.json... [--report OUT] [--junit FILE]\n\n" +
+				"exit codes: 0 pass, 1 fail, 2 a report cannot be read or merged\n\n" +
+				"example:\n   fray report merge shard1.json shard2.json --report all.json",
 			Flags:        writerFlags(),
 			Action:       runReportMerge,
 			OnUsageError: usageError,

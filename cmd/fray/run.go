@@ -18,20 +18,22 @@ import (
 func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run",
-		Usage: "run a client command through fray against a server, and give a verdict",
-		UsageText: "fray run --upstream URL [--server CMD] [--profile NAME|FILE] [options] -- CLIENT [ARGS...]\n\n" +
-			"The client finds its MCP endpoint through fray in $FRAY_URL: the --upstream URL with fray's address.\n" +
-			"exit codes: 0 pass, 1 a check of error severity failed, 2 bad invocation or profile, 3 the client command failed\n\n" +
+		Usage: "run a client command through fray and give a verdict",
+		UsageText: "fray run --upstream URL [--server CMD] [options] -- CLIENT [ARGS...]\n\n" +
+			"The client finds fray in $FRAY_URL: the --upstream URL with fray's address.\n" +
+			"exit codes: 0 pass, 1 a check failed, 2 bad invocation, 3 the client failed\n" +
+			"(every option and exit code is explained in docs/cli.md)\n\n" +
 			"example:\n   fray run --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
-			"     --profile polling-server --junit fray.xml -- sh -c 'node client.mjs \"$FRAY_URL\"'",
+			"     --profile polling-server --junit fray.xml \\\n" +
+			"     -- sh -c 'node client.mjs \"$FRAY_URL\"'",
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
-			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server; run in its own process group and stopped at the end"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", Usage: "address fray serves the client on: host:port, or a bare port or :port for loopback; the default picks a free loopback port"},
-			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "after the client exits, how long streams still open get to end"},
-			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream to accept connections"},
+			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server"},
+			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", DefaultText: "a free port", Usage: "listen on `ADDR`"},
+			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "grace for streams after the client"},
+			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
-			&cli.StringFlag{Name: "reproduce", Usage: "take the profile and seed from the trace `FILE` of an earlier run, to meet the same faults again"},
+			&cli.StringFlag{Name: "reproduce", Usage: "rerun the profile and seed of trace `FILE`"},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runRun,
 		OnUsageError: usageError,

@@ -18,10 +18,10 @@ import (
 // traceFlags are the options of the commands that can record a trace.
 func traceFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "trace", Usage: "record every observation to `FILE` as JSON Lines (gzip when it ends in .gz), for fray check, fray report and fray replay"},
-		&cli.StringSliceFlag{Name: "redact-header", Usage: "also redact header `NAME` in the trace (Authorization, Cookie, Set-Cookie and Proxy-Authorization always are); repeatable"},
-		&cli.BoolFlag{Name: "no-redact", Usage: "keep every header value in the trace, secrets included"},
-		&cli.StringFlag{Name: "html", Usage: "draw the run's timeline to `FILE` when fray stops, from its trace (--trace, or a temporary one)"},
+		&cli.StringFlag{Name: "trace", Usage: "record the traffic to `FILE` (.gz: gzip)"},
+		&cli.StringSliceFlag{Name: "redact-header", Usage: "also redact header `NAME`; repeatable"},
+		&cli.BoolFlag{Name: "no-redact", Usage: "keep secret headers in the trace"},
+		&cli.StringFlag{Name: "html", Usage: "draw the timeline page to `FILE` at the end"},
 	}
 }
 

@@ -24,25 +24,26 @@ type writer struct {
 // writers are the verdict's files: every command that ends with a
 // verdict takes each as a flag.
 var writers = []writer{
-	{"report", "write the JSON report to `FILE` at the end (schema in docs/reports.md); - is stdout", report.WriteJSON},
-	{"junit", "write the checks as JUnit XML to `FILE` at the end, one testcase per check; - is stdout", report.WriteJUnit},
+	{"report", "write the JSON report to `FILE` (-: stdout)", report.WriteJSON},
+	{"junit", "write JUnit XML to `FILE` (-: stdout)", report.WriteJUnit},
 }
 
-// writerFlags are the flags of writers, and --allow-inconclusive: every
-// command that ends with a verdict takes them.
+// writerFlags are the flags of writers, --allow-inconclusive and
+// --verbose: every command that ends with a verdict takes them.
 func writerFlags() []cli.Flag {
-	out := make([]cli.Flag, 0, len(writers)+1)
+	out := make([]cli.Flag, 0, len(writers)+2)
 	for _, w := range writers {
 		out = append(out, &cli.StringFlag{Name: w.flag, Usage: w.usage})
 	}
 	return append(out, &cli.BoolFlag{Name: "allow-inconclusive",
-		Usage: "exit 0 when fray saw too little to judge (no traffic, nothing reached the upstream, no fault fired) instead of 4; the verdict still says inconclusive"})
+		Usage: "exit 0, not 4, when too little was seen"},
+		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list every check in the summary"})
 }
 
 // reportFlags are the options of every command that ends with a verdict
 // while it runs: the writers and the progress line.
 func reportFlags() []cli.Flag {
-	return append(writerFlags(), &cli.BoolFlag{Name: "quiet", Usage: "no live progress line on stderr"})
+	return append(writerFlags(), &cli.BoolFlag{Name: "quiet", Usage: "no live progress line"})
 }
 
 // outputs is where a verdict goes: the files, stdout for the summary, and
@@ -54,6 +55,7 @@ type outputs struct {
 	summary  io.Writer         // stdout, or stderr when a file goes to stdout; nil: stdout
 	progress *report.Progress  // nil when quiet
 	color    bool              // colour the summary's verdicts
+	verbose  bool              // list every check in the summary
 }
 
 // stdoutPath is the file name that means stdout, for --report and --junit.
@@ -64,7 +66,7 @@ const stdoutPath = "-"
 // summary to errw, so that stdout holds that file alone, for a pipe; only
 // one file can go to stdout.
 func newOutputs(c *cli.Context, errw io.Writer) (*outputs, error) {
-	o := &outputs{paths: map[string]string{}, stdout: c.App.Writer, summary: c.App.Writer, allow: c.Bool("allow-inconclusive")}
+	o := &outputs{paths: map[string]string{}, stdout: c.App.Writer, summary: c.App.Writer, allow: c.Bool("allow-inconclusive"), verbose: c.Bool("verbose")}
 	var toStdout []string
 	for _, w := range writers {
 		if p := c.String(w.flag); p != "" {
@@ -176,17 +178,24 @@ func (o *outputs) finish(r report.Report) error {
 	return verdictError(r)
 }
 
+// summaryWriter is where the summary goes, and what a command says after
+// it: stdout, unless a file took stdout.
+func (o *outputs) summaryWriter() io.Writer {
+	if o.summary == nil {
+		return o.stdout
+	}
+	return o.summary
+}
+
 // writeSummary prints the summary, coloured when o.color says so.
 func (o *outputs) writeSummary(r report.Report) error {
-	w := o.summary
-	if w == nil {
-		w = o.stdout
-	}
+	w := o.summaryWriter()
+	opts := report.SummaryOptions{Verbose: o.verbose}
 	if !o.color {
-		return report.WriteSummary(w, r)
+		return report.WriteSummary(w, r, opts)
 	}
 	var b bytes.Buffer
-	if err := report.WriteSummary(&b, r); err != nil {
+	if err := report.WriteSummary(&b, r, opts); err != nil {
 		return err
 	}
 	_, err := w.Write(colorize(b.Bytes()))

@@ -66,15 +66,54 @@ func msDuration(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).String()
 }
 
-// summaryEvidenceWidth bounds the evidence column of the summary, in
-// runes; the JSON report has it whole.
-const summaryEvidenceWidth = 110
+// summaryWidth bounds the rows of the summary's table, in runes: the
+// evidence column is cut to fit. The JSON report has it whole.
+const summaryWidth = 100
+
+// minEvidenceWidth is the least the evidence column keeps, however wide
+// the columns before it.
+const minEvidenceWidth = 30
+
+// SummaryOptions say how much WriteSummary shows. The zero value shows
+// the checks that need attention and counts the others.
+type SummaryOptions struct {
+	// Verbose lists every check in the table, those that passed or were
+	// skipped too.
+	Verbose bool
+}
 
 // WriteSummary writes the human summary of r: how the wrapped command
 // ended, the verdict line with its reason, the totals, the faults fired,
-// then a table of every check with its status, count and first evidence.
-func WriteSummary(w io.Writer, r Report) error {
+// the checks counted by status, then a table of the checks that failed or
+// warned (of every check with opts.Verbose) with their status, count and
+// first evidence.
+func WriteSummary(w io.Writer, r Report, opts SummaryOptions) error {
 	ew := &errWriter{w: w}
+	writeHead(ew, r)
+	if len(r.Checks) == 0 {
+		fmt.Fprintln(ew, "  no checks ran")
+		return ew.err
+	}
+	var rows []Check
+	for _, c := range r.Checks {
+		if opts.Verbose || c.Status == StatusFail || c.Status == StatusWarn {
+			rows = append(rows, c)
+		}
+	}
+	line := "  checks: " + statusCounts(r.Checks)
+	if !opts.Verbose && len(rows) < len(r.Checks) {
+		line += " (-v lists every check)"
+	}
+	fmt.Fprintln(ew, line)
+	if len(rows) > 0 {
+		fmt.Fprintln(ew)
+		writeTable(ew, rows)
+	}
+	return ew.err
+}
+
+// writeHead writes what the summary says before the checks.
+func writeHead(ew io.Writer, r Report) {
 	if c := r.Command; c != nil {
 		if c.Failed() {
 			fmt.Fprintf(ew, "fray: the client command %q FAILED: %s\n", strings.Join(c.Args, " "), c.describe())
@@ -128,18 +167,43 @@ func WriteSummary(w io.Writer, r Report) error {
 		}
 		fmt.Fprintln(ew, line)
 	}
-	if len(r.Checks) == 0 {
-		fmt.Fprintln(ew, "  no checks ran")
-		return ew.err
+}
+
+// statusCounts counts checks by status, the ones that need attention
+// first: "1 failed, 1 warned, 12 passed, 7 skipped".
+func statusCounts(cs []Check) string {
+	n := map[string]int{}
+	for _, c := range cs {
+		n[c.Status]++
 	}
-	fmt.Fprintln(ew)
+	var parts []string
+	for _, s := range []struct{ status, word string }{
+		{StatusFail, "failed"}, {StatusWarn, "warned"}, {StatusPass, "passed"}, {StatusSkip, "skipped"}, {"", "not judged"},
+	} {
+		if n[s.status] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s.status], s.word))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeTable writes one row per check, its first evidence cut so that the
+// row fits summaryWidth.
+func writeTable(ew io.Writer, rows []Check) {
+	const gap = 2
+	idw, countw := len("CHECK"), len("COUNT")
+	for _, c := range rows {
+		idw = max(idw, len(c.ID))
+		countw = max(countw, len(fmt.Sprint(c.Count)))
+	}
+	evw := max(summaryWidth-idw-len("STATUS")-countw-3*gap, minEvidenceWidth)
 	var table bytes.Buffer
-	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(&table, 0, 0, gap, ' ', 0)
 	fmt.Fprintln(tw, "CHECK\tSTATUS\tCOUNT\tFIRST EVIDENCE")
-	for _, c := range r.Checks {
+	for _, c := range rows {
 		first := ""
 		if len(c.Evidence) > 0 {
-			first = truncate(shortEvidence(c.Evidence[0]), summaryEvidenceWidth)
+			first = truncate(shortEvidence(c.Evidence[0]), evw)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, statusLabel(c), c.Count, first)
 	}
@@ -147,7 +211,6 @@ func WriteSummary(w io.Writer, r Report) error {
 	for line := range strings.Lines(table.String()) {
 		io.WriteString(ew, strings.TrimRight(line, " \n")+"\n")
 	}
-	return ew.err
 }
 
 // statusLabel shouts the statuses that need attention.

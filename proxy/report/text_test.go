@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,36 +11,96 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 )
 
+// TestSummary: the summary shows the checks that need attention, with
+// their first evidence, and counts the others; the verbose one lists
+// every check.
 func TestSummary(t *testing.T) {
-	var buf bytes.Buffer
 	r := sample()
-	if err := report.WriteSummary(&buf, r); err != nil {
+	for _, tc := range []struct {
+		name    string
+		opts    report.SummaryOptions
+		golden  string
+		rows    []string // checks with a row
+		norows  []string // checks without one
+		counted string
+	}{
+		{"compact", report.SummaryOptions{}, "sample.summary.txt",
+			[]string{"client.retry-honoured", "server.priming-event"},
+			[]string{"client.last-event-id", "server.replay-complete", "e2e.every-request-answered"},
+			"  checks: 1 failed, 1 warned, 1 passed, 2 skipped (-v lists every check)\n"},
+		{"verbose", report.SummaryOptions{Verbose: true}, "sample.summary-verbose.txt",
+			[]string{"client.retry-honoured", "server.priming-event", "client.last-event-id", "server.replay-complete", "e2e.every-request-answered"},
+			nil,
+			"  checks: 1 failed, 1 warned, 1 passed, 2 skipped\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := report.WriteSummary(&buf, r, tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.golden, buf.Bytes())
+			out := buf.String()
+			// The command's failure comes before the verdict, the reason after it.
+			if !strings.HasPrefix(out, "fray: the client command \"node client.mjs\" FAILED: exit status 1\n"+
+				"fray: verdict FAIL (profile polling-server, seed 1, 3.21s observed)\n"+
+				"  why: failed: client.retry-honoured (3); the client command failed: exit status 1\n") {
+				t.Errorf("verdict lines:\n%s", out)
+			}
+			if !strings.Contains(out, "5 faults injected: set-retry 2, close 3\n"+tc.counted) {
+				t.Errorf("faults line and counts missing:\n%s", out)
+			}
+			for _, id := range tc.rows {
+				c := checkOf(r, id)
+				row := rowOf(out, id)
+				if row == "" {
+					t.Errorf("no row for %s:\n%s", id, out)
+					continue
+				}
+				// The row holds the first evidence, cut to fit the width.
+				if len(c.Evidence) > 0 && !strings.Contains(row, c.Evidence[0].Message[:30]) {
+					t.Errorf("row %q lacks the first evidence %q", row, c.Evidence[0].Message)
+				}
+			}
+			for _, id := range tc.norows {
+				if row := rowOf(out, id); row != "" {
+					t.Errorf("row %q for a check that needs no attention", row)
+				}
+			}
+			if row := rowOf(out, "client.retry-honoured"); !strings.Contains(row, " FAIL ") || !strings.Contains(row, " 3 ") {
+				t.Errorf("row %q, want status FAIL and count 3", row)
+			}
+			for line := range strings.Lines(out) {
+				if n := len([]rune(strings.TrimSuffix(line, "\n"))); n > 100 && strings.Contains(line, "  ") && !strings.HasPrefix(line, "  ") {
+					t.Errorf("table row of %d columns: %q", n, line)
+				}
+			}
+		})
+	}
+}
+
+// TestSummaryAllPassed: with nothing to look at, the summary has no
+// table, only the counts.
+func TestSummaryAllPassed(t *testing.T) {
+	r := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{
+		{ID: "server.a", Status: report.StatusPass}, {ID: "server.b", Status: report.StatusPass}, {ID: "client.c", Status: report.StatusSkip},
+	}}
+	var buf bytes.Buffer
+	if err := report.WriteSummary(&buf, r, report.SummaryOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "sample.summary.txt", buf.Bytes())
 	out := buf.String()
-	// The command's failure comes before the verdict, the reason after it.
-	if !strings.HasPrefix(out, "fray: the client command \"node client.mjs\" FAILED: exit status 1\n"+
-		"fray: verdict FAIL (profile polling-server, seed 1, 3.21s observed)\n"+
-		"  why: failed: client.retry-honoured (3); the client command failed: exit status 1\n") {
-		t.Errorf("verdict lines:\n%s", out)
+	if !strings.HasSuffix(out, "\n  checks: 2 passed, 1 skipped (-v lists every check)\n") || strings.Contains(out, "CHECK") {
+		t.Errorf("summary:\n%s", out)
 	}
+}
+
+func checkOf(r report.Report, id string) report.Check {
 	for _, c := range r.Checks {
-		row := rowOf(out, c.ID)
-		if row == "" {
-			t.Errorf("no row for %s:\n%s", c.ID, out)
-			continue
-		}
-		if len(c.Evidence) > 0 && !strings.Contains(row, c.Evidence[0].Message) {
-			t.Errorf("row %q lacks the first evidence %q", row, c.Evidence[0].Message)
+		if c.ID == id {
+			return c
 		}
 	}
-	if row := rowOf(out, "client.retry-honoured"); !strings.Contains(row, " FAIL ") || !strings.Contains(row, " 3 ") {
-		t.Errorf("row %q, want status FAIL and count 3", row)
-	}
-	if !strings.Contains(out, "5 faults injected: set-retry 2, close 3") {
-		t.Errorf("faults line missing:\n%s", out)
-	}
+	return report.Check{}
 }
 
 func rowOf(out, id string) string {
@@ -55,18 +117,18 @@ func TestSummaryTruncatesLongEvidence(t *testing.T) {
 		ID: "server.x", Status: report.StatusFail, Count: 1, Evidence: []report.Evidence{{Message: strings.Repeat("x", 500)}},
 	}}}
 	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, r); err != nil {
+	if err := report.WriteSummary(&buf, r, report.SummaryOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	row := rowOf(buf.String(), "server.x")
-	if len([]rune(row)) > 200 || !strings.Contains(row, "…") {
+	if len([]rune(strings.TrimSuffix(row, "\n"))) != 100 || !strings.Contains(row, "…") {
 		t.Errorf("row not truncated: %q", row)
 	}
 }
 
 func TestSummaryNoChecks(t *testing.T) {
 	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, report.Report{Schema: 1, Verdict: report.VerdictPass, DurationMS: 1500}); err != nil {
+	if err := report.WriteSummary(&buf, report.Report{Schema: 1, Verdict: report.VerdictPass, DurationMS: 1500}, report.SummaryOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "verdict PASS") || !strings.Contains(buf.String(), "no checks ran") {
@@ -87,5 +149,21 @@ func TestLiveString(t *testing.T) {
 	got := report.Live{Elapsed: 12*time.Second + 300*time.Millisecond, Exchanges: 1, Events: 40, Faults: 2}.String()
 	if want := "fray 12s: 1 exchange, 40 events, 2 faults, 0 findings"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestReportsDocShowsTheSummary: docs/reports.md shows the summary as it
+// is printed.
+func TestReportsDocShowsTheSummary(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "sample.summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```\n"+string(want)+"```\n") {
+		t.Errorf("docs/reports.md does not show the summary of testdata/sample.summary.txt:\n%s", want)
 	}
 }
