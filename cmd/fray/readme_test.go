@@ -9,7 +9,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -410,5 +412,82 @@ func TestREADMETutorial(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("fray proxy did not stop")
+	}
+}
+
+// TestREADMECIRecipe runs the README's CI recipe as shown: it builds the
+// Go SDK example server and client, runs the client through fray run with
+// the server (on a free port in place of 3000), and draws the timeline;
+// the verdict passes and every file the workflow uploads is there.
+func TestREADMECIRecipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example peers; not in -short")
+	}
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The CI section's lines: from "## CI" to the next "## ".
+	from, to := 0, 0
+	for n, line := range strings.Split(string(b), "\n") {
+		switch {
+		case line == "## CI":
+			from = n + 1
+		case from > 0 && to == 0 && strings.HasPrefix(line, "## "):
+			to = n + 1
+		}
+	}
+	if from == 0 {
+		t.Fatal("README.md has no CI section")
+	}
+	var lines [][]string
+	for _, c := range shellCommands(t, filepath.Join(root, "README.md")) {
+		_, at, _ := strings.Cut(c.where, ":")
+		if n, _ := strconv.Atoi(at); n > from && (to == 0 || n < to) {
+			lines = append(lines, c.words)
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin") + string(filepath.Separator)
+	port := strconv.Itoa(freePort(t))
+	ran := 0
+	for _, words := range lines {
+		for i, w := range words {
+			w = strings.ReplaceAll(w, "bin/", bin)
+			words[i] = strings.ReplaceAll(w, "127.0.0.1:3000", "127.0.0.1:"+port)
+		}
+		switch {
+		case len(words) > 1 && words[0] == "go" && words[1] == "install":
+			// fray itself: run in-process below.
+		case len(words) > 1 && words[0] == "go" && words[1] == "build":
+			cmd := exec.Command("go", words[1:]...)
+			cmd.Dir = root
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", strings.Join(words, " "), err, out)
+			}
+			ran++
+		default:
+			args, ok := frayArgs(words)
+			if !ok {
+				t.Fatalf("the CI recipe runs %q, which this test does not know", strings.Join(words, " "))
+			}
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			code := run(ctx, append([]string{"fray"}, args...), &stdout, &stderr)
+			cancel()
+			if code != exitOK {
+				t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(words, " "), code, stdout.String(), stderr.String())
+			}
+			ran++
+		}
+	}
+	if ran < 3 {
+		t.Fatalf("ran %d of the CI recipe's commands, want the build, fray run and fray report", ran)
+	}
+	for _, f := range []string{"fray.xml", "fray.json", "fray.jsonl.gz", "fray.html"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("the recipe left no %s: %v", f, err)
+		}
 	}
 }
