@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"time"
 
@@ -122,7 +123,7 @@ func (p *Proxy) ReleaseHolds() {
 // releaseFor ends the holds a request of the client's ends: its next GET
 // or DELETE for the session.
 func (p *Proxy) releaseFor(ex *exchange) {
-	if ex.Method == "GET" || ex.Method == "DELETE" {
+	if ex.Method == http.MethodGet || ex.Method == http.MethodDelete {
 		p.holds.release(ex.Session)
 	}
 }
