@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
 )
 
@@ -25,6 +26,8 @@ import (
 //	direct:        client <-> upstream
 //	reverseproxy:  client <-> httputil.ReverseProxy (FlushInterval -1) <-> upstream
 //	fray:          client <-> proxy.Proxy <-> upstream
+//	fray-shipped:  client <-> the engine fray proxy runs (verifier and
+//	               metrics attached) <-> upstream
 //
 // over HTTP/1.1 keep-alive connections on 127.0.0.1. Each sub-benchmark
 // runs two phases on the same connections:
@@ -67,10 +70,22 @@ func BenchmarkStream(b *testing.B) {
 	fraySrv := httptest.NewServer(p)
 	defer fraySrv.Close()
 
+	// What `fray proxy` runs: the same proxy with the verifier and the
+	// metrics observing every event.
+	shippedTransport := newBenchTransport()
+	defer shippedTransport.CloseIdleConnections()
+	eng, err := engine.New(engine.Options{Upstream: upURL, Transport: shippedTransport, Metrics: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	shippedSrv := httptest.NewServer(eng.Handler())
+	defer shippedSrv.Close()
+
 	for _, mode := range []struct{ name, url string }{
 		{"direct", up.URL},
 		{"reverseproxy", rpSrv.URL},
 		{"fray", fraySrv.URL},
+		{"fray-shipped", shippedSrv.URL},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			client := &http.Client{Transport: newBenchTransport()}

@@ -15,6 +15,9 @@ const (
 	modeDirect = "direct"
 	modeRP     = "reverseproxy"
 	modeFray   = "fray"
+	// modeShipped is fray as `fray proxy` runs it, verifier and metrics
+	// attached; optional in the input.
+	modeShipped = "fray-shipped"
 )
 
 // The metrics compared, as BenchmarkStream reports them.
@@ -83,12 +86,15 @@ type Setup struct {
 	AddP50, AddP99 float64 // over direct; 0 for direct itself
 }
 
-// Comparison is the three setups and fray's ratios to the reverse proxy.
+// Comparison is the setups and fray's ratios to the reverse proxy.
 type Comparison struct {
-	Setups      []Setup // direct, reverseproxy, fray
+	Setups      []Setup // direct, reverseproxy, fray, and fray-shipped when present
 	EventsRatio float64 // fray/reverseproxy events/s
 	P50Ratio    float64 // fray/reverseproxy added p50
 	P99Ratio    float64 // fray/reverseproxy added p99
+	// Shipped holds fray-shipped's ratios to the reverse proxy (events/s,
+	// added p50), when the input has that setup; for information.
+	Shipped *[2]float64
 }
 
 // Compare takes the medians of res and computes the ratios.
@@ -120,6 +126,15 @@ func Compare(res Results) (*Comparison, error) {
 	c.EventsRatio = fr.Events / rp.Events
 	c.P50Ratio = fr.AddP50 / max(rp.AddP50, minAdded)
 	c.P99Ratio = fr.AddP99 / max(rp.AddP99, minAdded)
+	if m := res[modeShipped]; m != nil {
+		s := Setup{Name: modeShipped, Runs: len(m[unitEvents])}
+		s.Events, _ = median(m[unitEvents])
+		s.P50, _ = median(m[unitP50])
+		s.P99, _ = median(m[unitP99])
+		s.AddP50, s.AddP99 = s.P50-d.P50, s.P99-d.P99
+		c.Setups = append(c.Setups, s)
+		c.Shipped = &[2]float64{s.Events / rp.Events, s.AddP50 / max(rp.AddP50, minAdded)}
+	}
 	return &c, nil
 }
 
@@ -154,6 +169,9 @@ func (c *Comparison) Write(w io.Writer, lim Limits) {
 	fmt.Fprintf(w, "\nfray/reverseproxy events/s:  %.3f (want >= %.2f) %s\n", c.EventsRatio, lim.MinEvents, verdict(c.EventsRatio >= lim.MinEvents))
 	fmt.Fprintf(w, "fray/reverseproxy added p50: %.3f (want <= %.2f) %s\n", c.P50Ratio, lim.MaxP50, verdict(c.P50Ratio <= lim.MaxP50))
 	fmt.Fprintf(w, "fray/reverseproxy added p99: %.3f (for information)\n", c.P99Ratio)
+	if c.Shipped != nil {
+		fmt.Fprintf(w, "fray-shipped/reverseproxy events/s: %.3f, added p50: %.3f (verifier and metrics attached; for information)\n", c.Shipped[0], c.Shipped[1])
+	}
 }
 
 func verdict(ok bool) string {

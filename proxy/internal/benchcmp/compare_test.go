@@ -87,3 +87,24 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestShippedSetup: a fray-shipped setup in the input is compared with the
+// reverse proxy too, for information; without it nothing is said of it.
+func TestShippedSetup(t *testing.T) {
+	lim := Limits{MinEvents: 0.9, MaxP50: 1.2}
+	base := header + line("direct", 400000, 20, 60) + line("reverseproxy", 300000, 30, 80) + line("fray", 290000, 31, 100)
+	var out bytes.Buffer
+	if err := run(strings.NewReader(base+line("fray-shipped", 150000, 40, 120)), &out, nil, lim); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "fray-shipped/reverseproxy events/s: 0.500, added p50: 2.000") {
+		t.Errorf("output lacks the shipped ratios:\n%s", out.String())
+	}
+	out.Reset()
+	if err := run(strings.NewReader(base), &out, nil, lim); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "fray-shipped") {
+		t.Errorf("output names a setup the input lacks:\n%s", out.String())
+	}
+}
