@@ -569,11 +569,12 @@ func TestTricklingBodies(t *testing.T) {
 	})
 }
 
-// TestNoiseOnASplitCRLFBlock: noise on a block whose CRLF end is split
-// across reads (the block dispatched at its CR) is written in the
-// stream's CRLF style, before the block: a parser that splits lines on
-// LF reads the same events as without the noise.
-func TestNoiseOnASplitCRLFBlock(t *testing.T) {
+// splitCRLFRun streams "data: a" and "data: b" in CRLF blocks through fray
+// under act, the first block's final LF held back until the client has
+// read up to firstRead (so that the block is dispatched at its CR), and
+// returns all the client got.
+func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) bool) string {
+	t.Helper()
 	checkNoLeaks(t)
 	firstSeen := make(chan struct{})
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -587,7 +588,7 @@ func TestNoiseOnASplitCRLFBlock(t *testing.T) {
 		writePieces(w, "\ndata: b\r\n\r\n")
 	}))
 	defer up.Close()
-	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Noise: 1} }}
+	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return act }}
 	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
 	resp, err := http.Get(fray + "/mcp")
 	if err != nil {
@@ -596,7 +597,7 @@ func TestNoiseOnASplitCRLFBlock(t *testing.T) {
 	defer resp.Body.Close()
 	var first []byte
 	one := make([]byte, 1)
-	for !bytes.HasSuffix(first, []byte("data: a\r\n\r")) {
+	for !firstRead(first) {
 		if _, err := io.ReadFull(resp.Body, one); err != nil {
 			t.Fatalf("after %q: %v", first, err)
 		}
@@ -607,7 +608,15 @@ func TestNoiseOnASplitCRLFBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(first) + string(rest)
+	return string(first) + string(rest)
+}
+
+// TestNoiseOnASplitCRLFBlock: noise on a block whose CRLF end is split
+// across reads (the block dispatched at its CR) is written in the
+// stream's CRLF style, before the block: a parser that splits lines on
+// LF reads the same events as without the noise.
+func TestNoiseOnASplitCRLFBlock(t *testing.T) {
+	got := splitCRLFRun(t, faults.EventAction{Noise: 1}, func(b []byte) bool { return bytes.HasSuffix(b, []byte("data: a\r\n\r")) })
 	want := ": keepalive\r\n\r\ndata: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
 	if got != want {
 		t.Errorf("the client got %q, want %q", got, want)
@@ -627,41 +636,11 @@ func TestNoiseOnASplitCRLFBlock(t *testing.T) {
 // TestDuplicateOfASplitCRLFBlock: copies of a CRLF block dispatched at its
 // CR are whole blocks each, and the prefix of a block is not copied.
 func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
-	checkNoLeaks(t)
-	firstSeen := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, "data: a\r\n\r")
-		select {
-		case <-firstSeen:
-		case <-r.Context().Done():
-			return
-		}
-		writePieces(w, "\ndata: b\r\n\r\n")
-	}))
-	defer up.Close()
-	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var first []byte
-	one := make([]byte, 1)
-	for bytes.Count(first, []byte("data: a")) < 2 || !bytes.HasSuffix(first, []byte("\r")) {
-		if _, err := io.ReadFull(resp.Body, one); err != nil {
-			t.Fatalf("after %q: %v", first, err)
-		}
-		first = append(first, one[0])
-	}
-	close(firstSeen)
-	rest, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := splitCRLFRun(t, faults.EventAction{Duplicate: 1}, func(b []byte) bool {
+		return bytes.Count(b, []byte("data: a")) >= 2 && bytes.HasSuffix(b, []byte("\r"))
+	})
 	want := "data: a\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\ndata: b\r\n\r\n"
-	if got := string(first) + string(rest); got != want {
+	if got != want {
 		t.Errorf("the client got %q, want %q", got, want)
 	}
 }
