@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -125,3 +126,40 @@ func sseHeader(w http.ResponseWriter) {
 }
 
 type proxyOptions = proxy.Options
+
+// tcpServer accepts connections on a loopback port and serves each with
+// serve on a goroutine of its own; at cleanup it stops accepting, closes
+// every connection (fray's idle keep-alive ones too) and waits for every
+// goroutine. It returns the address.
+func tcpServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { serve(c) })
+		}
+	})
+	return ln.Addr().String()
+}

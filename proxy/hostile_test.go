@@ -145,64 +145,36 @@ func TestGzipEventStreamPassesThrough(t *testing.T) {
 // a body whose chunked encoding breaks after a first good chunk.
 func brokenUpstream(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close() // fray's idle keep-alive connections
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	wg.Go(func() {
+	return "http://" + tcpServer(t, func(c net.Conn) {
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+		br := bufio.NewReader(c)
 		for {
-			c, err := ln.Accept()
+			req, err := http.ReadRequest(br)
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			wg.Go(func() {
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-				br := bufio.NewReader(c)
-				for {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					_, _ = io.Copy(io.Discard, req.Body)
-					ct := "text/event-stream"
-					if strings.HasPrefix(req.URL.Path, "/json") {
-						ct = "application/json"
-					}
-					head := "HTTP/1.1 200 OK\r\nContent-Type: " + ct + "\r\nTransfer-Encoding: chunked\r\n\r\n"
-					good := "10\r\ndata: 0123456789\r\n" // 16 bytes
-					switch strings.TrimPrefix(req.URL.Path, "/json") {
-					case "/ok":
-						_, _ = io.WriteString(c, head+good+"2\r\n\n\n\r\n0\r\n\r\n")
-						continue
-					case "/bad-size":
-						_, _ = io.WriteString(c, head+good+"zz\r\nmore\r\n")
-					case "/short":
-						_, _ = io.WriteString(c, head+good+"100\r\nonly a few bytes")
-					case "/no-crlf":
-						_, _ = io.WriteString(c, head+good+"4\r\nabcdXY0\r\n\r\n")
-					}
-					return
-				}
-			})
+			_, _ = io.Copy(io.Discard, req.Body)
+			ct := "text/event-stream"
+			if strings.HasPrefix(req.URL.Path, "/json") {
+				ct = "application/json"
+			}
+			head := "HTTP/1.1 200 OK\r\nContent-Type: " + ct + "\r\nTransfer-Encoding: chunked\r\n\r\n"
+			good := "10\r\ndata: 0123456789\r\n" // 16 bytes
+			switch strings.TrimPrefix(req.URL.Path, "/json") {
+			case "/ok":
+				_, _ = io.WriteString(c, head+good+"2\r\n\n\n\r\n0\r\n\r\n")
+				continue
+			case "/bad-size":
+				_, _ = io.WriteString(c, head+good+"zz\r\nmore\r\n")
+			case "/short":
+				_, _ = io.WriteString(c, head+good+"100\r\nonly a few bytes")
+			case "/no-crlf":
+				_, _ = io.WriteString(c, head+good+"4\r\nabcdXY0\r\n\r\n")
+			}
+			return
 		}
 	})
-	return "http://" + ln.Addr().String()
 }
 
 // TestBrokenChunkedUpstream: a body whose chunked encoding breaks aborts
