@@ -12,7 +12,7 @@ import "github.com/frayproxy/fray/checks"
 type checkID int
 
 const (
-	// cPriming, server.priming-event (error): each SSE stream the server starts
+	// cPriming, server.priming-event (warning): each SSE stream the server starts
 	// in answer to a POST begins with a priming event, an event with an id
 	// and empty data (SEP-1699). Applied for 2025-11-25 <= revision <
 	// 2026-07-28, the revision taken from the POST as the client sent it,
@@ -27,11 +27,15 @@ const (
 	// --max-block) is not judged. Resumptions (a GET carrying
 	// Last-Event-ID as forwarded, whatever the client sent) owe none.
 	cPriming checkID = iota
-	// cPrimingGet, server.priming-event-get (warning): the same rule, for the
-	// standalone GET stream: a GET forwarded without Last-Event-ID. It is
-	// apart because the official SDKs prime only POST streams. A GET whose
-	// Last-Event-ID a strip-last-event-id fault removed is a standalone
-	// GET to the server, and judged as one.
+	// cPrimingGet, server.priming-event-get (warning): a standalone GET
+	// stream (a GET forwarded without Last-Event-ID) that the server ends
+	// itself must have given the client an id to resume from first: the
+	// published text owes a priming event on POST streams only, and asks a
+	// server that closes the GET stream to let the client reconnect. A
+	// stream fray or the client ended, or that ended after the client's
+	// DELETE, is not judged. A GET whose Last-Event-ID a
+	// strip-last-event-id fault removed is a standalone GET to the server,
+	// and judged as one.
 	cPrimingGet
 	// cRetryBeforeClose, server.retry-before-close (warning): a server that ends a stream
 	// cleanly before it has sent the response to the POST's request sends
@@ -51,7 +55,7 @@ const (
 	// window per session (idWindow), so a reuse of an id older than that is
 	// not seen.
 	cIDsUnique
-	// cReplayComplete, server.replay-complete (error): after a resumption from id X (the
+	// cReplayComplete, server.replay-complete (warning): after a resumption from id X (the
 	// Last-Event-ID fray forwarded), every event with data and an id that
 	// the server had sent after X on that logical stream (the stream X
 	// belongs to and its chain of resumptions), those a drop, lose or cut
@@ -65,7 +69,7 @@ const (
 	// stale client id) the replay is not judged; when a strip-last-event-id
 	// fault removed X, the server saw a standalone GET and owes no replay.
 	cReplayComplete
-	// cReplayNoDup, server.replay-no-duplicates (error): a resumption from X sends
+	// cReplayNoDup, server.replay-no-duplicates (warning): a resumption from X sends
 	// nothing at or before X again, and no event twice. It reads the
 	// upstream's events, so a duplicate fault (copies fray wrote) is never
 	// counted; X is what fray forwarded, so a rewrite-last-event-id fault
@@ -82,13 +86,13 @@ const (
 	// stream (before its first new event), so that two sessions that
 	// number their events alike are not taken for a leak.
 	cReplayIsolated
-	// cResumeContinues, server.resume-continues: see resumeStalled.
+	// cResumeContinues, server.resume-continues (error): see judgeResumeStalled.
 	cResumeContinues
-	// cDisconnectNotCancel, server.disconnect-not-cancel: see judgeCancelled.
+	// cDisconnectNotCancel, server.disconnect-not-cancel (warning): see judgeCancelled.
 	cDisconnectNotCancel
-	// cOwnStream, server.messages-on-own-stream: see judgeProgress.
+	// cOwnStream, server.messages-on-own-stream (warning): see judgeOwnStream.
 	cOwnStream
-	// cUnknownSession, server.unknown-session-404 (error): a request carrying an
+	// cUnknownSession, server.unknown-session-404 (error; a warning for an id never issued): a request carrying an
 	// Mcp-Session-Id the server never issued (never seen in a response's
 	// Mcp-Session-Id from the upstream), or one it deleted (a DELETE it
 	// answered 2xx), is answered 404. Only responses from the upstream are
@@ -101,7 +105,7 @@ const (
 	// before fray started sends an id fray never saw issued, and a server
 	// that rightly accepts it is reported.
 	cUnknownSession
-	// cReconnects, client.reconnects (error): after the answer stream of a POST ends
+	// cReconnects, client.reconnects (warning): after the answer stream of a POST ends
 	// before the response reached the client (a close, lose or reset fault,
 	// or the server ending or breaking it) while the client held an event
 	// id for it, the client comes back: a GET for that stream (Streamable
@@ -119,7 +123,7 @@ const (
 	// Last-Event-ID that came back in time is judged by
 	// client.last-event-id instead.
 	cReconnects
-	// cLastEventID, client.last-event-id (error): the Last-Event-ID a client sends (not
+	// cLastEventID, client.last-event-id (warning): the Last-Event-ID a client sends (not
 	// what fray forwarded) is the last id fray delivered on that logical
 	// stream, under WHATWG rules: an id-only event counts, an empty id
 	// resets it, an event fray dropped, lost, cut or never wrote does not
@@ -150,7 +154,7 @@ const (
 	// failures are often fray's doing (status, reset, close); the storm is
 	// the client's answer to them, which is what is judged.
 	cBackoff
-	// cRetriesTransient, client.retries-transient: see judgeGone.
+	// cRetriesTransient, client.retries-transient (warning): see judgeGone.
 	cRetriesTransient
 	// cNewSession, client.new-session-after-404 (error): after a 404 to a request that
 	// carried its session (from the upstream or a status fault: either
@@ -179,7 +183,7 @@ const (
 	// server.replay-complete, server.priming-event) is excused as
 	// "explained by" that check, so that one cause fails one check.
 	cAnswered
-	// cNoLost, e2e.no-message-lost (error): every JSON-RPC message the server sent
+	// cNoLost, e2e.no-message-lost (warning): every JSON-RPC message the server sent
 	// reaches the client whole, at first or through a replay, except what
 	// no conforming pair could recover, each counted with its reason:
 	// dropped mid-stream while later ids were delivered (or dropped with
