@@ -256,3 +256,55 @@ func TestPinnedSuiteTypesVersion(t *testing.T) {
 		t.Errorf("examples/node installs @modelcontextprotocol/conformance %q; testdata/conformance-types.ts is not of that version", v)
 	}
 }
+
+// TestSummaryWithBaseline: the summary says the baselined verdict and
+// what became of each entry, under the run's own verdict.
+func TestSummaryWithBaseline(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteSummary(&buf, baselined(), report.SummaryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.baselined.summary.txt", buf.Bytes())
+	out := buf.String()
+	for _, want := range []string{
+		"fray: verdict FAIL (",
+		"  with baseline fray-baseline.yml: verdict FAIL\n    why: fixed, remove from fray-baseline.yml: polling-server:client.last-event-id (line 3)",
+		"    expected (still failing): client.retry-honoured (line 2: the SDK reconnects at once)\n",
+		"    fixed (remove these entries): polling-server:client.last-event-id (line 3)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	buf.Reset()
+	if err := report.WriteSummary(&buf, sample(), report.SummaryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "baseline") {
+		t.Errorf("a summary without a baseline speaks of one:\n%s", buf.String())
+	}
+}
+
+// TestJUnitWithBaseline: a failure the baseline lists is skipped, saying
+// so, and "fray.run baseline" fails while an entry is fixed.
+func TestJUnitWithBaseline(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, baselined()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sample.baselined.junit.xml", buf.Bytes())
+	out := buf.String()
+	for _, want := range []string{
+		`<skipped message="expected failure, listed in fray-baseline.yml: client.retry-honoured (line 2: the SDK reconnects at once); 3 findings, the first at 1.204s`,
+		`<testcase classname="fray.run" name="baseline" time="0">`,
+		`<failure message="fixed: polling-server:client.last-event-id (line 3) passed; remove it from fray-baseline.yml" type="baseline">`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JUnit lacks %q:\n%s", want, out)
+		}
+	}
+	// Failed: the command and the fixed entry; the listed check is skipped.
+	if !strings.Contains(out, `<testsuite name="fray" tests="8" failures="2" errors="0" skipped="3"`) {
+		t.Errorf("counts:\n%s", out)
+	}
+}
