@@ -14,14 +14,14 @@ import (
 
 // checksJSONWriter writes the MCP conformance suite's checks.json
 // (docs/reports.md), stamped with the moment the verdict is written.
-var checksJSONWriter = writer{"checks-json", "write the conformance suite's checks.json to `FILE`", func(w io.Writer, r report.Report) error {
+var checksJSONWriter = writer{"checks-json", "write conformance checks.json to `FILE`", func(w io.Writer, r report.Report) error {
 	return report.WriteChecksJSON(w, r, time.Now())
 }}
 
 // baselineFlag names the expected-failures baseline; every command that
 // ends with a verdict takes it.
 func baselineFlag() cli.Flag {
-	return &cli.StringFlag{Name: "baseline", Usage: "expected-failures `FILE`: the verdict sets them aside"}
+	return &cli.StringFlag{Name: "baseline", Usage: "known failures `FILE` to set aside"}
 }
 
 // expected is a baseline read from its file: its entries and the name
