@@ -151,7 +151,7 @@ func (r *Report) ApplyBaseline(file string, entries []BaselineEntry) {
 	for _, c := range r.Checks {
 		if unexpected[c.ID] {
 			b.Unexpected = append(b.Unexpected, c.ID)
-			failed = append(failed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
+			failed = append(failed, fmt.Sprintf("%s (%d%s)", c.ID, c.Count, listedElsewhere(entries, c.ID)))
 		}
 	}
 	b.Verdict, b.Why = baselinedVerdict(r, file, failed, b.Fixed)
@@ -187,6 +187,21 @@ func baselinedVerdict(r *Report, file string, failed []string, fixed []BaselineE
 		return VerdictInconclusive, short
 	}
 	return VerdictPass, ""
+}
+
+// listedElsewhere says which profiles' entries list check id, for a
+// failure no entry covered: a misspelt profile is then plain to see.
+func listedElsewhere(entries []BaselineEntry, id string) string {
+	var profiles []string
+	for _, e := range entries {
+		if e.Check == id && e.Profile != "" {
+			profiles = append(profiles, e.Profile)
+		}
+	}
+	if len(profiles) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; listed only under profile %s", strings.Join(profiles, ", "))
 }
 
 // baselineRun is one run as a baseline judges it: the profile it ran

@@ -84,7 +84,7 @@ func TestApplyBaseline(t *testing.T) {
 		{name: "an entry for another profile does not apply",
 			r:       run("p", "", fail("server.a")),
 			entries: []report.BaselineEntry{entry(2, "q:server.a")},
-			verdict: report.VerdictFail, why: "not in the baseline: server.a", unexp: "server.a", failed: true},
+			verdict: report.VerdictFail, why: "not in the baseline: server.a (2; listed only under profile q)", unexp: "server.a", failed: true},
 		{name: "an entry for this profile applies",
 			r:       run("p", "", fail("server.a")),
 			entries: []report.BaselineEntry{entry(2, "q:server.a"), entry(3, "p:server.a")},

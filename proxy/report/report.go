@@ -52,7 +52,8 @@ type Report struct {
 	Why string `json:"why,omitempty"`
 	// Accepted is set when the user accepted an inconclusive run as a
 	// pass (fray run --allow-inconclusive): the verdict stays, the exit
-	// code is 0.
+	// code is 0. With a baseline, it is the baselined verdict that was
+	// inconclusive.
 	Accepted bool `json:"inconclusive_accepted,omitempty"`
 	// Profile and Seed name the fault profile in force ("" when none).
 	Profile string `json:"profile,omitempty"`
