@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -207,5 +208,38 @@ func TestChecksJSONToStdout(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "verdict PASS") {
 		t.Errorf("the summary is not on stderr:\n%s", stderr)
+	}
+}
+
+// TestMergeWithBaseline: fray report merge judges each merged run under
+// its own profile: an entry for one profile does not cover the same check
+// failing under another.
+func TestMergeWithBaseline(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, profile := range []string{"lossy-resume", "polling-server"} {
+		r := report.Report{Schema: report.SchemaVersion, Profile: profile, Checks: []report.Check{
+			{ID: checks.ClientBackoff, Severity: checks.Error, Status: report.StatusFail, Count: 1},
+		}}
+		r.Conclude("")
+		p := filepath.Join(dir, profile+".json")
+		if err := report.WriteFile(p, func(w io.Writer) error { return report.WriteJSON(w, r) }); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	one := writeBaseline(t, "lossy-resume", checks.ClientBackoff)
+	code, _, stderr := runFray(t, quick, append(append([]string{"report", "merge"}, paths...), "--baseline", one)...)
+	if code != exitFindings || !strings.Contains(stderr, "not in the baseline: client.backoff (2; listed only under profile lossy-resume)") {
+		t.Errorf("listed under one profile: exit %d, stderr %q", code, stderr)
+	}
+	both := writeBaseline(t, "", checks.ClientBackoff)
+	code, stdout, stderr := runFray(t, quick, append(append([]string{"report", "merge"}, paths...), "--baseline", both, "--checks-json", "-")...)
+	if code != exitOK {
+		t.Errorf("listed for every profile: exit %d, stderr %q", code, stderr)
+	}
+	var arr []report.ConformanceCheck
+	if err := json.Unmarshal([]byte(stdout), &arr); err != nil {
+		t.Errorf("checks.json on stdout: %v\n%s", err, stdout)
 	}
 }
