@@ -308,3 +308,45 @@ func TestJUnitWithBaseline(t *testing.T) {
 		t.Errorf("counts:\n%s", out)
 	}
 }
+
+// TestReportsDocShowsTheBaselinedSummary: the lines docs/reports.md shows
+// of a summary with a baseline are the summary's own, in its order.
+func TestReportsDocShowsTheBaselinedSummary(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```\n(fray: verdict FAIL[^`]*?with baseline[^`]*?)```\n").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/reports.md shows no summary with a baseline")
+	}
+	r := sample()
+	r.Command = nil
+	r.Checks = r.Checks[:1]
+	r.Conclude("")
+	r.ApplyBaseline("fray-baseline.yml", []report.BaselineEntry{{Check: "client.retry-honoured", Line: 2, Reason: "the SDK reconnects at once"}})
+	var buf bytes.Buffer
+	if err := report.WriteSummary(&buf, r, report.SummaryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(buf.String(), string(m[1])) {
+		t.Errorf("docs/reports.md shows:\n%s\nthe summary begins:\n%s", m[1], buf.String())
+	}
+}
+
+// TestExcusedCasesInChecksJSON: a check that passed with cases excused
+// (faults fray injected, cases it cannot judge) is a SUCCESS whose details
+// count them by reason.
+func TestExcusedCasesInChecksJSON(t *testing.T) {
+	r := report.Report{Schema: 1, Checks: []report.Check{{ID: "client.backoff", Severity: "warning", Status: report.StatusPass, Applied: 3,
+		Excused: []report.Excuse{{Reason: "the reconnection followed a fault fray injected", Count: 2}}}}}
+	r.Conclude("")
+	cs := report.ConformanceChecks(r, at)
+	if cs[0].Status != report.ConformanceSuccess || cs[0].ErrorMessage != "" {
+		t.Fatalf("%+v", cs[0])
+	}
+	ex, ok := cs[0].Details["excused"].([]report.Excuse)
+	if !ok || len(ex) != 1 || ex[0].Count != 2 {
+		t.Errorf("details.excused %#v", cs[0].Details["excused"])
+	}
+}
