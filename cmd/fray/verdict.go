@@ -29,7 +29,7 @@ var writers = []writer{
 	checksJSONWriter,
 }
 
-// writerFlags are the flags of writers, --allow-inconclusive and
+// writerFlags are the flags of writers, --baseline, --allow-inconclusive and
 // --verbose: every command that ends with a verdict takes them.
 func writerFlags() []cli.Flag {
 	out := make([]cli.Flag, 0, len(writers)+3)
@@ -60,7 +60,7 @@ type outputs struct {
 	baseline *expected         // --baseline; nil when none
 }
 
-// stdoutPath is the file name that means stdout, for --report and --junit.
+// stdoutPath is the file name that means stdout, for every writer.
 const stdoutPath = "-"
 
 // newOutputs reads the writer flags and --quiet (when the command has
