@@ -164,6 +164,12 @@ func frayArgs(words []string) ([]string, bool) {
 func dryApp() *cli.App {
 	app := newApp(io.Discard, io.Discard)
 	outputs := func(c *cli.Context) error {
+		// A baseline the docs name is a file of the repository: read it.
+		if p := c.String("baseline"); p != "" && !filepath.IsAbs(p) {
+			if err := c.Set("baseline", filepath.Join(root, p)); err != nil {
+				return err
+			}
+		}
 		_, err := newOutputs(c, io.Discard)
 		return err
 	}

@@ -26,16 +26,17 @@ type writer struct {
 var writers = []writer{
 	{"report", "write the JSON report to `FILE` (-: stdout)", report.WriteJSON},
 	{"junit", "write JUnit XML to `FILE` (-: stdout)", report.WriteJUnit},
+	checksJSONWriter,
 }
 
-// writerFlags are the flags of writers, --allow-inconclusive and
+// writerFlags are the flags of writers, --baseline, --allow-inconclusive and
 // --verbose: every command that ends with a verdict takes them.
 func writerFlags() []cli.Flag {
-	out := make([]cli.Flag, 0, len(writers)+2)
+	out := make([]cli.Flag, 0, len(writers)+3)
 	for _, w := range writers {
 		out = append(out, &cli.StringFlag{Name: w.flag, Usage: w.usage})
 	}
-	return append(out, &cli.BoolFlag{Name: "allow-inconclusive",
+	return append(out, baselineFlag(), &cli.BoolFlag{Name: "allow-inconclusive",
 		Usage: "exit 0, not 4, when too little was seen"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "list every check in the summary"})
 }
@@ -56,9 +57,10 @@ type outputs struct {
 	progress *report.Progress  // nil when quiet
 	color    bool              // colour the summary's verdicts
 	verbose  bool              // list every check in the summary
+	baseline *expected         // --baseline; nil when none
 }
 
-// stdoutPath is the file name that means stdout, for --report and --junit.
+// stdoutPath is the file name that means stdout, for every writer.
 const stdoutPath = "-"
 
 // newOutputs reads the writer flags and --quiet (when the command has
@@ -75,6 +77,10 @@ func newOutputs(c *cli.Context, errw io.Writer) (*outputs, error) {
 				toStdout = append(toStdout, "--"+w.flag)
 			}
 		}
+	}
+	var err error
+	if o.baseline, err = readBaseline(c); err != nil {
+		return nil, err
 	}
 	if len(toStdout) > 1 {
 		return nil, usagef("%s: only one of them can go to stdout (-)", strings.Join(toStdout, " and "))
@@ -154,7 +160,7 @@ func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, s
 // finish writes the verdict's files, prints the summary and returns the
 // error that gives the exit code the verdict asks for: nil on a pass.
 func (o *outputs) finish(r report.Report) error {
-	r.Accepted = o.allow && r.Verdict == report.VerdictInconclusive
+	o.judge(&r)
 	var errs []error
 	for _, w := range writers {
 		switch path := o.paths[w.flag]; path {
@@ -208,16 +214,22 @@ func writeJSONFile(path string, r report.Report) error {
 
 // verdictError is nil for a pass (and for an accepted inconclusive run),
 // and otherwise the error whose exit code the verdict asks for, saying why:
-// 1 when a check of error severity failed, 3 when only the client command
-// failed, 4 when the run is inconclusive.
+// 1 when a check of error severity failed (or a baseline entry is fixed),
+// 3 when only the client command failed, 4 when the run is inconclusive.
+// With a baseline, the verdict is the baselined one.
 func verdictError(r report.Report) error {
+	verdict, why, checksFailed := r.Outcome()
+	with := ""
+	if r.Baseline != nil {
+		with = " (baseline " + r.Baseline.File + ")"
+	}
 	switch {
-	case r.Verdict == report.VerdictFail && r.ChecksFailed():
-		return cli.Exit("verdict fail: "+r.Why, exitFindings)
-	case r.Verdict == report.VerdictFail:
-		return cli.Exit("verdict fail: "+r.Why, exitCommand)
-	case r.Verdict == report.VerdictInconclusive && !r.Accepted:
-		return cli.Exit("verdict inconclusive: "+r.Why+" (--allow-inconclusive accepts such a run)", exitInconclusive)
+	case verdict == report.VerdictFail && checksFailed:
+		return cli.Exit("verdict fail"+with+": "+why, exitFindings)
+	case verdict == report.VerdictFail:
+		return cli.Exit("verdict fail"+with+": "+why, exitCommand)
+	case verdict == report.VerdictInconclusive && !r.Accepted:
+		return cli.Exit("verdict inconclusive"+with+": "+why+" (--allow-inconclusive accepts such a run)", exitInconclusive)
 	}
 	return nil
 }

@@ -73,25 +73,31 @@ type junitSkipped struct {
 // over a run that failed: "fray.run command", failed when the command fray
 // run wrapped failed (present only with a command), and "fray.run
 // evidence", failed when the verdict is inconclusive (skipped when the
-// user accepted that). The suite's tests, failures and skipped attributes
+// user accepted that). With a baseline, a failed check it lists is
+// skipped, its message saying so, and "fray.run baseline" fails while an
+// entry is fixed (baselineCase). The suite's tests, failures and skipped attributes
 // count them.
 func WriteJUnit(w io.Writer, r Report) error {
 	secs := strconv.FormatFloat(float64(r.DurationMS)/1000, 'f', 3, 64)
 	s := junitSuite{Name: "fray", Time: secs, Properties: junitProperties(r)}
 	for _, c := range r.Checks {
 		tc := junitCase{Classname: junitClass(c.ID), Name: c.ID, Time: "0"}
-		switch c.Status {
-		case StatusFail:
+		e, state := r.Baseline.Find(c.ID)
+		switch {
+		case c.Status == StatusFail && state == "expected":
+			s.Skipped++
+			tc.Skipped = &junitSkipped{Message: expectedMessage(c, e, r.Baseline.File)}
+		case c.Status == StatusFail:
 			s.Failures++
 			tc.Failure = &junitFailure{
 				Message: fmt.Sprintf("%s: %s", c.ID, plural(c.Count, "finding")),
 				Type:    string(c.Severity),
 				Body:    xmlSafe(evidenceText(c)),
 			}
-		case StatusSkip:
+		case c.Status == StatusSkip:
 			s.Skipped++
 			tc.Skipped = &junitSkipped{Message: skipMessage(c)}
-		case StatusWarn:
+		case c.Status == StatusWarn:
 			tc.SystemOut = &junitText{xmlSafe(fmt.Sprintf("warning: %s (severity %s; the check passes)\n%s",
 				plural(c.Count, "finding"), c.Severity, evidenceText(c)))}
 		}
@@ -138,14 +144,21 @@ func runCases(r Report) []junitCase {
 		out = append(out, tc)
 	}
 	tc := junitCase{Classname: "fray.run", Name: "evidence", Time: "0"}
-	if r.Verdict == VerdictInconclusive {
+	// A baseline can leave a failed run inconclusive: what it did not
+	// see is then in ShortOf, not Why.
+	if verdict, _, _ := r.Outcome(); verdict == VerdictInconclusive || r.Verdict == VerdictInconclusive {
+		short := r.ShortOf()
 		if r.Accepted {
-			tc.Skipped = &junitSkipped{Message: "inconclusive, accepted: " + r.Why}
+			tc.Skipped = &junitSkipped{Message: "inconclusive, accepted: " + short}
 		} else {
-			tc.Failure = &junitFailure{Message: "inconclusive: " + r.Why, Type: "inconclusive", Body: xmlSafe(r.Why + "\n")}
+			tc.Failure = &junitFailure{Message: "inconclusive: " + short, Type: "inconclusive", Body: xmlSafe(short + "\n")}
 		}
 	}
-	return append(out, tc)
+	out = append(out, tc)
+	if b := r.Baseline; b != nil {
+		out = append(out, baselineCase(b))
+	}
+	return out
 }
 
 // junitClass is "fray." and the check id up to its first dot.

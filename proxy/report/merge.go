@@ -81,16 +81,35 @@ func Merge(reports ...Report) (Report, error) {
 		}
 	}
 	out.Verdict, out.Why = mergedVerdict(out)
+	if out.Verdict == VerdictFail {
+		var short []string
+		for i, s := range out.Shards {
+			if s.Shortfall != "" {
+				short = append(short, fmt.Sprintf("report %d (%s)", i+1, s.Shortfall))
+			}
+		}
+		if len(short) > 0 {
+			out.Shortfall = fmt.Sprintf("%d of %d reports short: %s", len(short), len(out.Shards), strings.Join(short, "; "))
+		}
+	}
 	return out, nil
 }
 
 // shardOf is what a merge keeps of one report as a whole.
 func shardOf(r Report) Shard {
-	s := Shard{Profile: r.Profile, Seed: r.Seed, Verdict: r.Verdict, Why: r.Why}
+	s := Shard{Profile: r.Profile, Seed: r.Seed, Verdict: r.Verdict, Why: r.Why, Shortfall: r.ShortOf()}
 	if r.Command != nil {
 		c := *r.Command
 		c.Args = slices.Clone(c.Args)
 		s.Command = &c
+	}
+	for _, c := range r.Checks {
+		if c.Status != StatusSkip && c.Status != "" {
+			if s.Statuses == nil {
+				s.Statuses = map[string]string{}
+			}
+			s.Statuses[c.ID] = c.Status
+		}
 	}
 	return s
 }

@@ -52,7 +52,8 @@ type Report struct {
 	Why string `json:"why,omitempty"`
 	// Accepted is set when the user accepted an inconclusive run as a
 	// pass (fray run --allow-inconclusive): the verdict stays, the exit
-	// code is 0.
+	// code is 0. With a baseline, it is the baselined verdict that was
+	// inconclusive.
 	Accepted bool `json:"inconclusive_accepted,omitempty"`
 	// Profile and Seed name the fault profile in force ("" when none).
 	Profile string `json:"profile,omitempty"`
@@ -81,6 +82,14 @@ type Report struct {
 	// verdict and command, in the order given to Merge.
 	Merged int     `json:"merged,omitempty"`
 	Shards []Shard `json:"shards,omitempty"`
+	// Shortfall says what fray did not see that a pass needs, when the
+	// verdict is fail for another reason (an inconclusive verdict says it
+	// in Why): a baseline that sets every failure aside leaves such a run
+	// inconclusive, never a pass. "" when fray saw enough.
+	Shortfall string `json:"shortfall,omitempty"`
+	// Baseline is the verdict judged against an expected-failures
+	// baseline; nil when none was given. The exit code follows it.
+	Baseline *Baselined `json:"baseline,omitempty"`
 }
 
 // Shard is one report of a merge, as Merge kept it.
@@ -90,6 +99,13 @@ type Shard struct {
 	Verdict string   `json:"verdict"`
 	Why     string   `json:"why,omitempty"`
 	Command *Command `json:"command,omitempty"`
+	// Shortfall is what fray did not see in that run (Report.ShortOf).
+	Shortfall string `json:"shortfall,omitempty"`
+	// Statuses is the status of each check that applied in that run
+	// (pass, fail or warn), by id, so that an expected-failures baseline
+	// can judge each run under its own profile; nil in reports merged by
+	// a fray that did not keep them.
+	Statuses map[string]string `json:"statuses,omitempty"`
 }
 
 // Totals counts what a run observed.
@@ -205,7 +221,8 @@ func (c *Command) Failed() bool { return c != nil && (c.ExitCode != 0 || c.Error
 // Conclude sets r's verdict and Why from its checks, its command and what
 // the run saw: fail when a check failed at error severity or the command
 // failed; otherwise inconclusive when short (what fray did not see, ""
-// when it saw enough); otherwise pass.
+// when it saw enough); otherwise pass. A failed run that was also short
+// keeps short in Shortfall.
 func (r *Report) Conclude(short string) {
 	var failed []string
 	for _, c := range r.Checks {
@@ -222,11 +239,11 @@ func (r *Report) Conclude(short string) {
 	}
 	switch {
 	case len(why) > 0:
-		r.Verdict, r.Why = VerdictFail, strings.Join(why, "; ")
+		r.Verdict, r.Why, r.Shortfall = VerdictFail, strings.Join(why, "; "), short
 	case short != "":
-		r.Verdict, r.Why = VerdictInconclusive, short
+		r.Verdict, r.Why, r.Shortfall = VerdictInconclusive, short, ""
 	default:
-		r.Verdict, r.Why = VerdictPass, ""
+		r.Verdict, r.Why, r.Shortfall = VerdictPass, "", ""
 	}
 }
 

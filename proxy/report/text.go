@@ -144,6 +144,7 @@ func writeHead(ew io.Writer, r Report) {
 	if r.Accepted {
 		fmt.Fprintln(ew, "  (inconclusive accepted by --allow-inconclusive)")
 	}
+	writeBaseline(ew, r)
 	t := r.Totals
 	fmt.Fprintf(ew, "  %s, %s, %s, %s, %s, %s\n",
 		plural(t.Sessions, "session"), plural(t.Exchanges, "exchange"), plural(t.Streams, "stream"),
