@@ -49,7 +49,8 @@ const (
 	envUpstream = "FRAY_SCALE_UPSTREAM" // a proxy's upstream URL
 	envProfile  = "FRAY_SCALE_PROFILE"  // fray: a built-in profile to run under
 	envSpeed    = "FRAY_SCALE_SPEED"    // fray: how much faster its clock runs than real time
-	envObserve  = "FRAY_SCALE_OBSERVE"  // fray: "1" to attach the metrics and the verifier
+	envTrace       = "FRAY_SCALE_TRACE"        // fray: the file to write the trace to, as --trace
+	envReportEvery = "FRAY_SCALE_REPORT_EVERY" // fray: "1" to make the verdict every minute
 )
 
 // ChildConfig says what a child does. Mode and Listen are required; the
@@ -66,18 +67,22 @@ type ChildConfig struct {
 	// Speed makes fray's clock run Speed times faster than real time, so
 	// that a profile's schedule of hours passes in minutes; 0 means 1.
 	Speed float64
-	// Observe attaches fray's metrics and verifier, as `fray proxy --admin`
-	// runs them, so that what they hold is measured too.
-	Observe bool
+	// Trace is the file fray writes its trace to, as `fray proxy --trace
+	// FILE` does; "" writes none.
+	Trace string
+	// ReportEvery makes fray's verdict every minute of its clock, as
+	// `fray proxy --report FILE --report-every 1m` does.
+	ReportEvery bool
 }
 
 func (c ChildConfig) env() []string {
-	env := []string{envChild + "=" + c.Mode, envListen + "=" + c.Listen, envUpstream + "=" + c.Upstream, envProfile + "=" + c.Profile}
+	env := []string{envChild + "=" + c.Mode, envListen + "=" + c.Listen, envUpstream + "=" + c.Upstream,
+		envProfile + "=" + c.Profile, envTrace + "=" + c.Trace, envReportEvery + "="}
 	if c.Speed > 0 {
 		env = append(env, fmt.Sprintf("%s=%g", envSpeed, c.Speed))
 	}
-	if c.Observe {
-		env = append(env, envObserve+"=1")
+	if c.ReportEvery {
+		env[len(env)-1] += "1"
 	}
 	return env
 }

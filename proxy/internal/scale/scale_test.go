@@ -136,9 +136,9 @@ func streamCount(b *testing.B) int {
 }
 
 // TestScaleHarness runs BenchmarkScale's harness with a few streams: in
-// each setup every stream gets every event of two rounds, and the process
+// each setup every stream gets every event of two rounds, the process
 // measured is the one that holds the streams (it gains at least a
-// goroutine per stream).
+// goroutine per stream), and fray is the engine with its metrics attached.
 func TestScaleHarness(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc: Linux only")
@@ -160,6 +160,16 @@ func TestScaleHarness(t *testing.T) {
 			}
 			if got, want := s.streams.Events(), int64(n*6); got != want {
 				t.Errorf("%d events, want %d", got, want)
+			}
+			if name == fray {
+				// The shipped engine: its metrics counted every stream.
+				_, exchanges, err := soakMetrics(ctx, s.proxy)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if exchanges < 2*n {
+					t.Errorf("fray's metrics count %.0f exchanges, want at least %d: not the engine as fray proxy --admin runs it", exchanges, 2*n)
+				}
 			}
 			m := s.memory
 			if m.after.RSS == 0 || m.after.HeapInUse == 0 {

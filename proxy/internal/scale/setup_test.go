@@ -88,7 +88,13 @@ func startSetup(ctx context.Context, name string, i, n int) (_ *setup, err error
 	}
 	target := "http://" + s.up.Addr + "/mcp"
 	if name != direct {
-		s.proxy, err = scale.StartChild(ctx, scale.ChildConfig{Mode: name, Listen: fmt.Sprintf("127.0.0.%d:0", 3+2*i), Upstream: "http://" + s.up.Addr})
+		cfg := scale.ChildConfig{Mode: name, Listen: fmt.Sprintf("127.0.0.%d:0", 3+2*i), Upstream: "http://" + s.up.Addr}
+		if name == fray {
+			// FRAY_SCALE_TRACE=FILE: fray also writes its trace, as
+			// `fray proxy --trace FILE` does.
+			cfg.Trace = os.Getenv("FRAY_SCALE_TRACE")
+		}
+		s.proxy, err = scale.StartChild(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
