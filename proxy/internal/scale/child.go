@@ -3,8 +3,8 @@ package scale
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"

@@ -44,11 +44,11 @@ const (
 
 // The environment a child reads its part from.
 const (
-	envChild    = "FRAY_SCALE_CHILD"    // the mode
-	envListen   = "FRAY_SCALE_LISTEN"   // the data address, e.g. 127.0.0.2:0
-	envUpstream = "FRAY_SCALE_UPSTREAM" // a proxy's upstream URL
-	envProfile  = "FRAY_SCALE_PROFILE"  // fray: a built-in profile to run under
-	envSpeed    = "FRAY_SCALE_SPEED"    // fray: how much faster its clock runs than real time
+	envChild       = "FRAY_SCALE_CHILD"        // the mode
+	envListen      = "FRAY_SCALE_LISTEN"       // the data address, e.g. 127.0.0.2:0
+	envUpstream    = "FRAY_SCALE_UPSTREAM"     // a proxy's upstream URL
+	envProfile     = "FRAY_SCALE_PROFILE"      // fray: a built-in profile to run under
+	envSpeed       = "FRAY_SCALE_SPEED"        // fray: how much faster its clock runs than real time
 	envTrace       = "FRAY_SCALE_TRACE"        // fray: the file to write the trace to, as --trace
 	envReportEvery = "FRAY_SCALE_REPORT_EVERY" // fray: "1" to make the verdict every minute
 )
