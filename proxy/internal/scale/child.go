@@ -13,7 +13,9 @@ import (
 	"net/http/pprof"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
+	rpprof "runtime/pprof"
 	"strconv"
 	"time"
 
@@ -39,10 +41,20 @@ func RunChild() int {
 }
 
 func runChild() error {
-	if os.Getenv("FRAY_SCALE_PPROF") != "" {
+	if dir := os.Getenv("FRAY_SCALE_PPROF"); dir != "" {
 		// Every allocation in the heap profile, not a sample: the figures
 		// per stream are then exact (and the process a little larger).
 		runtime.MemProfileRate = 1
+	}
+	if dir := os.Getenv("FRAY_SCALE_CPUPROFILE"); dir != "" {
+		// The CPU profile of the child's whole life, in DIR/MODE.cpu
+		// (without FRAY_SCALE_PPROF, whose exact heap profile costs more
+		// than the proxy).
+		stop, err := profileCPU(filepath.Join(dir, os.Getenv(envChild)+".cpu"))
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if _, err := RaiseFileLimit(childFiles); err != nil {
 		return err
@@ -107,13 +119,16 @@ func childServer(cfg ChildConfig, control *http.ServeMux) (func(ctx context.Cont
 		})
 		control.HandleFunc("GET /streams", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, u.Streams()) })
 		return serveHandler(u), nil
-	case ModeReverseProxy, ModeFray:
+	case ModeReverseProxy, ModeFray, ModeFloor:
 		up, err := url.Parse(cfg.Upstream)
 		if err != nil || up.Host == "" {
 			return nil, fmt.Errorf("%s=%q: want the upstream's URL", envUpstream, cfg.Upstream)
 		}
 		if cfg.Mode == ModeReverseProxy {
 			return serveHandler(newReverseProxy(up)), nil
+		}
+		if cfg.Mode == ModeFloor {
+			return serveHandler(newFloor(up)), nil
 		}
 		eng, err := newFray(cfg, up, control)
 		if err != nil {
@@ -192,6 +207,22 @@ func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (*engine.Engi
 		}()
 	}
 	return eng, nil
+}
+
+// profileCPU starts the CPU profile, written to file once stop is called.
+func profileCPU(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := rpprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		rpprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // serveStats answers the child's Stats, after a collection with ?gc=1.

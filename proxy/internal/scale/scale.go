@@ -40,6 +40,8 @@ const (
 	ModeUpstream     = "upstream"
 	ModeReverseProxy = "reverseproxy"
 	ModeFray         = "fray"
+	// ModeFloor is the least proxy net/http allows, for reference.
+	ModeFloor = "floor"
 )
 
 // The environment a child reads its part from.
@@ -56,7 +58,7 @@ const (
 // ChildConfig says what a child does. Mode and Listen are required; the
 // zero values of the others leave them out.
 type ChildConfig struct {
-	// Mode is ModeUpstream, ModeReverseProxy or ModeFray.
+	// Mode is ModeUpstream, ModeReverseProxy, ModeFray or ModeFloor.
 	Mode string
 	// Listen is the data address, usually a loopback address with port 0.
 	Listen string

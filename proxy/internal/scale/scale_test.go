@@ -12,8 +12,10 @@ import (
 )
 
 // BenchmarkScale holds 10,000 concurrent idle SSE streams direct to an
-// upstream, through httputil.ReverseProxy and through fray, one setup
-// after the other, and reports for each
+// upstream, through httputil.ReverseProxy and through fray as `fray proxy
+// --admin` runs it (the verifier and the metrics attached), one setup after
+// the other, and with FRAY_SCALE_FLOOR=1 through the least proxy net/http
+// allows (newFloor), and reports for each
 //
 //	rss-KiB/stream    resident memory (VmRSS) the proxy process gained per
 //	                  idle stream (for direct: the upstream process), read
@@ -35,6 +37,10 @@ import (
 // sockets per stream: the benchmark raises RLIMIT_NOFILE, and where the
 // hard limit is too low for 10,000 streams it runs as many as the limit
 // allows and says so (FRAY_SCALE_STREAMS sets another count).
+// FRAY_SCALE_PPROF=DIR saves each measured process's heap and goroutine
+// profiles with every stream open, FRAY_SCALE_CPUPROFILE=DIR its CPU
+// profile, FRAY_SCALE_TRACE=FILE has fray write its trace there as --trace
+// does.
 //
 //	go test -run XXX -bench BenchmarkScale -benchtime 5x ./proxy/internal/scale/
 func BenchmarkScale(b *testing.B) {
@@ -46,6 +52,9 @@ func BenchmarkScale(b *testing.B) {
 	}
 	results := map[string]*result{}
 	for i, name := range setups {
+		if name == floor && !withFloor {
+			continue
+		}
 		s, err := startSetup(ctx, name, i, n)
 		if err != nil {
 			b.Fatal(err)

@@ -23,16 +23,22 @@ const (
 	direct       = "direct"
 	reverseProxy = scale.ModeReverseProxy
 	fray         = scale.ModeFray
+	floor        = scale.ModeFloor
 )
 
-var setups = []string{direct, reverseProxy, fray}
+var setups = []string{direct, reverseProxy, fray, floor}
 
-// setup is one of the three ways to reach the upstream, with n streams
-// open through it:
+// withFloor is FRAY_SCALE_FLOOR=1: BenchmarkScale measures the floor
+// setup too.
+var withFloor = os.Getenv("FRAY_SCALE_FLOOR") == "1"
+
+// setup is one of the ways to reach the upstream, with n streams open
+// through it:
 //
 //	direct:        Streams -> upstream
 //	reverseproxy:  Streams -> httputil.ReverseProxy -> upstream
-//	fray:          Streams -> fray -> upstream
+//	fray:          Streams -> fray (as fray proxy --admin runs it) -> upstream
+//	floor:         Streams -> the least proxy net/http allows -> upstream
 //
 // Each setup gets its own upstream process and loopback addresses
 // (127.0.0.2 and up), so that no setup inherits another's sockets.
