@@ -26,6 +26,8 @@ import (
 //	events/s          events delivered per second with every stream
 //	                  receiving, each round firing scaleEvents events on
 //	                  every stream at once
+//	cpu-µs/event      the CPU time (user and system) the measured process
+//	                  spent per event during those rounds
 //
 // then, in fray-vs-reverseproxy, the ratios mem-ratio (fray's rss per
 // stream over ReverseProxy's) and events-ratio (fray's events/s over
@@ -48,7 +50,7 @@ func BenchmarkScale(b *testing.B) {
 	ctx := context.Background()
 	type result struct {
 		rss, freshRSS, heap, stacks, goroutines, upRSS float64
-		eventsPerSec                                   float64
+		eventsPerSec, cpuPerEvent                      float64
 	}
 	results := map[string]*result{}
 	for i, name := range setups {
@@ -71,6 +73,10 @@ func BenchmarkScale(b *testing.B) {
 		b.Logf("%s: %d streams; measured process RSS %d -> %d KiB; upstream %.1f KiB/stream",
 			name, n, s.memory.before.RSS>>10, s.memory.after.RSS>>10, res.upRSS/1024)
 		b.Run(name, func(b *testing.B) {
+			cpu0, err := s.measured().Stats(ctx, false)
+			if err != nil {
+				b.Fatal(err)
+			}
 			start := time.Now()
 			for range b.N {
 				if err := s.round(ctx, scaleEvents); err != nil {
@@ -78,6 +84,12 @@ func BenchmarkScale(b *testing.B) {
 				}
 			}
 			res.eventsPerSec = float64(b.N*n*scaleEvents) / time.Since(start).Seconds()
+			cpu1, err := s.measured().Stats(ctx, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			res.cpuPerEvent = (cpu1.CPU - cpu0.CPU).Seconds() * 1e6 / float64(b.N*n*scaleEvents)
+			b.ReportMetric(res.cpuPerEvent, "cpu-µs/event")
 			b.ReportMetric(res.rss/1024, "rss-KiB/stream")
 			b.ReportMetric(res.freshRSS/1024, "fresh-rss-KiB/stream")
 			b.ReportMetric(res.heap/1024, "heap-KiB/stream")
@@ -97,6 +109,11 @@ func BenchmarkScale(b *testing.B) {
 			results[direct].rss/1024, rp.rss/1024, f.rss/1024, mem, verdict(mem <= 1))
 		b.Logf("events/s at %d streams: direct %.0f, reverseproxy %.0f, fray %.0f: fray/reverseproxy %.2f (want >= 0.9): %s",
 			n, results[direct].eventsPerSec, rp.eventsPerSec, f.eventsPerSec, ev, verdict(ev >= 0.9))
+		// CPU time per event, of the proxy process alone: what the events/s
+		// of a machine shared with other work cannot show apart.
+		b.ReportMetric(f.cpuPerEvent/rp.cpuPerEvent, "cpu-ratio")
+		b.Logf("CPU per event: reverseproxy %.2f µs, fray %.2f µs: fray/reverseproxy %.2f (for information)",
+			rp.cpuPerEvent, f.cpuPerEvent, f.cpuPerEvent/rp.cpuPerEvent)
 		// The target, reported and not enforced: with net/http's server
 		// and transport, the floor setup holds about 41 KiB itself.
 		b.Logf("fray per idle stream: %.1f KiB (target <= %d KiB): %s", f.rss/1024, targetStreamKiB, verdict(f.rss/1024 <= targetStreamKiB))

@@ -10,6 +10,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // Stats is what a process holds at one moment.
@@ -26,6 +27,8 @@ type Stats struct {
 	Stacks uint64 `json:"stacks"`
 	// Goroutines is the number of goroutines.
 	Goroutines int `json:"goroutines"`
+	// CPU is the CPU time the process has used so far, user and system.
+	CPU time.Duration `json:"cpu"`
 }
 
 var statNames = []string{
@@ -60,7 +63,18 @@ func ReadStats(gc bool) Stats {
 		HeapInUse:   val(0) + val(1),
 		Stacks:      val(2),
 		Goroutines:  int(val(3)),
+		CPU:         cpuTime(),
 	}
+}
+
+// cpuTime is the CPU time this process has used, user and system; 0 where
+// getrusage fails.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // vmRSS reads VmRSS from /proc/self/status, in bytes.
