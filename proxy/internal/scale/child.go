@@ -209,7 +209,8 @@ func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (*engine.Engi
 	return eng, nil
 }
 
-// profileCPU starts the CPU profile, written to file once stop is called.
+// profileCPU starts the CPU profile, written to file once stop is called,
+// and records contention on mutexes, written then to file+".mutex".
 func profileCPU(file string) (stop func(), err error) {
 	f, err := os.Create(file)
 	if err != nil {
@@ -219,9 +220,14 @@ func profileCPU(file string) (stop func(), err error) {
 		f.Close()
 		return nil, err
 	}
+	runtime.SetMutexProfileFraction(10)
 	return func() {
 		rpprof.StopCPUProfile()
 		f.Close()
+		if m, err := os.Create(file + ".mutex"); err == nil {
+			_ = rpprof.Lookup("mutex").WriteTo(m, 0)
+			m.Close()
+		}
 	}, nil
 }
 

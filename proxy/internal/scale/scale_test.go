@@ -28,6 +28,8 @@ import (
 //	                  every stream at once
 //	cpu-µs/event      the CPU time (user and system) the measured process
 //	                  spent per event during those rounds
+//	writes/event      its write system calls per event (reads/event: its
+//	                  reads), from /proc/PID/io
 //
 // then, in fray-vs-reverseproxy, the ratios mem-ratio (fray's rss per
 // stream over ReverseProxy's) and events-ratio (fray's events/s over
@@ -90,6 +92,9 @@ func BenchmarkScale(b *testing.B) {
 			}
 			res.cpuPerEvent = (cpu1.CPU - cpu0.CPU).Seconds() * 1e6 / float64(b.N*n*scaleEvents)
 			b.ReportMetric(res.cpuPerEvent, "cpu-µs/event")
+			events := float64(b.N * n * scaleEvents)
+			b.ReportMetric(float64(cpu1.Writes-cpu0.Writes)/events, "writes/event")
+			b.ReportMetric(float64(cpu1.Reads-cpu0.Reads)/events, "reads/event")
 			b.ReportMetric(res.rss/1024, "rss-KiB/stream")
 			b.ReportMetric(res.freshRSS/1024, "fresh-rss-KiB/stream")
 			b.ReportMetric(res.heap/1024, "heap-KiB/stream")
