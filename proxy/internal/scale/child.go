@@ -162,7 +162,7 @@ func newReverseProxy(up *url.URL) http.Handler {
 // on stderr, the profile when one is named, and with cfg.Trace the trace
 // written as --trace writes it. The control API serves the admin API's
 // metrics at GET /metrics. With cfg.ReportEvery the verdict is made every
-// minute of fray's clock, as `--report 1m --report-every 1m` has it made.
+// minute of fray's clock, as `--report FILE --report-every 1m` has it made.
 func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (*engine.Engine, error) {
 	cmd := engine.ProxyCommand{
 		Upstream:           up,

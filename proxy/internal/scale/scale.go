@@ -3,7 +3,7 @@
 //
 //	parent (the test): Streams, thousands of SSE clients
 //	    |
-//	    +-- child process "reverseproxy" or "fray"  (or none: direct)
+//	    +-- child process "reverseproxy", "fray" or "floor"  (or none: direct)
 //	            |
 //	            +-- child process "upstream": an SSE server that holds every
 //	                stream idle until told to fire events on all of them
