@@ -202,6 +202,18 @@ func (p *Proxy) Upstream() *url.URL { c := *p.upstream; return &c }
 // that reads slowly or not at all.
 const UpstreamStreamWindow = 64 << 10
 
+// The buffers of each HTTP/1.1 connection to the upstream, held as long as
+// the connection: for the life of an event stream, idle or not. The
+// transport's default, 4 KiB each, was a fifth of what fray holds per idle
+// stream. A request head and body larger than the write buffer go out in
+// more than one write; a read of more than the read buffer (a JSON body, a
+// large event) goes straight to fray's own buffer; only a burst of small
+// SSE chunks takes more reads, one per kilobyte instead of four.
+const (
+	upstreamReadBuffer  = 1 << 10
+	upstreamWriteBuffer = 1 << 10
+)
+
 // NewTransport returns the transport fray uses to reach an upstream: the
 // settings of http.DefaultTransport, no transparent decompression (bytes
 // pass as sent), more idle connections per host (a proxy talks to one
@@ -224,5 +236,6 @@ func NewTransport(tlsConfig *tls.Config) *http.Transport {
 	// stopped reading do not hold back the others on the connection.
 	t.HTTP2 = &http.HTTP2Config{MaxReceiveBufferPerStream: UpstreamStreamWindow}
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	t.ReadBufferSize, t.WriteBufferSize = upstreamReadBuffer, upstreamWriteBuffer
 	return t
 }

@@ -37,7 +37,7 @@ func proxyCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-exchanges", DefaultText: "none", Usage: "most open exchanges, then 503"},
 			&cli.DurationFlag{Name: "response-timeout", DefaultText: "none", Usage: "wait for a head, then 504"},
 			&cli.DurationFlag{Name: "request-body-timeout", Value: proxy.DefaultRequestBodyTimeout, Usage: "wait for a body, then 408"},
-			&cli.IntFlag{Name: "max-block", Value: 1 << 20, DefaultText: "1048576 bytes", Usage: "largest event parsed"},
+			&cli.IntFlag{Name: "max-block", Value: engine.DefaultProxyMaxBlock, DefaultText: "1048576 bytes", Usage: "largest event parsed"},
 			&cli.DurationFlag{Name: "report-every", DefaultText: "off", Usage: "rewrite --report every `DURATION`"},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runProxy,
@@ -70,23 +70,21 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if c.Duration("request-body-timeout") < 0 {
 		return opts, usagef("--request-body-timeout %s: must not be negative", c.Duration("request-body-timeout"))
 	}
-	if opts.UpstreamTLS, err = proxy.UpstreamTLS(c.String("upstream-ca")); err != nil {
+	tlsConfig, err := proxy.UpstreamTLS(c.String("upstream-ca"))
+	if err != nil {
 		return opts, usagef("--upstream-ca: %v", err)
 	}
-	// Every path goes to the same path on the upstream's origin, as in
-	// fray run: the upstream's own path only says where clients point.
-	opts.Upstream = originOf(upstream)
-	opts.MaxBlock = c.Int("max-block")
-	opts.MaxExchanges = c.Int("max-exchanges")
-	opts.ResponseHeaderTimeout = c.Duration("response-timeout")
-	opts.RequestBodyTimeout = c.Duration("request-body-timeout")
-	if opts.RequestBodyTimeout == 0 {
-		opts.RequestBodyTimeout = -1 // no limit, as the flag says
-	}
-	// The admin API serves metrics and can swap a profile in later.
-	opts.Metrics = c.String("admin") != ""
-	opts.Mutable = c.String("admin") != ""
-	opts.Drain = proxyDrain
+	// The same assembly as the scale benchmark and the soak test measure;
+	// engineOptions adds the profile, the logger and the trace.
+	opts = engine.ProxyOptions(engine.ProxyCommand{
+		Upstream:           upstream,
+		UpstreamTLS:        tlsConfig,
+		MaxBlock:           c.Int("max-block"),
+		MaxExchanges:       c.Int("max-exchanges"),
+		ResponseTimeout:    c.Duration("response-timeout"),
+		RequestBodyTimeout: c.Duration("request-body-timeout"),
+		Admin:              c.String("admin") != "",
+	})
 	return opts, nil
 }
 
@@ -170,7 +168,7 @@ func runProxy(c *cli.Context) error {
 
 // proxyDrain is how long exchanges in flight get to finish after SIGINT or
 // SIGTERM.
-const proxyDrain = 5 * time.Second
+const proxyDrain = engine.ProxyDrain
 
 // startAdmin serves the admin API when --admin is given. The returned
 // channel yields the server's result once ctx ends.

@@ -3,21 +3,26 @@ package scale
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/http/pprof"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
+	rpprof "runtime/pprof"
 	"strconv"
 	"time"
 
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 // childFiles is the file limit a child asks for: two sockets per stream
@@ -36,17 +41,27 @@ func RunChild() int {
 }
 
 func runChild() error {
-	if os.Getenv("FRAY_SCALE_PPROF") != "" {
+	if dir := os.Getenv("FRAY_SCALE_PPROF"); dir != "" {
 		// Every allocation in the heap profile, not a sample: the figures
 		// per stream are then exact (and the process a little larger).
 		runtime.MemProfileRate = 1
+	}
+	if dir := os.Getenv("FRAY_SCALE_CPUPROFILE"); dir != "" {
+		// The CPU profile of the child's whole life, in DIR/MODE.cpu
+		// (without FRAY_SCALE_PPROF, whose exact heap profile costs more
+		// than the proxy).
+		stop, err := profileCPU(filepath.Join(dir, os.Getenv(envChild)+".cpu"))
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if _, err := RaiseFileLimit(childFiles); err != nil {
 		return err
 	}
 	cfg := ChildConfig{
 		Mode: os.Getenv(envChild), Listen: os.Getenv(envListen), Upstream: os.Getenv(envUpstream),
-		Profile: os.Getenv(envProfile), Observe: os.Getenv(envObserve) == "1",
+		Profile: os.Getenv(envProfile), Trace: os.Getenv(envTrace), ReportEvery: os.Getenv(envReportEvery) == "1",
 	}
 	if s := os.Getenv(envSpeed); s != "" {
 		speed, err := strconv.ParseFloat(s, 64)
@@ -58,7 +73,7 @@ func runChild() error {
 	control := http.NewServeMux()
 	control.HandleFunc("GET /stats", serveStats)
 	control.Handle("GET /debug/pprof/{profile}", http.HandlerFunc(pprof.Index))
-	h, err := childHandler(cfg, control)
+	serve, err := childServer(cfg, control)
 	if err != nil {
 		return err
 	}
@@ -80,12 +95,16 @@ func runChild() error {
 	}()
 	go func() { _ = proxy.Serve(ctx, cln, control, nil, time.Second) }()
 	fmt.Printf("ready %s %s\n", ln.Addr(), cln.Addr())
-	return proxy.Serve(ctx, ln, h, nil, time.Second)
+	return serve(ctx, ln)
 }
 
-// childHandler builds what the child serves on its data address, and adds
-// the mode's own control routes.
-func childHandler(cfg ChildConfig, control *http.ServeMux) (http.Handler, error) {
+// childServer builds what the child serves on its data address, and adds
+// the mode's own control routes. The function it returns serves on ln
+// until ctx ends.
+func childServer(cfg ChildConfig, control *http.ServeMux) (func(ctx context.Context, ln net.Listener) error, error) {
+	serveHandler := func(h http.Handler) func(context.Context, net.Listener) error {
+		return func(ctx context.Context, ln net.Listener) error { return proxy.Serve(ctx, ln, h, nil, time.Second) }
+	}
 	switch cfg.Mode {
 	case ModeUpstream:
 		u := NewUpstream()
@@ -99,16 +118,29 @@ func childHandler(cfg ChildConfig, control *http.ServeMux) (http.Handler, error)
 			writeJSON(w, "fired")
 		})
 		control.HandleFunc("GET /streams", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, u.Streams()) })
-		return u, nil
-	case ModeReverseProxy, ModeFray:
+		return serveHandler(u), nil
+	case ModeReverseProxy, ModeFray, ModeFloor:
 		up, err := url.Parse(cfg.Upstream)
 		if err != nil || up.Host == "" {
 			return nil, fmt.Errorf("%s=%q: want the upstream's URL", envUpstream, cfg.Upstream)
 		}
 		if cfg.Mode == ModeReverseProxy {
-			return newReverseProxy(up), nil
+			return serveHandler(newReverseProxy(up)), nil
 		}
-		return newFray(cfg, up, control)
+		if cfg.Mode == ModeFloor {
+			return serveHandler(newFloor(up)), nil
+		}
+		eng, err := newFray(cfg, up, control)
+		if err != nil {
+			return nil, err
+		}
+		// As fray proxy serves: Serve, then the final verdict, which
+		// ends the trace.
+		return func(ctx context.Context, ln net.Listener) error {
+			st := eng.Serve(ctx, ctx, ln, nil)
+			_, err := eng.Finish(st, nil)
+			return errors.Join(st.Err, err)
+		}, nil
 	}
 	return nil, fmt.Errorf("%s=%q: unknown mode", envChild, cfg.Mode)
 }
@@ -124,20 +156,39 @@ func newReverseProxy(up *url.URL) http.Handler {
 	return rp
 }
 
-// newFray is fray as `fray proxy` runs it: the engine, its verifier
-// always attached, and the profile when one is named. With Observe, the
-// metrics watch every observation as they do under `fray proxy --admin`,
-// the verdict is made every minute of fray's clock as `--report-every 1m`
-// has it made, and the control API serves the metrics at GET /metrics.
-func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (http.Handler, error) {
-	opts := engine.Options{Upstream: up, Metrics: cfg.Observe}
+// newFray is fray as `fray proxy --upstream URL --admin ADDR` runs it,
+// its options assembled by engine.ProxyOptions as that command assembles
+// them: the verifier and the metrics always attached, the logger at info
+// on stderr, the profile when one is named, and with cfg.Trace the trace
+// written as --trace writes it. The control API serves the admin API's
+// metrics at GET /metrics. With cfg.ReportEvery the verdict is made every
+// minute of fray's clock, as `--report FILE --report-every 1m` has it made.
+func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (*engine.Engine, error) {
+	cmd := engine.ProxyCommand{
+		Upstream:           up,
+		RequestBodyTimeout: proxy.DefaultRequestBodyTimeout, // the flag's default
+		Admin:              true,
+		Logger:             slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+	}
 	if cfg.Profile != "" {
 		prof, err := profiles.Builtin(cfg.Profile)
 		if err != nil {
 			return nil, err
 		}
-		opts.Profile = prof
+		cmd.Profile = prof
 	}
+	if cfg.Trace != "" {
+		h := trace.Header{Started: time.Now()}
+		if cmd.Profile != nil {
+			h.Profile, h.Seed, h.ProfileText = cmd.Profile.Name, cmd.Profile.Seed, string(cmd.Profile.Text)
+		}
+		w, err := trace.Create(cfg.Trace, trace.WriterOptions{Header: h})
+		if err != nil {
+			return nil, err
+		}
+		cmd.Trace = w
+	}
+	opts := engine.ProxyOptions(cmd)
 	speed := 1.0
 	if cfg.Speed > 0 && cfg.Speed != 1 {
 		speed = cfg.Speed
@@ -147,15 +198,37 @@ func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (http.Handler
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Observe {
-		control.Handle("GET /metrics", eng.AdminHandler())
+	control.Handle("GET /metrics", eng.AdminHandler())
+	if cfg.ReportEvery {
 		go func() {
 			for range time.Tick(time.Duration(float64(time.Minute) / speed)) {
 				_ = json.NewEncoder(io.Discard).Encode(eng.Report())
 			}
 		}()
 	}
-	return eng.Handler(), nil
+	return eng, nil
+}
+
+// profileCPU starts the CPU profile, written to file once stop is called,
+// and records contention on mutexes, written then to file+".mutex".
+func profileCPU(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	if err := rpprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	runtime.SetMutexProfileFraction(10)
+	return func() {
+		rpprof.StopCPUProfile()
+		f.Close()
+		if m, err := os.Create(file + ".mutex"); err == nil {
+			_ = rpprof.Lookup("mutex").WriteTo(m, 0)
+			m.Close()
+		}
+	}, nil
 }
 
 // serveStats answers the child's Stats, after a collection with ?gc=1.

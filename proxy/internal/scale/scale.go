@@ -3,7 +3,7 @@
 //
 //	parent (the test): Streams, thousands of SSE clients
 //	    |
-//	    +-- child process "reverseproxy" or "fray"  (or none: direct)
+//	    +-- child process "reverseproxy", "fray" or "floor"  (or none: direct)
 //	            |
 //	            +-- child process "upstream": an SSE server that holds every
 //	                stream idle until told to fire events on all of them
@@ -40,22 +40,25 @@ const (
 	ModeUpstream     = "upstream"
 	ModeReverseProxy = "reverseproxy"
 	ModeFray         = "fray"
+	// ModeFloor is the least proxy net/http allows, for reference.
+	ModeFloor = "floor"
 )
 
 // The environment a child reads its part from.
 const (
-	envChild    = "FRAY_SCALE_CHILD"    // the mode
-	envListen   = "FRAY_SCALE_LISTEN"   // the data address, e.g. 127.0.0.2:0
-	envUpstream = "FRAY_SCALE_UPSTREAM" // a proxy's upstream URL
-	envProfile  = "FRAY_SCALE_PROFILE"  // fray: a built-in profile to run under
-	envSpeed    = "FRAY_SCALE_SPEED"    // fray: how much faster its clock runs than real time
-	envObserve  = "FRAY_SCALE_OBSERVE"  // fray: "1" to attach the metrics and the verifier
+	envChild       = "FRAY_SCALE_CHILD"        // the mode
+	envListen      = "FRAY_SCALE_LISTEN"       // the data address, e.g. 127.0.0.2:0
+	envUpstream    = "FRAY_SCALE_UPSTREAM"     // a proxy's upstream URL
+	envProfile     = "FRAY_SCALE_PROFILE"      // fray: a built-in profile to run under
+	envSpeed       = "FRAY_SCALE_SPEED"        // fray: how much faster its clock runs than real time
+	envTrace       = "FRAY_SCALE_TRACE"        // fray: the file to write the trace to, as --trace
+	envReportEvery = "FRAY_SCALE_REPORT_EVERY" // fray: "1" to make the verdict every minute
 )
 
 // ChildConfig says what a child does. Mode and Listen are required; the
 // zero values of the others leave them out.
 type ChildConfig struct {
-	// Mode is ModeUpstream, ModeReverseProxy or ModeFray.
+	// Mode is ModeUpstream, ModeReverseProxy, ModeFray or ModeFloor.
 	Mode string
 	// Listen is the data address, usually a loopback address with port 0.
 	Listen string
@@ -66,18 +69,22 @@ type ChildConfig struct {
 	// Speed makes fray's clock run Speed times faster than real time, so
 	// that a profile's schedule of hours passes in minutes; 0 means 1.
 	Speed float64
-	// Observe attaches fray's metrics and verifier, as `fray proxy --admin`
-	// runs them, so that what they hold is measured too.
-	Observe bool
+	// Trace is the file fray writes its trace to, as `fray proxy --trace
+	// FILE` does; "" writes none.
+	Trace string
+	// ReportEvery makes fray's verdict every minute of its clock, as
+	// `fray proxy --report FILE --report-every 1m` does.
+	ReportEvery bool
 }
 
 func (c ChildConfig) env() []string {
-	env := []string{envChild + "=" + c.Mode, envListen + "=" + c.Listen, envUpstream + "=" + c.Upstream, envProfile + "=" + c.Profile}
+	env := []string{envChild + "=" + c.Mode, envListen + "=" + c.Listen, envUpstream + "=" + c.Upstream,
+		envProfile + "=" + c.Profile, envTrace + "=" + c.Trace, envReportEvery + "="}
 	if c.Speed > 0 {
 		env = append(env, fmt.Sprintf("%s=%g", envSpeed, c.Speed))
 	}
-	if c.Observe {
-		env = append(env, envObserve+"=1")
+	if c.ReportEvery {
+		env[len(env)-1] += "1"
 	}
 	return env
 }

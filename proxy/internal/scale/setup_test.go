@@ -23,16 +23,22 @@ const (
 	direct       = "direct"
 	reverseProxy = scale.ModeReverseProxy
 	fray         = scale.ModeFray
+	floor        = scale.ModeFloor
 )
 
-var setups = []string{direct, reverseProxy, fray}
+var setups = []string{direct, reverseProxy, fray, floor}
 
-// setup is one of the three ways to reach the upstream, with n streams
-// open through it:
+// withFloor is FRAY_SCALE_FLOOR=1: BenchmarkScale measures the floor
+// setup too.
+var withFloor = os.Getenv("FRAY_SCALE_FLOOR") == "1"
+
+// setup is one of the ways to reach the upstream, with n streams open
+// through it:
 //
 //	direct:        Streams -> upstream
 //	reverseproxy:  Streams -> httputil.ReverseProxy -> upstream
-//	fray:          Streams -> fray -> upstream
+//	fray:          Streams -> fray (as fray proxy --admin runs it) -> upstream
+//	floor:         Streams -> the least proxy net/http allows -> upstream
 //
 // Each setup gets its own upstream process and loopback addresses
 // (127.0.0.2 and up), so that no setup inherits another's sockets.
@@ -88,7 +94,13 @@ func startSetup(ctx context.Context, name string, i, n int) (_ *setup, err error
 	}
 	target := "http://" + s.up.Addr + "/mcp"
 	if name != direct {
-		s.proxy, err = scale.StartChild(ctx, scale.ChildConfig{Mode: name, Listen: fmt.Sprintf("127.0.0.%d:0", 3+2*i), Upstream: "http://" + s.up.Addr})
+		cfg := scale.ChildConfig{Mode: name, Listen: fmt.Sprintf("127.0.0.%d:0", 3+2*i), Upstream: "http://" + s.up.Addr}
+		if name == fray {
+			// FRAY_SCALE_TRACE=FILE: fray also writes its trace, as
+			// `fray proxy --trace FILE` does.
+			cfg.Trace = os.Getenv("FRAY_SCALE_TRACE")
+		}
+		s.proxy, err = scale.StartChild(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}

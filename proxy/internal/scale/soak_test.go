@@ -85,7 +85,7 @@ func TestSoak(t *testing.T) {
 	up := httptest.NewServer(scale.NewSoakUpstream())
 	defer up.Close()
 	fray, err := scale.StartChild(ctx, scale.ChildConfig{Mode: scale.ModeFray, Listen: "127.0.0.21:0",
-		Upstream: up.URL, Profile: "soak", Speed: soakSpeed, Observe: true})
+		Upstream: up.URL, Profile: "soak", Speed: soakSpeed, ReportEvery: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // Stats is what a process holds at one moment.
@@ -26,6 +27,13 @@ type Stats struct {
 	Stacks uint64 `json:"stacks"`
 	// Goroutines is the number of goroutines.
 	Goroutines int `json:"goroutines"`
+	// CPU is the CPU time the process has used so far, user and system.
+	CPU time.Duration `json:"cpu"`
+	// Reads and Writes count the read and write system calls the process
+	// has made so far (syscr and syscw in /proc/PID/io); 0 where /proc is
+	// missing.
+	Reads  uint64 `json:"reads"`
+	Writes uint64 `json:"writes"`
 }
 
 var statNames = []string{
@@ -60,7 +68,35 @@ func ReadStats(gc bool) Stats {
 		HeapInUse:   val(0) + val(1),
 		Stacks:      val(2),
 		Goroutines:  int(val(3)),
+		CPU:         cpuTime(),
+		Reads:       procIO("syscr:"),
+		Writes:      procIO("syscw:"),
 	}
+}
+
+// procIO reads the counter called name from /proc/self/io.
+func procIO(name string) uint64 {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		if rest, ok := bytes.CutPrefix(line, []byte(name)); ok {
+			v, _ := strconv.ParseUint(string(bytes.TrimSpace(rest)), 10, 64)
+			return v
+		}
+	}
+	return 0
+}
+
+// cpuTime is the CPU time this process has used, user and system; 0 where
+// getrusage fails.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // vmRSS reads VmRSS from /proc/self/status, in bytes.
