@@ -1,0 +1,72 @@
+package jsonrpc
+
+import (
+	"strconv"
+
+	"github.com/frayproxy/fray/mcp"
+)
+
+// This file reads the members 2026-07-28 added to requests and answers:
+// the protocol revision each request carries in params._meta, the name
+// its Mcp-Name header mirrors, and an error's code. Like Scan, the
+// functions that return byte slices point into the message and do not
+// allocate.
+
+// MetaProtocolVersion returns the raw JSON string of
+// params._meta["io.modelcontextprotocol/protocolVersion"] of a request,
+// quotes included, nil when there is none.
+func (m *Message) MetaProtocolVersion() []byte {
+	if m.Kind != mcp.RPCRequest && m.Kind != mcp.RPCNotification {
+		return nil
+	}
+	return stringValue(Lookup(Lookup(m.Params, "_meta"), mcp.MetaProtocolVersion))
+}
+
+// TargetName returns the raw JSON string that a request's Mcp-Name header
+// mirrors (params.name of tools/call and prompts/get, params.uri of
+// resources/read), quotes included, nil when the method has none or the
+// member is not a string.
+func (m *Message) TargetName() []byte {
+	if m.Kind != mcp.RPCRequest {
+		return nil
+	}
+	var key string
+	switch {
+	case m.MethodIs("tools/call"), m.MethodIs("prompts/get"):
+		key = "name"
+	case m.MethodIs("resources/read"):
+		key = "uri"
+	default:
+		return nil
+	}
+	return stringValue(Lookup(m.Params, key))
+}
+
+// ErrorCode returns error.code of an error response, and whether it has
+// an integer one.
+func (m *Message) ErrorCode() (int, bool) {
+	c := Lookup(m.Error, "code")
+	if len(c) == 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(c))
+	return n, err == nil
+}
+
+// Unquote decodes a raw JSON string (quotes included) as returned by
+// MetaProtocolVersion and TargetName; "" for nil. It allocates.
+func Unquote(s []byte) string {
+	if len(s) < 2 {
+		return ""
+	}
+	_, flags, _ := skipString(s, 0)
+	return string(appendString(nil, s[1:len(s)-1], flags))
+}
+
+// stringValue returns v when it is a JSON string, nil otherwise.
+func stringValue(v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return nil
+	}
+	return v
+}

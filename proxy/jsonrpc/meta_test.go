@@ -1,0 +1,45 @@
+package jsonrpc
+
+import "testing"
+
+func TestMetaMembers(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg       string
+		version, target string
+		code            int
+		hasCode         bool
+	}{
+		{"stateless call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, "2026-07-28", "add", 0, false},
+		{"escaped name", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"\u0061b"}}`, "", "ab", 0, false},
+		{"resource", `{"jsonrpc":"2.0","id":"x","method":"resources/read","params":{"uri":"file:///a"}}`, "", "file:///a", 0, false},
+		{"listen", `{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"notifications":{}}}`, "2026-07-28", "", 0, false},
+		{"version not a string", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":20260728}}}`, "", "", 0, false},
+		{"name not a string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}`, "", "", 0, false},
+		{"mismatch error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Header mismatch"}}`, "", "", -32020, true},
+		{"error without code", `{"jsonrpc":"2.0","id":1,"error":{"message":"x"}}`, "", "", 0, false},
+	} {
+		m := Scan([]byte(tc.msg))
+		if got := Unquote(m.MetaProtocolVersion()); got != tc.version {
+			t.Errorf("%s: MetaProtocolVersion = %q, want %q", tc.name, got, tc.version)
+		}
+		if got := Unquote(m.TargetName()); got != tc.target {
+			t.Errorf("%s: TargetName = %q, want %q", tc.name, got, tc.target)
+		}
+		if code, ok := m.ErrorCode(); code != tc.code || ok != tc.hasCode {
+			t.Errorf("%s: ErrorCode = %d, %v, want %d, %v", tc.name, code, ok, tc.code, tc.hasCode)
+		}
+	}
+}
+
+func TestMetaMembersDoNotAllocate(t *testing.T) {
+	data := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	n := testing.AllocsPerRun(100, func() {
+		m := Scan(data)
+		if m.MetaProtocolVersion() == nil || m.TargetName() == nil {
+			t.Fatal("members not found")
+		}
+	})
+	if n != 0 {
+		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
