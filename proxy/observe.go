@@ -115,6 +115,9 @@ func bodyMessages(body []byte) []observe.Message {
 // requestMessage describes one message of a request body for observers.
 func requestMessage(m *jsonrpc.Message) observe.Message {
 	om := observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID), ProgressToken: string(m.ProgressToken())}
+	if m.Kind == mcp.RPCRequest {
+		om.Params = m.ParamsDigest()
+	}
 	if v := m.MetaProtocolVersion(); v != nil {
 		om.Protocol = jsonrpc.Unquote(v)
 	}

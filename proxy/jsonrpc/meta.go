@@ -70,3 +70,38 @@ func stringValue(v []byte) []byte {
 	}
 	return v
 }
+
+// ParamsDigest returns a hash of a request's params without their _meta
+// member: what stays the same when a client re-issues a request under a
+// new id (its _meta may carry a new progress token). Members are hashed
+// as sent, in order; 0 means no params object. It does not allocate.
+func (m *Message) ParamsDigest() uint64 {
+	i := skipSpace(m.Params, 0)
+	if i >= len(m.Params) || m.Params[i] != '{' {
+		return 0
+	}
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	add := func(b []byte) {
+		for _, c := range b {
+			h = (h ^ uint64(c)) * prime
+		}
+		h = (h ^ 0xff) * prime
+	}
+	it := openObject(m.Params, i, 1)
+	for {
+		mb, more := it.next()
+		if !more {
+			break
+		}
+		if equalString(mb.Key, mb.KeyFlags, "_meta") {
+			continue
+		}
+		add(mb.Key)
+		add(mb.Value)
+	}
+	if !it.ok {
+		return 0
+	}
+	return h | 1
+}

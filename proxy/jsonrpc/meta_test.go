@@ -35,11 +35,27 @@ func TestMetaMembersDoNotAllocate(t *testing.T) {
 	data := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
 	n := testing.AllocsPerRun(100, func() {
 		m := Scan(data)
-		if m.MetaProtocolVersion() == nil || m.TargetName() == nil {
+		if m.MetaProtocolVersion() == nil || m.TargetName() == nil || m.ParamsDigest() == 0 {
 			t.Fatal("members not found")
 		}
 	})
 	if n != 0 {
 		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
+
+func TestParamsDigest(t *testing.T) {
+	digest := func(s string) uint64 { m := Scan([]byte(s)); return m.ParamsDigest() }
+	a := digest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"progressToken":"t1"}}}`)
+	b := digest(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","_meta":{"progressToken":"t2"},"arguments":{"a":1}}}`)
+	c := digest(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":{"a":2}}}`)
+	if a == 0 || a != b {
+		t.Errorf("a re-issue with a new id and _meta digests differently: %x, %x", a, b)
+	}
+	if a == c {
+		t.Errorf("other arguments digest the same: %x", a)
+	}
+	if d := digest(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`); d != 0 {
+		t.Errorf("no params digest %x, want 0", d)
 	}
 }

@@ -313,6 +313,9 @@ type Message struct {
 	HasName  bool
 	// ErrorCode is error.code of an error response, 0 when none.
 	ErrorCode int
+	// Params is a digest of a request's params without their _meta, the
+	// same for a request re-issued under a new id; 0 when none.
+	Params uint64
 }
 
 // Cause says how an exchange ended.

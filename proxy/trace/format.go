@@ -127,6 +127,7 @@ type wireMessage struct {
 	Protocol  *string `json:"protocol"`
 	Name      *string `json:"name"`
 	ErrorCode int     `json:"error_code"`
+	Params    uint64  `json:"params_digest"`
 }
 
 type wireRequest struct {

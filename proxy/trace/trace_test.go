@@ -29,7 +29,7 @@ func sample() []*observe.Observation {
 		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: mcp.StreamPost,
 			Request: &observe.Request{Method: "POST", Path: "/mcp",
 				Header: http.Header{"Accept": {"application/json, text/event-stream"}, "Content-Type": {"application/json"}},
-				Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "initialize", ID: "0", ProgressToken: `"t-1"`, Protocol: "2026-07-28", Name: "add", HasName: true},
+				Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "initialize", ID: "0", ProgressToken: `"t-1"`, Protocol: "2026-07-28", Name: "add", HasName: true, Params: 0xfeedface},
 					{Kind: mcp.RPCNotification, Method: "notifications/cancelled"}},
 				Cancels: []string{"7", `"x"`}}},
 		{Kind: observe.KindResponse, At: 3 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",

@@ -323,6 +323,9 @@ func encodeMessages(e *enc, ms []observe.Message) {
 			e.str("name", m.Name)
 		}
 		e.intNonZero("error_code", int64(m.ErrorCode))
+		if m.Params != 0 {
+			e.uint("params_digest", m.Params)
+		}
 		e.close()
 	}
 	e.b = append(e.b, ']')
