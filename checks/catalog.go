@@ -32,6 +32,7 @@ const (
 	ServerSilentAfterCancel      = "server.silent-after-cancel"
 	ServerListenAcknowledged     = "server.listen-acknowledged"
 	ServerHeaderMismatchRejected = "server.header-mismatch-rejected"
+	ClientTaskPollInterval       = "client.task-poll-interval"
 )
 
 // Where the rules stand.
@@ -49,6 +50,7 @@ const (
 	srcListenClosure   = "2026-07-28 subscriptions, Graceful Closure"
 	srcSendingNew      = "2026-07-28 transports, Sending Messages, 3"
 	srcValidation      = "2026-07-28 transports, Server Validation"
+	srcTasks           = "SEP-2663 tasks extension, Task Polling"
 )
 
 // catalog holds every check. A severity follows the keyword of the quoted
@@ -134,4 +136,7 @@ var catalog = []Info{
 	{ServerHeaderMismatchRejected, Error,
 		"A request whose Mcp-Method or Mcp-Name disagrees with its body is answered 400 with JSON-RPC error -32020.",
 		"When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code:", srcValidation},
+	{ClientTaskPollInterval, Warning,
+		"A client polls a task with tasks/get no sooner than the pollIntervalMs it was last given after its previous poll.",
+		"Clients SHOULD respect the pollIntervalMs provided in responses when determining polling frequency.", srcTasks},
 }

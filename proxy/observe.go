@@ -106,6 +106,10 @@ func bodyMessages(body []byte) []observe.Message {
 	jsonrpc.ScanBatch(body, func(m jsonrpc.Message) bool {
 		om := observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID)}
 		om.ErrorCode, _ = m.ErrorCode()
+		if id := m.TaskID(); id != nil {
+			om.TaskID = jsonrpc.Unquote(id)
+			om.PollMS, _ = m.PollIntervalMs()
+		}
 		out = append(out, om)
 		return true
 	})
@@ -117,6 +121,7 @@ func requestMessage(m *jsonrpc.Message) observe.Message {
 	om := observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID), ProgressToken: string(m.ProgressToken())}
 	if m.Kind == mcp.RPCRequest {
 		om.Params = m.ParamsDigest()
+		om.TaskID = jsonrpc.Unquote(m.TaskID())
 	}
 	if v := m.MetaProtocolVersion(); v != nil {
 		om.Protocol = jsonrpc.Unquote(v)

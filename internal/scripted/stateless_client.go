@@ -34,6 +34,9 @@ const (
 	// BadRoutingHeaders sends Mcp-Name with another name than the body's
 	// (client.routing-headers).
 	BadRoutingHeaders
+	// PollTooFast polls tasks every 5ms, whatever pollIntervalMs says
+	// (client.task-poll-interval).
+	PollTooFast
 )
 
 // StatelessClientOptions configures RunStatelessClient. The zero value
@@ -54,6 +57,9 @@ type StatelessClientOptions struct {
 	MaxAttempts int
 	// NoListen: the client opens no subscriptions/listen stream.
 	NoListen bool
+	// Tasks: each call is long-count, which the server answers with a
+	// task that the client polls with tasks/get until it completes.
+	Tasks bool
 	// HTTP is the client used; nil means a fresh one.
 	HTTP *http.Client
 }
@@ -102,7 +108,11 @@ func RunStatelessClient(ctx context.Context, opts StatelessClientOptions) (*Stat
 	}
 	var err error
 	for i := range opts.Calls {
-		if err = c.call(ctx, i); err != nil {
+		call := c.call
+		if opts.Tasks {
+			call = c.taskCall
+		}
+		if err = call(ctx, i); err != nil {
 			err = fmt.Errorf("tool call %d: %w", i+1, err)
 			break
 		}
@@ -294,4 +304,51 @@ func (c *statelessClient) listen(ctx context.Context, acked chan struct{}) {
 			return
 		}
 	}
+}
+
+// taskCall makes a long-count call and polls its task until it completes,
+// waiting the pollIntervalMs of each answer between polls.
+func (c *statelessClient) taskCall(ctx context.Context, n int) error {
+	resp, err := c.request(ctx, c.newID(), "tools/call", "long-count", fmt.Sprintf(`,"name":"long-count","arguments":{"count":%d}`, n+1))
+	if err != nil {
+		return err
+	}
+	task, poll, done, err := readTask(resp)
+	for polls := 0; !done && err == nil; polls++ {
+		if polls >= 100 {
+			return errors.New("the task never completed")
+		}
+		if c.opts.Fault == PollTooFast {
+			poll = 5 * time.Millisecond
+		}
+		if !sleepCtx(ctx, poll) {
+			return ctx.Err()
+		}
+		if resp, err = c.request(ctx, c.newID(), "tasks/get", "", fmt.Sprintf(`,"taskId":%q`, task)); err != nil {
+			return err
+		}
+		_, poll, done, err = readTask(resp)
+	}
+	if err == nil {
+		c.count(func(r *StatelessResult) { r.Completed++ })
+	}
+	return err
+}
+
+// readTask reads a task's state from a JSON answer.
+func readTask(resp *http.Response) (task string, poll time.Duration, done bool, err error) {
+	defer resp.Body.Close()
+	var m struct {
+		Result struct {
+			TaskID         string `json:"taskId"`
+			Status         string `json:"status"`
+			PollIntervalMs int64  `json:"pollIntervalMs"`
+		} `json:"result"`
+		Error json.RawMessage `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || m.Error != nil || m.Result.TaskID == "" {
+		return "", 0, false, fmt.Errorf("not a task (status %d): %v %s", resp.StatusCode, err, m.Error)
+	}
+	r := m.Result
+	return r.TaskID, time.Duration(r.PollIntervalMs) * time.Millisecond, r.Status == "completed", nil
 }

@@ -123,6 +123,7 @@ times = 1
 		{"server does not acknowledge a listen", statelessRun{server: scripted.StatelessServerOptions{Fault: scripted.NoAcknowledgement}}, checks.ServerListenAcknowledged},
 		{"server serves a header mismatch", statelessRun{server: scripted.StatelessServerOptions{Fault: scripted.IgnoreHeaders}, profile: mismatch}, checks.ServerHeaderMismatchRejected},
 		{"client sends a wrong Mcp-Name", statelessRun{client: scripted.StatelessClientOptions{Fault: scripted.BadRoutingHeaders}}, checks.ClientRoutingHeaders},
+		{"client polls a task too fast", statelessRun{client: scripted.StatelessClientOptions{Tasks: true, Fault: scripted.PollTooFast}}, checks.ClientTaskPollInterval},
 		{"client does not listen again", statelessRun{client: scripted.StatelessClientOptions{MaxAttempts: 1}, profile: lostListen}, checks.ClientListensAgain},
 	}
 	for _, row := range rows {
@@ -156,7 +157,8 @@ func TestStatelessPairIsClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs := map[string]statelessRun{"no fault": {}, "cut": {profile: statelessCut(t), seed: 1}}
+	runs := map[string]statelessRun{"no fault": {}, "cut": {profile: statelessCut(t), seed: 1},
+		"tasks": {client: scripted.StatelessClientOptions{Tasks: true}}}
 	for seed := range uint64(seeds) {
 		runs["stateless-cut seed "+string(rune('1'+seed))] = statelessRun{profile: prof, seed: seed + 1}
 	}
@@ -177,7 +179,7 @@ func TestStatelessPairIsClean(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			for _, id := range []string{checks.ClientRoutingHeaders, checks.ServerListenAcknowledged, checks.ClientReissuesCutRequest, checks.ServerSilentAfterCancel, checks.ClientListensAgain} {
+			for _, id := range []string{checks.ClientRoutingHeaders, checks.ServerListenAcknowledged, checks.ClientReissuesCutRequest, checks.ServerSilentAfterCancel, checks.ClientListensAgain, checks.ClientTaskPollInterval} {
 				total[id] += applied(rep, id)
 			}
 		})

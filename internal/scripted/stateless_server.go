@@ -42,6 +42,9 @@ type StatelessServerOptions struct {
 	// and 10ms.
 	Steps    int
 	Interval time.Duration
+	// PollInterval is the pollIntervalMs of the tasks long-count creates;
+	// 0 means 50ms.
+	PollInterval time.Duration
 }
 
 // StatelessServer is an MCP server of revision 2026-07-28 alone: every
@@ -54,8 +57,10 @@ type StatelessServerOptions struct {
 type StatelessServer struct {
 	opts StatelessServerOptions
 
-	mu      sync.Mutex
-	listens map[chan string]bool // open subscription streams
+	mu       sync.Mutex
+	listens  map[chan string]bool // open subscription streams
+	tasks    map[string]int       // polls left before each task completes
+	nextTask int
 }
 
 // NewStatelessServer returns a StatelessServer.
@@ -66,14 +71,18 @@ func NewStatelessServer(opts StatelessServerOptions) *StatelessServer {
 	if opts.Interval == 0 {
 		opts.Interval = 10 * time.Millisecond
 	}
-	return &StatelessServer{opts: opts, listens: map[chan string]bool{}}
+	if opts.PollInterval == 0 {
+		opts.PollInterval = 50 * time.Millisecond
+	}
+	return &StatelessServer{opts: opts, listens: map[chan string]bool{}, tasks: map[string]int{}}
 }
 
 // statelessParams is what the server reads of a request's params.
 type statelessParams struct {
-	Name string `json:"name"`
-	URI  string `json:"uri"`
-	Meta struct {
+	Name   string `json:"name"`
+	URI    string `json:"uri"`
+	TaskID string `json:"taskId"`
+	Meta   struct {
 		ProgressToken json.RawMessage `json:"progressToken"`
 		Protocol      string          `json:"io.modelcontextprotocol/protocolVersion"`
 	} `json:"_meta"`
@@ -110,7 +119,13 @@ func (s *StatelessServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case mcp.MethodListen:
 		s.listen(w, r, msg.ID)
 	case "tools/call":
+		if p.Name == "long-count" {
+			s.createTask(w, msg.ID)
+			return
+		}
 		s.call(w, r, msg.ID, p.Meta.ProgressToken)
+	case "tasks/get":
+		s.getTask(w, msg.ID, p.TaskID)
 	default:
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, msg.ID))
 	}
@@ -222,5 +237,35 @@ func (s *StatelessServer) listen(w http.ResponseWriter, r *http.Request, id json
 		if err != nil {
 			return
 		}
+	}
+}
+
+// createTask answers a long-count call with a task that completes after
+// three polls.
+func (s *StatelessServer) createTask(w http.ResponseWriter, id json.RawMessage) {
+	s.mu.Lock()
+	s.nextTask++
+	task := fmt.Sprintf("task-%d", s.nextTask)
+	s.tasks[task] = 3
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resultType":"task","taskId":%q,"status":"working","ttlMs":60000,"pollIntervalMs":%d}}`, id, task, s.opts.PollInterval.Milliseconds()))
+}
+
+// getTask answers tasks/get: working until the task's polls run out, then
+// completed with its result.
+func (s *StatelessServer) getTask(w http.ResponseWriter, id json.RawMessage, task string) {
+	s.mu.Lock()
+	left, ok := s.tasks[task]
+	if ok && left > 0 {
+		s.tasks[task] = left - 1
+	}
+	s.mu.Unlock()
+	switch {
+	case !ok:
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32602,"message":"unknown task"}}`, id))
+	case left > 0:
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","taskId":%q,"status":"working","pollIntervalMs":%d}}`, id, task, s.opts.PollInterval.Milliseconds()))
+	default:
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","taskId":%q,"status":"completed","result":{"content":[{"type":"text","text":"done"}]}}}`, id, task))
 	}
 }

@@ -105,3 +105,35 @@ func (m *Message) ParamsDigest() uint64 {
 	}
 	return h | 1
 }
+
+// TaskID returns the raw JSON string of the task a message is about:
+// params.taskId of a request (tasks/get, tasks/update, tasks/cancel), or
+// result.taskId (or result.task.taskId) of a response that creates or
+// reports a task; nil when there is none.
+func (m *Message) TaskID() []byte {
+	switch m.Kind {
+	case mcp.RPCRequest:
+		return stringValue(Lookup(m.Params, "taskId"))
+	case mcp.RPCResponse:
+		if id := stringValue(Lookup(m.Result, "taskId")); id != nil {
+			return id
+		}
+		return stringValue(Lookup(Lookup(m.Result, "task"), "taskId"))
+	}
+	return nil
+}
+
+// PollIntervalMs returns result.pollIntervalMs (or
+// result.task.pollIntervalMs) of a response that reports a task, and
+// whether it has a non-negative integer one.
+func (m *Message) PollIntervalMs() (int64, bool) {
+	if m.Kind != mcp.RPCResponse {
+		return 0, false
+	}
+	v := Lookup(m.Result, "pollIntervalMs")
+	if v == nil {
+		v = Lookup(Lookup(m.Result, "task"), "pollIntervalMs")
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil && n >= 0
+}

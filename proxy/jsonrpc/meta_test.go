@@ -44,6 +44,30 @@ func TestMetaMembersDoNotAllocate(t *testing.T) {
 	}
 }
 
+func TestTaskMembers(t *testing.T) {
+	for _, tc := range []struct {
+		name, msg string
+		task      string
+		poll      int64
+		hasPoll   bool
+	}{
+		{"create task", `{"jsonrpc":"2.0","id":1,"result":{"resultType":"task","taskId":"t-1","status":"working","pollIntervalMs":250}}`, "t-1", 250, true},
+		{"embedded task", `{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"t-2","pollIntervalMs":5000}}}`, "t-2", 5000, true},
+		{"tasks/get", `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"t-1"}}`, "t-1", 0, false},
+		{"no poll interval", `{"jsonrpc":"2.0","id":1,"result":{"taskId":"t-3"}}`, "t-3", 0, false},
+		{"a plain result", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`, "", 0, false},
+		{"a negative interval", `{"jsonrpc":"2.0","id":1,"result":{"taskId":"t","pollIntervalMs":-1}}`, "t", -1, false},
+	} {
+		m := Scan([]byte(tc.msg))
+		if got := Unquote(m.TaskID()); got != tc.task {
+			t.Errorf("%s: TaskID = %q, want %q", tc.name, got, tc.task)
+		}
+		if poll, ok := m.PollIntervalMs(); ok != tc.hasPoll || ok && poll != tc.poll {
+			t.Errorf("%s: PollIntervalMs = %d, %v, want %d, %v", tc.name, poll, ok, tc.poll, tc.hasPoll)
+		}
+	}
+}
+
 func TestParamsDigest(t *testing.T) {
 	digest := func(s string) uint64 { m := Scan([]byte(s)); return m.ParamsDigest() }
 	a := digest(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1},"_meta":{"progressToken":"t1"}}}`)

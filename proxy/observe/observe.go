@@ -316,6 +316,11 @@ type Message struct {
 	// Params is a digest of a request's params without their _meta, the
 	// same for a request re-issued under a new id; 0 when none.
 	Params uint64
+	// TaskID is the task a request names (params.taskId) or a response
+	// reports (result.taskId), "" when none; PollMS the pollIntervalMs a
+	// response gives for it, 0 when none.
+	TaskID string
+	PollMS int64
 }
 
 // Cause says how an exchange ended.

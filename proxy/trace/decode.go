@@ -151,7 +151,7 @@ func decodeMessages(ws []wireMessage, where string) ([]observe.Message, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s.messages[%d].kind %q is unknown", where, i, m.Kind)
 		}
-		om := observe.Message{Kind: k, Method: deref(m.Method), ID: deref(m.ID), ProgressToken: deref(m.Progress), Protocol: deref(m.Protocol), ErrorCode: m.ErrorCode, Params: m.Params}
+		om := observe.Message{Kind: k, Method: deref(m.Method), ID: deref(m.ID), ProgressToken: deref(m.Progress), Protocol: deref(m.Protocol), ErrorCode: m.ErrorCode, Params: m.Params, TaskID: deref(m.TaskID), PollMS: m.PollMS}
 		if m.Name != nil {
 			om.Name, om.HasName = *m.Name, true
 		}

@@ -128,6 +128,8 @@ type wireMessage struct {
 	Name      *string `json:"name"`
 	ErrorCode int     `json:"error_code"`
 	Params    uint64  `json:"params_digest"`
+	TaskID    *string `json:"task_id"`
+	PollMS    int64   `json:"poll_ms"`
 }
 
 type wireRequest struct {

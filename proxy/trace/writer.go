@@ -326,6 +326,8 @@ func encodeMessages(e *enc, ms []observe.Message) {
 		if m.Params != 0 {
 			e.uint("params_digest", m.Params)
 		}
+		e.strNonEmpty("task_id", m.TaskID)
+		e.intNonZero("poll_ms", m.PollMS)
 		e.close()
 	}
 	e.b = append(e.b, ']')

@@ -221,6 +221,8 @@ const (
 	// cHeaderMismatch, server.header-mismatch-rejected (error): see
 	// judgeMismatchAnswer.
 	cHeaderMismatch
+	// cTaskPoll, client.task-poll-interval (warning): see judgeTaskPoll.
+	cTaskPoll
 	numChecks
 )
 
@@ -241,6 +243,7 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cReissue: checks.ClientReissuesCutRequest, cListensAgain: checks.ClientListensAgain,
 		cRoutingHeaders: checks.ClientRoutingHeaders, cSilentAfterCancel: checks.ServerSilentAfterCancel,
 		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
+		cTaskPoll: checks.ClientTaskPollInterval,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

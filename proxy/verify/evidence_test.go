@@ -133,6 +133,11 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 		{checks.ServerListenAcknowledged, "", false, func(tl *timeline) {
 			tl.speakStateless().scall(1, mcp.MethodListen, "").stream200().send(sresp(1))
 		}},
+		{checks.ClientTaskPollInterval, "", false, func(tl *timeline) {
+			tl.speakStateless().taskCreated(1, "t-1", 500)
+			tl.wait(10 * ms)
+			tl.poll(2, "t-1", 500)
+		}},
 		{checks.ServerHeaderMismatchRejected, "rewrite-header", false, func(tl *timeline) {
 			tl.speakStateless().scall(1, "tools/call", "add", fired(fault(0, "rewrite-header")),
 				action(observe.RequestAction{SetHeaders: []faults.HeaderSet{{Name: mcp.HeaderName, Value: "x"}}})).jsonAnswer("1")

@@ -51,6 +51,10 @@ type stateless struct {
 	// that came sooner than fastReissue after the break without waiting
 	// longer each time.
 	fast map[callKey]fastRun
+	// tasks are the tasks the client was told to poll, by id; taskOrder
+	// bounds them (stateless_tasks.go).
+	tasks     map[string]*taskRec
+	taskOrder []string
 }
 
 // callKey names a call for matching its re-issue.
@@ -130,6 +134,7 @@ func (v *Verifier) statelessRequest(x *exch, o *observe.Observation) {
 	sx := &slExch{method: m.Method, name: m.Name, id: m.ID, token: m.ProgressToken, params: m.Params, listen: m.Method == mcp.MethodListen}
 	st.exch[x.num] = sx
 	v.judgeRouting(x, q, m)
+	v.judgeTaskPoll(x, m)
 	if !x.answeredByFray {
 		sx.mismatch = mcp.RoutingMismatch(forwardedHeader(q), m.Method, m.Name, m.HasName)
 		sx.fault = x.reqFault
@@ -305,6 +310,8 @@ func (v *Verifier) settleStateless(at time.Duration, final bool) {
 	if final {
 		clear(st.exch)
 		clear(st.fast)
+		clear(st.tasks)
+		st.taskOrder = nil
 	}
 }
 

@@ -19,9 +19,14 @@ func (v *Verifier) statelessEvent(x *exch, e *observe.Event, o *observe.Observat
 	if st == nil || !e.Parsed || !e.Dispatched || e.RPCKind == mcp.RPCNone {
 		return
 	}
-	if sx := st.exch[x.num]; sx != nil && sx.listen && !sx.ackJudged {
+	sx := st.exch[x.num]
+	if sx == nil {
+		return
+	}
+	if sx.listen && !sx.ackJudged {
 		v.judgeListenAck(x, sx, e, o.At)
 	}
+	v.taskEvent(x, e)
 	if len(st.cancelled) > 0 {
 		v.judgeAfterCancel(x, e.RPCKind, e.RPCID, e.RPCMethod, e.Data, o.At)
 	}
@@ -98,6 +103,9 @@ func (v *Verifier) statelessEnd(x *exch, end *observe.End, at time.Duration) {
 		// cancelled request's id is a message for that one.
 		if x.origin == observe.FromUpstream {
 			for _, m := range end.Messages {
+				if m.ID == sx.id {
+					v.taskAnswered(m.TaskID, m.PollMS, x.num, at)
+				}
 				if len(st.cancelled) > 0 && m.ID != sx.id {
 					v.judgeAfterCancel(x, m.Kind, []byte(m.ID), []byte(m.Method), nil, at)
 				}

@@ -112,6 +112,7 @@ func (tl *timeline) request(method, path string, st mcp.StreamType, session stri
 			om := observe.Message{Kind: m.Kind, Method: m.MethodString(), ID: string(m.ID), ProgressToken: string(m.ProgressToken())}
 			if m.Kind == mcp.RPCRequest {
 				om.Params = m.ParamsDigest()
+				om.TaskID = jsonrpc.Unquote(m.TaskID())
 			}
 			om.Protocol = jsonrpc.Unquote(m.MetaProtocolVersion())
 			if n := m.TargetName(); n != nil {
