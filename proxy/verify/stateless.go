@@ -325,3 +325,11 @@ func (v *Verifier) owedEvidence(d *owedCall, at time.Duration) report.Evidence {
 	ev.Fault = d.fault
 	return ev
 }
+
+// refusesResumption reports whether the upstream answered a GET that
+// carried Last-Event-ID with 405: the server offers no stream at the
+// endpoint (2025-11-25 allows it; a server of 2026-07-28 answers an older
+// client so), and a client that stops reconnecting has understood it.
+func refusesResumption(x *exch) bool {
+	return x.method == http.MethodGet && x.fwdHasLEID && x.status == http.StatusMethodNotAllowed && x.origin == observe.FromUpstream
+}
