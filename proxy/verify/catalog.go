@@ -152,7 +152,9 @@ const (
 	// response, a failed attempt's end: a status fault, a 5xx, a reset, a
 	// resumption cut again), are a storm; one finding per storm. The
 	// failures are often fray's doing (status, reset, close); the storm is
-	// the client's answer to them, which is what is judged.
+	// the client's answer to them, which is what is judged. From
+	// 2026-07-28 on, re-issues of a call whose stream broke are judged
+	// the same way (judgeReissueBackoff).
 	cBackoff
 	// cRetriesTransient, client.retries-transient (warning): see judgeGone.
 	cRetriesTransient

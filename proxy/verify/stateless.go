@@ -68,6 +68,7 @@ type callKey struct {
 type fastRun struct {
 	n    int
 	wait time.Duration
+	at   time.Duration // when the last re-issue came
 }
 
 // slExch is one exchange of 2026-07-28 as these checks follow it.
@@ -244,9 +245,9 @@ func (v *Verifier) judgeReissueBackoff(x *exch, d *owedCall) {
 		delete(st.fast, k)
 		return
 	case ok && wait >= run.wait*3/2+5*time.Millisecond:
-		run = fastRun{n: 1, wait: wait}
+		run = fastRun{n: 1, wait: wait, at: x.at}
 	default:
-		run = fastRun{n: run.n + 1, wait: wait}
+		run = fastRun{n: run.n + 1, wait: wait, at: x.at}
 	}
 	st.fast[k] = run
 	if run.n < stormAfter {
@@ -306,6 +307,12 @@ func (v *Verifier) settleStateless(at time.Duration, final bool) {
 	st.owed = kept
 	for len(st.order) > 0 && (final || at-st.order[0].at > v.deadline) {
 		v.forgetCancelled(st.order[0])
+	}
+	for k, run := range st.fast {
+		// A run that went quiet is over: its call was answered.
+		if at-run.at > v.deadline {
+			delete(st.fast, k)
+		}
 	}
 	if final {
 		clear(st.exch)
