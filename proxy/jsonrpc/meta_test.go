@@ -83,3 +83,18 @@ func TestParamsDigest(t *testing.T) {
 		t.Errorf("no params digest %x, want 0", d)
 	}
 }
+
+// BenchmarkMetaMembers reads what classifying and observing a 2026-07-28
+// request adds to Scan: its _meta revision, its Mcp-Name value and the
+// digest of its params.
+func BenchmarkMetaMembers(b *testing.B) {
+	data := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"n":1},"_meta":{"progressToken":7,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m := Scan(data)
+		if m.MetaProtocolVersion() == nil || m.TargetName() == nil || m.ParamsDigest() == 0 {
+			b.Fatal("members not found")
+		}
+	}
+}
