@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 // statelessRun is one run of the 2026-07-28 scripted pair through fray.
@@ -22,13 +24,14 @@ type statelessRun struct {
 	client  scripted.StatelessClientOptions // besides the URL
 	profile *profiles.Profile
 	seed    uint64
+	trace   *trace.Writer // records the run when set
 }
 
 func (r statelessRun) run(t *testing.T) (report.Report, *scripted.StatelessResult, error) {
 	t.Helper()
 	srv := httptest.NewServer(scripted.NewStatelessServer(r.server))
 	defer srv.Close()
-	opts := engine.Options{Profile: r.profile}
+	opts := engine.Options{Profile: r.profile, Trace: r.trace}
 	if r.profile != nil {
 		seed := r.seed
 		opts.Seed = &seed
@@ -191,4 +194,51 @@ func TestStatelessPairIsClean(t *testing.T) {
 		}
 	}
 	t.Logf("cases judged: %v", total)
+}
+
+// TestStatelessTraceGivesTheSameVerdict: runs of 2026-07-28 traffic
+// recorded to a trace, with findings, are judged the same by fray check as
+// they were live: the revision, names, params digests and task fields the
+// checks read all travel in the trace.
+func TestStatelessTraceGivesTheSameVerdict(t *testing.T) {
+	runs := map[string]statelessRun{
+		"a cut call given up": {client: scripted.StatelessClientOptions{Fault: scripted.GiveUp}, profile: statelessCut(t), seed: 1},
+		"tasks polled too fast": {client: scripted.StatelessClientOptions{Tasks: true, Fault: scripted.PollTooFast}, profile: profileText(t, "slow", `
+[[fault]]
+kind = "latency"
+delay = "5ms"
+`), seed: 1},
+	}
+	for name, run := range runs {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			tw, err := trace.Create(path, trace.WriterOptions{Header: trace.Header{Started: time.Now(), Profile: run.profile.Name, Seed: run.seed, ProfileText: string(run.profile.Text)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run.trace = tw
+			live, _, _ := run.run(t)
+			rd, err := trace.Open(path, trace.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			offline, note, err := engine.Check(rd)
+			if err != nil || note != "" {
+				t.Fatalf("check: %v %q", err, note)
+			}
+			if len(found(live)) == 0 {
+				t.Fatalf("the live run found nothing: the comparison would prove little\n%s", describe(live))
+			}
+			for i, c := range live.Checks {
+				o := offline.Checks[i]
+				if c.ID != o.ID || c.Status != o.Status || c.Count != o.Count || c.Applied != o.Applied {
+					t.Errorf("%s: live %s x%d (%d judged), offline %s x%d (%d judged)", c.ID, c.Status, c.Count, c.Applied, o.Status, o.Count, o.Applied)
+				}
+			}
+			if live.Verdict != offline.Verdict {
+				t.Errorf("verdict live %s, offline %s", live.Verdict, offline.Verdict)
+			}
+		})
+	}
 }
