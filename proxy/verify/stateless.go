@@ -145,6 +145,11 @@ func (v *Verifier) statelessRequest(x *exch, o *observe.Observation) {
 		// sends with that id may answer the new request.
 		v.forgetCancelled(c)
 	}
+	if c := st.byToken[m.ProgressToken]; c != nil && m.ProgressToken != "" {
+		// Likewise its progress token: progress under it may be the new
+		// request's.
+		delete(st.byToken, m.ProgressToken)
+	}
 	v.judgeReissue(x, q, sx)
 	if sx.listen {
 		// A subscription stream answers its request only when it ends:

@@ -216,6 +216,19 @@ func TestStatelessSilentAfterCancel(t *testing.T) {
 		l.send(sresp(2))
 		expect(t, tl.report(), checks.ServerSilentAfterCancel, report.StatusPass, 0)
 	})
+	t.Run("a progress token the client used again is not watched", func(t *testing.T) {
+		tl := newTimeline(t, Options{}).speakStateless()
+		l := tl.listen(1)
+		tl.cutCall(2)
+		tl.wait(30 * ms)
+		// The re-issue (id 3) asks for progress under the cut call's token.
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","_meta":{%q:%q,"progressToken":"tok-2"}}}`, mcp.MetaProtocolVersion, mcp.RevStateless)
+		tl.request("POST", "/mcp", mcp.StreamPost, "", body, header(mcp.HeaderProtocol, mcp.RevStateless), header(mcp.HeaderMethod, "tools/call"), header(mcp.HeaderName, "add")).stream200()
+		l.send(sprogress(2))
+		r := tl.report()
+		expect(t, r, checks.ServerSilentAfterCancel, report.StatusPass, 0)
+		expect(t, r, checks.ClientReissuesCutRequest, report.StatusPass, 0)
+	})
 	t.Run("a response sent before the cut is not held against the server", func(t *testing.T) {
 		tl := newTimeline(t, Options{}).speakStateless()
 		tl.listen(1)
