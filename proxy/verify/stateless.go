@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
@@ -138,7 +139,7 @@ func (v *Verifier) statelessRequest(x *exch, o *observe.Observation) {
 	v.judgeTaskPoll(x, m)
 	if !x.answeredByFray {
 		sx.mismatch = mcp.RoutingMismatch(forwardedHeader(q), m.Method, m.Name, m.HasName)
-		sx.fault = x.reqFault
+		sx.fault = faultWith(o.Fired, faults.StripsHeaders)
 	}
 	if c := st.cancelled[m.ID]; c != nil {
 		// The client used a cancelled request's id again: what the server
