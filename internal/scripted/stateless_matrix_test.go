@@ -31,7 +31,10 @@ func (r statelessRun) run(t *testing.T) (report.Report, *scripted.StatelessResul
 	t.Helper()
 	srv := httptest.NewServer(scripted.NewStatelessServer(r.server))
 	defer srv.Close()
-	opts := engine.Options{Profile: r.profile, Trace: r.trace}
+	opts := engine.Options{Profile: r.profile}
+	if r.trace != nil {
+		opts.Trace = r.trace
+	}
 	if r.profile != nil {
 		seed := r.seed
 		opts.Seed = &seed
