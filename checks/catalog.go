@@ -24,6 +24,15 @@ const (
 	E2EEveryRequestAnswered   = "e2e.every-request-answered"
 	E2ENoMessageLost          = "e2e.no-message-lost"
 	E2ENoMessageDuplicated    = "e2e.no-message-duplicated"
+
+	// The checks of 2026-07-28, judged only on requests of that revision.
+	ClientReissuesCutRequest     = "client.reissues-cut-request"
+	ClientListensAgain           = "client.listens-again"
+	ClientRoutingHeaders         = "client.routing-headers"
+	ServerSilentAfterCancel      = "server.silent-after-cancel"
+	ServerListenAcknowledged     = "server.listen-acknowledged"
+	ServerHeaderMismatchRejected = "server.header-mismatch-rejected"
+	ClientTaskPollInterval       = "client.task-poll-interval"
 )
 
 // Where the rules stand.
@@ -34,6 +43,14 @@ const (
 	srcSession   = "2025-11-25 transports, Session Management"
 	srcMultiple  = "2025-11-25 transports, Multiple Connections, 2"
 	srcJSONRPC   = "JSON-RPC 2.0, 5, the Response object; MCP messages follow JSON-RPC 2.0"
+
+	srcStatelessChange = "2026-07-28 changelog, Major changes, 9"
+	srcCancel          = "2026-07-28 transports, Cancellation"
+	srcListenAck       = "2026-07-28 subscriptions, Acknowledgment"
+	srcListenClosure   = "2026-07-28 subscriptions, Graceful Closure"
+	srcSendingNew      = "2026-07-28 transports, Sending Messages, 3"
+	srcValidation      = "2026-07-28 transports, Server Validation"
+	srcTasks           = "SEP-2663 tasks extension, Task Polling"
 )
 
 // catalog holds every check. A severity follows the keyword of the quoted
@@ -101,4 +118,25 @@ var catalog = []Info{
 	{E2ENoMessageDuplicated, Error,
 		"No response reaches the client twice, except copies fray's duplicate fault made.",
 		"The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.", srcMultiple},
+	{ClientReissuesCutRequest, Error,
+		"A client whose call stream broke before the response re-issues the call as a new request with a new id.",
+		"A broken response stream loses the in-flight request; clients MUST re-issue it as a new request with a new request ID.", srcStatelessChange},
+	{ClientListensAgain, Warning,
+		"A client whose subscriptions/listen stream ended without a response sends subscriptions/listen again.",
+		"A client that receives this response knows the subscription closed cleanly; a transport that closes without it indicates an unexpected disconnect, which the client MAY treat as a trigger to reconnect.", srcListenClosure},
+	{ClientRoutingHeaders, Error,
+		"Every request carries Mcp-Method, and Mcp-Name where its method names a target, equal to its body.",
+		"The client MUST include the request metadata headers on each POST request.", srcSendingNew},
+	{ServerSilentAfterCancel, Error,
+		"After a request's stream closed, the server sends nothing more for it, on any stream.",
+		"The server SHOULD stop work on the cancelled request as soon as practical and MUST NOT send any further messages for it.", srcCancel},
+	{ServerListenAcknowledged, Error,
+		"Every subscriptions/listen stream begins with notifications/subscriptions/acknowledged.",
+		"The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId, and MUST NOT send any notification on the subscription before it.", srcListenAck},
+	{ServerHeaderMismatchRejected, Error,
+		"A request whose Mcp-Method or Mcp-Name disagrees with its body is answered 400 with JSON-RPC error -32020.",
+		"When rejecting a request due to header validation failure, servers MUST return HTTP status 400 Bad Request and MUST include a JSON-RPC error response using the following error code:", srcValidation},
+	{ClientTaskPollInterval, Warning,
+		"A client polls a task with tasks/get no sooner than the pollIntervalMs it was last given after its previous poll.",
+		"Clients SHOULD respect the pollIntervalMs provided in responses when determining polling frequency.", srcTasks},
 }

@@ -37,6 +37,7 @@ func TestCompileErrors(t *testing.T) {
 		{"status range", spec("status", "status", int64(99)), `fault[0].status: 99 is out of range 200..599`, faults.ErrRange},
 		{"wrong type bool", spec("drop-request", "hang", "yes"), `fault[0].hang: "yes" is not true or false`, faults.ErrType},
 		{"direction", spec("strip-header", "header", "Accept", "direction", "up"), `fault[0].direction: "up" is not "request" or "response"`, faults.ErrRange},
+		{"header value with a line break", spec("rewrite-header", "header", "Mcp-Name", "value", "a\r\nX-Evil: 1"), `fault[0].value: "a\r\nX-Evil: 1" holds a line break or NUL, which no header value may`, faults.ErrRange},
 		{"id with newline", spec("rewrite-id", "id", "a\nb"), `fault[0].id: "a\nb" holds a line break or control character, which an id cannot carry`, faults.ErrRange},
 	}
 	for _, tt := range tests {
@@ -83,8 +84,8 @@ func TestCompileReportsEverything(t *testing.T) {
 
 func TestKindsAreDocumented(t *testing.T) {
 	ks := faults.Kinds()
-	if len(ks) != 22 {
-		t.Errorf("%d kinds registered, want 22", len(ks))
+	if len(ks) != 23 {
+		t.Errorf("%d kinds registered, want 23", len(ks))
 	}
 	seen := map[string]bool{}
 	for _, k := range ks {

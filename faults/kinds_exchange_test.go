@@ -74,6 +74,12 @@ func TestExchangeKinds(t *testing.T) {
 				t.Errorf("got %v", a.StripRequestHeaders)
 			}
 		}},
+		{"rewrite-header", spec("rewrite-header", "header", "mcp-name", "value", "fray-mismatch"), postEx(), true, func(t *testing.T, a faults.ExchangeAction) {
+			if !slices.Equal(a.SetRequestHeaders, []faults.HeaderSet{{Name: "Mcp-Name", Value: "fray-mismatch"}}) || a.StripRequestHeaders != nil {
+				t.Errorf("got %v %v", a.SetRequestHeaders, a.StripRequestHeaders)
+			}
+		}},
+		{"rewrite-header leaves a GET alone", spec("rewrite-header", "header", "Mcp-Name", "value", "x"), resumeEx("5"), false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,8 +33,17 @@ type ExchangeAction struct {
 	// from the forwarded request and from the response to the client.
 	StripRequestHeaders  []string
 	StripResponseHeaders []string
+	// SetRequestHeaders are set on the forwarded request, in order, after
+	// the stripped ones are removed.
+	SetRequestHeaders []HeaderSet
 	// Fired lists the faults that produced this action.
 	Fired []Firing
+}
+
+// HeaderSet is one header field a fault sets: its canonical name and
+// the value it gets.
+type HeaderSet struct {
+	Name, Value string
 }
 
 // CloseMode says how a fault ends a stream.

@@ -28,4 +28,5 @@ var registry = []*Kind{
 	&stripLastEventIDKind,
 	&rewriteLastEventIDKind,
 	&stripHeaderKind,
+	&rewriteHeaderKind,
 }

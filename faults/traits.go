@@ -46,8 +46,8 @@ const (
 	// ChangesLastEventID: the Last-Event-ID the server gets differs from
 	// the client's: strip-last-event-id, rewrite-last-event-id.
 	ChangesLastEventID
-	// StripsHeaders: headers are removed from the request or the response:
-	// strip-header.
+	// StripsHeaders: headers are removed from (or set on) the request or
+	// the response: strip-header, rewrite-header.
 	StripsHeaders
 
 	numTraits = iota

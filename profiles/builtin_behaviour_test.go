@@ -94,3 +94,59 @@ func TestLossyResumeLosesOnHalf(t *testing.T) {
 		t.Errorf("lost on %d of 200 streams, want about half", lost)
 	}
 }
+
+// TestStatelessCutCutsCallsMidWayAndListensAfterTheirAck: under
+// stateless-cut, about half the tools/call streams of 2026-07-28 (a
+// progress notification, then the response) are closed cleanly after the
+// progress, never before it nor at the response; subscription streams
+// are reset after their acknowledgement at most twice; the first listen
+// is answered 503.
+func TestStatelessCutCutsCallsMidWayAndListensAfterTheirAck(t *testing.T) {
+	p, err := profiles.Builtin("stateless-cut")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := p.Plan(p.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := []mcp.Event{
+		{Index: 0, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")},
+		{Index: 1, Dispatched: true, RPCKind: mcp.RPCResponse},
+	}
+	cut := 0
+	for seq := 1; seq <= 40; seq++ {
+		at, act := closedAt(set, exchange(mcp.StreamPost, seq, "tools/call"), call)
+		switch {
+		case at == 0 && act.Close == faults.CloseAfter:
+			cut++
+		case at != -1:
+			t.Fatalf("tools/call stream %d: closed at %d (%v), want after the progress or not at all", seq, at, act.Close)
+		}
+	}
+	if cut < 10 || cut > 30 {
+		t.Errorf("%d of 40 tools/call streams cut, want about half", cut)
+	}
+	if a := set.Exchange(exchange(mcp.StreamPost, 41, mcp.MethodListen)); a.Status != http.StatusServiceUnavailable {
+		t.Errorf("the first listen got status %d, want 503", a.Status)
+	}
+	listen := []mcp.Event{
+		{Index: 0, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte(mcp.MethodListenAcknowledged)},
+		{Index: 1, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/tools/list_changed")},
+	}
+	resets := 0
+	for seq := 42; seq <= 80; seq++ {
+		at, act := closedAt(set, exchange(mcp.StreamPost, seq, mcp.MethodListen), listen)
+		switch {
+		case at == 0 && act.Close == faults.CloseReset:
+			t.Fatalf("listen stream %d reset before its acknowledgement was written", seq)
+		case at == 1 && act.Close == faults.CloseReset:
+			resets++
+		case at != -1:
+			t.Fatalf("listen stream %d: closed at %d (%v)", seq, at, act.Close)
+		}
+	}
+	if resets == 0 || resets > 2 {
+		t.Errorf("%d listen streams reset, want 1 or 2", resets)
+	}
+}

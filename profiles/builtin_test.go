@@ -9,7 +9,7 @@ import (
 )
 
 func TestBuiltinsValidate(t *testing.T) {
-	want := []string{"flaky-gateway", "legacy-sse", "lossy-resume", "mobile-network", "no-priming", "polling-server", "retry-storm", "soak"}
+	want := []string{"flaky-gateway", "legacy-sse", "lossy-resume", "mobile-network", "no-priming", "polling-server", "retry-storm", "soak", "stateless-cut"}
 	names := profiles.Names()
 	if len(names) != len(want) {
 		t.Fatalf("Names() = %v, want %v", names, want)

@@ -28,7 +28,7 @@ type exchange struct {
 
 // classify fills ex from the client's request and (for a POST) its body.
 func (p *Proxy) classify(r *http.Request, ex *exchange) {
-	p.classifyBody(ex)
+	meta := p.classifyBody(ex)
 	c := mcp.Classify(r.Method, r.URL, r.Header, ex.RPCKind, &p.legacy)
 	ex.Method = r.Method
 	ex.Path = r.URL.Path
@@ -37,17 +37,15 @@ func (p *Proxy) classify(r *http.Request, ex *exchange) {
 	ex.Session = c.Session
 	var known string
 	ex.SessionSeq, ex.StreamSeq, known = p.sessions.touch(ex.Session, ex.Stream)
-	ex.protocol = c.Protocol
-	if ex.protocol == "" {
-		ex.protocol = known
-	}
+	ex.protocol = mcp.RequestRevision(c.Protocol, meta, known)
 }
 
 // classifyBody reads the JSON-RPC identity of the first message of a POST
-// body (and counts a batch's messages).
-func (p *Proxy) classifyBody(ex *exchange) {
+// body (and counts a batch's messages). It returns the protocol revision
+// the first message names in its _meta, "" when none.
+func (p *Proxy) classifyBody(ex *exchange) (meta string) {
 	if len(ex.body) == 0 {
-		return
+		return ""
 	}
 	first := true
 	jsonrpc.ScanBatch(ex.body, func(m jsonrpc.Message) bool {
@@ -57,12 +55,16 @@ func (p *Proxy) classifyBody(ex *exchange) {
 			ex.RPCKind = m.Kind
 			ex.RPCMethod = string(m.Method)
 			ex.RPCID = string(m.ID)
+			if v := m.MetaProtocolVersion(); v != nil {
+				meta = jsonrpc.Unquote(v)
+			}
 		}
 		if m.Kind == mcp.RPCRequest && string(m.Method) == "initialize" {
 			ex.initReq = true
 		}
 		return true
 	})
+	return meta
 }
 
 // logAttrs describes the exchange for a log line.

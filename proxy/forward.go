@@ -252,6 +252,9 @@ func (p *Proxy) outRequest(ctx context.Context, r *http.Request, ex *exchange, a
 	for _, h := range act.StripRequestHeaders {
 		out.Header.Del(h)
 	}
+	for _, h := range act.SetRequestHeaders {
+		out.Header.Set(h.Name, h.Value)
+	}
 	return out
 }
 

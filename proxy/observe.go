@@ -44,7 +44,7 @@ func (p *Proxy) observeRequest(r *http.Request, ex *exchange, act *faults.Exchan
 	}
 	if len(ex.body) > 0 {
 		jsonrpc.ScanBatch(ex.body, func(m jsonrpc.Message) bool {
-			req.Messages = append(req.Messages, observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID), ProgressToken: string(m.ProgressToken())})
+			req.Messages = append(req.Messages, requestMessage(&m))
 			if m.Kind == mcp.RPCNotification && m.MethodIs("notifications/cancelled") {
 				if id := jsonrpc.Lookup(m.Params, "requestId"); id != nil {
 					req.Cancels = append(req.Cancels, string(id))
@@ -59,6 +59,7 @@ func (p *Proxy) observeRequest(r *http.Request, ex *exchange, act *faults.Exchan
 	a.Dropped = act.DropRequest
 	a.Hang = act.Hang
 	a.StrippedHeaders = act.StripRequestHeaders
+	a.SetHeaders = act.SetRequestHeaders
 	if act.StripLastEventID || act.HasLastEventID {
 		a.LastEventIDChanged = true
 		a.HasForwardedLastEventID = act.HasLastEventID
@@ -103,8 +104,30 @@ func upstreamResponse(h http.Header, status int, stream bool) *observe.Response 
 func bodyMessages(body []byte) []observe.Message {
 	var out []observe.Message
 	jsonrpc.ScanBatch(body, func(m jsonrpc.Message) bool {
-		out = append(out, observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID)})
+		om := observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID)}
+		om.ErrorCode, _ = m.ErrorCode()
+		if id := m.TaskID(); id != nil {
+			om.TaskID = jsonrpc.Unquote(id)
+			om.PollMS, _ = m.PollIntervalMs()
+		}
+		out = append(out, om)
 		return true
 	})
 	return out
+}
+
+// requestMessage describes one message of a request body for observers.
+func requestMessage(m *jsonrpc.Message) observe.Message {
+	om := observe.Message{Kind: m.Kind, Method: string(m.Method), ID: string(m.ID), ProgressToken: string(m.ProgressToken())}
+	if m.Kind == mcp.RPCRequest {
+		om.Params = m.ParamsDigest()
+		om.TaskID = jsonrpc.Unquote(m.TaskID())
+	}
+	if v := m.MetaProtocolVersion(); v != nil {
+		om.Protocol = jsonrpc.Unquote(v)
+	}
+	if n := m.TargetName(); n != nil {
+		om.Name, om.HasName = jsonrpc.Unquote(n), true
+	}
+	return om
 }

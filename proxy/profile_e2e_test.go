@@ -224,6 +224,13 @@ func e2eCases() []e2eCase {
 					t.Fatalf("upstream got %v, want no Mcp-Session-Id and the rest", h)
 				}
 			}},
+		{name: "rewrite-header", fault: "header = \"mcp-name\"\nvalue = \"fray-mismatch\"", at: "exchange",
+			check: func(t *testing.T, r *e2eResult) {
+				body(e2eStream)(t, r)
+				if h := r.up.only(t); len(h.Values("Mcp-Name")) != 1 || h.Get("Mcp-Name") != "fray-mismatch" || h.Get("Authorization") != "Bearer t" {
+					t.Fatalf("upstream got %v, want Mcp-Name: fray-mismatch and the rest", h)
+				}
+			}},
 	}
 }
 

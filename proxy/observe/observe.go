@@ -170,6 +170,9 @@ type RequestAction struct {
 	// StrippedHeaders names the request headers removed before forwarding
 	// (strip-header faults), e.g. Mcp-Session-Id.
 	StrippedHeaders []string
+	// SetHeaders are the request headers a rewrite-header fault set
+	// before forwarding, in order (a later one for the same name wins).
+	SetHeaders []faults.HeaderSet
 }
 
 // Origin says who made a response.
@@ -302,6 +305,22 @@ type Message struct {
 	Method        string
 	ID            string
 	ProgressToken string
+	// Protocol is the revision a request names in params._meta (from
+	// 2026-07-28), "" when none; Name is the value its Mcp-Name header
+	// mirrors (params.name or params.uri), when HasName.
+	Protocol string
+	Name     string
+	HasName  bool
+	// ErrorCode is error.code of an error response, 0 when none.
+	ErrorCode int
+	// Params is a digest of a request's params without their _meta, the
+	// same for a request re-issued under a new id; 0 when none.
+	Params uint64
+	// TaskID is the task a request names (params.taskId) or a response
+	// reports (result.taskId), "" when none; PollMS the pollIntervalMs a
+	// response gives for it, 0 when none.
+	TaskID string
+	PollMS int64
 }
 
 // Cause says how an exchange ended.

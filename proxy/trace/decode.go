@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/frayproxy/fray/checks"
@@ -129,6 +130,13 @@ func decodeRequest(w *wireRequest) (*observe.Request, error) {
 			Latency: us(a.LatencyUS), Answered: a.Answered, Dropped: a.Dropped, Hang: a.Hang,
 			LastEventIDChanged: a.LastEventIDChanged, StrippedHeaders: a.StrippedHeaders,
 		}
+		for i, h := range a.SetHeaders {
+			name, value, ok := strings.Cut(h, ": ")
+			if !ok {
+				return nil, fmt.Errorf("request.action.set_headers[%d] %q is not \"Name: value\"", i, h)
+			}
+			r.Action.SetHeaders = append(r.Action.SetHeaders, faults.HeaderSet{Name: name, Value: value})
+		}
 		if a.ForwardedLastEventID != nil {
 			r.Action.HasForwardedLastEventID, r.Action.ForwardedLastEventID = true, *a.ForwardedLastEventID
 		}
@@ -143,7 +151,11 @@ func decodeMessages(ws []wireMessage, where string) ([]observe.Message, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s.messages[%d].kind %q is unknown", where, i, m.Kind)
 		}
-		out = append(out, observe.Message{Kind: k, Method: deref(m.Method), ID: deref(m.ID), ProgressToken: deref(m.Progress)})
+		om := observe.Message{Kind: k, Method: deref(m.Method), ID: deref(m.ID), ProgressToken: deref(m.Progress), Protocol: deref(m.Protocol), ErrorCode: m.ErrorCode, Params: m.Params, TaskID: deref(m.TaskID), PollMS: m.PollMS}
+		if m.Name != nil {
+			om.Name, om.HasName = *m.Name, true
+		}
+		out = append(out, om)
 	}
 	return out, nil
 }

@@ -124,6 +124,12 @@ type wireMessage struct {
 	ID        *string `json:"id"`
 	IDB64     *string `json:"id_b64"`
 	Progress  *string `json:"progress_token"`
+	Protocol  *string `json:"protocol"`
+	Name      *string `json:"name"`
+	ErrorCode int     `json:"error_code"`
+	Params    uint64  `json:"params_digest"`
+	TaskID    *string `json:"task_id"`
+	PollMS    int64   `json:"poll_ms"`
 }
 
 type wireRequest struct {
@@ -144,6 +150,7 @@ type wireAction struct {
 	LastEventIDChanged   bool     `json:"last_event_id_changed"`
 	ForwardedLastEventID *string  `json:"forwarded_last_event_id"`
 	StrippedHeaders      []string `json:"stripped_headers"`
+	SetHeaders           []string `json:"set_headers"`
 }
 
 type wireResp struct {

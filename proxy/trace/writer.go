@@ -277,7 +277,7 @@ func encodeRequest(e *enc, r *observe.Request, red *redactor) {
 		e.strings("cancels", r.Cancels)
 	}
 	a := &r.Action
-	if a.Latency != 0 || a.Answered || a.Dropped || a.Hang || a.LastEventIDChanged || len(a.StrippedHeaders) > 0 {
+	if a.Latency != 0 || a.Answered || a.Dropped || a.Hang || a.LastEventIDChanged || len(a.StrippedHeaders) > 0 || len(a.SetHeaders) > 0 {
 		e.object("action")
 		e.intNonZero("latency_us", a.Latency.Microseconds())
 		e.flag("answered", a.Answered)
@@ -289,6 +289,13 @@ func encodeRequest(e *enc, r *observe.Request, red *redactor) {
 		}
 		if len(a.StrippedHeaders) > 0 {
 			e.strings("stripped_headers", a.StrippedHeaders)
+		}
+		if len(a.SetHeaders) > 0 {
+			set := make([]string, len(a.SetHeaders))
+			for i, h := range a.SetHeaders {
+				set[i] = h.Name + ": " + h.Value
+			}
+			e.strings("set_headers", set)
 		}
 		e.close()
 	}
@@ -311,6 +318,16 @@ func encodeMessages(e *enc, ms []observe.Message) {
 		e.strNonEmpty("method", m.Method)
 		e.strNonEmpty("id", m.ID)
 		e.strNonEmpty("progress_token", m.ProgressToken)
+		e.strNonEmpty("protocol", m.Protocol)
+		if m.HasName {
+			e.str("name", m.Name)
+		}
+		e.intNonZero("error_code", int64(m.ErrorCode))
+		if m.Params != 0 {
+			e.uint("params_digest", m.Params)
+		}
+		e.strNonEmpty("task_id", m.TaskID)
+		e.intNonZero("poll_ms", m.PollMS)
 		e.close()
 	}
 	e.b = append(e.b, ']')

@@ -152,7 +152,9 @@ const (
 	// response, a failed attempt's end: a status fault, a 5xx, a reset, a
 	// resumption cut again), are a storm; one finding per storm. The
 	// failures are often fray's doing (status, reset, close); the storm is
-	// the client's answer to them, which is what is judged.
+	// the client's answer to them, which is what is judged. From
+	// 2026-07-28 on, re-issues of a call whose stream broke are judged
+	// the same way (judgeReissueBackoff).
 	cBackoff
 	// cRetriesTransient, client.retries-transient (warning): see judgeGone.
 	cRetriesTransient
@@ -202,6 +204,27 @@ const (
 	// replayed from at or before Last-Event-ID (explained by
 	// server.replay-no-duplicates).
 	cNoDup
+	// The checks of 2026-07-28 (stateless*.go), applied only to requests
+	// whose revision (Mcp-Protocol-Version, else the revision their _meta
+	// names) is 2026-07-28 or later; the checks above that rest on
+	// sessions, event ids or resumption excuse those requests.
+	//
+	// cReissue, client.reissues-cut-request (error): see judgeReissue.
+	cReissue
+	// cListensAgain, client.listens-again (warning): see owedListen.
+	cListensAgain
+	// cRoutingHeaders, client.routing-headers (error): see judgeRouting.
+	cRoutingHeaders
+	// cSilentAfterCancel, server.silent-after-cancel (error): see
+	// noteCancelled and judgeAfterCancel.
+	cSilentAfterCancel
+	// cListenAck, server.listen-acknowledged (error): see judgeListenAck.
+	cListenAck
+	// cHeaderMismatch, server.header-mismatch-rejected (error): see
+	// judgeMismatchAnswer.
+	cHeaderMismatch
+	// cTaskPoll, client.task-poll-interval (warning): see judgeTaskPoll.
+	cTaskPoll
 	numChecks
 )
 
@@ -219,6 +242,10 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cRetryHonoured: checks.ClientRetryHonoured, cBackoff: checks.ClientBackoff, cRetriesTransient: checks.ClientRetriesTransient,
 		cNewSession: checks.ClientNewSessionAfter404, cAnswered: checks.E2EEveryRequestAnswered,
 		cNoLost: checks.E2ENoMessageLost, cNoDup: checks.E2ENoMessageDuplicated,
+		cReissue: checks.ClientReissuesCutRequest, cListensAgain: checks.ClientListensAgain,
+		cRoutingHeaders: checks.ClientRoutingHeaders, cSilentAfterCancel: checks.ServerSilentAfterCancel,
+		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
+		cTaskPoll: checks.ClientTaskPollInterval,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

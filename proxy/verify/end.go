@@ -22,6 +22,7 @@ func (v *Verifier) onEnd(o *observe.Observation) {
 	delete(v.exch, x.num)
 	s := x.sess
 	s.open--
+	defer v.statelessEnd(x, o.End, o.At)
 	s.lastAt = max(s.lastAt, o.At)
 	end := o.End
 	switch {

@@ -33,6 +33,9 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	x.events++
 	v.noteEventFaults(x, e, o)
+	if v.stateless != nil {
+		v.statelessEvent(x, e, o)
+	}
 	if !e.Parsed {
 		x.unparsed = true
 		if e.Fate == observe.Delivered {
@@ -348,6 +351,10 @@ func orUnknown(rev string) string {
 // answering a request whose stream was cut must not say the cut cancelled
 // it (server.disconnect-not-cancel).
 func (v *Verifier) relatedMessage(x *exch, e *observe.Event, o *observe.Observation) {
+	if mcp.Stateless(x.protocol) {
+		// server.silent-after-cancel judges these from 2026-07-28 on.
+		return
+	}
 	s := x.sess
 	switch e.RPCKind {
 	case mcp.RPCNotification:

@@ -1,10 +1,13 @@
 package verify
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -111,6 +114,34 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 		{checks.E2ENoMessageDuplicated, "", false, func(tl *timeline) {
 			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
 		}},
+		{checks.ClientReissuesCutRequest, "close", false, func(tl *timeline) {
+			tl.speakStateless().cutCall(1)
+			tl.wait(time.Minute)
+		}},
+		{checks.ClientListensAgain, "reset", false, func(tl *timeline) {
+			tl.speakStateless().scall(1, mcp.MethodListen, "").stream200().send(acked().as(observe.Delivered, fault(0, "reset"))).end(observe.FaultReset)
+			tl.wait(time.Minute)
+		}},
+		{checks.ClientRoutingHeaders, "", false, func(tl *timeline) {
+			tl.speakStateless().scall(1, "tools/call", "add", header(mcp.HeaderName, "sub")).jsonAnswer("1")
+		}},
+		{checks.ServerSilentAfterCancel, "close", false, func(tl *timeline) {
+			l := tl.speakStateless().listen(1)
+			tl.cutCall(2)
+			l.send(sresp(2))
+		}},
+		{checks.ServerListenAcknowledged, "", false, func(tl *timeline) {
+			tl.speakStateless().scall(1, mcp.MethodListen, "").stream200().send(sresp(1))
+		}},
+		{checks.ClientTaskPollInterval, "", false, func(tl *timeline) {
+			tl.speakStateless().taskCreated(1, "t-1", 500)
+			tl.wait(10 * ms)
+			tl.poll(2, "t-1", 500)
+		}},
+		{checks.ServerHeaderMismatchRejected, "rewrite-header", false, func(tl *timeline) {
+			tl.speakStateless().scall(1, "tools/call", "add", fired(fault(0, "rewrite-header")),
+				action(observe.RequestAction{SetHeaders: []faults.HeaderSet{{Name: mcp.HeaderName, Value: "x"}}})).jsonAnswer("1")
+		}},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -126,7 +157,8 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 				t.Fatalf("no finding: %+v", c)
 			}
 			e := c.Evidence[0]
-			if e.Message == "" || e.Session == 0 || e.Exchange == 0 || e.AtMS <= 0 {
+			sessionless := slices.Contains(statelessChecks, tt.check)
+			if e.Message == "" || e.Session == 0 && !sessionless || e.Exchange == 0 || e.AtMS <= 0 {
 				t.Errorf("evidence lacks a field: %+v", e)
 			}
 			if tt.ids && len(e.EventIDs) == 0 {

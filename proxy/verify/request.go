@@ -81,6 +81,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 	if q.Method == http.MethodGet && len(v.legacy) > 0 {
 		v.legacyAttempt(x)
 	}
+	v.statelessRequest(x, o)
 }
 
 // addRequest enters one forwarded request in the session's ledger.

@@ -285,6 +285,10 @@ func (v *Verifier) attemptFailed(l *logical, x *exch, at time.Duration) {
 	}
 	l.owed = l.kind == mcp.StreamPost && l.reqs > 0 && l.hasID && mcp.Resumable(l.protocol) ||
 		l.kind == mcp.StreamLegacy
+	if l.owed && refusesResumption(x) {
+		l.owed = false
+		v.excuse(cReconnects, "the server answered the resumption 405: it offers no stream to resume")
+	}
 }
 
 // legacyAttempt records a GET on the SSE path of a legacy stream that

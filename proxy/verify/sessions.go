@@ -90,6 +90,7 @@ func (v *Verifier) sweep(at time.Duration, final bool) {
 	}
 	v.settleLegacy(at, final)
 	v.settleReinit(at, final)
+	v.settleStateless(at, final)
 	if final {
 		clear(v.exch)
 		v.dead = nil

@@ -133,6 +133,8 @@ func (v *Verifier) streamReason(l *logical) string {
 	switch {
 	case l.kind == mcp.StreamLegacy || l.sess.legacy:
 		return "legacy transport"
+	case mcp.Stateless(l.protocol):
+		return statelessExcuse(l)
 	case !mcp.Resumable(l.protocol):
 		return "protocol without resumability"
 	case l.blocked != "":

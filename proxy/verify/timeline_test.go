@@ -109,7 +109,16 @@ func (tl *timeline) request(method, path string, st mcp.StreamType, session stri
 	}
 	if body != "" {
 		jsonrpc.ScanBatch([]byte(body), func(m jsonrpc.Message) bool {
-			q.Messages = append(q.Messages, observe.Message{Kind: m.Kind, Method: m.MethodString(), ID: string(m.ID), ProgressToken: string(m.ProgressToken())})
+			om := observe.Message{Kind: m.Kind, Method: m.MethodString(), ID: string(m.ID), ProgressToken: string(m.ProgressToken())}
+			if m.Kind == mcp.RPCRequest {
+				om.Params = m.ParamsDigest()
+				om.TaskID = jsonrpc.Unquote(m.TaskID())
+			}
+			om.Protocol = jsonrpc.Unquote(m.MetaProtocolVersion())
+			if n := m.TargetName(); n != nil {
+				om.Name, om.HasName = jsonrpc.Unquote(n), true
+			}
+			q.Messages = append(q.Messages, om)
 			if m.Kind == mcp.RPCNotification && m.MethodIs("notifications/cancelled") {
 				q.Cancels = append(q.Cancels, string(jsonrpc.Lookup(m.Params, "requestId")))
 			}

@@ -108,6 +108,9 @@ type Verifier struct {
 	// nothing it still owed will come.
 	clientExited bool
 	command      *report.Command
+	// stateless is the ledger of the 2026-07-28 checks, nil until a
+	// request of that revision comes.
+	stateless *stateless
 }
 
 // globalRec places an upstream event id in its session, to recognise a
