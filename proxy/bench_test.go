@@ -1,12 +1,14 @@
 package proxy_test
 
 import (
+	"flag"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,9 +52,19 @@ import (
 func BenchmarkStream(b *testing.B) {
 	setups, up, done := newBenchSetups(b, b.TempDir())
 	defer done()
+	if *benchOnly != "" {
+		setups = slices.DeleteFunc(setups, func(s benchSetup) bool {
+			return !slices.Contains(strings.Split(*benchOnly, ","), s.name)
+		})
+	}
 	b.Run("paced", func(b *testing.B) { benchRegime(b, setups, up, 1, true) })
 	b.Run("bulk", func(b *testing.B) { benchRegime(b, setups, up, benchBulk, false) })
 }
+
+// benchOnly narrows BenchmarkStream to some setups, to profile one:
+//
+//	go test -run XXX -bench BenchmarkStream/bulk -cpuprofile cpu.out ./proxy/ -args -stream.setups fray-shipped
+var benchOnly = flag.String("stream.setups", "", "comma-separated setups BenchmarkStream runs (all when empty)")
 
 const (
 	// benchPath is where the upstream serves its stream.

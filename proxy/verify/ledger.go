@@ -132,7 +132,7 @@ type logical struct {
 
 	// Client side.
 	reqs        int // requests of its POST not yet answered
-	lastID      string
+	lastID      []byte // storage reused from event to event
 	hasID       bool // lastID is set and non-empty
 	everID      bool
 	idUncertain bool
@@ -175,7 +175,7 @@ type logical struct {
 
 // evRec is one event of a logical stream, kept to judge a replay.
 type evRec struct {
-	id         string
+	id         []byte // storage reused when the ring wraps
 	pos        int64
 	dispatched bool
 	at         time.Duration

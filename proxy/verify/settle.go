@@ -175,8 +175,8 @@ func (v *Verifier) settleRequest(s *session, r *request, at time.Duration) {
 	if l := r.lg; l != nil {
 		ev.Related = related(append([]uint64{l.endEx}, l.attempts...)...)
 		ev.Fault = l.endFault
-		if l.lastID != "" {
-			ev.EventIDs = []string{l.lastID}
+		if len(l.lastID) > 0 {
+			ev.EventIDs = []string{string(l.lastID)}
 		}
 	}
 	v.find(cAnswered, levelError, ev)

@@ -91,7 +91,9 @@ type Verifier struct {
 	metaNext int
 	metaFull bool // some session ids were forgotten
 	exch     map[uint64]*exch
-	global   map[string]globalRec
+	// global indexes at most maxGlobal upstream event ids by idHash,
+	// so that recording an id makes no string of it.
+	global map[uint64]globalRec
 	reinit   []reinitDue
 	legacy   []*logical
 	dead     []*session
@@ -135,7 +137,7 @@ func New(opts Options) *Verifier {
 		sessions: make(map[string]*session),
 		meta:     make(map[uint64]*sessionMeta),
 		exch:     make(map[uint64]*exch),
-		global:   make(map[string]globalRec),
+		global:   make(map[uint64]globalRec),
 	}
 	v.expectFaults = opts.Faults > 0
 	if v.deadline <= 0 {

@@ -1,52 +1,56 @@
 package verify
 
-// window is a map that keeps at most cap keys, forgetting the oldest
-// insertion first: the ledger's bound on ids per session. The zero value
-// is not usable; see newWindow.
+// window is a map from ids to V that keeps at most cap keys, forgetting
+// the oldest insertion first: the ledger's bound on ids per session. Once
+// full, each new key takes the place, and the key storage, of the one it
+// evicts, so a full window allocates nothing. The zero value is not
+// usable; see newWindow. It is not safe for concurrent use.
 type window[V any] struct {
-	m    map[string]V
-	ring []string
+	t    idTable[V]
+	ring []int32 // entries in insertion order; once full, the oldest at next
 	next int
 	cap  int
+	old  []byte // the key put evicted last
 	// dropped counts keys forgotten to make room.
 	dropped int
 }
 
 func newWindow[V any](cap int) *window[V] {
-	return &window[V]{m: make(map[string]V), cap: cap}
+	return &window[V]{cap: cap}
 }
 
-func (w *window[V]) get(k string) (V, bool) {
-	v, ok := w.m[k]
-	return v, ok
-}
+func (w *window[V]) get(k string) (V, bool) { return w.t.get(bytesOf(k)) }
+
+// getBytes is get for the bytes of a key.
+func (w *window[V]) getBytes(k []byte) (V, bool) { return w.t.get(k) }
 
 // put sets k to v. A new key past the bound evicts the oldest one, which
-// it returns with evicted true.
-func (w *window[V]) put(k string, v V) (oldKey string, oldVal V, evicted bool) {
-	if _, ok := w.m[k]; ok {
-		w.m[k] = v
-		return "", oldVal, false
+// it returns with evicted true; oldKey is valid until the next put.
+func (w *window[V]) put(k string, v V) (oldKey []byte, oldVal V, evicted bool) {
+	return w.putBytes(bytesOf(k), v)
+}
+
+// putBytes is put for the bytes of a key, which it copies.
+func (w *window[V]) putBytes(k []byte, v V) (oldKey []byte, oldVal V, evicted bool) {
+	if i := w.t.find(k); i >= 0 {
+		w.t.ents[i].val = v
+		return nil, oldVal, false
 	}
-	w.m[k] = v
 	if len(w.ring) < w.cap {
-		w.ring = append(w.ring, k)
-		return "", oldVal, false
+		w.ring = append(w.ring, w.t.insert(k, v))
+		return nil, oldVal, false
 	}
-	oldKey = w.ring[w.next]
-	oldVal, evicted = w.m[oldKey]
-	delete(w.m, oldKey)
-	w.ring[w.next] = k
+	oi := w.ring[w.next]
+	w.old = append(w.old[:0], w.t.ents[oi].key...)
+	oldVal = w.t.ents[oi].val
+	w.t.remove(oi)
+	w.ring[w.next] = w.t.insert(k, v)
 	w.next = (w.next + 1) % w.cap
 	w.dropped++
-	return oldKey, oldVal, evicted
+	return w.old, oldVal, true
 }
 
-func (w *window[V]) len() int { return len(w.m) }
+func (w *window[V]) len() int { return w.t.len() }
 
 // each calls fn for every key held.
-func (w *window[V]) each(fn func(k string, v V)) {
-	for k, v := range w.m {
-		fn(k, v)
-	}
-}
+func (w *window[V]) each(fn func(k []byte, v V)) { w.t.each(fn) }
