@@ -131,9 +131,9 @@ type logical struct {
 	kept     []*kept
 
 	// Client side.
-	reqs        int // requests of its POST not yet answered
+	reqs        int    // requests of its POST not yet answered
 	lastID      []byte // storage reused from event to event
-	hasID       bool // lastID is set and non-empty
+	hasID       bool   // lastID is set and non-empty
 	everID      bool
 	idUncertain bool
 	retry       time.Duration

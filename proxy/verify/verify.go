@@ -93,11 +93,11 @@ type Verifier struct {
 	exch     map[uint64]*exch
 	// global indexes at most maxGlobal upstream event ids by idHash,
 	// so that recording an id makes no string of it.
-	global map[uint64]globalRec
-	reinit   []reinitDue
-	legacy   []*logical
-	dead     []*session
-	changes  []report.ProfileChange
+	global  map[uint64]globalRec
+	reinit  []reinitDue
+	legacy  []*logical
+	dead    []*session
+	changes []report.ProfileChange
 
 	// What the run saw, for a verdict that is earned: answers from the
 	// upstream and from fray itself, JSON-RPC requests forwarded, and

@@ -100,13 +100,13 @@ func Parse(r io.Reader) (Results, error) {
 // held to (Max: at most; otherwise at least), and whether it is only
 // printed.
 type Ratio struct {
-	Name   string
-	Value  float64
-	Bound  float64
-	Max    bool
-	Info   bool
-	Unit   string // "×" for a ratio
-	Runs   int
+	Name  string
+	Value float64
+	Bound float64
+	Max   bool
+	Info  bool
+	Unit  string // "×" for a ratio
+	Runs  int
 }
 
 func (r *Ratio) ok() bool {
