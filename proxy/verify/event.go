@@ -86,7 +86,7 @@ func (v *Verifier) noteEventFaults(x *exch, e *observe.Event, o *observe.Observa
 	if f := faultWith(o.Fired, faults.EndsStream|faults.HoldsStream); f != nil && x.endFault == nil {
 		x.endFault = f
 	}
-	if f := faultWith(o.Fired, faults.HidesIDs); f != nil {
+	if f := sameFault(x.idFault, o.Fired, faults.HidesIDs); f != nil {
 		x.idFault = f
 		x.cli.idFault = f
 	}
@@ -163,7 +163,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 	}
 	if e.DeliveredHasRetry {
 		l.retry, l.hasRetry = time.Duration(e.DeliveredRetry)*time.Millisecond, true
-		l.retryFault = faultWith(o.Fired, faults.ChangesRetry)
+		l.retryFault = sameFault(l.retryFault, o.Fired, faults.ChangesRetry)
 	}
 	if !msg {
 		return
@@ -215,6 +215,17 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 // keep enters a message that did not reach the client whole, unless no
 // replay could ever bring it.
 func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legacy bool) {
+	switch {
+	case legacy:
+		v.excuse(cNoLost, "legacy transport")
+		return
+	case !mcp.Resumable(x.cli.protocol):
+		v.excuse(cNoLost, "protocol without resumability")
+		return
+	case len(x.srv.kept) >= maxKept:
+		v.excuse(cNoLost, "more undelivered messages than the ledger holds")
+		return
+	}
 	k := &kept{
 		rpcKind:   e.RPCKind,
 		fate:      e.Fate,
@@ -230,17 +241,6 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 	}
 	if k.rpcKind == mcp.RPCResponse || k.rpcKind == mcp.RPCError {
 		k.rpcID = string(e.RPCID)
-	}
-	switch {
-	case legacy:
-		v.excuse(cNoLost, "legacy transport")
-		return
-	case !mcp.Resumable(x.cli.protocol):
-		v.excuse(cNoLost, "protocol without resumability")
-		return
-	case len(x.srv.kept) >= maxKept:
-		v.excuse(cNoLost, "more undelivered messages than the ledger holds")
-		return
 	}
 	x.srv.kept = append(x.srv.kept, k)
 }

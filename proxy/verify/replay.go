@@ -105,17 +105,7 @@ func (v *Verifier) recordID(s *session, l *logical, id []byte, h uint64, dispatc
 	if _, ok := v.global[k]; ok || len(v.global) < maxGlobal {
 		v.global[k] = globalRec{sess: s, hash: h}
 	}
-	i := len(l.events)
-	if i < idWindow {
-		l.events = append(l.events, evRec{})
-	} else {
-		i = l.evNext
-		l.evNext = (l.evNext + 1) % idWindow
-		l.evFolded = true
-	}
-	er := &l.events[i]
-	er.id = append(er.id[:0], id...)
-	er.pos, er.dispatched, er.at = rec.pos, dispatched, at
+	l.addEvent(id, rec.pos, dispatched, at)
 }
 
 // judgeReplay judges whether a resumption replayed everything the server
@@ -153,11 +143,11 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	var missing []string
 	count := 0
 	for i := range n {
-		e := l.events[(l.evNext+i)%n]
-		if e.pos > r.pos && e.dispatched && e.at < x.at && !r.replayed[string(e.id)] {
+		e := &l.events[(l.evNext+i)%n]
+		if e.pos > r.pos && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
 			count++
 			if len(missing) < 10 {
-				missing = append(missing, string(e.id))
+				missing = append(missing, string(l.eventID(e)))
 			}
 		}
 	}

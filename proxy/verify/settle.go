@@ -28,7 +28,8 @@ func (v *Verifier) finishLogical(l *logical, at time.Duration) {
 			r.lost, r.lostReason = true, v.lossReason(k)
 		}
 	}
-	l.kept, l.events = nil, nil
+	l.kept = nil
+	l.dropEvents()
 	s := l.sess
 	s.logicals = slices.DeleteFunc(s.logicals, func(c *logical) bool { return c == l })
 }
