@@ -31,14 +31,24 @@ func (e *enc) close() {
 
 // key writes a member name and the colon.
 func (e *enc) key(k string) {
+	b := e.b // a local, so that the appends need not store e.b each time
 	if !e.first {
-		e.b = append(e.b, ',')
+		b = append(b, ',')
 	}
 	e.first = false
-	e.b = append(e.b, '"')
-	e.b = append(e.b, k...)
-	e.b = append(e.b, '"', ':')
+	b = append(b, '"')
+	b = append(b, k...)
+	e.b = append(b, '"', ':')
 }
+
+// jsonSafe holds the bytes a JSON string carries as they are: ASCII but
+// the controls, the quote and the backslash.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // object opens a nested object under k.
 func (e *enc) object(k string) {
@@ -157,12 +167,16 @@ func appendString[S string | []byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// The common case, a run of bytes written as they are, in one
+		// tight loop.
+		for i < len(s) && jsonSafe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

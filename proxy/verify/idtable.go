@@ -38,15 +38,34 @@ type idTable[V any] struct {
 	n     int
 }
 
+// idEntry is one key and its value. A key of up to inlineKey bytes (most
+// event ids) is held in the entry itself, so that a lookup touches one
+// place in memory; a longer one in long, whose storage the entry keeps.
 type idEntry[V any] struct {
-	key  []byte
-	hash uint64
-	val  V
+	hash   uint64
+	n      int32
+	inline [inlineKey]byte
+	long   []byte
+	val    V
 }
 
-// minKeyCap is the least storage an entry's key gets, so that an entry
-// reused for a key a little longer than the last needs no new storage.
-const minKeyCap = 32
+const inlineKey = 24
+
+func (e *idEntry[V]) key() []byte {
+	if e.n <= inlineKey {
+		return e.inline[:e.n]
+	}
+	return e.long
+}
+
+func (e *idEntry[V]) setKey(k []byte) {
+	e.n = int32(len(k))
+	if len(k) <= inlineKey {
+		copy(e.inline[:], k)
+		return
+	}
+	e.long = append(e.long[:0], k...)
+}
 
 // bytesOf views s as bytes, for lookups and copies only: the bytes must
 // not be written.
@@ -55,18 +74,20 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 func (t *idTable[V]) len() int { return t.n }
 
 // find returns the index of k's entry, or -1.
-func (t *idTable[V]) find(k []byte) int32 {
+func (t *idTable[V]) find(k []byte) int32 { return t.findH(k, idHash(k)) }
+
+// findH is find for k whose idHash is h.
+func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 	if t.n == 0 {
 		return -1
 	}
-	h := maphash.Bytes(hashSeed, k)
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
 		if s == 0 {
 			return -1
 		}
-		if e := &t.ents[s-1]; e.hash == h && string(e.key) == string(k) {
+		if e := &t.ents[s-1]; e.hash == h && string(e.key()) == string(k) {
 			return s - 1
 		}
 	}
@@ -81,7 +102,10 @@ func (t *idTable[V]) get(k []byte) (V, bool) {
 }
 
 // insert adds k, which must be absent, and returns its entry's index.
-func (t *idTable[V]) insert(k []byte, v V) int32 {
+func (t *idTable[V]) insert(k []byte, v V) int32 { return t.insertH(k, idHash(k), v) }
+
+// insertH is insert for k whose idHash is h.
+func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
 	if (t.n+1)*2 > len(t.slots) {
 		t.grow()
 	}
@@ -93,11 +117,8 @@ func (t *idTable[V]) insert(k []byte, v V) int32 {
 		i = int32(len(t.ents) - 1)
 	}
 	e := &t.ents[i]
-	if cap(e.key) < len(k) {
-		e.key = make([]byte, 0, max(len(k), minKeyCap))
-	}
-	e.key = append(e.key[:0], k...)
-	e.hash = maphash.Bytes(hashSeed, k)
+	e.setKey(k)
+	e.hash = h
 	e.val = v
 	t.place(i)
 	t.n++
@@ -153,7 +174,7 @@ func (t *idTable[V]) each(fn func(k []byte, v V)) {
 	for _, s := range t.slots {
 		if s != 0 {
 			e := &t.ents[s-1]
-			fn(e.key, e.val)
+			fn(e.key(), e.val)
 		}
 	}
 }

@@ -17,8 +17,8 @@ const maxGlobal = 1 << 17
 // whether the event is a replay of an event sent before.
 func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 	s, id := x.sess, e.ID
-	h := eventHash(e)
-	rec, known := s.ids.getBytes(id)
+	h, ih := eventHash(e), idHash(e.ID)
+	rec, known := s.ids.getH(id, ih)
 	if r := x.resume; r != nil {
 		switch {
 		case known && rec.hash == h && rec.lg == x.srv:
@@ -40,7 +40,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			x.blamedDup = checks.ServerReplayIsolated
 			return true
 		case !known && r.inReplay:
-			if g, ok := v.global[idHash(id)]; ok && g.sess != s && g.hash == h && g.holds(id) {
+			if g, ok := v.global[ih]; ok && g.sess != s && g.hash == h && g.holds(id) {
 				v.apply(cReplayIsolated)
 				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, g.sess.seq), s, x.num, at)
 				ev.EventIDs = []string{r.x, string(id)}
@@ -63,7 +63,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			v.find(cIDsUnique, levelError, ev)
 		}
 	}
-	v.recordID(s, x.srv, id, h, e.Dispatched, at, x.num)
+	v.recordID(s, x.srv, id, ih, h, e.Dispatched, at, x.num)
 	return false
 }
 
@@ -93,16 +93,17 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 // recordID enters an id the upstream sent for the first time. Once the
 // windows are full it allocates nothing: each id takes the storage of
 // the one it evicts.
-func (v *Verifier) recordID(s *session, l *logical, id []byte, h uint64, dispatched bool, at time.Duration, ex uint64) {
+func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, dispatched bool, at time.Duration, ex uint64) {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
-	if old, _, evicted := s.ids.putBytes(id, rec); evicted {
-		if k := idHash(old); v.global[k].sess == s {
-			delete(v.global, k)
+	if old, _, evicted := s.ids.putH(id, k, rec); evicted {
+		if oh := idHash(old); v.global[oh].sess == s {
+			delete(v.global, oh)
 		}
 	}
-	k := idHash(id)
-	if _, ok := v.global[k]; ok || len(v.global) < maxGlobal {
+	if len(v.global) < maxGlobal {
+		v.global[k] = globalRec{sess: s, hash: h}
+	} else if _, ok := v.global[k]; ok {
 		v.global[k] = globalRec{sess: s, hash: h}
 	}
 	l.addEvent(id, rec.pos, dispatched, at)

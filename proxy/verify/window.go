@@ -22,7 +22,16 @@ func newWindow[V any](cap int) *window[V] {
 func (w *window[V]) get(k string) (V, bool) { return w.t.get(bytesOf(k)) }
 
 // getBytes is get for the bytes of a key.
-func (w *window[V]) getBytes(k []byte) (V, bool) { return w.t.get(k) }
+func (w *window[V]) getBytes(k []byte) (V, bool) { return w.getH(k, idHash(k)) }
+
+// getH is getBytes for k whose idHash is h.
+func (w *window[V]) getH(k []byte, h uint64) (V, bool) {
+	if i := w.t.findH(k, h); i >= 0 {
+		return w.t.ents[i].val, true
+	}
+	var zero V
+	return zero, false
+}
 
 // put sets k to v. A new key past the bound evicts the oldest one, which
 // it returns with evicted true; oldKey is valid until the next put.
@@ -32,19 +41,24 @@ func (w *window[V]) put(k string, v V) (oldKey []byte, oldVal V, evicted bool) {
 
 // putBytes is put for the bytes of a key, which it copies.
 func (w *window[V]) putBytes(k []byte, v V) (oldKey []byte, oldVal V, evicted bool) {
-	if i := w.t.find(k); i >= 0 {
+	return w.putH(k, idHash(k), v)
+}
+
+// putH is putBytes for k whose idHash is h.
+func (w *window[V]) putH(k []byte, h uint64, v V) (oldKey []byte, oldVal V, evicted bool) {
+	if i := w.t.findH(k, h); i >= 0 {
 		w.t.ents[i].val = v
 		return nil, oldVal, false
 	}
 	if len(w.ring) < w.cap {
-		w.ring = append(w.ring, w.t.insert(k, v))
+		w.ring = append(w.ring, w.t.insertH(k, h, v))
 		return nil, oldVal, false
 	}
 	oi := w.ring[w.next]
-	w.old = append(w.old[:0], w.t.ents[oi].key...)
+	w.old = append(w.old[:0], w.t.ents[oi].key()...)
 	oldVal = w.t.ents[oi].val
 	w.t.remove(oi)
-	w.ring[w.next] = w.t.insert(k, v)
+	w.ring[w.next] = w.t.insertH(k, h, v)
 	w.next = (w.next + 1) % w.cap
 	w.dropped++
 	return w.old, oldVal, true
