@@ -194,15 +194,14 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 	}
 	l.lastID, l.hasID, l.everID = append(l.lastID[:0], id...), true, true
 	rewritten := !e.HasID || string(e.ID) != string(id)
-	rec, ok := x.sess.delivered.getBytes(id)
+	rec, ok := x.sess.delivered.ref(id, idHash(id))
 	switch {
 	case !ok:
-		rec = deliveredRec{lg: l}
+		*rec = deliveredRec{lg: l}
 	case rec.lg != l && !slices.Contains(rec.also, l) && len(rec.also) < maxAlsoOn:
 		rec.also = append(rec.also, l)
 	}
 	rec.rewritten = rec.rewritten || rewritten
-	x.sess.delivered.putBytes(id, rec)
 	// Only on the stream the event was dropped from: an id delivered
 	// after a resumption from before the drop does not excuse the replay.
 	for _, k := range x.srv.kept {

@@ -32,7 +32,7 @@ func (g globalRec) holds(id []byte) bool {
 // The zero value is an empty table, ready to use. It is not safe for
 // concurrent use.
 type idTable[V any] struct {
-	slots []int32 // entry index+1, 0 when empty; len is 0 or a power of two
+	slots []idSlot // len is 0 or a power of two
 	ents  []idEntry[V]
 	free  []int32 // entries not in use
 	n     int
@@ -41,6 +41,14 @@ type idTable[V any] struct {
 // idEntry is one key and its value. A key of up to inlineKey bytes (most
 // event ids) is held in the entry itself, so that a lookup touches one
 // place in memory; a longer one in long, whose storage the entry keeps.
+// idSlot points to an entry (ref is its index+1, 0 for an empty slot)
+// and holds the low bits of its hash, so that probing reads no entry
+// but the one that matches.
+type idSlot struct {
+	ref int32
+	h   uint32
+}
+
 type idEntry[V any] struct {
 	hash   uint64
 	n      int32
@@ -84,11 +92,14 @@ func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 	mask := uint64(len(t.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
-		if s == 0 {
+		if s.ref == 0 {
 			return -1
 		}
-		if e := &t.ents[s-1]; e.hash == h && string(e.key()) == string(k) {
-			return s - 1
+		if s.h != uint32(h) {
+			continue
+		}
+		if e := &t.ents[s.ref-1]; e.hash == h && string(e.key()) == string(k) {
+			return s.ref - 1
 		}
 	}
 }
@@ -128,30 +139,32 @@ func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
 // place puts entry i in the first free slot from its hash.
 func (t *idTable[V]) place(i int32) {
 	mask := uint64(len(t.slots) - 1)
-	j := t.ents[i].hash & mask
-	for t.slots[j] != 0 {
+	h := t.ents[i].hash
+	j := h & mask
+	for t.slots[j].ref != 0 {
 		j = (j + 1) & mask
 	}
-	t.slots[j] = i + 1
+	t.slots[j] = idSlot{ref: i + 1, h: uint32(h)}
 }
 
 // remove takes entry i out; its key storage stays for the next insert.
 func (t *idTable[V]) remove(i int32) {
 	mask := uint64(len(t.slots) - 1)
 	hole := t.ents[i].hash & mask
-	for t.slots[hole] != i+1 {
+	for t.slots[hole].ref != i+1 {
 		hole = (hole + 1) & mask
 	}
 	// Shift back every entry of the run after the hole that may live
 	// there: one whose home slot is not cyclically within (hole, j].
-	for j := (hole + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
-		home := t.ents[t.slots[j]-1].hash & mask
+	// (The mask keeps less than 32 bits, so a slot's h gives the home.)
+	for j := (hole + 1) & mask; t.slots[j].ref != 0; j = (j + 1) & mask {
+		home := uint64(t.slots[j].h) & mask
 		if (j-home)&mask >= (j-hole)&mask {
 			t.slots[hole] = t.slots[j]
 			hole = j
 		}
 	}
-	t.slots[hole] = 0
+	t.slots[hole] = idSlot{}
 	var zero V
 	t.ents[i].val = zero
 	t.free = append(t.free, i)
@@ -161,10 +174,10 @@ func (t *idTable[V]) remove(i int32) {
 // grow doubles the slots (16 at first) and places every entry again.
 func (t *idTable[V]) grow() {
 	old := t.slots
-	t.slots = make([]int32, max(16, 2*len(old)))
+	t.slots = make([]idSlot, max(16, 2*len(old)))
 	for _, s := range old {
-		if s != 0 {
-			t.place(s - 1)
+		if s.ref != 0 {
+			t.place(s.ref - 1)
 		}
 	}
 }
@@ -172,8 +185,8 @@ func (t *idTable[V]) grow() {
 // each calls fn for every key held; fn must not change the table.
 func (t *idTable[V]) each(fn func(k []byte, v V)) {
 	for _, s := range t.slots {
-		if s != 0 {
-			e := &t.ents[s-1]
+		if s.ref != 0 {
+			e := &t.ents[s.ref-1]
 			fn(e.key(), e.val)
 		}
 	}

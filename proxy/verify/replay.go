@@ -63,7 +63,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			v.find(cIDsUnique, levelError, ev)
 		}
 	}
-	v.recordID(s, x.srv, id, ih, h, e.Dispatched, at, x.num)
+	v.recordID(s, x.srv, id, ih, h, known, e.Dispatched, at, x.num)
 	return false
 }
 
@@ -93,10 +93,17 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 // recordID enters an id the upstream sent for the first time. Once the
 // windows are full it allocates nothing: each id takes the storage of
 // the one it evicts.
-func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, dispatched bool, at time.Duration, ex uint64) {
+func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, known, dispatched bool, at time.Duration, ex uint64) {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
-	if old, _, evicted := s.ids.putH(id, k, rec); evicted {
+	var old []byte
+	var evicted bool
+	if known {
+		old, _, evicted = s.ids.putH(id, k, rec)
+	} else {
+		old, _, evicted = s.ids.putNewH(id, k, rec)
+	}
+	if evicted {
 		if oh := idHash(old); v.global[oh].sess == s {
 			delete(v.global, oh)
 		}

@@ -50,18 +50,43 @@ func (w *window[V]) putH(k []byte, h uint64, v V) (oldKey []byte, oldVal V, evic
 		w.t.ents[i].val = v
 		return nil, oldVal, false
 	}
+	return w.putNewH(k, h, v)
+}
+
+// ref returns a pointer to k's value, valid until the next change of the
+// window, entering k with the zero value (and evicting as put does) when
+// it is absent; found says whether it was there.
+func (w *window[V]) ref(k []byte, h uint64) (v *V, found bool) {
+	if i := w.t.findH(k, h); i >= 0 {
+		return &w.t.ents[i].val, true
+	}
+	var zero V
+	i, _, _, _ := w.add(k, h, zero)
+	return &w.t.ents[i].val, false
+}
+
+// putNewH is putH for a key known to be absent.
+func (w *window[V]) putNewH(k []byte, h uint64, v V) (oldKey []byte, oldVal V, evicted bool) {
+	_, oldKey, oldVal, evicted = w.add(k, h, v)
+	return oldKey, oldVal, evicted
+}
+
+// add enters k, known to be absent, and returns its entry.
+func (w *window[V]) add(k []byte, h uint64, v V) (i int32, oldKey []byte, oldVal V, evicted bool) {
 	if len(w.ring) < w.cap {
-		w.ring = append(w.ring, w.t.insertH(k, h, v))
-		return nil, oldVal, false
+		i = w.t.insertH(k, h, v)
+		w.ring = append(w.ring, i)
+		return i, nil, oldVal, false
 	}
 	oi := w.ring[w.next]
 	w.old = append(w.old[:0], w.t.ents[oi].key()...)
 	oldVal = w.t.ents[oi].val
 	w.t.remove(oi)
-	w.ring[w.next] = w.t.insertH(k, h, v)
+	i = w.t.insertH(k, h, v)
+	w.ring[w.next] = i
 	w.next = (w.next + 1) % w.cap
 	w.dropped++
-	return w.old, oldVal, true
+	return i, w.old, oldVal, true
 }
 
 func (w *window[V]) len() int { return w.t.len() }
