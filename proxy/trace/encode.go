@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // enc appends one JSON object to a reused buffer. It is hand-written so
@@ -17,6 +18,38 @@ type enc struct {
 	b     []byte
 	first bool // no member written yet in the current object
 	keys  []string
+	// head is the last exchangeHead written, for the next observation
+	// of the same exchange (most are events of one stream).
+	head headKey
+	hb   []byte
+}
+
+// headKey is what exchangeHead writes.
+type headKey struct {
+	exchange   uint64
+	stream     mcp.StreamType
+	session    string
+	sessionSeq int
+	protocol   string
+}
+
+// exchangeHead writes the members every observation of an exchange
+// shares, copying them when they are those written last.
+func (e *enc) exchangeHead(exchange uint64, stream mcp.StreamType, session string, sessionSeq int, protocol string) {
+	k := headKey{exchange, stream, session, sessionSeq, protocol}
+	if k == e.head && len(e.hb) > 0 && !e.first {
+		e.b = append(e.b, e.hb...)
+		return
+	}
+	start, first := len(e.b), e.first
+	e.uint("exchange", exchange)
+	e.str("stream", stream.String())
+	e.strNonEmpty("session", session)
+	e.intNonZero("session_seq", int64(sessionSeq))
+	e.strNonEmpty("protocol", protocol)
+	if !first {
+		e.head, e.hb = k, append(e.hb[:0], e.b[start:]...)
+	}
 }
 
 func (e *enc) open() {
