@@ -31,6 +31,28 @@ func parseIDTemplate(a *Args, key string) idTemplate {
 }
 
 // expand returns the new id for old.
+// idChunk is the size of the chunks expandInto carves ids from.
+const idChunk = 4 << 10
+
+// expandInto is expand, carving the id from *chunk (a new chunk when it
+// has no room), so that a stream's rewritten ids cost one allocation per
+// chunk rather than one each. Each id keeps its own bytes, as expand's
+// do. With chunk nil it is expand.
+func (t idTemplate) expandInto(chunk *[]byte, old []byte) []byte {
+	if chunk == nil || !t.uses {
+		return t.expand(old)
+	}
+	n := len(t.prefix) + len(old) + len(t.suffix)
+	c := *chunk
+	if cap(c)-len(c) < n {
+		c = make([]byte, 0, max(idChunk, n))
+	}
+	start := len(c)
+	c = append(append(append(c, t.prefix...), old...), t.suffix...)
+	*chunk = c
+	return c[start:len(c):len(c)]
+}
+
 func (t idTemplate) expand(old []byte) []byte {
 	if !t.uses {
 		return t.fixed

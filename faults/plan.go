@@ -105,6 +105,11 @@ type EventAction struct {
 	Hold bool
 	// Fired lists the faults that produced this action.
 	Fired []Firing
+
+	// ids, while a stream plan decides, is the plan's chunk that
+	// rewritten ids are carved from (see idTemplate.expandInto); nil in
+	// the action returned.
+	ids *[]byte
 }
 
 // StreamAction is a Plan's decision when an SSE stream starts.

@@ -23,6 +23,6 @@ func (rewriteIDEffect) Applies(ev *mcp.Event, _ *StreamState) bool { return ev.H
 
 func (e rewriteIDEffect) Event(ev *mcp.Event, _ *Rand, a *EventAction) {
 	if a.RewriteID == nil {
-		a.RewriteID = e.t.expand(ev.ID)
+		a.RewriteID = e.t.expandInto(a.ids, ev.ID)
 	}
 }

@@ -54,8 +54,10 @@ type streamPlan struct {
 	// to them does not move a fresh action to the heap on every event.
 	act EventAction
 	// fired backs act.Fired from one event to the next, so that a firing
-	// fault does not allocate.
+	// fault does not allocate; ids is the chunk rewritten ids are carved
+	// from, so that rewrite-id allocates once per chunk, not per event.
 	fired []Firing
+	ids   []byte
 }
 
 // slot is one fault's state on one stream.
@@ -94,7 +96,7 @@ func (p *streamPlan) Event(ev *mcp.Event) EventAction {
 	if p.ended {
 		return EventAction{}
 	}
-	p.act = EventAction{Fired: p.fired[:0]}
+	p.act = EventAction{Fired: p.fired[:0], ids: &p.ids}
 	act := &p.act
 	cand := p.pf.candidates(p.slots, ev)
 	for w, word := range cand {
@@ -109,6 +111,7 @@ func (p *streamPlan) Event(ev *mcp.Event) EventAction {
 	if len(act.Fired) == 0 {
 		act.Fired = nil
 	}
+	act.ids = nil
 	return *act
 }
 

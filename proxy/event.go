@@ -63,6 +63,12 @@ func (pm *pump) block(e *sse.Event) bool {
 		}
 		out = pm.apply(e, &act)
 	}
+	// The last event of what was read goes out before the observers
+	// look at it, so that they add nothing to its latency. (Events of a
+	// burst still leave together, when the reader next reads.)
+	if pm.pending && pm.rd.Buffered() == 0 {
+		_ = pm.flush() // a client gone is seen at the next read
+	}
 	pm.observeEvent(e, out, act.Fired)
 	return out.goOn
 }

@@ -57,6 +57,9 @@ type pump struct {
 	// stream's events and end have been observed.
 	abort bool
 
+	// timer: wait's timer on the real clock, made at the first wait.
+	timer *time.Timer
+
 	// timed: the pump needs the time of each read (observers or faults).
 	timed  bool
 	readAt time.Time // when the last read from the upstream returned
@@ -110,7 +113,26 @@ func (pm *pump) wait(d time.Duration) bool {
 	if pm.flush() != nil {
 		return false
 	}
-	return sleep(pm.r.Context(), pm.p.clock, d)
+	if _, real := pm.p.clock.(realClock); !real {
+		return sleep(pm.r.Context(), pm.p.clock, d)
+	}
+	// On the real clock one timer serves the whole stream, so that a
+	// delay fault firing costs no allocation.
+	if d <= 0 {
+		return pm.r.Context().Err() == nil
+	}
+	if pm.timer == nil {
+		pm.timer = time.NewTimer(d)
+	} else {
+		pm.timer.Reset(d)
+	}
+	select {
+	case <-pm.timer.C:
+		return true
+	case <-pm.r.Context().Done():
+		pm.timer.Stop()
+		return false
+	}
 }
 
 // pump streams resp to w. cancel ends the upstream request.
@@ -222,6 +244,9 @@ func (pm *pump) closeByFault() {
 func (pm *pump) stopTimers() {
 	if pm.stopTTL != nil {
 		pm.stopTTL()
+	}
+	if pm.timer != nil {
+		pm.timer.Stop()
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // enc appends one JSON object to a reused buffer. It is hand-written so
@@ -17,6 +18,38 @@ type enc struct {
 	b     []byte
 	first bool // no member written yet in the current object
 	keys  []string
+	// head is the last exchangeHead written, for the next observation
+	// of the same exchange (most are events of one stream).
+	head headKey
+	hb   []byte
+}
+
+// headKey is what exchangeHead writes.
+type headKey struct {
+	exchange   uint64
+	stream     mcp.StreamType
+	session    string
+	sessionSeq int
+	protocol   string
+}
+
+// exchangeHead writes the members every observation of an exchange
+// shares, copying them when they are those written last.
+func (e *enc) exchangeHead(exchange uint64, stream mcp.StreamType, session string, sessionSeq int, protocol string) {
+	k := headKey{exchange, stream, session, sessionSeq, protocol}
+	if k == e.head && len(e.hb) > 0 && !e.first {
+		e.b = append(e.b, e.hb...)
+		return
+	}
+	start, first := len(e.b), e.first
+	e.uint("exchange", exchange)
+	e.str("stream", stream.String())
+	e.strNonEmpty("session", session)
+	e.intNonZero("session_seq", int64(sessionSeq))
+	e.strNonEmpty("protocol", protocol)
+	if !first {
+		e.head, e.hb = k, append(e.hb[:0], e.b[start:]...)
+	}
 }
 
 func (e *enc) open() {
@@ -31,14 +64,24 @@ func (e *enc) close() {
 
 // key writes a member name and the colon.
 func (e *enc) key(k string) {
+	b := e.b // a local, so that the appends need not store e.b each time
 	if !e.first {
-		e.b = append(e.b, ',')
+		b = append(b, ',')
 	}
 	e.first = false
-	e.b = append(e.b, '"')
-	e.b = append(e.b, k...)
-	e.b = append(e.b, '"', ':')
+	b = append(b, '"')
+	b = append(b, k...)
+	e.b = append(b, '"', ':')
 }
+
+// jsonSafe holds the bytes a JSON string carries as they are: ASCII but
+// the controls, the quote and the backslash.
+var jsonSafe = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // object opens a nested object under k.
 func (e *enc) object(k string) {
@@ -157,12 +200,16 @@ func appendString[S string | []byte](b []byte, s S) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// The common case, a run of bytes written as they are, in one
+		// tight loop.
+		for i < len(s) && jsonSafe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':

@@ -213,11 +213,7 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 	e.open()
 	e.str("kind", o.Kind.String())
 	e.int("at_us", o.At.Microseconds())
-	e.uint("exchange", o.Exchange)
-	e.str("stream", o.Stream.String())
-	e.strNonEmpty("session", red.session(o.Session))
-	e.intNonZero("session_seq", int64(o.SessionSeq))
-	e.strNonEmpty("protocol", o.Protocol)
+	e.exchangeHead(o.Exchange, o.Stream, red.session(o.Session), o.SessionSeq, o.Protocol)
 	if len(o.Fired) > 0 {
 		e.key("fired")
 		e.b = append(e.b, '[')

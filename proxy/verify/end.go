@@ -229,7 +229,7 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		v.apply(cReconnects)
 		v.apply(cLastEventID)
 		ev := evidence(fmt.Sprintf("came back with a GET without Last-Event-ID although %q was delivered on that stream", l.lastID), l.sess, l.candidate, l.candidateAt)
-		ev.EventIDs = []string{l.lastID}
+		ev.EventIDs = []string{string(l.lastID)}
 		ev.Related = related(l.origin, l.endEx)
 		ev.Fault = l.endFault
 		v.find(cLastEventID, levelError, ev)
@@ -239,8 +239,8 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		ev := evidence(fmt.Sprintf("after its reconnection met a transient error (%s), the client never tried again %s", l.failWhat, why), l.sess, l.lastFail, l.since)
 		ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
 		ev.Fault = l.endFault
-		if l.lastID != "" {
-			ev.EventIDs = []string{l.lastID}
+		if len(l.lastID) > 0 {
+			ev.EventIDs = []string{string(l.lastID)}
 		}
 		v.find(cRetriesTransient, levelError, ev)
 		l.blamed = checks.ClientRetriesTransient
@@ -250,7 +250,7 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 	case owed:
 		v.apply(cReconnects)
 		ev := evidence(fmt.Sprintf("the client did not come back %s, holding id %q", why, l.lastID), l.sess, l.endEx, l.since)
-		ev.EventIDs = []string{l.lastID}
+		ev.EventIDs = []string{string(l.lastID)}
 		ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
 		ev.Fault = l.endFault
 		v.find(cReconnects, levelError, ev)

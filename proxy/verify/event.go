@@ -89,7 +89,7 @@ func (v *Verifier) noteEventFaults(x *exch, e *observe.Event, o *observe.Observa
 	if f := faultWith(o.Fired, faults.EndsStream|faults.HoldsStream); f != nil && x.endFault == nil {
 		x.endFault = f
 	}
-	if f := faultWith(o.Fired, faults.HidesIDs); f != nil {
+	if f := sameFault(x.idFault, o.Fired, faults.HidesIDs); f != nil {
 		x.idFault = f
 		x.cli.idFault = f
 	}
@@ -166,7 +166,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 	}
 	if e.DeliveredHasRetry {
 		l.retry, l.hasRetry = time.Duration(e.DeliveredRetry)*time.Millisecond, true
-		l.retryFault = faultWith(o.Fired, faults.ChangesRetry)
+		l.retryFault = sameFault(l.retryFault, o.Fired, faults.ChangesRetry)
 	}
 	if !msg {
 		return
@@ -179,7 +179,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 		v.apply(cNoLost)
 	}
 	if e.HasID {
-		x.srv.recover(string(e.ID), "")
+		x.srv.recover(e.ID, "")
 	}
 	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
 		v.deliverResponse(x.sess, string(e.RPCID), x, e.Copies, o.At)
@@ -190,22 +190,21 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 // empty id resets it.
 func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 	l := x.cli
-	id := string(e.DeliveredID)
-	if id == "" {
-		l.lastID, l.hasID = "", false
+	id := e.DeliveredID
+	if len(id) == 0 {
+		l.lastID, l.hasID = l.lastID[:0], false
 		return
 	}
-	l.lastID, l.hasID, l.everID = id, true, true
-	rewritten := !e.HasID || string(e.ID) != id
-	rec, ok := x.sess.delivered.get(id)
+	l.lastID, l.hasID, l.everID = append(l.lastID[:0], id...), true, true
+	rewritten := !e.HasID || string(e.ID) != string(id)
+	rec, ok := x.sess.delivered.ref(id, idHash(id))
 	switch {
 	case !ok:
-		rec = deliveredRec{lg: l}
+		*rec = deliveredRec{lg: l}
 	case rec.lg != l && !slices.Contains(rec.also, l) && len(rec.also) < maxAlsoOn:
 		rec.also = append(rec.also, l)
 	}
 	rec.rewritten = rec.rewritten || rewritten
-	x.sess.delivered.put(id, rec)
 	// Only on the stream the event was dropped from: an id delivered
 	// after a resumption from before the drop does not excuse the replay.
 	for _, k := range x.srv.kept {
@@ -218,6 +217,17 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 // keep enters a message that did not reach the client whole, unless no
 // replay could ever bring it.
 func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legacy bool) {
+	switch {
+	case legacy:
+		v.excuse(cNoLost, "legacy transport")
+		return
+	case !mcp.Resumable(x.cli.protocol):
+		v.excuse(cNoLost, "protocol without resumability")
+		return
+	case len(x.srv.kept) >= maxKept:
+		v.excuse(cNoLost, "more undelivered messages than the ledger holds")
+		return
+	}
 	k := &kept{
 		rpcKind:   e.RPCKind,
 		fate:      e.Fate,
@@ -234,29 +244,18 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 	if k.rpcKind == mcp.RPCResponse || k.rpcKind == mcp.RPCError {
 		k.rpcID = string(e.RPCID)
 	}
-	switch {
-	case legacy:
-		v.excuse(cNoLost, "legacy transport")
-		return
-	case !mcp.Resumable(x.cli.protocol):
-		v.excuse(cNoLost, "protocol without resumability")
-		return
-	case len(x.srv.kept) >= maxKept:
-		v.excuse(cNoLost, "more undelivered messages than the ledger holds")
-		return
-	}
 	x.srv.kept = append(x.srv.kept, k)
 }
 
 // recover forgets the kept messages that reached the client after all:
 // by upstream event id, or (rpcID) by the response's JSON-RPC id.
-func (l *logical) recover(id, rpcID string) {
+func (l *logical) recover(id []byte, rpcID string) {
 	if len(l.kept) == 0 {
 		return
 	}
 	out := l.kept[:0]
 	for _, k := range l.kept {
-		if id != "" && k.id == id || rpcID != "" && k.rpcID == rpcID {
+		if len(id) > 0 && k.id == string(id) || rpcID != "" && k.rpcID == rpcID {
 			continue
 		}
 		out = append(out, k)
@@ -299,7 +298,7 @@ func (v *Verifier) deliverResponse(s *session, id string, x *exch, copies int, a
 	s.answered.put(id, r)
 	v.apply(cAnswered)
 	if l := r.lg; l != nil {
-		l.recover("", id)
+		l.recover(nil, id)
 		if l.reqs > 0 {
 			l.reqs--
 		}
@@ -361,7 +360,9 @@ func (v *Verifier) relatedMessage(x *exch, e *observe.Event, o *observe.Observat
 		// On a POST stream, another request's progress is possible only
 		// when the session runs several at once: the token is looked up
 		// then only, so the common stream costs nothing.
-		if x.srv.kind != mcp.StreamGet && len(s.tokens) < 2 {
+		// No request waits for progress: no token can match, and the
+		// message is not scanned again.
+		if len(s.tokens) == 0 || x.srv.kind != mcp.StreamGet && len(s.tokens) < 2 {
 			return
 		}
 		if string(e.RPCMethod) != "notifications/progress" {

@@ -121,6 +121,21 @@ func faultWith(fired []faults.Firing, traits faults.Traits) *report.FaultRef {
 	return nil
 }
 
+// sameFault is faultWith, returning cur when it already names the fault
+// found, so that a fault firing on every event makes one reference, not
+// one per event.
+func sameFault(cur *report.FaultRef, fired []faults.Firing, traits faults.Traits) *report.FaultRef {
+	for _, f := range fired {
+		if traits == anyTrait || f.Traits.Any(traits) {
+			if cur != nil && cur.Index == f.Index && cur.Kind == f.Kind {
+				return cur
+			}
+			return &report.FaultRef{Index: f.Index, Kind: f.Kind}
+		}
+	}
+	return nil
+}
+
 // related lists exchange numbers, leaving out zeros and duplicates.
 func related(nums ...uint64) []uint64 {
 	var out []uint64

@@ -125,15 +125,17 @@ type logical struct {
 	// Server side.
 	nextPos  int64
 	events   []evRec // ring of the last idWindow events with an id
+	evIDs    []byte  // their ids (eventids.go)
+	evSpare  []byte
 	evNext   int
 	evFolded bool
 	respSent bool // the upstream sent a response to one of its requests
 	kept     []*kept
 
 	// Client side.
-	reqs        int // requests of its POST not yet answered
-	lastID      string
-	hasID       bool // lastID is set and non-empty
+	reqs        int    // requests of its POST not yet answered
+	lastID      []byte // storage reused from event to event
+	hasID       bool   // lastID is set and non-empty
 	everID      bool
 	idUncertain bool
 	retry       time.Duration
@@ -175,7 +177,7 @@ type logical struct {
 
 // evRec is one event of a logical stream, kept to judge a replay.
 type evRec struct {
-	id         string
+	off, n     int32 // its id in the logical stream's evIDs
 	pos        int64
 	dispatched bool
 	at         time.Duration

@@ -16,13 +16,13 @@ const maxGlobal = 1 << 17
 // and on a resumption the replay checks) and records it. It reports
 // whether the event is a replay of an event sent before.
 func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
-	s, id := x.sess, string(e.ID)
-	h := dataHash(e.Raw)
-	rec, known := s.ids.get(id)
+	s, id := x.sess, e.ID
+	h, ih := eventHash(e), idHash(e.ID)
+	rec, known := s.ids.getH(id, ih)
 	if r := x.resume; r != nil {
 		switch {
 		case known && rec.hash == h && rec.lg == x.srv:
-			v.judgeReplayed(x, id, rec, at)
+			v.judgeReplayed(x, string(id), rec, at)
 			return true
 		case known && rec.lg != x.srv && !r.known && (rec.hash == h || r.inReplay):
 			v.excuse(cReplayIsolated, "a replay from an id the server never sent")
@@ -33,17 +33,17 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			// here only, and what it brings again is explained by it.
 			v.apply(cReplayIsolated)
 			ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to another stream of the session", r.x, id), s, x.num, at)
-			ev.EventIDs = []string{r.x, id}
+			ev.EventIDs = []string{r.x, string(id)}
 			ev.Related = related(rec.exchange)
 			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 			v.find(cReplayIsolated, levelError, ev)
 			x.blamedDup = checks.ServerReplayIsolated
 			return true
 		case !known && r.inReplay:
-			if g, ok := v.global[id]; ok && g.sess != s && g.hash == h {
+			if g, ok := v.global[ih]; ok && g.sess != s && g.hash == h && g.holds(id) {
 				v.apply(cReplayIsolated)
 				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, g.sess.seq), s, x.num, at)
-				ev.EventIDs = []string{r.x, id}
+				ev.EventIDs = []string{r.x, string(id)}
 				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 				v.find(cReplayIsolated, levelError, ev)
 				x.blamedDup = checks.ServerReplayIsolated
@@ -58,12 +58,12 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			if x.resume == nil {
 				ev.Message = fmt.Sprintf("event id %q was used again on a new stream; it was first used on exchange %d", id, rec.exchange)
 			}
-			ev.EventIDs = []string{id}
+			ev.EventIDs = []string{string(id)}
 			ev.Related = related(rec.exchange)
 			v.find(cIDsUnique, levelError, ev)
 		}
 	}
-	v.recordID(s, x.srv, id, h, e.Dispatched, at, x.num)
+	v.recordID(s, x.srv, id, ih, h, known, e.Dispatched, at, x.num)
 	return false
 }
 
@@ -90,26 +90,30 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 	x.blamedDup = checks.ServerReplayNoDuplicates
 }
 
-// recordID enters an id the upstream sent for the first time.
-func (v *Verifier) recordID(s *session, l *logical, id string, h uint64, dispatched bool, at time.Duration, ex uint64) {
+// recordID enters an id the upstream sent for the first time. Once the
+// windows are full it allocates nothing: each id takes the storage of
+// the one it evicts.
+func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, known, dispatched bool, at time.Duration, ex uint64) {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
-	if old, _, evicted := s.ids.put(id, rec); evicted {
-		if g, ok := v.global[old]; ok && g.sess == s {
-			delete(v.global, old)
+	var old []byte
+	var evicted bool
+	if known {
+		old, _, evicted = s.ids.putH(id, k, rec)
+	} else {
+		old, _, evicted = s.ids.putNewH(id, k, rec)
+	}
+	if evicted {
+		if oh := idHash(old); v.global[oh].sess == s {
+			delete(v.global, oh)
 		}
 	}
-	if _, ok := v.global[id]; ok || len(v.global) < maxGlobal {
-		v.global[id] = globalRec{sess: s, hash: h}
+	if len(v.global) < maxGlobal {
+		v.global[k] = globalRec{sess: s, hash: h}
+	} else if _, ok := v.global[k]; ok {
+		v.global[k] = globalRec{sess: s, hash: h}
 	}
-	er := evRec{id: id, pos: rec.pos, dispatched: dispatched, at: at}
-	if len(l.events) < idWindow {
-		l.events = append(l.events, er)
-		return
-	}
-	l.events[l.evNext] = er
-	l.evNext = (l.evNext + 1) % idWindow
-	l.evFolded = true
+	l.addEvent(id, rec.pos, dispatched, at)
 }
 
 // judgeReplay judges whether a resumption replayed everything the server
@@ -147,11 +151,11 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	var missing []string
 	count := 0
 	for i := range n {
-		e := l.events[(l.evNext+i)%n]
-		if e.pos > r.pos && e.dispatched && e.at < x.at && !r.replayed[e.id] {
+		e := &l.events[(l.evNext+i)%n]
+		if e.pos > r.pos && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
 			count++
 			if len(missing) < 10 {
-				missing = append(missing, e.id)
+				missing = append(missing, string(l.eventID(e)))
 			}
 		}
 	}

@@ -138,7 +138,7 @@ func (v *Verifier) judgeSentID(l *logical, x *exch) {
 		return
 	}
 	v.apply(cLastEventID)
-	if l.hasID && x.clientLEID == l.lastID {
+	if l.hasID && x.clientLEID == string(l.lastID) {
 		return
 	}
 	msg := fmt.Sprintf("GET carried Last-Event-ID %q, but the last id delivered on that stream was %q", x.clientLEID, l.lastID)
@@ -146,7 +146,7 @@ func (v *Verifier) judgeSentID(l *logical, x *exch) {
 		msg = fmt.Sprintf("GET carried Last-Event-ID %q, but an empty id had reset it on that stream", x.clientLEID)
 	}
 	ev := evidence(msg, x.sess, x.num, x.at)
-	ev.EventIDs = []string{x.clientLEID, l.lastID}
+	ev.EventIDs = []string{x.clientLEID, string(l.lastID)}
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = firstFault(l.endFault, l.idFault)
 	v.find(cLastEventID, levelError, ev)
@@ -173,7 +173,7 @@ func (v *Verifier) plainGet(x *exch) *logical {
 	v.attempt(l, x)
 	v.apply(cLastEventID)
 	ev := evidence(fmt.Sprintf("reconnected with a GET without Last-Event-ID although %q was delivered on that stream", l.lastID), s, x.num, x.at)
-	ev.EventIDs = []string{l.lastID}
+	ev.EventIDs = []string{string(l.lastID)}
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = l.endFault
 	v.find(cLastEventID, levelError, ev)
@@ -237,8 +237,8 @@ func (v *Verifier) judgeWait(l *logical, x *exch, wait time.Duration) {
 		ev := evidence("", x.sess, x.num, x.at)
 		ev.Related = related(l.origin, l.endEx)
 		ev.Fault = firstFault(l.retryFault, l.endFault)
-		if l.lastID != "" {
-			ev.EventIDs = []string{l.lastID}
+		if len(l.lastID) > 0 {
+			ev.EventIDs = []string{string(l.lastID)}
 		}
 		// The text asks for a wait of at least retry; a client that waits
 		// longer (its own backoff) breaks no rule.
@@ -383,7 +383,7 @@ func (v *Verifier) judgeLegacyGone(l *logical, due time.Duration) {
 func (rec deliveredRec) resumes(id string) *logical {
 	var best *logical
 	for _, l := range append([]*logical{rec.lg}, rec.also...) {
-		if l.state == lgDone || !l.hasID || l.lastID != id {
+		if l.state == lgDone || !l.hasID || string(l.lastID) != id {
 			continue
 		}
 		if best == nil || l.state == lgPending && best.state != lgPending {

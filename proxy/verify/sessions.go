@@ -156,9 +156,9 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 	for _, l := range slices.Clone(s.logicals) {
 		v.finishLogical(l, at)
 	}
-	s.ids.each(func(id string, _ idRec) {
-		if g, ok := v.global[id]; ok && g.sess == s {
-			delete(v.global, id)
+	s.ids.each(func(id []byte, _ idRec) {
+		if k := idHash(id); v.global[k].sess == s {
+			delete(v.global, k)
 		}
 	})
 	if s.meta != nil {

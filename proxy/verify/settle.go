@@ -28,7 +28,8 @@ func (v *Verifier) finishLogical(l *logical, at time.Duration) {
 			r.lost, r.lostReason = true, v.lossReason(k)
 		}
 	}
-	l.kept, l.events = nil, nil
+	l.kept = nil
+	l.dropEvents()
 	s := l.sess
 	s.logicals = slices.DeleteFunc(s.logicals, func(c *logical) bool { return c == l })
 }
@@ -177,8 +178,8 @@ func (v *Verifier) settleRequest(s *session, r *request, at time.Duration) {
 	if l := r.lg; l != nil {
 		ev.Related = related(append([]uint64{l.endEx}, l.attempts...)...)
 		ev.Fault = l.endFault
-		if l.lastID != "" {
-			ev.EventIDs = []string{l.lastID}
+		if len(l.lastID) > 0 {
+			ev.EventIDs = []string{string(l.lastID)}
 		}
 	}
 	v.find(cAnswered, levelError, ev)

@@ -91,11 +91,13 @@ type Verifier struct {
 	metaNext int
 	metaFull bool // some session ids were forgotten
 	exch     map[uint64]*exch
-	global   map[string]globalRec
-	reinit   []reinitDue
-	legacy   []*logical
-	dead     []*session
-	changes  []report.ProfileChange
+	// global indexes at most maxGlobal upstream event ids by idHash,
+	// so that recording an id makes no string of it.
+	global  map[uint64]globalRec
+	reinit  []reinitDue
+	legacy  []*logical
+	dead    []*session
+	changes []report.ProfileChange
 
 	// What the run saw, for a verdict that is earned: answers from the
 	// upstream and from fray itself, JSON-RPC requests forwarded, and
@@ -138,7 +140,7 @@ func New(opts Options) *Verifier {
 		sessions: make(map[string]*session),
 		meta:     make(map[uint64]*sessionMeta),
 		exch:     make(map[uint64]*exch),
-		global:   make(map[string]globalRec),
+		global:   make(map[uint64]globalRec),
 	}
 	v.expectFaults = opts.Faults > 0
 	if v.deadline <= 0 {

@@ -10,19 +10,28 @@ import (
 	"strings"
 )
 
-// The setups BenchmarkStream runs, as sub-benchmark names.
+// The regimes BenchmarkStream runs, as sub-benchmark names.
 const (
-	modeDirect = "direct"
-	modeRP     = "reverseproxy"
-	modeFray   = "fray"
-	// modeShipped is fray as `fray proxy` runs it, verifier and metrics
-	// attached; optional in the input.
-	modeShipped = "fray-shipped"
+	regimePaced = "paced"
+	regimeBulk  = "bulk"
 )
 
-// The metrics compared, as BenchmarkStream reports them.
+// The setups BenchmarkStream runs, as the prefixes of its metric units.
+const (
+	modeDirect  = "direct"
+	modeRP      = "reverseproxy"
+	modeFray    = "fray"
+	modeShipped = "fray-shipped" // fray as `fray proxy` runs it: verifier and metrics attached
+	modeTraced  = "fray-traced"  // fray-shipped with --trace
+)
+
+// setupOrder is the order in which setups are printed.
+var setupOrder = []string{modeDirect, modeRP, modeFray, modeShipped, modeTraced}
+
+// The metrics compared, as BenchmarkStream reports them after "setup:".
 const (
 	unitEvents = "events/s"
+	unitCPU    = "cpu-ns/event"
 	unitP50    = "p50-µs"
 	unitP99    = "p99-µs"
 )
@@ -32,8 +41,12 @@ const (
 // zero or negative, and a proxy always costs at least this much.
 const minAdded = 1.0 // µs
 
-// Results holds every value read, by setup and unit, one per run.
-type Results map[string]map[string][]float64
+// Run is one line of benchmark output: every setup's metrics, measured in
+// the same run with the setups taking turns.
+type Run map[string]map[string]float64 // setup -> unit -> value
+
+// Results holds the runs read, by regime.
+type Results map[string][]Run
 
 // Parse reads `go test -bench` output and collects the metrics of the
 // BenchmarkStream sub-benchmarks. It fails on a FAIL line, so that a
@@ -47,29 +60,35 @@ func Parse(r io.Reader) (Results, error) {
 			return nil, fmt.Errorf("the benchmark failed: %s", line)
 		}
 		name, rest, ok := strings.Cut(line, "\t")
-		mode, ok2 := strings.CutPrefix(strings.TrimSpace(name), "BenchmarkStream/")
+		regime, ok2 := strings.CutPrefix(strings.TrimSpace(name), "BenchmarkStream/")
 		if !ok || !ok2 {
 			continue
 		}
-		if i := strings.LastIndexByte(mode, '-'); i >= 0 {
-			if _, err := strconv.Atoi(mode[i+1:]); err == nil {
-				mode = mode[:i] // the GOMAXPROCS suffix
+		if i := strings.LastIndexByte(regime, '-'); i >= 0 {
+			if _, err := strconv.Atoi(regime[i+1:]); err == nil {
+				regime = regime[:i] // the GOMAXPROCS suffix
 			}
 		}
 		f := strings.Fields(rest)
 		if len(f)%2 == 0 {
 			return nil, fmt.Errorf("line %q: want an iteration count and value-unit pairs", line)
 		}
+		run := Run{}
 		for i := 1; i+1 < len(f); i += 2 {
+			setup, unit, ok := strings.Cut(f[i+1], ":")
+			if !ok {
+				continue // ns/op, B/op, allocs/op: of the whole run
+			}
 			v, err := strconv.ParseFloat(f[i], 64)
 			if err != nil {
 				return nil, fmt.Errorf("line %q: %s: %w", line, f[i+1], err)
 			}
-			if res[mode] == nil {
-				res[mode] = map[string][]float64{}
+			if run[setup] == nil {
+				run[setup] = map[string]float64{}
 			}
-			res[mode][f[i+1]] = append(res[mode][f[i+1]], v)
+			run[setup][unit] = v
 		}
+		res[regime] = append(res[regime], run)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -77,65 +96,153 @@ func Parse(r io.Reader) (Results, error) {
 	return res, nil
 }
 
-// Setup is the median of each metric of one setup.
-type Setup struct {
-	Name           string
-	Runs           int
-	Events         float64
-	P50, P99       float64
-	AddP50, AddP99 float64 // over direct; 0 for direct itself
+// Ratio is one compared quantity: its median over runs, the bound it is
+// held to (Max: at most; otherwise at least), and whether it is only
+// printed.
+type Ratio struct {
+	Name  string
+	Value float64
+	Bound float64
+	Max   bool
+	Info  bool
+	Unit  string // "×" for a ratio
+	Runs  int
 }
 
-// Comparison is the setups and fray's ratios to the reverse proxy.
+func (r *Ratio) ok() bool {
+	if r.Info {
+		return true
+	}
+	if r.Max {
+		return r.Value <= r.Bound
+	}
+	return r.Value >= r.Bound
+}
+
+// Table is one regime's medians: setup -> unit -> median over runs.
+type Table struct {
+	Regime string
+	Runs   int
+	Median map[string]map[string]float64
+}
+
+// Comparison is both regimes' tables and the ratios held to the limits.
 type Comparison struct {
-	Setups      []Setup // direct, reverseproxy, fray, and fray-shipped when present
-	EventsRatio float64 // fray/reverseproxy events/s
-	P50Ratio    float64 // fray/reverseproxy added p50
-	P99Ratio    float64 // fray/reverseproxy added p99
-	// Shipped holds fray-shipped's ratios to the reverse proxy (events/s,
-	// added p50), when the input has that setup; for information.
-	Shipped *[2]float64
+	Tables []Table
+	Ratios []Ratio
 }
 
-// Compare takes the medians of res and computes the ratios.
-func Compare(res Results) (*Comparison, error) {
+// Limits are the acceptance bounds.
+type Limits struct {
+	MinPacedEvents float64 // lowest fray-shipped/reverseproxy events/s, paced
+	MaxPacedP50    float64 // highest fray-shipped/reverseproxy added p50, paced
+	MinBulkEvents  float64 // lowest fray-shipped/reverseproxy events/s, bulk
+	MaxBulkCPU     float64 // highest fray-shipped/reverseproxy CPU per event, bulk
+	MaxTraceNS     float64 // highest CPU per event the trace adds, bulk (ns)
+}
+
+// DefaultLimits are the bounds benchcmp checks unless told otherwise.
+var DefaultLimits = Limits{MinPacedEvents: 1.0, MaxPacedP50: 1.2, MinBulkEvents: 0.5, MaxBulkCPU: 3, MaxTraceNS: 500}
+
+// Compare takes each regime's medians, and the median over runs of each
+// ratio computed within a run (the setups of one run shared the machine).
+func Compare(res Results, lim Limits) (*Comparison, error) {
 	var c Comparison
 	var errs []error
-	for _, name := range []string{modeDirect, modeRP, modeFray} {
-		m := res[name]
-		s := Setup{Name: name, Runs: len(m[unitEvents])}
-		var ok [3]bool
-		s.Events, ok[0] = median(m[unitEvents])
-		s.P50, ok[1] = median(m[unitP50])
-		s.P99, ok[2] = median(m[unitP99])
-		if ok != [3]bool{true, true, true} {
-			errs = append(errs, fmt.Errorf("no %s, %s and %s for BenchmarkStream/%s in the input", unitEvents, unitP50, unitP99, name))
+	for _, regime := range []string{regimePaced, regimeBulk} {
+		runs := res[regime]
+		if len(runs) == 0 {
+			errs = append(errs, fmt.Errorf("no BenchmarkStream/%s in the input", regime))
+			continue
 		}
-		c.Setups = append(c.Setups, s)
+		t := Table{Regime: regime, Runs: len(runs), Median: map[string]map[string]float64{}}
+		for _, setup := range setupOrder {
+			for _, unit := range []string{unitEvents, unitCPU, unitP50, unitP99} {
+				if m, ok := median(collect(runs, func(r Run) (float64, bool) { return get(r, setup, unit) })); ok {
+					if t.Median[setup] == nil {
+						t.Median[setup] = map[string]float64{}
+					}
+					t.Median[setup][unit] = m
+				}
+			}
+		}
+		c.Tables = append(c.Tables, t)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	d, rp, fr := &c.Setups[0], &c.Setups[1], &c.Setups[2]
-	for _, s := range []*Setup{rp, fr} {
-		s.AddP50, s.AddP99 = s.P50-d.P50, s.P99-d.P99
+	paced, bulk := res[regimePaced], res[regimeBulk]
+	ratio := func(num, den, unit string) func(Run) (float64, bool) {
+		return func(r Run) (float64, bool) {
+			a, ok1 := get(r, num, unit)
+			b, ok2 := get(r, den, unit)
+			return a / b, ok1 && ok2 && b > 0
+		}
 	}
-	if rp.Events <= 0 {
-		return nil, fmt.Errorf("reverseproxy: %v events/s", rp.Events)
+	added := func(setup string) func(Run) (float64, bool) {
+		return func(r Run) (float64, bool) {
+			d, ok0 := get(r, modeDirect, unitP50)
+			a, ok1 := get(r, setup, unitP50)
+			b, ok2 := get(r, modeRP, unitP50)
+			return (a - d) / max(b-d, minAdded), ok0 && ok1 && ok2
+		}
 	}
-	c.EventsRatio = fr.Events / rp.Events
-	c.P50Ratio = fr.AddP50 / max(rp.AddP50, minAdded)
-	c.P99Ratio = fr.AddP99 / max(rp.AddP99, minAdded)
-	if m := res[modeShipped]; m != nil {
-		s := Setup{Name: modeShipped, Runs: len(m[unitEvents])}
-		s.Events, _ = median(m[unitEvents])
-		s.P50, _ = median(m[unitP50])
-		s.P99, _ = median(m[unitP99])
-		s.AddP50, s.AddP99 = s.P50-d.P50, s.P99-d.P99
-		c.Setups = append(c.Setups, s)
-		c.Shipped = &[2]float64{s.Events / rp.Events, s.AddP50 / max(rp.AddP50, minAdded)}
+	traceNS := func(r Run) (float64, bool) {
+		a, ok1 := get(r, modeTraced, unitCPU)
+		b, ok2 := get(r, modeShipped, unitCPU)
+		return a - b, ok1 && ok2
+	}
+	traceWall := func(r Run) (float64, bool) {
+		a, ok1 := get(r, modeTraced, unitEvents)
+		b, ok2 := get(r, modeShipped, unitEvents)
+		return 1e9/a - 1e9/b, ok1 && ok2 && a > 0 && b > 0
+	}
+	for _, q := range []struct {
+		r    Ratio
+		runs []Run
+		f    func(Run) (float64, bool)
+	}{
+		{Ratio{Name: "paced  fray-shipped/reverseproxy events/s", Bound: lim.MinPacedEvents, Unit: "×"}, paced, ratio(modeShipped, modeRP, unitEvents)},
+		{Ratio{Name: "paced  fray-shipped/reverseproxy added p50", Bound: lim.MaxPacedP50, Max: true, Unit: "×"}, paced, added(modeShipped)},
+		{Ratio{Name: "bulk   fray-shipped/reverseproxy events/s", Bound: lim.MinBulkEvents, Unit: "×"}, bulk, ratio(modeShipped, modeRP, unitEvents)},
+		{Ratio{Name: "bulk   fray-shipped/reverseproxy CPU/event", Bound: lim.MaxBulkCPU, Max: true, Unit: "×"}, bulk, ratio(modeShipped, modeRP, unitCPU)},
+		{Ratio{Name: "bulk   trace on - off, CPU/event", Bound: lim.MaxTraceNS, Max: true, Unit: "ns"}, bulk, traceNS},
+		{Ratio{Name: "paced  fray/reverseproxy events/s", Info: true, Unit: "×"}, paced, ratio(modeFray, modeRP, unitEvents)},
+		{Ratio{Name: "paced  fray/reverseproxy added p50", Info: true, Unit: "×"}, paced, added(modeFray)},
+		{Ratio{Name: "bulk   fray/reverseproxy events/s", Info: true, Unit: "×"}, bulk, ratio(modeFray, modeRP, unitEvents)},
+		{Ratio{Name: "bulk   fray/reverseproxy CPU/event", Info: true, Unit: "×"}, bulk, ratio(modeFray, modeRP, unitCPU)},
+		{Ratio{Name: "bulk   trace on - off, wall time/event", Info: true, Unit: "ns"}, bulk, traceWall},
+	} {
+		vals := collect(q.runs, q.f)
+		m, ok := median(vals)
+		if !ok {
+			if !q.r.Info {
+				errs = append(errs, fmt.Errorf("%s: the input lacks a setup or metric it needs", q.r.Name))
+			}
+			continue
+		}
+		q.r.Value, q.r.Runs = m, len(vals)
+		c.Ratios = append(c.Ratios, q.r)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return &c, nil
+}
+
+func get(r Run, setup, unit string) (float64, bool) {
+	v, ok := r[setup][unit]
+	return v, ok
+}
+
+func collect(runs []Run, f func(Run) (float64, bool)) []float64 {
+	var out []float64
+	for _, r := range runs {
+		if v, ok := f(r); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func median(v []float64) (float64, bool) {
@@ -150,27 +257,43 @@ func median(v []float64) (float64, bool) {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
 }
 
-// Limits are the acceptance bounds on fray's ratios to the reverse proxy.
-type Limits struct {
-	MinEvents float64 // lowest fray/reverseproxy events/s
-	MaxP50    float64 // highest fray/reverseproxy added p50
-}
-
-// Write prints the table and the ratios.
-func (c *Comparison) Write(w io.Writer, lim Limits) {
-	fmt.Fprintf(w, "\n%-13s %5s %12s %9s %9s %12s %12s\n", "setup", "runs", "events/s", "p50-µs", "p99-µs", "added-p50", "added-p99")
-	for _, s := range c.Setups {
-		add50, add99 := fmt.Sprintf("%.1f", s.AddP50), fmt.Sprintf("%.1f", s.AddP99)
-		if s.Name == modeDirect {
-			add50, add99 = "-", "-"
+// Write prints each regime's table of medians and the ratios.
+func (c *Comparison) Write(w io.Writer) {
+	for _, t := range c.Tables {
+		fmt.Fprintf(w, "\n%s (medians of %d runs)\n%-13s %12s %13s %9s %9s %10s\n", t.Regime, t.Runs, "setup", "events/s", "cpu-ns/event", "p50-µs", "p99-µs", "added-p50")
+		for _, s := range setupOrder {
+			m := t.Median[s]
+			if m == nil {
+				continue
+			}
+			cell := func(unit, format string) string {
+				if v, ok := m[unit]; ok {
+					return fmt.Sprintf(format, v)
+				}
+				return "-"
+			}
+			add := "-"
+			if p, ok := m[unitP50]; ok && s != modeDirect {
+				add = fmt.Sprintf("%.1f", p-t.Median[modeDirect][unitP50])
+			}
+			fmt.Fprintf(w, "%-13s %12s %13s %9s %9s %10s\n", s, cell(unitEvents, "%.0f"), cell(unitCPU, "%.0f"), cell(unitP50, "%.1f"), cell(unitP99, "%.1f"), add)
 		}
-		fmt.Fprintf(w, "%-13s %5d %12.0f %9.1f %9.1f %12s %12s\n", s.Name, s.Runs, s.Events, s.P50, s.P99, add50, add99)
 	}
-	fmt.Fprintf(w, "\nfray/reverseproxy events/s:  %.3f (want >= %.2f) %s\n", c.EventsRatio, lim.MinEvents, verdict(c.EventsRatio >= lim.MinEvents))
-	fmt.Fprintf(w, "fray/reverseproxy added p50: %.3f (want <= %.2f) %s\n", c.P50Ratio, lim.MaxP50, verdict(c.P50Ratio <= lim.MaxP50))
-	fmt.Fprintf(w, "fray/reverseproxy added p99: %.3f (for information)\n", c.P99Ratio)
-	if c.Shipped != nil {
-		fmt.Fprintf(w, "fray-shipped/reverseproxy events/s: %.3f, added p50: %.3f (verifier and metrics attached; for information)\n", c.Shipped[0], c.Shipped[1])
+	fmt.Fprintln(w)
+	for _, r := range c.Ratios {
+		want := "for information"
+		switch {
+		case r.Info:
+		case r.Max:
+			want = fmt.Sprintf("want <= %g%s", r.Bound, r.Unit)
+		default:
+			want = fmt.Sprintf("want >= %g%s", r.Bound, r.Unit)
+		}
+		status := ""
+		if !r.Info {
+			status = " " + verdict(r.ok())
+		}
+		fmt.Fprintf(w, "%-44s %8.3f%s (%s, median of %d)%s\n", r.Name+":", r.Value, r.Unit, want, r.Runs, status)
 	}
 }
 
@@ -181,14 +304,17 @@ func verdict(ok bool) string {
 	return "FAIL"
 }
 
-// Check returns an error naming every limit fray misses.
-func (c *Comparison) Check(lim Limits) error {
+// Check returns an error naming every limit missed.
+func (c *Comparison) Check() error {
 	var errs []error
-	if c.EventsRatio < lim.MinEvents {
-		errs = append(errs, fmt.Errorf("fray streams %.3f× the reverse proxy's events/s, want at least %.2f×", c.EventsRatio, lim.MinEvents))
-	}
-	if c.P50Ratio > lim.MaxP50 {
-		errs = append(errs, fmt.Errorf("fray adds %.3f× the reverse proxy's p50 latency, want at most %.2f×", c.P50Ratio, lim.MaxP50))
+	for _, r := range c.Ratios {
+		if !r.ok() {
+			rel := "at least"
+			if r.Max {
+				rel = "at most"
+			}
+			errs = append(errs, fmt.Errorf("%s is %.3f%s, want %s %g%s", r.Name, r.Value, r.Unit, rel, r.Bound, r.Unit))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -2,66 +2,89 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"testing"
 )
 
 const header = "goos: linux\ngoarch: amd64\npkg: github.com/frayproxy/fray/proxy\ncpu: AMD EPYC\n"
 
-func line(mode string, events, p50, p99 float64) string {
-	return "BenchmarkStream/" + mode + "-2   \t   20000\t      3018 ns/op\t    " +
-		ftoa(events) + " events/s\t        " + ftoa(p50) + " p50-µs\t        " + ftoa(p99) + " p99-µs\t       6 B/op\t       0 allocs/op\n"
+// m is one setup's metrics in a benchmark line.
+type m struct {
+	setup         string
+	events, cpu   float64
+	p50, p99      float64 // paced only
+	omitP50, omit bool
 }
 
-func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+// line is one BenchmarkStream line as the benchmark prints it.
+func line(regime string, ms ...m) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "BenchmarkStream/%s-2   \t  200000\t     11543 ns/op", regime)
+	for _, x := range ms {
+		if x.omit {
+			continue
+		}
+		fmt.Fprintf(&b, "\t %g %s:cpu-ns/event\t %g %s:events/s", x.cpu, x.setup, x.events, x.setup)
+		if regime == "paced" && !x.omitP50 {
+			fmt.Fprintf(&b, "\t %g %s:p50-µs\t %g %s:p99-µs", x.p50, x.setup, x.p99, x.setup)
+		}
+	}
+	return b.String() + "\n"
+}
+
+// good is a run that meets every limit: paced 1.0× events and 1.1× added
+// p50; bulk 0.6× events, 2× CPU, a trace costing 300 ns.
+func good() string {
+	return line("paced",
+		m{setup: "direct", events: 400000, cpu: 2000, p50: 20, p99: 60},
+		m{setup: "reverseproxy", events: 300000, cpu: 3000, p50: 30, p99: 80},
+		m{setup: "fray", events: 310000, cpu: 3500, p50: 30, p99: 90},
+		m{setup: "fray-shipped", events: 300000, cpu: 4000, p50: 31, p99: 100},
+		m{setup: "fray-traced", events: 250000, cpu: 5000, p50: 33, p99: 100},
+	) + line("bulk",
+		m{setup: "direct", events: 3000000, cpu: 250},
+		m{setup: "reverseproxy", events: 2500000, cpu: 350},
+		m{setup: "fray", events: 2000000, cpu: 500},
+		m{setup: "fray-shipped", events: 1500000, cpu: 700},
+		m{setup: "fray-traced", events: 1200000, cpu: 1000},
+	)
+}
+
+func ratio(t *testing.T, c *Comparison, prefix string) float64 {
+	t.Helper()
+	for _, r := range c.Ratios {
+		if strings.HasPrefix(r.Name, prefix) {
+			return r.Value
+		}
+	}
+	t.Fatalf("no ratio %q", prefix)
+	return 0
+}
 
 func TestRun(t *testing.T) {
-	lim := Limits{MinEvents: 0.9, MaxP50: 1.2}
 	tests := []struct {
 		name    string
 		in      string
-		events  float64 // want ratios, when no error
-		p50     float64
 		wantErr string
 	}{
-		{"passes",
-			header + line("direct", 400000, 20, 60) + line("reverseproxy", 300000, 30, 80) + line("fray", 290000, 31, 100) + "PASS\n",
-			290000.0 / 300000, 11.0 / 10, ""},
-		{"too slow",
-			header + line("direct", 400000, 20, 60) + line("reverseproxy", 300000, 30, 80) + line("fray", 260000, 31, 100),
-			260000.0 / 300000, 11.0 / 10, "events/s"},
-		{"too much latency",
-			header + line("direct", 400000, 20, 60) + line("reverseproxy", 300000, 30, 80) + line("fray", 300000, 33, 100),
-			1, 13.0 / 10, "p50 latency"},
-		{"medians over runs",
-			header +
-				line("direct", 400000, 20, 60) + line("reverseproxy", 300000, 30, 80) + line("fray", 100000, 90, 100) +
-				line("direct", 400000, 20, 60) + line("reverseproxy", 300000, 30, 80) + line("fray", 300000, 30, 80) +
-				line("direct", 400000, 20, 60) + line("reverseproxy", 900000, 30, 80) + line("fray", 300000, 31, 80),
-			1, 11.0 / 10, ""},
-		{"floored denominator",
-			header + line("direct", 400000, 30, 60) + line("reverseproxy", 300000, 29, 80) + line("fray", 300000, 31, 100),
-			1, 1, ""},
-		{"floored denominator exceeded",
-			header + line("direct", 400000, 30, 60) + line("reverseproxy", 300000, 29, 80) + line("fray", 300000, 32, 100),
-			0, 0, "2.000× the reverse proxy's p50"},
-		{"missing setup",
-			header + line("direct", 400000, 20, 60) + line("fray", 300000, 30, 80),
-			0, 0, "BenchmarkStream/reverseproxy"},
-		{"failed run",
-			header + line("direct", 400000, 20, 60) + "--- FAIL: BenchmarkStream/fray\n    bench_test.go:99: boom\nFAIL\n",
-			0, 0, "the benchmark failed"},
-		{"empty", "", 0, 0, "BenchmarkStream/direct"},
-		{"bad number",
-			header + "BenchmarkStream/fray-2 \t 1\t x events/s\n",
-			0, 0, "events/s"},
+		{"passes", header + good() + "PASS\n", ""},
+		{"bulk too slow", header + strings.Replace(good(), "1.5e+06 fray-shipped:events/s", "1e+06 fray-shipped:events/s", 1), "bulk   fray-shipped/reverseproxy events/s is 0.400×"},
+		{"bulk CPU", header + strings.Replace(good(), "700 fray-shipped:cpu-ns/event", "1100 fray-shipped:cpu-ns/event", 1), "CPU/event is 3.143×"},
+		{"trace cost", header + strings.Replace(good(), "1000 fray-traced:cpu-ns/event", "1300 fray-traced:cpu-ns/event", 1), "trace on - off, CPU/event is 600.000ns"},
+		{"paced too slow", header + strings.Replace(good(), "300000 fray-shipped:events/s", "290000 fray-shipped:events/s", 1), "paced  fray-shipped/reverseproxy events/s is 0.967×"},
+		{"paced latency", header + strings.Replace(good(), "31 fray-shipped:p50-µs", "33 fray-shipped:p50-µs", 1), "added p50 is 1.300×"},
+		{"missing regime", header + line("paced", m{setup: "direct"}), "no BenchmarkStream/bulk"},
+		{"missing setup", header + strings.Replace(good(), "fray-traced", "other", -1), "trace on - off, CPU/event: the input lacks"},
+		{"failed run", header + "--- FAIL: BenchmarkStream/bulk\n    bench_test.go:99: boom\nFAIL\n", "the benchmark failed"},
+		{"empty", "", "no BenchmarkStream/paced"},
+		{"bad number", header + "BenchmarkStream/bulk-2 \t 1\t x fray:events/s\n", "events/s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, echo bytes.Buffer
-			err := run(strings.NewReader(tt.in), &out, &echo, lim)
+			err := run(strings.NewReader(tt.in), &out, &echo, DefaultLimits)
 			if echo.String() != tt.in {
 				t.Errorf("echo = %q, want the input", echo.String())
 			}
@@ -74,12 +97,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, _ := Parse(strings.NewReader(tt.in))
-			c, _ := Compare(res)
-			if math.Abs(c.EventsRatio-tt.events) > 1e-9 || math.Abs(c.P50Ratio-tt.p50) > 1e-9 {
-				t.Errorf("ratios %v, %v; want %v, %v", c.EventsRatio, c.P50Ratio, tt.events, tt.p50)
-			}
-			for _, want := range []string{"fray/reverseproxy events/s", "added p50", "added p99", "reverseproxy "} {
+			for _, want := range []string{"paced (medians of 1 runs)", "bulk (medians of 1 runs)", "fray-traced", "CPU/event", "ok\n"} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())
 				}
@@ -88,23 +106,46 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestShippedSetup: a fray-shipped setup in the input is compared with the
-// reverse proxy too, for information; without it nothing is said of it.
-func TestShippedSetup(t *testing.T) {
-	lim := Limits{MinEvents: 0.9, MaxP50: 1.2}
-	base := header + line("direct", 400000, 20, 60) + line("reverseproxy", 300000, 30, 80) + line("fray", 290000, 31, 100)
-	var out bytes.Buffer
-	if err := run(strings.NewReader(base+line("fray-shipped", 150000, 40, 120)), &out, nil, lim); err != nil {
+// TestRatios: each ratio is computed within a run, then the median over
+// runs is taken; a reverse proxy adding less than minAdded µs counts as
+// adding minAdded.
+func TestRatios(t *testing.T) {
+	slow := strings.Replace(good(), "1.5e+06 fray-shipped:events/s", "500000 fray-shipped:events/s", 1)
+	fast := strings.Replace(good(), "2.5e+06 reverseproxy:events/s", "1.5e+06 reverseproxy:events/s", 1)
+	res, err := Parse(strings.NewReader(header + good() + slow + fast))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "fray-shipped/reverseproxy events/s: 0.500, added p50: 2.000") {
-		t.Errorf("output lacks the shipped ratios:\n%s", out.String())
-	}
-	out.Reset()
-	if err := run(strings.NewReader(base), &out, nil, lim); err != nil {
+	c, err := Compare(res, DefaultLimits)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(out.String(), "fray-shipped") {
-		t.Errorf("output names a setup the input lacks:\n%s", out.String())
+	for _, tt := range []struct {
+		prefix string
+		want   float64
+	}{
+		{"bulk   fray-shipped/reverseproxy events/s", 0.6}, // runs 0.6, 0.2, 1.0
+		{"bulk   fray-shipped/reverseproxy CPU/event", 2},
+		{"bulk   trace on - off, CPU/event", 300},
+		{"paced  fray-shipped/reverseproxy added p50", 1.1},
+		{"paced  fray/reverseproxy added p50", 1},
+	} {
+		if got := ratio(t, c, tt.prefix); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s = %v, want %v", tt.prefix, got, tt.want)
+		}
+	}
+
+	floored := line("paced",
+		m{setup: "direct", events: 1, p50: 30}, m{setup: "reverseproxy", events: 1, p50: 29.5},
+		m{setup: "fray-shipped", events: 1, p50: 31}) + line("bulk",
+		m{setup: "reverseproxy", events: 1, cpu: 1}, m{setup: "fray-shipped", events: 1, cpu: 1},
+		m{setup: "fray-traced", events: 1, cpu: 1})
+	res, _ = Parse(strings.NewReader(floored))
+	c, err = Compare(res, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ratio(t, c, "paced  fray-shipped/reverseproxy added p50"); got != 1/minAdded {
+		t.Errorf("floored added p50 = %v, want %v", got, 1/minAdded)
 	}
 }

@@ -1,20 +1,26 @@
 // Command benchcmp reads the output of proxy's BenchmarkStream and checks
-// fray against httputil.ReverseProxy:
+// fray, as `fray proxy` runs it (the verifier and the metrics attached),
+// against httputil.ReverseProxy on the same upstream:
 //
-//	go test -run XXX -bench BenchmarkStream -benchtime 20000x ./proxy/ | go run ./proxy/internal/benchcmp
+//	go test -run XXX -bench BenchmarkStream -benchtime 200000x -count 5 ./proxy/ | go run ./proxy/internal/benchcmp
 //
-// It copies its input to stdout, then prints, for each setup, the median
-// over runs (-count) of events/s, p50-µs and p99-µs, the latency each proxy
-// adds over direct, and the ratios fray/reverseproxy. It exits 1 when fray
-// streams fewer than 0.9× the reverse proxy's events/s, adds more than
-// 1.2× its p50 latency, or when the input holds a failure or lacks one of
-// the setups; 2 on bad flags. The p99 ratio is printed for information.
+// It copies its input to stdout, then prints, for each regime (paced: one
+// event per upstream write; bulk: a thousand per write), the median over
+// runs (-count) of each setup's events/s, CPU per event, p50 and p99
+// latency and added p50; then the ratios, each computed within a run (the
+// setups of a run take turns on the same machine) and reduced to their
+// median over runs. It exits 1 when a ratio misses its bound, or when the
+// input holds a failure or lacks a setup or a regime; 2 on bad flags.
 //
-// Flags:
+// Flags, with their defaults:
 //
-//	-min-events 0.9   lowest accepted fray/reverseproxy events/s ratio
-//	-max-p50 1.2      highest accepted fray/reverseproxy added-p50 ratio
-//	-q                do not copy the input
+//	-min-paced-events 1.0  lowest fray-shipped/reverseproxy events/s, paced
+//	-max-paced-p50 1.2     highest fray-shipped/reverseproxy added p50, paced
+//	-min-bulk-events 0.5   lowest fray-shipped/reverseproxy events/s, bulk
+//	-max-bulk-cpu 3        highest fray-shipped/reverseproxy CPU per event, bulk
+//	-max-trace-ns 500      highest CPU per event the trace adds (fray-traced
+//	                       minus fray-shipped), bulk, in nanoseconds
+//	-q                     do not copy the input
 package main
 
 import (
@@ -26,9 +32,12 @@ import (
 
 func main() {
 	fs := flag.NewFlagSet("benchcmp", flag.ContinueOnError)
-	var lim Limits
-	fs.Float64Var(&lim.MinEvents, "min-events", 0.9, "lowest accepted fray/reverseproxy events/s ratio")
-	fs.Float64Var(&lim.MaxP50, "max-p50", 1.2, "highest accepted fray/reverseproxy added-p50 ratio")
+	lim := DefaultLimits
+	fs.Float64Var(&lim.MinPacedEvents, "min-paced-events", lim.MinPacedEvents, "lowest fray-shipped/reverseproxy events/s, paced")
+	fs.Float64Var(&lim.MaxPacedP50, "max-paced-p50", lim.MaxPacedP50, "highest fray-shipped/reverseproxy added p50, paced")
+	fs.Float64Var(&lim.MinBulkEvents, "min-bulk-events", lim.MinBulkEvents, "lowest fray-shipped/reverseproxy events/s, bulk")
+	fs.Float64Var(&lim.MaxBulkCPU, "max-bulk-cpu", lim.MaxBulkCPU, "highest fray-shipped/reverseproxy CPU per event, bulk")
+	fs.Float64Var(&lim.MaxTraceNS, "max-trace-ns", lim.MaxTraceNS, "highest CPU per event the trace adds, bulk (ns)")
 	quiet := fs.Bool("q", false, "do not copy the input")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		os.Exit(2)
@@ -44,8 +53,8 @@ func main() {
 }
 
 // run reads benchmark output from in, copies it to echo when not nil,
-// writes the comparison to out, and returns an error when fray misses a
-// limit or the input cannot be compared.
+// writes the comparison to out, and returns an error when a ratio misses
+// its limit or the input cannot be compared.
 func run(in io.Reader, out, echo io.Writer, lim Limits) error {
 	if echo != nil {
 		in = io.TeeReader(in, echo)
@@ -54,10 +63,10 @@ func run(in io.Reader, out, echo io.Writer, lim Limits) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := Compare(res)
+	cmp, err := Compare(res, lim)
 	if err != nil {
 		return err
 	}
-	cmp.Write(out, lim)
-	return cmp.Check(lim)
+	cmp.Write(out)
+	return cmp.Check()
 }

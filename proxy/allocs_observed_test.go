@@ -1,0 +1,122 @@
+package proxy_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/metrics"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/verify"
+)
+
+// numberedStream is a memTransport-like upstream whose events carry ids
+// that never repeat across exchanges, as a real server's do: the verifier
+// records each one.
+type numberedStream struct {
+	n    int // events per exchange
+	next int
+	buf  []byte
+	rd   bytes.Reader
+}
+
+func (s *numberedStream) RoundTrip(r *http.Request) (*http.Response, error) {
+	// Built without allocating (once the buffer is grown): only the
+	// proxy's allocations are counted.
+	s.buf = s.buf[:0]
+	for range s.n {
+		s.next++
+		s.buf = strconv.AppendInt(append(s.buf, "id: ev-"...), int64(s.next), 10)
+		s.buf = append(s.buf, "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":"...)
+		s.buf = strconv.AppendInt(s.buf, int64(s.next), 10)
+		s.buf = append(s.buf, "}}\n\n"...)
+	}
+	s.rd.Reset(s.buf)
+	return &http.Response{
+		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"text/event-stream"}},
+		Body:    io.NopCloser(&s.rd),
+		Request: r, ContentLength: -1,
+	}, nil
+}
+
+// TestNoAllocationPerEventObserved: with the observers fray proxy runs
+// (the verifier and the metrics) and faults that fire (drop, delay,
+// set-retry, rewrite-id), an exchange of 2N events allocates what one of
+// N events does: nothing per event, once the verifier's id windows are
+// full (steady state).
+func TestNoAllocationPerEventObserved(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations are not counted under the race detector")
+	}
+	for _, tt := range []struct{ name, profile string }{
+		{"no faults", ""},
+		{"firing faults", `
+[[fault]]
+kind = "drop"
+probability = 0.1
+[[fault]]
+kind = "delay"
+delay = "1us"
+probability = 0.02
+[[fault]]
+kind = "set-retry"
+retry = "2s"
+[[fault]]
+kind = "rewrite-id"
+id = "{id}-x"
+`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			const n = 1000
+			up := &numberedStream{}
+			u, _ := url.Parse("http://upstream.invalid")
+			v := verify.New(verify.Options{})
+			m := metrics.New(metrics.Options{NoRuntime: true})
+			opts := proxy.Options{Upstream: u, Transport: up, Observer: observe.Tee(v, m)}
+			if tt.profile != "" {
+				prof, err := profiles.Parse("firing.toml", strings.NewReader(tt.profile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if opts.Faults, err = profiles.NewActive(prof, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := proxy.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := &discardWriter{h: http.Header{}}
+			exchange := func() {
+				req, _ := http.NewRequest("POST", "http://fray/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1}}}`))
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				clear(w.h)
+				p.ServeHTTP(w, req)
+			}
+			// Fill the verifier's windows (4096 ids a session) first.
+			up.n = n
+			for range 10 {
+				exchange()
+			}
+			allocs := func(events int) float64 {
+				up.n = events
+				return testing.AllocsPerRun(10, exchange)
+			}
+			one, two := allocs(n), allocs(2*n)
+			t.Logf("%.0f allocations for an exchange of %d events, %.0f for %d", one, n, two, 2*n)
+			if perEvent := (two - one) / n; perEvent > 0.01 {
+				t.Errorf("%.3f allocations per event (%.0f for %d events, %.0f for %d)", perEvent, one, n, two, 2*n)
+			}
+			if v.Progress().Events < 20*n {
+				t.Errorf("the verifier saw %d events", v.Progress().Events)
+			}
+		})
+	}
+}
