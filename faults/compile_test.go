@@ -83,8 +83,8 @@ func TestCompileReportsEverything(t *testing.T) {
 
 func TestKindsAreDocumented(t *testing.T) {
 	ks := faults.Kinds()
-	if len(ks) != 22 {
-		t.Errorf("%d kinds registered, want 22", len(ks))
+	if len(ks) != 24 {
+		t.Errorf("%d kinds registered, want 24", len(ks))
 	}
 	seen := map[string]bool{}
 	for _, k := range ks {

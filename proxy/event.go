@@ -130,7 +130,9 @@ func (pm *pump) apply(e *sse.Event, act *faults.EventAction) outcome {
 		return outcome{fate: observe.Dropped, waited: waited, goOn: true}
 	}
 	pm.mutate(e, act)
+	pm.buffering = act.Buffer
 	out := pm.deliverWith(e, act.Fragment, act.Duplicate, act.Noise)
+	pm.buffering = false
 	out.waited = out.waited || waited
 	out.corrupted = act.Corrupt && len(e.Data) > 0
 	if out.goOn && act.Close == faults.CloseAfter {
