@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"testing"
@@ -72,6 +75,67 @@ silence = "150ms"
 				t.Errorf("client %v (%+v), verdict %s (%s), findings %v; want every call through and a pass", cerr, res, r.Verdict, r.Why, found)
 			case tc.want != "" && strings.Join(found, ",") != tc.want:
 				t.Errorf("findings %v, want %s alone", found, tc.want)
+			}
+		})
+	}
+}
+
+// TestCutsOverHTTP2: over HTTP/2, cut-fin ends the tools/call stream with
+// END_STREAM (a clean end after the priming event) and cut-rst with an
+// RST_STREAM; either way the connection lives on for the next request.
+func TestCutsOverHTTP2(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: p1\ndata: \n\nid: p2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"+
+			"id: p3\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	for name, wantErr := range map[string]string{"cut-fin": "", "cut-rst": "INTERNAL_ERROR"} {
+		t.Run(name, func(t *testing.T) {
+			prof, err := profiles.Builtin(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := New(Options{Upstream: u, Profile: prof})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fray := httptest.NewUnstartedServer(eng.Handler())
+			fray.EnableHTTP2 = true
+			fray.StartTLS()
+			defer fray.Close()
+			client := fray.Client()
+			var conns []string
+			for range 2 {
+				req := newReq(t, http.MethodPost, fray.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
+					map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+				var remote string
+				req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+					GotConn: func(i httptrace.GotConnInfo) { remote = i.Conn.LocalAddr().String() },
+				}))
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.ProtoMajor != 2 {
+					t.Fatalf("the client got %s, want HTTP/2", resp.Proto)
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				switch {
+				case wantErr == "" && (err != nil || string(body) != "id: p1\ndata: \n\n"):
+					t.Errorf("got %q, %v; want the priming event and a clean end", body, err)
+				case wantErr != "" && (err == nil || !strings.Contains(err.Error(), wantErr)):
+					t.Errorf("the stream ended with %v, want an RST_STREAM (%s)", err, wantErr)
+				}
+				conns = append(conns, remote)
+			}
+			if conns[0] != conns[1] {
+				t.Errorf("the second request came on connection %s, the first on %s: the cut took the connection down", conns[1], conns[0])
+			}
+			if _, err := eng.Finish(eng.Stop(), nil); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
