@@ -55,7 +55,7 @@ func runProbe(t *testing.T, p Probe, server scripted.ServerFault, client scripte
 	defer fray.Close()
 	_, cerr := scripted.RunClient(ctx, scripted.ClientOptions{
 		URL: fray.URL + "/mcp", Calls: 2, Fault: client,
-		Backoff: 100 * time.Millisecond, MaxAttempts: 6, Idle: 1500 * time.Millisecond,
+		Backoff: 100 * time.Millisecond, MaxAttempts: 8, Idle: 600 * time.Millisecond,
 	})
 	eng.Wait(ctx, true)
 	cmd := &report.Command{Args: []string{"scripted"}}

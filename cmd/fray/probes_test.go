@@ -31,7 +31,7 @@ func TestProbeClientHelper(t *testing.T) {
 	defer cancel()
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{
 		URL: os.Getenv("FRAY_URL"), Calls: 2, Fault: scripted.ClientFault(n),
-		Backoff: 100 * time.Millisecond, MaxAttempts: 6, Idle: 1500 * time.Millisecond,
+		Backoff: 100 * time.Millisecond, MaxAttempts: 4, Idle: 600 * time.Millisecond,
 	})
 	fmt.Printf("completed %d\n", res.Completed)
 	if err != nil {
