@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"encoding/xml"
 	"strings"
 	"testing"
 
@@ -122,5 +123,35 @@ func TestWorst(t *testing.T) {
 		if got := Worst(tc.in); got != tc.want {
 			t.Errorf("Worst(%v) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestWriteJUnit: one test case per probe; found and failed are failures,
+// inconclusive is skipped, survived passes.
+func TestWriteJUnit(t *testing.T) {
+	all := All()
+	rs := []Result{
+		{Probe: all[0], Outcome: Found, Detail: "client.last-event-id: no id"},
+		{Probe: all[1], Outcome: Survived},
+		{Probe: all[2], Outcome: Inconclusive, Detail: "the trigger was not met"},
+		{Probe: all[3], Outcome: Failed, Detail: "the client command failed"},
+	}
+	var b strings.Builder
+	if err := WriteJUnit(&b, rs); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal([]byte(b.String()), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	if doc.Tests != 4 || doc.Failures != 2 || doc.Skipped != 1 || len(doc.Suite.Cases) != 4 {
+		t.Fatalf("tests %d, failures %d, skipped %d, cases %d\n%s", doc.Tests, doc.Failures, doc.Skipped, len(doc.Suite.Cases), b.String())
+	}
+	c := doc.Suite.Cases
+	if c[0].Name != all[0].Name || c[0].Failure == nil || !strings.Contains(c[0].Failure.Body, all[0].Issue) {
+		t.Errorf("found case %+v", c[0])
+	}
+	if c[1].Failure != nil || c[1].Skipped != nil || c[2].Skipped == nil || c[3].Failure == nil {
+		t.Errorf("cases %+v", c)
 	}
 }

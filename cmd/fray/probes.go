@@ -87,7 +87,8 @@ func probesShow(c *cli.Context) error {
 // --server, when one is given); the table says what each showed, the
 // report files hold the runs' reports merged, and the exit code follows
 // the outcomes: 1 a bug found, 3 a run failed otherwise, 4 a probe said
-// nothing (its trigger not met), 0 every probe survived.
+// nothing (its trigger not met), 0 every probe survived. --report holds
+// the runs' reports merged, --junit a test case per probe.
 func runProbes(c *cli.Context) error {
 	sel, err := probes.Select(c.String("probe"))
 	if err != nil {
@@ -139,7 +140,7 @@ func runProbes(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := writeProbeFiles(out, merged); err != nil {
+	if err := writeProbeFiles(out, merged, results); err != nil {
 		return cli.Exit(err.Error(), exitFindings)
 	}
 	if ctx.Err() != nil {
@@ -200,20 +201,24 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	return r, nil
 }
 
-// writeProbeFiles writes the merged report to the files of --report and
-// --junit.
-func writeProbeFiles(o *outputs, r report.Report) error {
-	r.Accepted = o.allow && r.Verdict == report.VerdictInconclusive
+// writeProbeFiles writes the files of --report (the runs' reports,
+// merged) and --junit (a test case per probe).
+func writeProbeFiles(o *outputs, merged report.Report, results []probes.Result) error {
+	merged.Accepted = o.allow && merged.Verdict == report.VerdictInconclusive
 	var errs []error
 	for _, w := range writers {
+		write := func(out io.Writer) error { return w.write(out, merged) }
+		if w.flag == "junit" {
+			write = func(out io.Writer) error { return probes.WriteJUnit(out, results) }
+		}
 		switch path := o.paths[w.flag]; path {
 		case "":
 		case stdoutPath:
-			if err := w.write(o.stdout, r); err != nil {
+			if err := write(o.stdout); err != nil {
 				errs = append(errs, fmt.Errorf("--%s -: %w", w.flag, err))
 			}
 		default:
-			if err := report.WriteFile(path, func(out io.Writer) error { return w.write(out, r) }); err != nil {
+			if err := report.WriteFile(path, write); err != nil {
 				errs = append(errs, err)
 			}
 		}
