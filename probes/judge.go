@@ -37,10 +37,10 @@ type Result struct {
 	Detail string
 }
 
-// Judge reads the report of a run of p with p's profile (kinds lists the
-// fault kinds of that profile, as in its [[fault]] tables) and says what
-// it showed. A probe whose faults did not fire is inconclusive, never a
-// pass: the trigger was not met.
+// Judge reads the report of a run of p with p's profile and says what it
+// showed; kinds are the fault kinds that must have fired
+// (Probe.TriggerKinds). A probe whose trigger was not met is
+// inconclusive, never a pass; its finding made is found all the same.
 func Judge(p Probe, kinds []string, r report.Report) Result {
 	res := Result{Probe: p, Triggered: fired(kinds, r.Faults)}
 	c := findCheck(r.Checks, p.Finding)

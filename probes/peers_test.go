@@ -66,7 +66,7 @@ func runProbe(t *testing.T, p Probe, server scripted.ServerFault, client scripte
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Judge(p, KindsOf(prof), r), r
+	return Judge(p, p.TriggerKinds(prof), r), r
 }
 
 // TestProbesOnPeers shows every probe on a peer that has its bug and on

@@ -53,6 +53,11 @@ type Probe struct {
 	// Bug says in one sentence what the buggy peer does under the
 	// trigger.
 	Bug string
+	// Trigger lists the fault kinds that must fire for the trigger to be
+	// met; nil means every kind of the profile. A kind that only removes
+	// what a peer may not send (strip-retry) sets the scene without being
+	// part of the trigger.
+	Trigger []string
 	// file is the profile's file in profiles/.
 	file string
 }
@@ -90,7 +95,8 @@ var catalog = []Probe{
 		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/2393",
 			"https://github.com/modelcontextprotocol/python-sdk/issues/3257",
 			"https://github.com/modelcontextprotocol/python-sdk/issues/3356"},
-		Bug: "a stream the server keeps closing cleanly is reconnected at once, every time: the attempt counter resets and the backoff never grows"},
+		Bug:     "a stream the server keeps closing cleanly is reconnected at once, every time: the attempt counter resets and the backoff never grows",
+		Trigger: []string{"close"}},
 	{Name: "replay-other-streams", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
 		Issue:   "https://github.com/modelcontextprotocol/servers/issues/4087",
 		Related: []string{"https://github.com/fiberplane/mcp-lite/issues/74"},
@@ -106,6 +112,7 @@ func All() []Probe {
 	for i, p := range catalog {
 		out[i] = p
 		out[i].Related = append([]string(nil), p.Related...)
+		out[i].Trigger = append([]string(nil), p.Trigger...)
 	}
 	return out
 }
@@ -165,6 +172,15 @@ func (p Probe) Text() ([]byte, error) {
 		return nil, fmt.Errorf("probes: %s: no profile: %w", p.Name, err)
 	}
 	return b, nil
+}
+
+// TriggerKinds lists the fault kinds of prof, the probe's profile, that
+// must fire for the probe's trigger to be met.
+func (p Probe) TriggerKinds(prof *profiles.Profile) []string {
+	if p.Trigger != nil {
+		return append([]string(nil), p.Trigger...)
+	}
+	return KindsOf(prof)
 }
 
 // Profile parses and validates the probe's fault profile, as any profile

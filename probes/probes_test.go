@@ -2,6 +2,7 @@ package probes
 
 import (
 	"encoding/xml"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,6 +40,11 @@ func TestCatalogIsWhole(t *testing.T) {
 		}
 		if len(KindsOf(prof)) == 0 {
 			t.Errorf("%s: the profile has no fault", p.Name)
+		}
+		for _, k := range p.TriggerKinds(prof) {
+			if !slices.Contains(KindsOf(prof), k) {
+				t.Errorf("%s: trigger kind %s is not in the profile", p.Name, k)
+			}
 		}
 		if want := "probe-" + p.Name; prof.Name != want {
 			t.Errorf("%s: profile name %q, want %q", p.Name, prof.Name, want)

@@ -123,7 +123,7 @@ func runProbes(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		res := probes.Judge(p, probes.KindsOf(prof), r)
+		res := probes.Judge(p, p.TriggerKinds(prof), r)
 		sayf(c, errw, "probe %s: %s: %s", p.Name, res.Outcome, res.Detail)
 		results, reports = append(results, res), append(reports, r)
 		if res.Outcome == probes.Failed {

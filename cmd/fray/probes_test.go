@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -12,23 +13,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/examples/gosdk/refpeer"
 	"github.com/frayproxy/fray/internal/scripted"
 	"github.com/frayproxy/fray/probes"
 	"github.com/frayproxy/fray/profiles"
 )
 
-// TestProbeClientHelper is the scripted client of the probe tests when
-// FRAY_PROBE_CLIENT holds the number of its misbehaviour (0: a correct
-// client): it makes two tool calls through $FRAY_URL and exits 1 when
-// they did not both complete.
+// TestProbeClientHelper is a client of the probe tests when
+// FRAY_PROBE_CLIENT says which: "gosdk" runs the official Go SDK's client
+// (examples/gosdk/refpeer); a number is the scripted client with that
+// misbehaviour (0: a correct client), making two tool calls. It exits 1
+// when its calls did not complete.
 func TestProbeClientHelper(t *testing.T) {
 	fault, ok := os.LookupEnv("FRAY_PROBE_CLIENT")
 	if !ok {
 		t.Skip("a helper process for the probe tests, not a test")
 	}
-	n, _ := strconv.Atoi(fault)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
+	if fault == "gosdk" {
+		res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{Endpoint: os.Getenv("FRAY_URL")})
+		fmt.Printf("%+v\n", res)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	n, _ := strconv.Atoi(fault)
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{
 		URL: os.Getenv("FRAY_URL"), Calls: 2, Fault: scripted.ClientFault(n),
 		Backoff: 100 * time.Millisecond, MaxAttempts: 4, Idle: 600 * time.Millisecond,
@@ -128,6 +140,26 @@ func TestRunProbeOnScriptedClients(t *testing.T) {
 	}
 }
 
+// TestRunProbeOnGoSDKClient runs the probe of a transient 503 on the
+// reconnection path on the official Go SDK's client (v1.8.0, go.mod):
+// the release still gives the call up, and the probe finds it; the
+// TypeScript SDK's client survives the same probe (TestRunProbesAllNodeClient).
+func TestRunProbeOnGoSDKClient(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
+	up := httptest.NewServer(mux)
+	defer up.Close()
+	args := helperArgs(t)
+	args[1] = "-test.run=^TestProbeClientHelper$"
+	t.Setenv("FRAY_PROBE_CLIENT", "gosdk")
+	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "transient-503-on-resume",
+		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
+	f := strings.Fields(tableRow(stdout, "transient-503-on-resume"))
+	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.retries-transient:" {
+		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
 // tableRow returns the line of the probe table that starts with name.
 func tableRow(out, name string) string {
 	for _, l := range strings.Split(out, "\n") {
@@ -178,6 +210,11 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 	}
 	if f := strings.Fields(tableRow(stdout, "resume-token-dropped")); len(f) < 4 || f[3] != probes.Found {
 		t.Errorf("resume-token-dropped did not find its bug in @modelcontextprotocol/sdk 1.32.2's client:\n%s\nstderr:\n%s", stdout, stderr)
+	}
+	// The Go SDK's client has this bug (TestRunProbeOnGoSDKClient); this
+	// one has not.
+	if f := strings.Fields(tableRow(stdout, "transient-503-on-resume")); len(f) < 4 || f[3] != probes.Survived {
+		t.Errorf("the TypeScript SDK's client did not survive transient-503-on-resume:\n%s", stdout)
 	}
 	if code != exitFindings {
 		t.Errorf("exit %d, want %d for a bug found\nstdout:\n%s\nstderr:\n%s", code, exitFindings, stdout, stderr)
