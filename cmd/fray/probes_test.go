@@ -140,6 +140,35 @@ func TestRunProbeOnScriptedClients(t *testing.T) {
 	}
 }
 
+// TestRunProbeOnScriptedServers probes a server under test: the server's
+// event store replays another stream's events or not, and a correct
+// client is the command.
+func TestRunProbeOnScriptedServers(t *testing.T) {
+	args := helperArgs(t)
+	args[1] = "-test.run=^TestProbeClientHelper$"
+	t.Setenv("FRAY_PROBE_CLIENT", "0")
+	for _, tc := range []struct {
+		fault scripted.ServerFault
+		code  int
+		want  string
+	}{
+		{scripted.ReplayForeign, exitFindings, probes.Found},
+		{scripted.ServerCorrect, exitOK, probes.Survived},
+	} {
+		up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: tc.fault}))
+		code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "server",
+			"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
+		up.Close()
+		row := strings.Fields(tableRow(stdout, "replay-other-streams"))
+		if code != tc.code || len(row) < 4 || row[1] != probes.Server || row[3] != tc.want {
+			t.Errorf("server fault %d: exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", tc.fault, code, tc.code, tc.want, stdout, stderr)
+		}
+		if strings.Contains(stdout, " client ") {
+			t.Errorf("--probe server ran a client probe:\n%s", stdout)
+		}
+	}
+}
+
 // TestRunProbeOnGoSDKClient runs the probe of a transient 503 on the
 // reconnection path on the official Go SDK's client (v1.8.0, go.mod):
 // the release still gives the call up, and the probe finds it; the
