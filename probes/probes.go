@@ -84,7 +84,7 @@ var catalog = []Probe{
 		Bug:   "the reconnection GET carries no Last-Event-ID"},
 	{Name: "priming-empty-data", End: Client, Finding: checks.ClientReconnects, Revision: "2025-11-25",
 		Issue:   "https://github.com/modelcontextprotocol/go-sdk/issues/768",
-		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/1672"},
+		Related: []string{"https://github.com/modelcontextprotocol/typescript-sdk/pull/1184"},
 		Bug:     "the empty data of the priming event is decoded as JSON and fails"},
 	{Name: "session-404-kept", End: Client, Finding: checks.ClientNewSessionAfter404, Revision: "2025-03-26 to 2025-11-25",
 		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/issues/1708",
@@ -102,8 +102,9 @@ var catalog = []Probe{
 		Related: []string{"https://github.com/fiberplane/mcp-lite/issues/74"},
 		Bug:     "the event store replays events of other streams after Last-Event-ID"},
 	{Name: "replay-duplicate", End: Server, Finding: checks.ServerReplayNoDuplicates, Revision: "2025-03-26 to 2025-11-25",
-		Issue: "https://github.com/modelcontextprotocol/typescript-sdk/pull/2335",
-		Bug:   "a resumption delivers an event the client already had (replay racing a live write)"},
+		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/pull/2335",
+		Related: []string{"https://github.com/modelcontextprotocol/typescript-sdk/pull/2547"},
+		Bug:     "a resumption delivers an event the client already had (replay racing a live write)"},
 }
 
 // All returns every probe in catalog order. The slice is a fresh copy.
