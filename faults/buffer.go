@@ -15,7 +15,9 @@ import "github.com/frayproxy/fray/mcp"
 var bufferKind = Kind{
 	Name: "buffer", On: OnStream, Params: []string{"events", "bytes"},
 	Summary: "holds events and releases them in bursts of events or bytes, as a buffering proxy does",
-	Traits:  Delays,
+	// WithholdsEvents: on a stream that neither ends nor fills the
+	// buffer, what is held never reaches the client.
+	Traits: Delays | WithholdsEvents,
 	Build: func(a *Args) Effect {
 		switch key := a.OneOf("events", "bytes"); key {
 		case "events":

@@ -41,10 +41,20 @@ func TestIdleCutsArmEveryStream(t *testing.T) {
 	}
 }
 
-// TestBufferingProxyHoldsUntil4KiB: small events are held until 4096
-// bytes have gathered.
+// TestBufferingProxyHoldsUntil4KiB: on a POST answer stream, small events
+// are held until 4096 bytes have gathered; other streams pass.
 func TestBufferingProxyHoldsUntil4KiB(t *testing.T) {
-	sp := builtinPlan(t, "buffering-proxy").Stream(exchange(mcp.StreamGet, 1, ""))
+	set := builtinPlan(t, "buffering-proxy")
+	for _, ex := range []*mcp.Exchange{exchange(mcp.StreamGet, 1, ""), exchange(mcp.StreamResume, 2, "")} {
+		sp := set.Stream(ex)
+		sp.Start()
+		for _, ev := range answer() {
+			if sp.Event(&ev).Buffer {
+				t.Fatalf("%v stream: event %d held", ex.Stream, ev.Index)
+			}
+		}
+	}
+	sp := set.Stream(exchange(mcp.StreamPost, 3, "tools/call"))
 	sp.Start()
 	var released []int
 	for i := range 100 {

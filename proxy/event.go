@@ -22,6 +22,9 @@ type outcome struct {
 	waited bool
 	// goOn: the stream goes on after the event.
 	goOn bool
+	// held: a buffer fault holds the event back; it is reported when it
+	// leaves (intermediary.go).
+	held bool
 }
 
 // block handles one block from the upstream. It reports whether the
@@ -63,7 +66,11 @@ func (pm *pump) block(e *sse.Event) bool {
 		}
 		out = pm.apply(e, &act)
 	}
-	pm.observeEvent(e, out, act.Fired)
+	if out.held {
+		pm.holdObservation(e, out, act.Fired)
+	} else {
+		pm.observeEvent(e, out, act.Fired)
+	}
 	return out.goOn
 }
 
@@ -133,6 +140,7 @@ func (pm *pump) apply(e *sse.Event, act *faults.EventAction) outcome {
 	pm.buffering = act.Buffer
 	out := pm.deliverWith(e, act.Fragment, act.Duplicate, act.Noise)
 	pm.buffering = false
+	out.held = act.Buffer && out.fate == observe.Delivered
 	out.waited = out.waited || waited
 	out.corrupted = act.Corrupt && len(e.Data) > 0
 	if out.goOn && act.Close == faults.CloseAfter {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // manualClock moves only when the test says so; Advance runs, on the
@@ -151,13 +152,28 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 	}))
 	defer up.Close()
 	// Events 0, 1 and 3 are held; 2 releases 0 and 1; the end releases 3.
+	var mu sync.Mutex
+	var seen []string
+	beforeRelease := -1 // events observed when event 2 came
 	plan := scriptPlan{event: func(e *mcp.Event) faults.EventAction {
-		if e.Index == 1 {
+		switch e.Index {
+		case 1:
 			close(decided)
+		case 2:
+			mu.Lock()
+			beforeRelease = len(seen)
+			mu.Unlock()
 		}
 		return faults.EventAction{Buffer: e.Index != 2}
 	}}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	obs := observe.Func(func(o *observe.Observation) {
+		if o.Event != nil {
+			mu.Lock()
+			seen = append(seen, fmt.Sprintf("%d %s", o.Event.Index, o.Event.Fate))
+			mu.Unlock()
+		}
+	})
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -188,6 +204,14 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 	}
 	if rest.String() != ev[3] {
 		t.Errorf("after the burst %q, want the event the end released", rest.String())
+	}
+	// A held event is reported when it leaves, in order; the observer
+	// has them all once the stream is over (the end is reported last).
+	conn.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(seen, ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" || beforeRelease != 0 {
+		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held", got, beforeRelease)
 	}
 }
 

@@ -51,6 +51,7 @@ type pump struct {
 	idle      *idleTimer
 	buffered  []byte
 	buffering bool
+	heldObs   []heldObservation
 
 	// planLater: the plan starts at the first event (a GET that may be,
 	// or is, a legacy stream).
