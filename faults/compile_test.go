@@ -84,8 +84,8 @@ func TestCompileReportsEverything(t *testing.T) {
 
 func TestKindsAreDocumented(t *testing.T) {
 	ks := faults.Kinds()
-	if len(ks) != 23 {
-		t.Errorf("%d kinds registered, want 23", len(ks))
+	if len(ks) != 25 {
+		t.Errorf("%d kinds registered, want 25", len(ks))
 	}
 	seen := map[string]bool{}
 	for _, k := range ks {

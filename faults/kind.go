@@ -97,6 +97,8 @@ type StreamState struct {
 	Seen int
 	// Primed is set by effects that wait for a priming event to pass.
 	Primed bool
+	// Held counts the bytes an effect holds back (buffer).
+	Held int
 }
 
 // EventEffect changes SSE events. One stream's calls come in order from

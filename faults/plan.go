@@ -95,6 +95,9 @@ type EventAction struct {
 	// Lose swallows this event and the next Lose-1 ones (the server
 	// believes them delivered), then closes the client's side cleanly.
 	Lose int
+	// Buffer holds the event back, with those held before it, until an
+	// event that is not held or the stream's end releases them all.
+	Buffer bool
 	// Close ends the stream at this event.
 	Close CloseMode
 	// Hold, with Close or Lose: once the client's side is ended, fray
@@ -116,6 +119,9 @@ type EventAction struct {
 type StreamAction struct {
 	// CloseAfter ends the stream cleanly this long after it started.
 	CloseAfter time.Duration
+	// CloseIdle ends the stream cleanly once this long has passed without
+	// a byte from the server (see IdleExpired); 0 means never.
+	CloseIdle time.Duration
 	// Throttle limits the bytes per second written to the client; 0 means
 	// no limit. ThrottleBurst is the limiter's burst in bytes.
 	Throttle      int

@@ -21,6 +21,8 @@ var registry = []*Kind{
 	&throttleKind,
 	&fragmentKind,
 	&keepaliveNoiseKind,
+	&idleCloseKind,
+	&bufferKind,
 	// On HTTP exchanges.
 	&statusKind,
 	&latencyKind,

@@ -9,7 +9,8 @@ import (
 )
 
 func TestBuiltinsValidate(t *testing.T) {
-	want := []string{"flaky-gateway", "legacy-sse", "lossy-resume", "mobile-network", "no-priming", "polling-server", "retry-storm", "soak", "stateless-cut"}
+	want := []string{"buffering-proxy", "cut-fin", "cut-rst", "flaky-gateway", "gateway-errors", "idle-cut-125s", "idle-cut-300s",
+		"legacy-sse", "lossy-resume", "mobile-network", "no-priming", "polling-server", "retry-storm", "soak", "stateless-cut"}
 	names := profiles.Names()
 	if len(names) != len(want) {
 		t.Fatalf("Names() = %v, want %v", names, want)

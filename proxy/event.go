@@ -22,6 +22,9 @@ type outcome struct {
 	waited bool
 	// goOn: the stream goes on after the event.
 	goOn bool
+	// held: a buffer fault holds the event back; it is reported when it
+	// leaves (intermediary.go).
+	held bool
 }
 
 // block handles one block from the upstream. It reports whether the
@@ -69,7 +72,11 @@ func (pm *pump) block(e *sse.Event) bool {
 	if pm.pending && pm.rd.Buffered() == 0 {
 		_ = pm.flush() // a client gone is seen at the next read
 	}
-	pm.observeEvent(e, out, act.Fired)
+	if out.held {
+		pm.holdObservation(e, out, act.Fired)
+	} else {
+		pm.observeEvent(e, out, act.Fired)
+	}
 	return out.goOn
 }
 
@@ -136,7 +143,10 @@ func (pm *pump) apply(e *sse.Event, act *faults.EventAction) outcome {
 		return outcome{fate: observe.Dropped, waited: waited, goOn: true}
 	}
 	pm.mutate(e, act)
+	pm.buffering = act.Buffer
 	out := pm.deliverWith(e, act.Fragment, act.Duplicate, act.Noise)
+	pm.buffering = false
+	out.held = act.Buffer && out.fate == observe.Delivered
 	out.waited = out.waited || waited
 	out.corrupted = act.Corrupt && len(e.Data) > 0
 	if out.goOn && act.Close == faults.CloseAfter {

@@ -49,6 +49,10 @@ type e2eCase struct {
 
 func (c *e2eCase) kind() string { k, _, _ := strings.Cut(c.name, "/"); return k }
 
+// timed: the case's fault acts on a timer of the proxy's clock, which the
+// test fires once the first event is read.
+func (c *e2eCase) timed() bool { return c.name == "close/after" || c.name == "idle-close" }
+
 // e2eResult is what crossed the wire.
 type e2eResult struct {
 	status  int
@@ -128,6 +132,16 @@ func e2eCases() []e2eCase {
 				r.up.wantCancelled(t)
 			}},
 		{name: "close/after", fault: `after = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
+		{name: "idle-close", fault: `silence = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
+		{name: "buffer", fault: "events = 2", raw: true, at: "event 0",
+			check: func(t *testing.T, r *e2eResult) {
+				body(e2eStream)(t, r)
+				// The priming event is held until the progress event
+				// releases it: it never leaves alone.
+				if len(r.chunks) == 0 || r.chunks[0] < len(e2ePriming)+len(e2eProgress) {
+					t.Fatalf("chunk sizes %v: the first holds less than the priming and progress events", r.chunks)
+				}
+			}},
 		{name: "lose", fault: "after_events = 1\nevents = 1", hold: "all", at: "event 1",
 			check: func(t *testing.T, r *e2eResult) {
 				body(e2ePriming)(t, r)
@@ -275,7 +289,7 @@ func runE2E(t *testing.T, c *e2eCase) (*e2eResult, *logRecorder) {
 	defer srv.Close()
 	res := &e2eResult{up: up.log}
 	var clock proxyClock
-	if c.name == "close/after" {
+	if c.timed() {
 		clock = &heldClock{}
 	} else {
 		clock = &hookClock{fakeClock: fakeClock{now: time.Unix(0, 0)}, hook: up.log.count}
@@ -286,7 +300,7 @@ func runE2E(t *testing.T, c *e2eCase) (*e2eResult, *logRecorder) {
 	switch {
 	case c.raw:
 		rawRequest(t, fray, res)
-	case c.name == "close/after":
+	case c.timed():
 		timedRequest(t, fray, res, clock.(*heldClock))
 	default:
 		httpRequest(t, fray, c.get, res)
@@ -329,20 +343,28 @@ func (c *hookClock) hits() []int {
 	return append([]int(nil), c.hit...)
 }
 
-// heldClock records timers and runs them only when fire is called.
+// heldClock records timers and runs them only when fire is called, which
+// moves its time on by the longest of them.
 type heldClock struct {
-	mu     sync.Mutex
-	timers []func()
-	waited []time.Duration
+	mu      sync.Mutex
+	timers  []func()
+	waited  []time.Duration
+	pending time.Duration
+	now     time.Duration
 }
 
-func (c *heldClock) Now() time.Time { return time.Unix(0, 0) }
+func (c *heldClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Unix(0, 0).Add(c.now)
+}
 
 func (c *heldClock) AfterFunc(d time.Duration, f func()) func() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.waited = append(c.waited, d)
 	c.timers = append(c.timers, f)
+	c.pending = max(c.pending, d)
 	return func() bool { return false }
 }
 
@@ -350,6 +372,8 @@ func (c *heldClock) fire() {
 	c.mu.Lock()
 	ts := c.timers
 	c.timers = nil
+	c.now += c.pending
+	c.pending = 0
 	c.mu.Unlock()
 	for _, f := range ts {
 		go f()

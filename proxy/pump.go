@@ -44,6 +44,15 @@ type pump struct {
 	scratch []byte
 	warned  bool
 	pending bool // written to the client since the last flush
+
+	// The intermediaries' faults (intermediary.go): idle is an idle close,
+	// when one is armed; buffered are events held back, not yet written;
+	// buffering says the current event is to be held.
+	idle      *idleTimer
+	buffered  []byte
+	buffering bool
+	heldObs   []heldObservation
+
 	// planLater: the plan starts at the first event (a GET that may be,
 	// or is, a legacy stream).
 	planLater bool
@@ -90,6 +99,9 @@ func (t *timedRead) Read(b []byte) (int, error) {
 	n, err := t.body.Read(b)
 	if t.pm.timed {
 		t.pm.readAt = t.pm.p.clock.Now()
+	}
+	if t.pm.idle != nil && n > 0 {
+		t.pm.idle.touch(t.pm.readAt)
 	}
 	return n, err
 }
@@ -155,7 +167,7 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	}
 	rd := p.newReader(&timedRead{body: resp.Body, pm: pm})
 	pm.rd = rd
-	defer pm.flush()
+	defer pm.flushAll()
 	defer pm.stopTimers()
 	// A plain GET may turn out to be a legacy stream when its first event
 	// announces an endpoint, and a legacy stream learns its session from
@@ -221,6 +233,9 @@ func (pm *pump) startPlan() bool {
 	if act.CloseAfter > 0 {
 		pm.stopTTL = pm.p.clock.AfterFunc(act.CloseAfter, func() { pm.cancel(errFaultClosed) })
 	}
+	if act.CloseIdle > 0 {
+		pm.armIdle(act.CloseIdle)
+	}
 	switch act.Close {
 	case faults.CloseBefore, faults.CloseAfter:
 		pm.closeByFault()
@@ -248,6 +263,9 @@ func (pm *pump) stopTimers() {
 	if pm.timer != nil {
 		pm.timer.Stop()
 	}
+	if pm.idle != nil {
+		pm.idle.end()
+	}
 }
 
 func (pm *pump) maxBlock() int {
@@ -263,6 +281,13 @@ func (pm *pump) maxBlock() int {
 // fray next waits. It reports whether the client is still there, and
 // whether it waited for the throttle.
 func (pm *pump) write(b []byte, fragment int) (ok, waited bool) {
+	if pm.buffering {
+		pm.keep(b)
+		return true, false
+	}
+	if len(pm.buffered) > 0 && !pm.release() {
+		return false, false
+	}
 	piece := len(b)
 	if fragment > 0 {
 		piece = fragment

@@ -80,6 +80,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			reportCommand(),
 			replayCommand(),
 			profilesCommand(),
+			probesCommand(),
 			versionCommand(),
 		},
 		// Exit codes are chosen in run, never inside the library.

@@ -34,6 +34,7 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
 			&cli.StringFlag{Name: "reproduce", Usage: "rerun the profile and seed of trace `FILE`"},
+			&cli.StringFlag{Name: "probe", Usage: probeUsage},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runRun,
 		OnUsageError: usageError,
@@ -80,6 +81,9 @@ func (s runSettings) frayURL(addr net.Addr) string {
 }
 
 func runRun(c *cli.Context) error {
+	if c.IsSet("probe") {
+		return runProbes(c)
+	}
 	set, err := runFlags(c)
 	if err != nil {
 		return err

@@ -162,6 +162,7 @@ type streamState struct {
 	firstID  string
 	retry    time.Duration
 	hasRetry bool
+	forgot   bool // ForgetIDOnEmptyResume lost lastID
 }
 
 // timedCall makes one tool call within the call timeout, if any.
@@ -215,6 +216,10 @@ func (c *client) call(ctx context.Context, id int) error {
 			continue
 		case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
 			resp.Body.Close()
+			if resume && c.opts.Fault == GiveUpOnTransient {
+				cancel()
+				return fmt.Errorf("reconnection answered %d", resp.StatusCode)
+			}
 			wait = c.backoff(&failures)
 			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 				wait = time.Duration(s) * time.Second
@@ -237,12 +242,19 @@ func (c *client) call(ctx context.Context, id int) error {
 			if progress {
 				failures = 0
 			}
+			if resume && !progress && c.opts.Fault == ForgetIDOnEmptyResume {
+				st.forgot = true
+			}
 			wait = c.backoff(&failures)
 			if st.hasRetry && c.opts.Fault != IgnoreRetry {
 				wait = st.retry
 			}
 			if c.opts.Fault == IgnoreRetry {
 				wait = 0
+			}
+			if c.opts.Fault == NoBackoff {
+				wait, failures = 0, 0
+				attempt--
 			}
 		}
 		cancel()
@@ -274,6 +286,10 @@ func (c *client) resume(ctx context.Context, st *streamState) (*http.Response, e
 		lei = ""
 	case StaleLastEventID:
 		lei = st.firstID
+	case ForgetIDOnEmptyResume:
+		if st.forgot {
+			lei = ""
+		}
 	}
 	if lei != "" {
 		req.Header.Set("Last-Event-ID", lei)
@@ -306,6 +322,9 @@ func (c *client) read(ctx context.Context, cancel context.CancelFunc, resp *http
 			return false, progress, nil
 		}
 		idle.Reset(c.opts.Idle)
+		if err := c.choke(e); err != nil {
+			return false, progress, err
+		}
 		if e.HasRetry {
 			st.retry, st.hasRetry = time.Duration(e.Retry)*time.Millisecond, true
 		}
