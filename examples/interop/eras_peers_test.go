@@ -56,15 +56,34 @@ func startGoStateless(ctx context.Context, t *testing.T) upstream {
 // before the call when the era is 2026-07-28, and waits for the
 // list_changed the server publishes after it.
 func tsModernClient(era string, listen bool) runClientFor {
-	return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
+	return withNodeSlot(func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
 		env := requireNode(t)
 		args := []string{endpoint, "--era", era, "--count", fmt.Sprint(callEra.Progress),
-			"--delay-ms", fmt.Sprint(callEra.Args["delayMs"]), "--timeout", fmt.Sprint(timeout.Milliseconds())}
+			"--delay-ms", fmt.Sprint(callEra.Args["delayMs"]), "--close-after", fmt.Sprint(callEra.Args["closeAfter"]), "--timeout", fmt.Sprint(timeout.Milliseconds())}
 		if listen {
 			args = append(args, "--listen", "--expect-list-changed", "1")
 		}
 		stdout, stderr, err := runNode(ctx, env, "modern-client.mjs", args...)
 		return parseRun(t, stdout, stderr, err)
+	})
+}
+
+// nodeSlots bounds how many Node clients the era tests run at once: a
+// pair runs all its profiles together, and thirty-odd Node processes
+// starting at once on two cores can take longer than a client's timeout.
+var nodeSlots = make(chan struct{}, 8)
+
+// withNodeSlot runs client once a Node slot is free; the wait is not part
+// of the client's timeout, which its process measures from its start.
+func withNodeSlot(client runClientFor) runClientFor {
+	return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
+		select {
+		case nodeSlots <- struct{}{}:
+		case <-ctx.Done():
+			return clientRun{Error: "no Node slot before the pair's deadline: " + ctx.Err().Error()}
+		}
+		defer func() { <-nodeSlots }()
+		return client(ctx, t, endpoint, timeout)
 	}
 }
 

@@ -38,13 +38,19 @@ func streamableProfiles() []string {
 }
 
 // eraPairs is every pair: each SDK's own pair in both eras, under every
-// Streamable HTTP profile; then the cross-era pairs (a 2025-11-25-only
-// client against a server of both eras, a client of both eras against a
-// 2025-11-25-only server) and the cross-SDK 2026-07-28 pairs, with no
-// profile and under polling-server.
+// Streamable HTTP profile; then the cross-era pairs and the cross-SDK
+// 2026-07-28 pairs under the profiles that tell something about them: an
+// old (2025-11-25-only) client against a server of both eras under
+// mobile-network (nothing else can fire on a server without event ids, and
+// what a cut does to such a client the SDK pairs at 2025-11-25 show); a
+// client of both eras against an old server under the profiles that cut
+// resumable streams; new clients against other SDKs' new servers under
+// mobile-network and lossy-resume (does the client re-issue a cut call).
 func eraPairs() []eraPair {
 	all := streamableProfiles()
-	cross := []string{"polling-server", "lossy-resume"}
+	oldClient := []string{"mobile-network"}
+	oldServer := []string{"polling-server", "lossy-resume"}
+	crossSDK := []string{"mobile-network", "lossy-resume"}
 	return []eraPair{
 		{name: "ts2←ts2-server@" + era2026, start: startTSModern, client: tsModernClient(era2026, true), profiles: all},
 		{name: "ts2←ts2-server@" + era2025, start: startTSModern, client: tsModernClient(era2025, false), profiles: all},
@@ -54,18 +60,18 @@ func eraPairs() []eraPair {
 		{name: "mcp-go←mcp-go@" + era2025, start: startMCPGo(mcpgopeer.Streamable), client: mcpGoEraClient(era2025), profiles: all, goOnly: true},
 
 		// An old client, a new server.
-		{name: "ts1←ts2-server@" + era2025, start: startTSModern, client: tsThirdParty(callEra, "streamable", ""), profiles: cross},
-		{name: "ts1←go-sdk-stateless@" + era2025, start: startGoStateless, client: tsThirdParty(callEra, "streamable", ""), profiles: cross},
+		{name: "ts1←ts2-server@" + era2025, start: startTSModern, client: withNodeSlot(tsThirdParty(callEra, "streamable", "")), profiles: oldClient},
+		{name: "ts1←go-sdk-stateless@" + era2025, start: startGoStateless, client: withNodeSlot(tsThirdParty(callEra, "streamable", "")), profiles: oldClient},
 		// A new client, an old server: each falls back to initialize.
-		{name: "ts2←ts1-server@" + eraAuto, start: startTSStreamableThird, client: tsModernClient(eraAuto, false), profiles: cross},
-		{name: "go-sdk←go-sdk-server@" + eraAuto, start: startGoStreamable, client: goSDKEraClient(era2026), profiles: cross, goOnly: true},
-		{name: "ts2←go-sdk-server@" + eraAuto, start: startGoStreamable, client: tsModernClient(eraAuto, false), profiles: cross},
-		{name: "mcp-go←go-sdk-server@" + eraAuto, start: startGoStreamable, client: mcpGoEraClient(era2026), profiles: cross, goOnly: true,
+		{name: "ts2←ts1-server@" + eraAuto, start: startTSStreamableThird, client: tsModernClient(eraAuto, false), profiles: oldServer},
+		{name: "go-sdk←go-sdk-server@" + eraAuto, start: startGoStreamable, client: goSDKEraClient(era2026), profiles: oldServer, goOnly: true},
+		{name: "ts2←go-sdk-server@" + eraAuto, start: startGoStreamable, client: tsModernClient(eraAuto, false), profiles: oldServer},
+		{name: "mcp-go←go-sdk-server@" + eraAuto, start: startGoStreamable, client: mcpGoEraClient(era2026), profiles: oldServer, goOnly: true,
 			directFails: "the Go SDK's stateful handler answers server/discover at 2026-07-28 though it does not serve that revision, and mcp-go takes the answer as the revision agreed"},
 		// New clients, new servers, across SDKs.
-		{name: "ts2←go-sdk-stateless@" + era2026, start: startGoStateless, client: tsModernClient(era2026, false), profiles: cross},
-		{name: "go-sdk←ts2-server@" + era2026, start: startTSModern, client: goSDKEraClient(era2026), profiles: cross},
-		{name: "mcp-go←ts2-server@" + era2026, start: startTSModern, client: mcpGoEraClient(era2026), profiles: cross},
+		{name: "ts2←go-sdk-stateless@" + era2026, start: startGoStateless, client: tsModernClient(era2026, false), profiles: crossSDK},
+		{name: "go-sdk←ts2-server@" + era2026, start: startTSModern, client: goSDKEraClient(era2026), profiles: crossSDK},
+		{name: "mcp-go←ts2-server@" + era2026, start: startTSModern, client: mcpGoEraClient(era2026), profiles: crossSDK},
 
 		// The Go SDK's stateless handler serving 2025-11-25, its tool closing
 		// the call's stream after step 3 as SEP-1699 polling does.
@@ -78,7 +84,7 @@ func eraPairs() []eraPair {
 // for an answer that cannot come (the expectation says why) costs its
 // timeout, so it is short.
 const (
-	eraClientTimeout = 8 * time.Second
+	eraClientTimeout = 10 * time.Second
 	eraPairTimeout   = 60 * time.Second
 )
 

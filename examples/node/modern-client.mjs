@@ -12,7 +12,7 @@
 // for N notifications/tools/list_changed on the listen stream.
 //
 // Usage: node modern-client.mjs URL [--era 2026-07-28|2025-11-25|auto] [--count N]
-//                                   [--delay-ms MS] [--timeout MS] [--listen]
+//                                   [--delay-ms MS] [--close-after N] [--timeout MS] [--listen]
 //                                   [--expect-list-changed N]
 // Prints one JSON line: {"ok", "protocolVersion", "era", "result", "progressValues", ...}.
 // Exits 0 on success, 1 on failure or when the deadline (default 20000 ms) passes.
@@ -29,6 +29,9 @@ if (!url || !['2026-07-28', '2025-11-25', 'auto'].includes(era)) {
 }
 const count = intFlag(flags, 'count', 'COUNT', 6);
 const delayMs = intFlag(flags, 'delay-ms', 'DELAY_MS', 20);
+// closeAfter 0 asks a server whose tool can close its own stream mid-call
+// (streamable-server.mjs, the Go SDK's refpeer) not to.
+const closeAfter = intFlag(flags, 'close-after', 'CLOSE_AFTER', 0);
 const timeoutMs = intFlag(flags, 'timeout', 'CLIENT_TIMEOUT_MS', 20000);
 const listen = flags.listen === 'true';
 const wantListChanged = intFlag(flags, 'expect-list-changed', 'EXPECT_LIST_CHANGED', 0);
@@ -40,7 +43,9 @@ const report = (err) => {
   summary.requests = attempts;
   console.log(JSON.stringify(summary));
 };
-deadline(timeoutMs, report);
+// stage says what the client was doing, for the error of a run that timed out.
+let stage = 'connecting';
+deadline(timeoutMs, (err) => report(new Error(`${err.message} while ${stage}`)));
 
 const versionNegotiation = {
   '2026-07-28': { mode: { pin: '2026-07-28' } },
@@ -62,6 +67,7 @@ async function run() {
     if (listChanged >= wantListChanged) sawListChanged();
   });
   await client.connect(transport);
+  stage = 'listing the tools';
   summary.protocolVersion = client.getNegotiatedProtocolVersion();
   summary.protocolEra = client.getProtocolEra();
   summary.sessionId = transport.sessionId;
@@ -75,18 +81,22 @@ async function run() {
   const modern = summary.protocolEra === 'modern';
   let subscription;
   if (listen && modern) {
+    stage = 'opening subscriptions/listen';
     subscription = await client.listen({ toolsListChanged: true });
     summary.honoredFilter = subscription.honoredFilter;
   }
 
   const progress = [];
-  const result = await client.callTool({ name: 'slow-count', arguments: { count, delayMs } }, {
+  stage = 'calling slow-count';
+  const result = await client.callTool({ name: 'slow-count', arguments: { count, closeAfter, delayMs } }, {
     onprogress: (p) => progress.push(p.progress),
     timeout: timeoutMs,
   });
   summary.result = result.content?.[0]?.text;
   summary.progressValues = progress;
+  stage = `waiting for ${wantListChanged} notifications/tools/list_changed (${listChanged} so far)`;
   if (wantListChanged > 0 && modern) await listChangedDone;
+  stage = 'closing';
   summary.listChanged = listChanged;
   if (subscription) {
     await subscription.close();
