@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -81,15 +83,21 @@ func TestCapture2026(t *testing.T) {
 			wire := rec.exchanges()
 			checkWire2026(t, c, wire)
 			if update {
-				b, err := json.MarshalIndent(wire, "", "  ")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(filepath.Join(captureDir, c.name+".wire.json"), append(b, '\n'), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeWire(t, c.name, wire)
 			}
 		})
+	}
+}
+
+// writeWire keeps wire as captureDir/NAME.wire.json.
+func writeWire(t *testing.T, name string, wire []wireExchange) {
+	t.Helper()
+	b, err := json.MarshalIndent(wire, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(captureDir, name+".wire.json"), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -117,6 +125,8 @@ type wireRecorder struct {
 	mu  sync.Mutex
 	exs []*wireExchange
 	bod []*bytes.Buffer
+	// changed is closed, and replaced, whenever a body grows.
+	changed chan struct{}
 }
 
 func newWireRecorder(t *testing.T, origin string) *wireRecorder {
@@ -124,7 +134,7 @@ func newWireRecorder(t *testing.T, origin string) *wireRecorder {
 	if err != nil {
 		t.Fatalf("recorder: origin %q: %v", origin, err)
 	}
-	r := &wireRecorder{}
+	r := &wireRecorder{changed: make(chan struct{})}
 	rp := &httputil.ReverseProxy{
 		Rewrite:       func(pr *httputil.ProxyRequest) { pr.SetURL(u); pr.Out.Host = pr.In.Host },
 		FlushInterval: -1,
@@ -148,6 +158,24 @@ func newWireRecorder(t *testing.T, origin string) *wireRecorder {
 	})
 	r.url = srv.URL
 	return r
+}
+
+// waitFor waits until a response body holds s, or ctx ends.
+func (r *wireRecorder) waitFor(ctx context.Context, s string) error {
+	for {
+		r.mu.Lock()
+		found := slices.ContainsFunc(r.bod, func(b *bytes.Buffer) bool { return bytes.Contains(b.Bytes(), []byte(s)) })
+		changed := r.changed
+		r.mu.Unlock()
+		if found {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %q in a response: %w", s, ctx.Err())
+		}
+	}
 }
 
 // exchanges returns a copy of what was recorded, in arrival order.
@@ -191,6 +219,8 @@ func (w *teeWriter) Write(p []byte) (int, error) {
 		w.ex.Status, w.ex.ResponseHeader = http.StatusOK, w.Header().Clone()
 	}
 	w.buf.Write(p)
+	close(w.rec.changed)
+	w.rec.changed = make(chan struct{})
 	w.rec.mu.Unlock()
 	return w.ResponseWriter.Write(p)
 }
@@ -203,7 +233,7 @@ func (w *teeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // were taken: `fray check` of each trace gives the verdict eraExpectation
 // gives, and each wire record passes checkWire2026. It needs no peer.
 func TestCaptured2026(t *testing.T) {
-	for _, c := range captures {
+	for _, c := range append(slices.Clone(captures), listenCaptures...) {
 		t.Run(c.name, func(t *testing.T) {
 			rep := checkTraceFile(t, filepath.Join(captureDir, c.name+".jsonl"))
 			o := frayOutcome{Profile: c.profile, Report: rep}
