@@ -151,6 +151,7 @@ func eraExpectation(pair, profile string) eraExpect {
 			e.clientFails = "no event ids: a cut stream cannot be resumed"
 		}
 	}
+	e.faultsFire = profile != "" && e.why != whyNoFault
 	return e
 }
 

@@ -82,7 +82,8 @@ func eraPairs() []eraPair {
 
 // Time limits. A call ends in a quarter of a second; a client that waits
 // for an answer that cannot come (the expectation says why) costs its
-// timeout, so it is short.
+// timeout, so it is short, yet long enough for a Node client to start on
+// a loaded machine.
 const (
 	eraClientTimeout = 10 * time.Second
 	eraPairTimeout   = 60 * time.Second
@@ -95,8 +96,8 @@ const (
 //
 // FRAY_ERAS_TRACES=DIR keeps each run's trace (PAIR__PROFILE.jsonl) and
 // outcome (PAIR__PROFILE.json) in DIR; FRAY_ERAS_STRICT=1 holds the
-// verdicts the published text gives even where fray's verifier gives
-// another today (eraGaps).
+// verdicts the published text gives whole, findings of the checks fray
+// does not have yet (pending2026) included.
 func TestEraPairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("era pairs run real peers for about a minute; not in -short")
@@ -167,8 +168,8 @@ func checkEra(t *testing.T, pair string, o frayOutcome) {
 	if o.Profile == "" && !o.Client.OK && want.clientFails == "" {
 		t.Errorf("none: the client failed through fray with no fault: %s (fray must be transparent)", o.Client.Error)
 	}
-	if o.Profile != "" && want.why != whyNoFault && want.clientFails == "" && len(o.Report.Faults) == 0 {
-		t.Errorf("%s: no fault fired, and the expectation says one does", name)
+	if fired := len(o.Report.Faults) > 0; o.Profile != "" && fired != want.faultsFire {
+		t.Errorf("%s: faults fired: %v (%v); the expectation says %v", name, fired, faultCounts(o.Report), want.faultsFire)
 	}
 	for _, f := range got.findings {
 		if pending2026[strings.SplitN(f, ":", 2)[0]] {
@@ -209,6 +210,8 @@ type eraExpect struct {
 	findings, maybe []string
 	// clientFails, when set, says why the client fails.
 	clientFails string
+	// faultsFire says whether the profile's faults fire.
+	faultsFire bool
 }
 
 func (e eraExpect) String() string {
