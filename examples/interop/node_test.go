@@ -74,7 +74,8 @@ func setupNode() (skip bool, err error) {
 // says that node_modules holds the current install: one from before a
 // package was added lacks it, and gets npm ci again.
 var nodePackages = []string{
-	"@modelcontextprotocol/conformance", "@modelcontextprotocol/server-everything", "fastmcp", "tmcp",
+	"@modelcontextprotocol/conformance", "@modelcontextprotocol/server", "@modelcontextprotocol/client", "@modelcontextprotocol/node",
+	"@modelcontextprotocol/server-everything", "fastmcp", "tmcp",
 	"@tmcp/transport-http", "supergateway", "mcp-proxy", "mcp-remote", "@modelcontextprotocol/inspector-cli",
 }
 

@@ -15,6 +15,13 @@
 // Put a proxy such as fray between the two and the same scenario tests the
 // proxy's handling of priming events, retry, Last-Event-ID and replay.
 //
+// NewStatelessHandler serves the same server as the Go SDK serves revision
+// 2026-07-28 (StreamableHTTPOptions.Stateless): no sessions, no event store,
+// no resumption; a client asking for 2025-11-25 is served that revision
+// without a session. RunClient with ProtocolVersion "2026-07-28" connects
+// with server/discover and falls back to initialize when the server does
+// not offer that revision.
+//
 // The tool's wire contract (name "slow-count"; arguments count, closeAfter,
 // delayMs; text result "counted to N") matches examples/node, so the Go and
 // TypeScript peers can be mixed.

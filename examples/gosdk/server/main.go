@@ -1,7 +1,9 @@
 // Command server runs the refpeer Streamable HTTP server (official Go SDK,
-// event store on) until SIGINT or SIGTERM.
+// event store on) until SIGINT or SIGTERM. With -stateless it serves the
+// stateless handler instead (revision 2026-07-28, and 2025-11-25 without
+// sessions).
 //
-//	go run ./examples/gosdk/server [-listen 127.0.0.1:0] [-retry-after 100ms]
+//	go run ./examples/gosdk/server [-listen 127.0.0.1:0] [-retry-after 100ms] [-stateless]
 //
 // When it accepts connections it prints "LISTENING http://HOST:PORT/mcp".
 package main
@@ -33,6 +35,7 @@ func run() error {
 	listen := flag.String("listen", "127.0.0.1:0", "address to listen on")
 	retry := flag.Duration("retry-after", refpeer.DefaultRetryAfter, "SSE retry sent when the tool closes its stream (negative: none)")
 	verbose := flag.Bool("v", false, "log the SDK's debug lines to stderr")
+	stateless := flag.Bool("stateless", false, "serve statelessly (2026-07-28; no sessions, no event store)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -43,7 +46,11 @@ func run() error {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", refpeer.NewHandler(opts))
+	if *stateless {
+		mux.Handle("/mcp", refpeer.NewStatelessHandler(opts))
+	} else {
+		mux.Handle("/mcp", refpeer.NewHandler(opts))
+	}
 
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {

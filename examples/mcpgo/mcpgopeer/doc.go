@@ -12,10 +12,15 @@
 // replays what was missed. The tool honours its context, as Go code should:
 // mcp-go derives that context from the POST's connection.
 //
-// The client initializes at 2025-11-25 (mcp-go otherwise probes the
-// 2026-07-28 stateless revision first, which has no resumption), calls a
-// named tool with a progress token, and checks the result and the progress
-// it received.
+// mcp-go decides each request's era from what it declares, so the same
+// handler also serves revision 2026-07-28 (no sessions, no ids, no
+// resumption) to a client that asks for it.
+//
+// The client initializes at 2025-11-25 unless ClientOptions.ProtocolVersion
+// asks for 2026-07-28, when it probes with server/discover first and falls
+// back to initialize if the server does not answer it; it calls a named
+// tool with a progress token, and checks the result and the progress it
+// received.
 //
 //	client --POST tools/call (progressToken)--> server   progress 1..n, result
 package mcpgopeer

@@ -1,0 +1,188 @@
+package interop_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	mcpgoclient "github.com/mark3labs/mcp-go/client"
+	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	mcpgoserver "github.com/mark3labs/mcp-go/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/frayproxy/fray/examples/gosdk/refpeer"
+)
+
+// listenCaptures are the Go peers' subscriptions/listen streams at
+// 2026-07-28, kept in captureDir beside the others: the client opens the
+// stream, the server adds a tool once it has acknowledged the stream, and
+// the client waits for notifications/tools/list_changed and closes. (The
+// TypeScript v2 pair's listen stream is in the ts2 capture.)
+var listenCaptures = []capture{
+	{name: "go-sdk-listen", pair: "go-sdk←go-sdk-stateless@" + era2026, notifications: []string{"notifications/cancelled"}},
+	{name: "mcp-go-listen", pair: "mcp-go←mcp-go@" + era2026},
+}
+
+// TestCaptureListen2026 takes the listen captures through fray, as
+// TestCapture2026 takes the others.
+func TestCaptureListen2026(t *testing.T) {
+	if testing.Short() {
+		t.Skip("captures run real peers; not in -short (TestCaptured2026 reads the kept ones)")
+	}
+	update := os.Getenv("FRAY_CAPTURE_UPDATE") == "1"
+	runs := map[string]func(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor){
+		"go-sdk-listen": goSDKListen, "mcp-go-listen": mcpGoListen,
+	}
+	for _, c := range listenCaptures {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
+			defer cancel()
+			h, client := runs[c.name](t)
+			srv := httptest.NewServer(h)
+			t.Cleanup(func() {
+				srv.CloseClientConnections()
+				srv.Close()
+			})
+			rec := newWireRecorder(t, srv.URL)
+			dir := t.TempDir()
+			if update {
+				dir = captureDir
+			}
+			o := frayRunThirdParty(ctx, t, upstream{origin: rec.url, path: "/mcp"}, "", nil, client(rec), eraClientTimeout,
+				filepath.Join(dir, c.name+".jsonl"))
+			checkEra(t, c.pair, o)
+			wire := rec.exchanges()
+			checkWire2026(t, c, wire)
+			if listens := countMethod(wire, "subscriptions/listen"); listens != 1 {
+				t.Errorf("%d subscriptions/listen requests, want 1", listens)
+			}
+			if update {
+				writeWire(t, c.name, wire)
+			}
+		})
+	}
+}
+
+// goSDKListen serves refpeer's server statelessly and runs the Go SDK's
+// client with a ToolListChangedHandler, which makes Connect open a
+// subscriptions/listen stream.
+func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) {
+	server := refpeer.NewServer(refpeer.ServerOptions{})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	return h, func(rec *wireRecorder) runClientFor {
+		return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			changed := make(chan struct{}, 1)
+			client := mcp.NewClient(&mcp.Implementation{Name: "fray-example-gosdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				},
+			})
+			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint},
+				&mcp.ClientSessionOptions{ProtocolVersion: era2026})
+			if err != nil {
+				return clientRun{Error: "connect: " + err.Error()}
+			}
+			run := clientRun{ProtocolVersion: cs.InitializeResult().ProtocolVersion}
+			if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
+				cs.Close()
+				run.Error = "no acknowledged listen stream: " + err.Error()
+				return run
+			}
+			mcp.AddTool(server, &mcp.Tool{Name: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+			select {
+			case <-changed:
+				run.OK = true
+			case <-ctx.Done():
+				run.Error = "no notifications/tools/list_changed: " + ctx.Err().Error()
+			}
+			if err := cs.Close(); err != nil && run.OK {
+				run.OK, run.Error = false, "close: "+err.Error()
+			}
+			return run
+		}
+	}
+}
+
+// mcpGoListen serves an mcp-go server that announces tools.listChanged, and
+// runs mcp-go's client with ListenAsync.
+func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) {
+	server := mcpgoserver.NewMCPServer("fray-example-mcp-go", "1.0.0", mcpgoserver.WithToolCapabilities(true))
+	return mcpgoserver.NewStreamableHTTPServer(server), func(rec *wireRecorder) runClientFor {
+		return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			tr, err := mcpgotransport.NewStreamableHTTP(endpoint)
+			if err != nil {
+				return clientRun{Error: err.Error()}
+			}
+			c := mcpgoclient.NewClient(tr)
+			defer c.Close()
+			changed := make(chan struct{}, 1)
+			c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+				if n.Method == "notifications/tools/list_changed" {
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				}
+			})
+			if err := c.Start(ctx); err != nil {
+				return clientRun{Error: "start: " + err.Error()}
+			}
+			init := mcpgo.InitializeRequest{}
+			init.Params.ProtocolVersion = era2026
+			init.Params.ClientInfo = mcpgo.Implementation{Name: "fray-example-mcp-go-client", Version: "1.0.0"}
+			ir, err := c.Initialize(ctx, init)
+			if err != nil {
+				return clientRun{Error: "initialize: " + err.Error()}
+			}
+			run := clientRun{ProtocolVersion: ir.ProtocolVersion}
+			stop, err := c.ListenAsync(ctx, mcpgo.SubscriptionFilter{ToolsListChanged: true}, nil)
+			if err != nil {
+				run.Error = "listen: " + err.Error()
+				return run
+			}
+			defer stop()
+			if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
+				run.Error = "no acknowledged listen stream: " + err.Error()
+				return run
+			}
+			server.AddTool(mcpgo.NewTool("added"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+				return mcpgo.NewToolResultText("added"), nil
+			})
+			select {
+			case <-changed:
+				run.OK = true
+			case <-ctx.Done():
+				run.Error = "no notifications/tools/list_changed: " + ctx.Err().Error()
+			}
+			return run
+		}
+	}
+}
+
+// countMethod counts the requests of method in wire.
+func countMethod(wire []wireExchange, method string) int {
+	n := 0
+	for _, ex := range wire {
+		var msg rpc
+		if err := json.Unmarshal(ex.RequestBody, &msg); err == nil && msg.Method == method {
+			n++
+		}
+	}
+	return n
+}
