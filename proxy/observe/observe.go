@@ -311,6 +311,10 @@ type Message struct {
 	Protocol string
 	Name     string
 	HasName  bool
+	// NameUnknown says the record this message was read from does not
+	// say which name the body gives (a trace written before fray recorded
+	// it), whatever HasName says: nothing can be judged from the name.
+	NameUnknown bool
 	// ErrorCode is error.code of an error response, 0 when none.
 	ErrorCode int
 	// Params is a digest of a request's params without their _meta, the

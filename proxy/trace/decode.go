@@ -155,6 +155,7 @@ func decodeMessages(ws []wireMessage, where string) ([]observe.Message, error) {
 		if m.Name != nil {
 			om.Name, om.HasName = *m.Name, true
 		}
+		om.NameUnknown = m.NameUnknown
 		out = append(out, om)
 	}
 	return out, nil

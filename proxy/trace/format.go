@@ -8,9 +8,19 @@ import (
 )
 
 // Version is the trace format this package writes and the newest it
-// reads. It grows when a member changes meaning or goes away; new members
-// do not change it, and readers ignore members they do not know.
-const Version = 1
+// reads. It grows when a member changes meaning or goes away, or when a
+// new member's absence means something that an older writer's trace must
+// not be taken to say; other new members do not change it, and readers
+// ignore members they do not know.
+//
+// Format 2 records the name a request's body gives (its "name" member,
+// absent when the body names none); a request of a format 1 trace has an
+// unknown name, and the checks that compare it with the Mcp-Name header
+// do not judge it.
+const Version = 2
+
+// versionNames is the first format that records a request's name.
+const versionNames = 2
 
 // Redacted replaces the value of a redacted header.
 const Redacted = "[redacted]"
@@ -126,10 +136,13 @@ type wireMessage struct {
 	Progress  *string `json:"progress_token"`
 	Protocol  *string `json:"protocol"`
 	Name      *string `json:"name"`
-	ErrorCode int     `json:"error_code"`
-	Params    uint64  `json:"params_digest"`
-	TaskID    *string `json:"task_id"`
-	PollMS    int64   `json:"poll_ms"`
+	// NameUnknown marks a message read from a format 1 trace and written
+	// again: its name was never recorded.
+	NameUnknown bool    `json:"name_unknown"`
+	ErrorCode   int     `json:"error_code"`
+	Params      uint64  `json:"params_digest"`
+	TaskID      *string `json:"task_id"`
+	PollMS      int64   `json:"poll_ms"`
 }
 
 type wireRequest struct {

@@ -360,6 +360,13 @@ func (r *Reader) parse(line []byte) *observe.Observation {
 		r.err = r.errorf(r.line, ErrSyntax, "%v", err)
 		return nil
 	}
+	if r.header.Version < versionNames && o.Request != nil {
+		// Format 1 did not record the name a request's body gives: its
+		// absence there says nothing about the body.
+		for i := range o.Request.Messages {
+			o.Request.Messages[i].NameUnknown = true
+		}
+	}
 	r.count++
 	r.last = max(r.last, o.At)
 	return o

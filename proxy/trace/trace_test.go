@@ -284,7 +284,7 @@ func TestUnreadableTraces(t *testing.T) {
 	plain := traceBytes(t, false)
 	lines := bytes.SplitAfter(plain, []byte("\n"))
 	gz := traceBytes(t, true)
-	newer := bytes.Replace(plain, []byte(`{"fray_trace":1,`), []byte(`{"fray_trace":2,`), 1)
+	newer := bytes.Replace(plain, []byte(`{"fray_trace":2,`), []byte(`{"fray_trace":3,`), 1)
 	gzNewer := func() []byte {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -307,8 +307,8 @@ func TestUnreadableTraces(t *testing.T) {
 		{"empty", nil, ErrNotTrace, 0, "the file is empty"},
 		{"not a trace", []byte("{\"schema\":1,\"verdict\":\"pass\"}\n"), ErrNotTrace, 1, "not a fray trace"},
 		{"binary", bytes.Repeat([]byte{0, 1, 2}, 100), ErrNotTrace, 1, "not a fray trace"},
-		{"newer", newer, ErrNewer, 1, "version 2 is newer"},
-		{"newer gzip", gzNewer, ErrNewer, 1, "version 2 is newer"},
+		{"newer", newer, ErrNewer, 1, "version 3 is newer"},
+		{"newer gzip", gzNewer, ErrNewer, 1, "version 3 is newer"},
 		{"end line cut", plain[:len(plain)-10], ErrTruncated, n - 1, "the last line is cut"},
 		{"observation cut", cutLast, ErrTruncated, n - 2, "the last line is cut"},
 		{"no end line", bytes.Join(lines[:n-2], nil), ErrTruncated, n - 2, "stops before its end line"},

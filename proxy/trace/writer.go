@@ -318,6 +318,7 @@ func encodeMessages(e *enc, ms []observe.Message) {
 		if m.HasName {
 			e.str("name", m.Name)
 		}
+		e.flag("name_unknown", m.NameUnknown)
 		e.intNonZero("error_code", int64(m.ErrorCode))
 		if m.Params != 0 {
 			e.uint("params_digest", m.Params)

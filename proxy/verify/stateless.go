@@ -138,7 +138,7 @@ func (v *Verifier) statelessRequest(x *exch, o *observe.Observation) {
 	v.judgeRouting(x, q, m)
 	v.judgeTaskPoll(x, m)
 	if !x.answeredByFray {
-		sx.mismatch = mcp.RoutingMismatch(forwardedHeader(q), m.Method, m.Name, m.HasName)
+		sx.mismatch = routingMismatch(forwardedHeader(q), m)
 		sx.fault = faultWith(o.Fired, faults.StripsHeaders)
 	}
 	if c := st.cancelled[m.ID]; c != nil {
@@ -182,11 +182,27 @@ func forwardedHeader(q *observe.Request) http.Header {
 	return h
 }
 
+// routingMismatch is what h's routing headers say that m's body does not,
+// "" when they agree. Of a message whose name is unknown it compares the
+// method alone.
+func routingMismatch(h http.Header, m observe.Message) string {
+	name, hasName := m.Name, m.HasName
+	if m.NameUnknown {
+		name, hasName = "", false
+		if vals := h[mcp.HeaderName]; len(vals) > 0 {
+			if got, ok := mcp.DecodeHeaderValue(vals[0]); ok {
+				name, hasName = got, true
+			}
+		}
+	}
+	return mcp.RoutingMismatch(h, m.Method, name, hasName)
+}
+
 // judgeRouting judges the routing headers the client sent, before any
 // fault (client.routing-headers).
 func (v *Verifier) judgeRouting(x *exch, q *observe.Request, m observe.Message) {
 	v.apply(cRoutingHeaders)
-	bad := mcp.RoutingMismatch(q.Header, m.Method, m.Name, m.HasName)
+	bad := routingMismatch(q.Header, m)
 	if bad == "" {
 		return
 	}

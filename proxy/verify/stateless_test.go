@@ -318,6 +318,27 @@ func TestStatelessRoutingHeaders(t *testing.T) {
 			t.Errorf("evidence %+v, want the rewrite-header fault", c.Evidence[0])
 		}
 	})
+	// A format 1 trace did not record the body's name: the request is
+	// read back with its name unknown.
+	unrecorded := func(o *observe.Observation) {
+		for i := range o.Request.Messages {
+			m := &o.Request.Messages[i]
+			m.Name, m.HasName, m.NameUnknown = "", false, true
+		}
+	}
+	t.Run("a name never recorded is not judged", func(t *testing.T) {
+		tl := newTimeline(t, Options{}).speakStateless()
+		tl.scall(1, "tools/call", "add", unrecorded).jsonAnswer("1")
+		tl.scall(2, "tools/call", "add", unrecorded, mismatch, rewrite).jsonAnswer("2")
+		r := tl.final()
+		expect(t, r, checks.ClientRoutingHeaders, report.StatusPass, 0)
+		expect(t, r, checks.ServerHeaderMismatchRejected, report.StatusSkip, 0)
+	})
+	t.Run("a name never recorded: the method is still judged", func(t *testing.T) {
+		tl := newTimeline(t, Options{}).speakStateless()
+		tl.scall(1, "tools/call", "add", unrecorded, header(mcp.HeaderMethod, "tools/list")).jsonAnswer("1")
+		expect(t, tl.final(), checks.ClientRoutingHeaders, report.StatusFail, 1)
+	})
 	t.Run("400 without -32020: fail", func(t *testing.T) {
 		tl := newTimeline(t, Options{}).speakStateless()
 		x := tl.scall(1, "tools/call", "add", mismatch, rewrite)
