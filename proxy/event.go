@@ -66,12 +66,10 @@ func (pm *pump) block(e *sse.Event) bool {
 		}
 		out = pm.apply(e, &act)
 	}
-	// The last event of what was read goes out before the observers
-	// look at it, so that they add nothing to its latency. (Events of a
-	// burst still leave together, when the reader next reads.)
-	if pm.pending && pm.rd.Buffered() == 0 {
-		_ = pm.flush() // a client gone is seen at the next read
-	}
+	// The observers see an event before the client can: flushed first,
+	// it could reach the client, and the client act on it (resume, send
+	// DELETE), before the verifier knew it was sent. It leaves at the
+	// next read, with the rest of its burst.
 	if out.held {
 		pm.holdObservation(e, out, act.Fired)
 	} else {
