@@ -227,6 +227,10 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 	case len(x.srv.kept) >= maxKept:
 		v.excuse(cNoLost, "more undelivered messages than the ledger holds")
 		return
+	case reachedByReplay(x, e):
+		// A stream fray cut and read on reported it after the client's
+		// resumption got it: recover found nothing to forget then.
+		return
 	}
 	k := &kept{
 		rpcKind:   e.RPCKind,
@@ -245,6 +249,26 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 		k.rpcID = string(e.RPCID)
 	}
 	x.srv.kept = append(x.srv.kept, k)
+}
+
+// reachedByReplay says whether the message e carries, which never left
+// for the client on its own stream, already reached the client on another
+// stream of its session: its upstream id delivered unchanged, or, for a
+// response, its request answered.
+func reachedByReplay(x *exch, e *observe.Event) bool {
+	if e.Fate == observe.Delivered {
+		return false
+	}
+	if e.HasID {
+		if rec, ok := x.sess.delivered.getBytes(e.ID); ok && !rec.rewritten {
+			return true
+		}
+	}
+	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
+		r, ok := x.sess.answered.getBytes(e.RPCID)
+		return ok && r != nil && r.delivered > 0
+	}
+	return false
 }
 
 // recover forgets the kept messages that reached the client after all:

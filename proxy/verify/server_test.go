@@ -394,3 +394,22 @@ func TestOldIDsAreNotJudged(t *testing.T) {
 	expectExcused(t, r, checks.ServerReplayComplete, "Last-Event-ID older than the ledger's window, or never sent")
 	expectExcused(t, r, checks.ClientLastEventID, "an id older than the ledger's window")
 }
+
+// TestHeldMessageReplayedFirst: a stream fray cut but read on (hold) may
+// report what it read after the client's resumption already got the same
+// message by replay; the message was not lost.
+func TestHeldMessageReplayedFirst(t *testing.T) {
+	for _, ids := range []struct{ name, resp string }{{"with an id", "a2"}, {"the response by its JSON-RPC id", ""}} {
+		t.Run(ids.name, func(t *testing.T) {
+			tl := newTimeline(t, Options{})
+			tl.initialize("s1")
+			held := tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 200))
+			tl.wait(300 * ms)
+			tl.get("s1", "a1").stream200().send(resp(ids.resp, 1)).end(observe.Complete)
+			held.send(resp(ids.resp, 1).as(observe.Lost, fault(0, "close"))).end(observe.FaultClosed)
+			r := tl.final()
+			expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
+			expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
+		})
+	}
+}
