@@ -50,6 +50,7 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 	if f := faultWith(o.Fired, faults.EndsStream); f != nil {
 		x.endFault = f
 	}
+	v.statelessResponse(x, o)
 	switch {
 	case x.method == http.MethodGet:
 		v.getAnswered(x)
