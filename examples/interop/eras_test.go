@@ -182,10 +182,15 @@ func checkEra(t *testing.T, pair string, o frayOutcome) {
 
 // checkReissueEvidence holds the evidence of client.reissues-cut-request
 // to the cut fray made: each finding names the tools/call request the
-// client did not send again and fray's fault that cut it.
+// client did not send again and fray's fault that cut it; and the server,
+// watched after the cut, sent nothing more for the call
+// (server.silent-after-cancel judged it and passed).
 func checkReissueEvidence(t *testing.T, name string, rep report.Report) {
 	t.Helper()
 	for _, c := range rep.Checks {
+		if c.ID == checks.ServerSilentAfterCancel && (c.Status != report.StatusPass || c.Applied == 0) {
+			t.Errorf("%s: %s %s, applied %d; want a pass that judged the cut call", name, c.ID, c.Status, c.Applied)
+		}
 		if c.ID != checks.ClientReissuesCutRequest {
 			continue
 		}
