@@ -175,6 +175,15 @@ func checkEra(t *testing.T, pair string, o frayOutcome) {
 	if slices.Contains(want.findings, failReissue) {
 		checkReissueEvidence(t, name, o.Report)
 	}
+	if pair == "mcp-go←go-sdk-server@"+eraAuto {
+		// The Go SDK's refusal of tools/list at 2026-07-28 was judged, and
+		// it is the 400 the text asks for.
+		for _, c := range o.Report.Checks {
+			if c.ID == checks.ServerUnsupportedVersion && (c.Status != report.StatusPass || c.Applied == 0) {
+				t.Errorf("%s: %s %s, applied %d; want the refusal judged and passed", name, c.ID, c.Status, c.Applied)
+			}
+		}
+	}
 	if msg := want.mismatch(got); msg != "" {
 		t.Errorf("%s: %s\n%s", name, msg, evidence(o.Report))
 	}
