@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"slices"
+
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
 )
 
 // acted returns the firings of o that count as faults that acted. A
@@ -46,8 +49,28 @@ func (v *Verifier) acted(o *observe.Observation) []faults.Firing {
 			// first armed is the one counted.
 			f := x.armed[0]
 			x.armed = nil
+			if x.endFault == nil {
+				x.endFault = &report.FaultRef{Index: f.Index, Kind: f.Kind}
+			}
 			return append(o.Fired[:len(o.Fired):len(o.Fired)], f)
 		}
 	}
 	return o.Fired
+}
+
+// unarmed returns fired without the faults that were only armed
+// (faults.Armed): what acted on a stream's head.
+func unarmed(fired []faults.Firing) []faults.Firing {
+	for i, f := range fired {
+		if f.Traits.Has(faults.Armed) {
+			out := slices.Clone(fired[:i])
+			for _, g := range fired[i+1:] {
+				if !g.Traits.Has(faults.Armed) {
+					out = append(out, g)
+				}
+			}
+			return out
+		}
+	}
+	return fired
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/mcp"
@@ -94,8 +95,8 @@ func TestVersionRefusal(t *testing.T) {
 }
 
 // TestArmedFaultsCountWhenTheyAct: an idle timeout armed as a stream
-// starts is no fault fired until it ends a stream; a run where it never
-// does has no fault fired.
+// starts is no fault fired until it ends a stream, and then the fault
+// evidence names; a run where it never does has no fault fired.
 func TestArmedFaultsCountWhenTheyAct(t *testing.T) {
 	idle := respFired(fault(0, "idle-close"))
 	for _, tt := range []struct {
@@ -109,6 +110,7 @@ func TestArmedFaultsCountWhenTheyAct(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tl := newTimeline(t, Options{})
 			tl.speakStateless().scall(1, "tools/call", "add").stream200(accel("no"), idle).send(sprogress(1)).end(tt.cause)
+			tl.wait(2 * time.Second)
 			r := tl.final()
 			n := 0
 			for _, f := range r.Faults {
@@ -116,6 +118,11 @@ func TestArmedFaultsCountWhenTheyAct(t *testing.T) {
 			}
 			if n != tt.want {
 				t.Errorf("faults fired %v, want %d idle-close", r.Faults, tt.want)
+			}
+			// The timeout's cut owes a re-issue, and the evidence names it.
+			c := check(t, r, checks.ClientReissuesCutRequest)
+			if tt.want == 1 && (len(c.Evidence) != 1 || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "idle-close") {
+				t.Errorf("%s evidence %+v, want the idle-close fault", c.ID, c.Evidence)
 			}
 		})
 	}
