@@ -33,6 +33,8 @@ const (
 	ServerListenAcknowledged     = "server.listen-acknowledged"
 	ServerHeaderMismatchRejected = "server.header-mismatch-rejected"
 	ClientTaskPollInterval       = "client.task-poll-interval"
+	ServerAccelBuffering         = "server.x-accel-buffering"
+	ServerUnsupportedVersion     = "server.unsupported-version-error"
 )
 
 // Where the rules stand.
@@ -51,6 +53,8 @@ const (
 	srcSendingNew      = "2026-07-28 transports, Sending Messages, 3"
 	srcValidation      = "2026-07-28 transports, Server Validation"
 	srcTasks           = "SEP-2663 tasks extension, Task Polling"
+	srcReceiving       = "2026-07-28 transports, Receiving Messages"
+	srcVersionHeader   = "2026-07-28 transports, Protocol Version Header"
 )
 
 // catalog holds every check. A severity follows the keyword of the quoted
@@ -139,4 +143,10 @@ var catalog = []Info{
 	{ClientTaskPollInterval, Warning,
 		"A client polls a task with tasks/get no sooner than the pollIntervalMs it was last given after its previous poll.",
 		"Clients SHOULD respect the pollIntervalMs provided in responses when determining polling frequency.", srcTasks},
+	{ServerAccelBuffering, Warning,
+		"Every SSE stream the server starts in answer to a request of 2026-07-28 carries X-Accel-Buffering: no.",
+		"When initiating an SSE stream, servers SHOULD include the X-Accel-Buffering: no header in the HTTP response.", srcReceiving},
+	{ServerUnsupportedVersion, Error,
+		"A request refused for its protocol version (JSON-RPC error -32022, UnsupportedProtocolVersionError) is answered 400 Bad Request.",
+		"If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions.", srcVersionHeader},
 }

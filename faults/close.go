@@ -31,7 +31,7 @@ var closeKind = Kind{
 		case t.atStart():
 			return Effect{Start: closeStart{mode: CloseBefore}}
 		case t.mode == trigAfter:
-			return Effect{Start: closeTimer{after: t.after}}
+			return Effect{Start: closeTimer{after: t.after}, Traits: Armed}
 		}
 		return Effect{Event: closeEvent{t: t, hold: hold}, Traits: holdTraits(hold)}
 	},

@@ -12,7 +12,7 @@ import "time"
 var idleCloseKind = Kind{
 	Name: "idle-close", On: OnStream, Once: true, Params: []string{"silence"},
 	Summary: "ends the stream cleanly after silence without a byte from the server, as an idle timeout does",
-	Traits:  EndsStream,
+	Traits:  EndsStream | Armed,
 	Build: func(a *Args) Effect {
 		a.Require("silence", `a duration, e.g. "125s"`)
 		d := a.Duration("silence", 0)

@@ -49,13 +49,18 @@ const (
 	// StripsHeaders: headers are removed from (or set on) the request or
 	// the response: strip-header, rewrite-header.
 	StripsHeaders
+	// Armed: the fault is armed as the stream starts and acts only if its
+	// condition comes later (idle-close, a timed close). Its firing at the
+	// start says it was armed, not that it acted: the stream's end by a
+	// fault shows that it did.
+	Armed
 
 	numTraits = iota
 )
 
 var traitNames = [numTraits]string{
 	"ends-stream", "holds-stream", "delays", "withholds-events", "hides-ids", "changes-retry",
-	"duplicates", "corrupts", "inserts-bytes", "answers-requests", "changes-last-event-id", "strips-headers",
+	"duplicates", "corrupts", "inserts-bytes", "answers-requests", "changes-last-event-id", "strips-headers", "armed",
 }
 
 // Has reports whether t has every trait of u.

@@ -24,6 +24,13 @@ const (
 	// ErrHeaderMismatch is the JSON-RPC error code of a request whose
 	// routing headers disagree with its body.
 	ErrHeaderMismatch = -32020
+	// ErrUnsupportedVersion is the JSON-RPC error code of
+	// UnsupportedProtocolVersionError: the server does not implement the
+	// revision the request names.
+	ErrUnsupportedVersion = -32022
+	// HeaderAccelBuffering is the response header that asks a reverse
+	// proxy not to buffer a stream ("no").
+	HeaderAccelBuffering = "X-Accel-Buffering"
 )
 
 // Stateless reports whether rev is 2026-07-28 or later: no sessions, no

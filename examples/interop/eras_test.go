@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/examples/mcpgo/mcpgopeer"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/report"
@@ -44,13 +45,17 @@ func streamableProfiles() []string {
 // mobile-network (nothing else can fire on a server without event ids, and
 // what a cut does to such a client the SDK pairs at 2025-11-25 show); a
 // client of both eras against an old server under the profiles that cut
-// resumable streams; new clients against other SDKs' new servers under
-// mobile-network and lossy-resume (does the client re-issue a cut call).
+// resumable streams (not stateless-cut: these pairs speak 2025-11-25 once
+// the server has declined 2026-07-28, and cut-fin and cut-rst make the
+// same cut as a poll there; mcp-go, which never gets to call that server,
+// only under two); new clients against other SDKs' new servers under
+// mobile-network, lossy-resume and stateless-cut (does the client re-issue
+// a cut call) and buffering-proxy.
 func eraPairs() []eraPair {
 	all := streamableProfiles()
 	oldClient := []string{"mobile-network"}
-	oldServer := []string{"polling-server", "lossy-resume"}
-	crossSDK := []string{"mobile-network", "lossy-resume"}
+	oldServer := []string{"polling-server", "lossy-resume", "cut-fin", "cut-rst", "gateway-errors", "buffering-proxy"}
+	crossSDK := []string{"mobile-network", "lossy-resume", "stateless-cut", "buffering-proxy"}
 	return []eraPair{
 		{name: "ts2←ts2-server@" + era2026, start: startTSModern, client: tsModernClient(era2026, true), profiles: all},
 		{name: "ts2←ts2-server@" + era2025, start: startTSModern, client: tsModernClient(era2025, false), profiles: all},
@@ -66,7 +71,7 @@ func eraPairs() []eraPair {
 		{name: "ts2←ts1-server@" + eraAuto, start: startTSStreamableThird, client: tsModernClient(eraAuto, false), profiles: oldServer},
 		{name: "go-sdk←go-sdk-server@" + eraAuto, start: startGoStreamable, client: goSDKEraClient(era2026), profiles: oldServer, goOnly: true},
 		{name: "ts2←go-sdk-server@" + eraAuto, start: startGoStreamable, client: tsModernClient(eraAuto, false), profiles: oldServer},
-		{name: "mcp-go←go-sdk-server@" + eraAuto, start: startGoStreamable, client: mcpGoEraClient(era2026), profiles: oldServer, goOnly: true,
+		{name: "mcp-go←go-sdk-server@" + eraAuto, start: startGoStreamable, client: mcpGoEraClient(era2026), profiles: []string{"polling-server", "lossy-resume"}, goOnly: true,
 			directFails: "the Go SDK's stateful handler answers server/discover at 2026-07-28 though it does not serve that revision, and mcp-go takes the answer as the revision agreed"},
 		// New clients, new servers, across SDKs.
 		{name: "ts2←go-sdk-stateless@" + era2026, start: startGoStateless, client: tsModernClient(era2026, false), profiles: crossSDK},
@@ -95,9 +100,7 @@ const (
 // not a pass, the findings and the client's fate.
 //
 // FRAY_ERAS_TRACES=DIR keeps each run's trace (PAIR__PROFILE.jsonl) and
-// outcome (PAIR__PROFILE.json) in DIR; FRAY_ERAS_STRICT=1 holds the
-// verdicts the published text gives whole, findings of the checks fray
-// does not have yet (pending2026) included.
+// outcome (PAIR__PROFILE.json) in DIR.
 func TestEraPairs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("era pairs run real peers for about a minute; not in -short")
@@ -150,10 +153,8 @@ func TestEraPairs(t *testing.T) {
 }
 
 // checkEra holds one outcome to eraExpectation: the verdict, why it is
-// not a pass, the findings and the client's fate. Findings of checks the
-// verifier does not have yet (pending2026) are expected absent, unless
-// FRAY_ERAS_STRICT=1 asks for the published verdict whole; one that shows
-// although it is listed there fails, so that the list is kept true.
+// not a pass, the findings and the client's fate, and whether the
+// profile's faults fired.
 func checkEra(t *testing.T, pair string, o frayOutcome) {
 	t.Helper()
 	name := cmp.Or(o.Profile, "none")
@@ -171,18 +172,45 @@ func checkEra(t *testing.T, pair string, o frayOutcome) {
 	if fired := len(o.Report.Faults) > 0; o.Profile != "" && fired != want.faultsFire {
 		t.Errorf("%s: faults fired: %v (%v); the expectation says %v", name, fired, faultCounts(o.Report), want.faultsFire)
 	}
-	for _, f := range got.findings {
-		if pending2026[strings.SplitN(f, ":", 2)[0]] {
-			t.Errorf("%s: fray now gives %s; take its check out of pending2026", name, f)
-		}
+	if slices.Contains(want.findings, failReissue) {
+		checkReissueEvidence(t, name, o.Report)
 	}
-	if os.Getenv("FRAY_ERAS_STRICT") != "1" {
-		want.findings = slices.DeleteFunc(slices.Clone(want.findings), func(f string) bool {
-			return pending2026[strings.SplitN(f, ":", 2)[0]]
-		})
+	if pair == "mcp-go←go-sdk-server@"+eraAuto {
+		// The Go SDK's refusal of tools/list at 2026-07-28 was judged, and
+		// it is the 400 the text asks for.
+		for _, c := range o.Report.Checks {
+			if c.ID == checks.ServerUnsupportedVersion && (c.Status != report.StatusPass || c.Applied == 0) {
+				t.Errorf("%s: %s %s, applied %d; want the refusal judged and passed", name, c.ID, c.Status, c.Applied)
+			}
+		}
 	}
 	if msg := want.mismatch(got); msg != "" {
 		t.Errorf("%s: %s\n%s", name, msg, evidence(o.Report))
+	}
+}
+
+// checkReissueEvidence holds the evidence of client.reissues-cut-request
+// to the cut fray made: each finding names the tools/call request the
+// client did not send again and fray's fault that cut it; and the server,
+// watched after the cut, sent nothing more for the call
+// (server.silent-after-cancel judged it and passed).
+func checkReissueEvidence(t *testing.T, name string, rep report.Report) {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.ID == checks.ServerSilentAfterCancel && (c.Status != report.StatusPass || c.Applied == 0) {
+			t.Errorf("%s: %s %s, applied %d; want a pass that judged the cut call", name, c.ID, c.Status, c.Applied)
+		}
+		if c.ID != checks.ClientReissuesCutRequest {
+			continue
+		}
+		if len(c.Evidence) == 0 {
+			t.Errorf("%s: %s failed without evidence", name, c.ID)
+		}
+		for _, ev := range c.Evidence {
+			if ev.Fault == nil || !strings.Contains(ev.Message, "(tools/call)") || !strings.Contains(ev.Message, "did not re-issue") {
+				t.Errorf("%s: %s evidence %q (fault %v): want the tools/call not re-issued and fray's cut", name, c.ID, ev.Message, ev.Fault)
+			}
+		}
 	}
 }
 
@@ -255,8 +283,17 @@ func faultCounts(rep report.Report) []string {
 // profile's own. lossy-resume cuts half the POST streams, chosen by the
 // seed; these seeds have it cut the tools/call stream of every pair (the
 // TypeScript v2 client at 2026-07-28 opens its streams in another order),
-// so that each pair shows what a cut call does in its era.
+// so that each pair shows what a cut call does in its era. stateless-cut
+// closes half the tools/call streams after their first event: seed 1
+// closes the call of every Go client at 2026-07-28 (and of the Go SDK's
+// at 2025-11-25), seed 2 that of the TypeScript v2 client at 2026-07-28.
 func eraSeed(pair, profile string) *uint64 {
+	if profile == "stateless-cut" {
+		if strings.HasPrefix(pair, "ts2←") {
+			return ptr(uint64(2))
+		}
+		return ptr(uint64(1))
+	}
 	if profile != "lossy-resume" {
 		return nil
 	}

@@ -100,7 +100,13 @@ func TestSDKPairsUnderEveryProfile(t *testing.T) {
 				if run.OK != (want.clientFails == "") {
 					t.Errorf("client ok=%v (%s), expected failure: %q", run.OK, run.Error, want.clientFails)
 				}
-				if rep.Totals.Faults == 0 && name != "flaky-gateway" {
+				// An idle timeout of minutes never acts in a short run: its
+				// fault is armed, not fired, and the verdict inconclusive.
+				idle := strings.HasPrefix(name, "idle-cut-")
+				switch {
+				case idle && (rep.Totals.Faults != 0 || rep.Verdict != report.VerdictInconclusive):
+					t.Errorf("%s: %d faults fired, verdict %s; want none and inconclusive", name, rep.Totals.Faults, rep.Verdict)
+				case !idle && rep.Totals.Faults == 0 && name != "flaky-gateway":
 					t.Errorf("no fault fired under %s", name)
 				}
 			})

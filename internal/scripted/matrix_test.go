@@ -268,9 +268,15 @@ func TestCorrectPairIsCleanUnderEveryProfile(t *testing.T) {
 	}
 	wg.Wait()
 	// A clean verdict means something only if the profile did its work.
+	// An idle timeout of minutes cannot act in a run of a second: its
+	// fault is armed, never fired, and the verdict is inconclusive.
 	for _, name := range profiles.Names() {
-		if fired[name] == 0 {
+		idle := strings.HasPrefix(name, "idle-cut-")
+		if fired[name] == 0 && !idle {
 			t.Errorf("%s: no fault fired in %d runs", name, seeds)
+		}
+		if fired[name] != 0 && idle {
+			t.Errorf("%s: %d faults fired in runs of a second", name, fired[name])
 		}
 	}
 	for _, name := range []string{"polling-server", "lossy-resume", "retry-storm"} {

@@ -60,6 +60,9 @@ type StatelessClientOptions struct {
 	// Tasks: each call is long-count, which the server answers with a
 	// task that the client polls with tasks/get until it completes.
 	Tasks bool
+	// Version is the revision every request names, in its
+	// Mcp-Protocol-Version header and its _meta; "" means 2026-07-28.
+	Version string
 	// HTTP is the client used; nil means a fresh one.
 	HTTP *http.Client
 }
@@ -89,6 +92,9 @@ func RunStatelessClient(ctx context.Context, opts StatelessClientOptions) (*Stat
 	}
 	if opts.MaxAttempts == 0 {
 		opts.MaxAttempts = 20
+	}
+	if opts.Version == "" {
+		opts.Version = mcp.RevStateless
 	}
 	if opts.HTTP == nil {
 		opts.HTTP = &http.Client{Transport: &http.Transport{}}
@@ -148,7 +154,7 @@ func (c *statelessClient) count(f func(r *StatelessResult)) {
 // request sends one request of 2026-07-28, its routing headers and
 // protocol version mirrored from the body.
 func (c *statelessClient) request(ctx context.Context, id int, method, name, params string) (*http.Response, error) {
-	meta := fmt.Sprintf(`"_meta":{%q:%q,"io.modelcontextprotocol/clientInfo":{"name":"scripted-stateless","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}`, mcp.MetaProtocolVersion, mcp.RevStateless)
+	meta := fmt.Sprintf(`"_meta":{%q:%q,"io.modelcontextprotocol/clientInfo":{"name":"scripted-stateless","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}`, mcp.MetaProtocolVersion, c.opts.Version)
 	if method == "tools/call" {
 		meta += fmt.Sprintf(`,"progressToken":"call-%d"`, id)
 	}
@@ -159,7 +165,7 @@ func (c *statelessClient) request(ctx context.Context, id int, method, name, par
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set(mcp.HeaderProtocol, mcp.RevStateless)
+	req.Header.Set(mcp.HeaderProtocol, c.opts.Version)
 	req.Header.Set(mcp.HeaderMethod, method)
 	if name != "" {
 		if c.opts.Fault == BadRoutingHeaders {

@@ -131,6 +131,9 @@ times = 1
 		{"client sends a wrong Mcp-Name", statelessRun{client: scripted.StatelessClientOptions{Fault: scripted.BadRoutingHeaders}}, checks.ClientRoutingHeaders},
 		{"client polls a task too fast", statelessRun{client: scripted.StatelessClientOptions{Tasks: true, Fault: scripted.PollTooFast}}, checks.ClientTaskPollInterval},
 		{"client does not listen again", statelessRun{client: scripted.StatelessClientOptions{MaxAttempts: 1}, profile: lostListen}, checks.ClientListensAgain},
+		{"server streams without X-Accel-Buffering", statelessRun{server: scripted.StatelessServerOptions{Fault: scripted.NoAccelBuffering}}, checks.ServerAccelBuffering},
+		{"server refuses a revision under HTTP 200", statelessRun{server: scripted.StatelessServerOptions{Fault: scripted.RefuseVersionWith200},
+			client: scripted.StatelessClientOptions{Version: unknownRevision, NoListen: true}}, checks.ServerUnsupportedVersion},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -185,7 +188,7 @@ func TestStatelessPairIsClean(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			for _, id := range []string{checks.ClientRoutingHeaders, checks.ServerListenAcknowledged, checks.ClientReissuesCutRequest, checks.ServerSilentAfterCancel, checks.ClientListensAgain, checks.ClientTaskPollInterval} {
+			for _, id := range []string{checks.ClientRoutingHeaders, checks.ServerListenAcknowledged, checks.ClientReissuesCutRequest, checks.ServerSilentAfterCancel, checks.ClientListensAgain, checks.ClientTaskPollInterval, checks.ServerAccelBuffering} {
 				total[id] += applied(rep, id)
 			}
 		})

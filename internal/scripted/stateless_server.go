@@ -30,6 +30,13 @@ const (
 	// IgnoreHeaders serves requests whose Mcp-Method or Mcp-Name disagree
 	// with the body (server.header-mismatch-rejected).
 	IgnoreHeaders
+	// NoAccelBuffering starts its SSE streams without X-Accel-Buffering:
+	// no (server.x-accel-buffering).
+	NoAccelBuffering
+	// RefuseVersionWith200 refuses a request of a revision it does not
+	// implement with UnsupportedProtocolVersionError under HTTP 200, not
+	// 400 (server.unsupported-version-error).
+	RefuseVersionWith200
 )
 
 // StatelessServerOptions configures NewStatelessServer. The zero value is
@@ -51,8 +58,9 @@ type StatelessServerOptions struct {
 // request a POST answered on its own, no sessions, no event ids; GET and
 // DELETE are answered 405. A tools/call is answered on an SSE stream
 // (progress, then the result); closing that stream cancels the call.
-// subscriptions/listen opens a stream that begins with its
-// acknowledgement and stays open, with keep-alive comments, until the
+// A request whose _meta names another revision is refused with 400 and
+// UnsupportedProtocolVersionError. subscriptions/listen opens a stream
+// that begins with its acknowledgement and stays open, with keep-alive comments, until the
 // client leaves. It is safe for concurrent use.
 type StatelessServer struct {
 	opts StatelessServerOptions
@@ -113,6 +121,14 @@ func (s *StatelessServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, msg.ID, mcp.ErrHeaderMismatch, "Header mismatch: "+bad))
 		return
 	}
+	if v := p.Meta.Protocol; v != "" && v != mcp.RevStateless {
+		status := http.StatusBadRequest
+		if s.opts.Fault == RefuseVersionWith200 {
+			status = http.StatusOK
+		}
+		writeJSON(w, status, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":"Unsupported protocol version","data":{"supported":[%q],"requested":%q}}}`, msg.ID, mcp.ErrUnsupportedVersion, mcp.RevStateless, v))
+		return
+	}
 	switch msg.Method {
 	case "server/discover":
 		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","supportedVersions":[%q],"capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"scripted-stateless","version":"1"}}}`, msg.ID, mcp.RevStateless))
@@ -138,9 +154,11 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 }
 
 // startStream answers with an SSE stream.
-func startStream(w http.ResponseWriter) *http.ResponseController {
+func (s *StatelessServer) startStream(w http.ResponseWriter) *http.ResponseController {
 	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("X-Accel-Buffering", "no")
+	if s.opts.Fault != NoAccelBuffering {
+		w.Header().Set(mcp.HeaderAccelBuffering, "no")
+	}
 	w.WriteHeader(http.StatusOK)
 	return http.NewResponseController(w)
 }
@@ -156,7 +174,7 @@ func send(w io.Writer, rc *http.ResponseController, data string) error {
 // call answers a tools/call: progress, the work, the result. A closed
 // stream cancels it (KeepSending: the rest goes to the listen streams).
 func (s *StatelessServer) call(w http.ResponseWriter, r *http.Request, id, token json.RawMessage) {
-	rc := startStream(w)
+	rc := s.startStream(w)
 	if token == nil {
 		token = json.RawMessage(`"p-` + string(id) + `"`)
 	}
@@ -203,7 +221,7 @@ func (s *StatelessServer) abandoned(msgs ...string) {
 // listen answers subscriptions/listen: the acknowledgement, then what
 // the server has to say, and keep-alive comments until the client leaves.
 func (s *StatelessServer) listen(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
-	rc := startStream(w)
+	rc := s.startStream(w)
 	first := fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":{"_meta":{"io.modelcontextprotocol/subscriptionId":%s},"notifications":{"toolsListChanged":true}}}`, mcp.MethodListenAcknowledged, id)
 	if s.opts.Fault == NoAcknowledgement {
 		first = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`

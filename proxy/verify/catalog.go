@@ -225,6 +225,12 @@ const (
 	cHeaderMismatch
 	// cTaskPoll, client.task-poll-interval (warning): see judgeTaskPoll.
 	cTaskPoll
+	// cAccelBuffering, server.x-accel-buffering (warning): see
+	// judgeAccelBuffering.
+	cAccelBuffering
+	// cUnsupportedVersion, server.unsupported-version-error (error): see
+	// judgeVersionRefusal.
+	cUnsupportedVersion
 	numChecks
 )
 
@@ -245,7 +251,8 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cReissue: checks.ClientReissuesCutRequest, cListensAgain: checks.ClientListensAgain,
 		cRoutingHeaders: checks.ClientRoutingHeaders, cSilentAfterCancel: checks.ServerSilentAfterCancel,
 		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
-		cTaskPoll: checks.ClientTaskPollInterval,
+		cTaskPoll: checks.ClientTaskPollInterval, cAccelBuffering: checks.ServerAccelBuffering,
+		cUnsupportedVersion: checks.ServerUnsupportedVersion,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -137,6 +138,13 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			tl.speakStateless().taskCreated(1, "t-1", 500)
 			tl.wait(10 * ms)
 			tl.poll(2, "t-1", 500)
+		}},
+		{checks.ServerAccelBuffering, "", false, func(tl *timeline) {
+			tl.speakStateless().scall(1, "tools/call", "add").stream200(accel("")).send(sresp(1)).end(observe.Complete)
+		}},
+		{checks.ServerUnsupportedVersion, "", false, func(tl *timeline) {
+			tl.speakStateless().scall(1, "tools/list", "").respond(http.StatusOK, false, "").
+				end(observe.Complete, observe.Message{Kind: mcp.RPCError, ID: "1", ErrorCode: mcp.ErrUnsupportedVersion})
 		}},
 		{checks.ServerHeaderMismatchRejected, "rewrite-header", false, func(tl *timeline) {
 			tl.speakStateless().scall(1, "tools/call", "add", fired(fault(0, "rewrite-header")),

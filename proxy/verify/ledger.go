@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"github.com/frayproxy/fray/faults"
 	"time"
 
 	"github.com/frayproxy/fray/mcp"
@@ -224,6 +225,12 @@ type request struct {
 
 // exch is one exchange in flight.
 type exch struct {
+	// armed are the faults armed as the stream started that act only
+	// later (faults.Armed), not yet counted; cutAtEvent says a fault
+	// ended the stream at one of its events (armed.go).
+	armed      []faults.Firing
+	cutAtEvent bool
+
 	num      uint64
 	at       time.Duration
 	method   string

@@ -47,9 +47,10 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 		x.method != http.MethodDelete && r.Origin != observe.FromFray {
 		v.sessionGone(x, o)
 	}
-	if f := faultWith(o.Fired, faults.EndsStream); f != nil {
+	if f := faultWith(unarmed(o.Fired), faults.EndsStream); f != nil {
 		x.endFault = f
 	}
+	v.statelessResponse(x, o)
 	switch {
 	case x.method == http.MethodGet:
 		v.getAnswered(x)

@@ -347,6 +347,9 @@ func (v *Verifier) settleStateless(at time.Duration, final bool) {
 // owedEvidence describes a call or listen the client never sent again.
 func (v *Verifier) owedEvidence(d *owedCall, at time.Duration) report.Evidence {
 	msg := fmt.Sprintf("the client did not re-issue request %s (%s) in the %v after its stream %s", d.id, d.method, (at - d.at).Round(time.Millisecond), d.what)
+	if v.clientExited && !d.listen {
+		msg = fmt.Sprintf("the client did not re-issue request %s (%s) after its stream %s; it exited without it", d.id, d.method, d.what)
+	}
 	if d.listen {
 		msg = fmt.Sprintf("the client did not listen again in the %v after its subscriptions/listen stream (request %s) %s", (at - d.at).Round(time.Millisecond), d.id, d.what)
 	}

@@ -27,6 +27,9 @@ func (v *Verifier) statelessEvent(x *exch, e *observe.Event, o *observe.Observat
 		v.judgeListenAck(x, sx, e, o.At)
 	}
 	v.taskEvent(x, e)
+	if e.RPCKind == mcp.RPCError && string(e.RPCID) == sx.id {
+		v.judgeStreamRefusal(x, sx, e.Data, o.At)
+	}
 	if len(st.cancelled) > 0 {
 		v.judgeAfterCancel(x, e.RPCKind, e.RPCID, e.RPCMethod, e.Data, o.At)
 	}
@@ -102,6 +105,7 @@ func (v *Verifier) statelessEnd(x *exch, end *observe.End, at time.Duration) {
 		// A JSON answer answers its own request; one that carries a
 		// cancelled request's id is a message for that one.
 		if x.origin == observe.FromUpstream {
+			v.judgeVersionRefusal(x, sx, end, at)
 			for _, m := range end.Messages {
 				if m.ID == sx.id {
 					v.taskAnswered(m.TaskID, m.PollMS, x.num, at)

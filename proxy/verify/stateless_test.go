@@ -18,7 +18,7 @@ import (
 var statelessChecks = []string{
 	checks.ClientReissuesCutRequest, checks.ClientListensAgain, checks.ClientRoutingHeaders,
 	checks.ServerSilentAfterCancel, checks.ServerListenAcknowledged, checks.ServerHeaderMismatchRejected,
-	checks.ClientTaskPollInterval,
+	checks.ClientTaskPollInterval, checks.ServerAccelBuffering, checks.ServerUnsupportedVersion,
 }
 
 // speakStateless makes the timeline's requests without a session speak

@@ -212,6 +212,10 @@ func respFired(f ...faults.Firing) respOpt {
 func (x *xch) respond(status int, sse bool, issue string, opts ...respOpt) *xch {
 	o := x.head(observe.KindResponse)
 	o.Response = &observe.Response{Status: status, Origin: observe.FromUpstream, Header: http.Header{}, EventStream: sse, Session: issue}
+	if sse {
+		// As a server of 2026-07-28 should (accel changes it).
+		o.Response.Header.Set(mcp.HeaderAccelBuffering, "no")
+	}
 	for _, f := range opts {
 		f(o)
 	}

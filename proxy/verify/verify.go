@@ -193,14 +193,14 @@ func (v *Verifier) Observe(o *observe.Observation) {
 // answered a request is reported on the request and again on the answer;
 // it is counted once.
 func (v *Verifier) countFaults(o *observe.Observation) {
-	if len(o.Fired) == 0 || o.Kind == observe.KindResponse && o.Response != nil && o.Response.Origin != observe.FromUpstream {
+	if len(o.Fired) == 0 && o.Kind != observe.KindEnd || o.Kind == observe.KindResponse && o.Response != nil && o.Response.Origin != observe.FromUpstream {
 		return
 	}
-	for _, f := range o.Fired {
+	for _, f := range v.acted(o) {
 		v.faults[f.Kind]++
+		v.prog.Faults++
+		v.totals.Faults++
 	}
-	v.prog.Faults += len(o.Fired)
-	v.totals.Faults += len(o.Fired)
 }
 
 // Progress returns the counts so far. It is cheap: a copy under the lock.
