@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"errors"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -55,15 +56,47 @@ func TestBufferReleasesInBursts(t *testing.T) {
 	}
 }
 
+// TestBufferHonoursNoBuffering: a stream whose response asks for no
+// buffering (X-Accel-Buffering: no, as nginx reads it) is left alone,
+// unless the fault is told to buffer it all the same.
+func TestBufferHonoursNoBuffering(t *testing.T) {
+	four := []mcp.Event{ev(0), ev(1), ev(2), ev(3)}
+	for _, tc := range []struct {
+		name   string
+		spec   faults.Spec
+		header string
+		held   []int
+	}{
+		{"no header: buffered", spec("buffer", "events", int64(2)), "", []int{0, 2}},
+		{"asked not to: left alone", spec("buffer", "events", int64(2)), "no", nil},
+		{"asked not to, any case and spaces", spec("buffer", "events", int64(2)), " No ", nil},
+		{"asked to buffer: buffered", spec("buffer", "events", int64(2)), "yes", []int{0, 2}},
+		{"told not to honour it", spec("buffer", "events", int64(2), "honour_no_buffering", false), "no", []int{0, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ex := postEx()
+			ex.Response = http.Header{}
+			if tc.header != "" {
+				ex.Response.Set("X-Accel-Buffering", tc.header)
+			}
+			_, acts := drive(compile(t, 1, tc.spec), ex, four)
+			if got := heldAt(acts); !slices.Equal(got, tc.held) {
+				t.Errorf("held %v, want %v", got, tc.held)
+			}
+		})
+	}
+}
+
 func TestIntermediaryKindsRejectBadParameters(t *testing.T) {
 	for _, s := range []faults.Spec{
 		spec("buffer"),
 		spec("buffer", "events", int64(3), "bytes", int64(10)),
 		spec("buffer", "events", int64(1)),
+		spec("buffer", "events", int64(3), "honour_no_buffering", "yes"),
 		spec("idle-close"),
 		spec("idle-close", "silence", "0s"),
 	} {
-		if _, err := faults.Compile(1, []faults.Spec{s}); !errors.Is(err, faults.ErrRange) && !errors.Is(err, faults.ErrMissing) && !errors.Is(err, faults.ErrConflict) {
+		if _, err := faults.Compile(1, []faults.Spec{s}); !errors.Is(err, faults.ErrRange) && !errors.Is(err, faults.ErrMissing) && !errors.Is(err, faults.ErrConflict) && !errors.Is(err, faults.ErrType) {
 			t.Errorf("%v: %v, want a parameter error", s.Params, err)
 		}
 	}

@@ -83,6 +83,14 @@ type ExchangeEffect interface {
 	Exchange(ex *mcp.Exchange, r *Rand, act *ExchangeAction)
 }
 
+// StreamKeeper is implemented by an EventEffect that may rule out a
+// stream by how the upstream answered: Keeps reports whether the fault
+// acts on the stream opened in answer to ex, whose Response is set. It is
+// called concurrently for different streams.
+type StreamKeeper interface {
+	Keeps(ex *mcp.Exchange) bool
+}
+
 // StartEffect decides once, when a stream starts. It is called
 // concurrently for different streams.
 type StartEffect interface {

@@ -18,6 +18,9 @@ func (s *Set) Stream(ex *mcp.Exchange) StreamPlan {
 		if !f.sel.matchExchange(ex, f.def.On != OnEvent) {
 			continue
 		}
+		if k, ok := f.onEvent.(StreamKeeper); ok && !k.Keeps(ex) {
+			continue
+		}
 		if p == nil {
 			p = &streamPlan{sinceRun: ex.SinceRun, session: ex.SessionSeq, id: identity(ex)}
 		}

@@ -7,7 +7,7 @@ import (
 
 // Exchange is one HTTP exchange as fray classified it when it began: what
 // fault decisions look at, and what observations report. It is read-only
-// once classified.
+// once classified, but for Response, set when a stream starts.
 type Exchange struct {
 	// Method and Path are the client's request method and path (the path
 	// as the client sent it to fray, before the upstream base is added).
@@ -32,6 +32,10 @@ type Exchange struct {
 	Header http.Header
 	// SinceRun is the time from the start of the run to this exchange.
 	SinceRun time.Duration
+	// Response is the upstream's response header once a stream of the
+	// exchange starts, nil before (and for an exchange answered without
+	// the upstream).
+	Response http.Header
 }
 
 // Event is one SSE event block from a server as fray reads it: the fields

@@ -219,6 +219,7 @@ func (pm *pump) startPlan() bool {
 	if plan == nil {
 		return true
 	}
+	pm.ex.Exchange.Response = pm.resp.Header
 	pm.sp = plan.Stream(&pm.ex.Exchange)
 	act := pm.sp.Start()
 	pm.p.logFired(pm.r.Context(), pm.ex, "stream", act.Fired)
