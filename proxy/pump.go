@@ -42,6 +42,7 @@ type pump struct {
 	lose    int // events still to swallow before closing
 	out     []byte
 	scratch []byte
+	gather  *[]byte // what was written since the last flush (gather.go)
 	warned  bool
 	pending bool // written to the client since the last flush
 
@@ -112,6 +113,10 @@ func (pm *pump) flush() error {
 		return nil
 	}
 	pm.pending = false
+	if err := pm.drain(); err != nil {
+		pm.cancel(err)
+		return err
+	}
 	if err := pm.rc.Flush(); err != nil {
 		pm.cancel(err)
 		return err
@@ -306,11 +311,10 @@ func (pm *pump) write(b []byte, fragment int) (ok, waited bool) {
 				}
 			}
 		}
-		if _, err := pm.w.Write(b[:n]); err != nil {
+		if err := pm.send(b[:n]); err != nil {
 			pm.cancel(err)
 			return false, waited
 		}
-		pm.pending = true
 		if fragment > 0 && pm.flush() != nil {
 			return false, waited
 		}
