@@ -54,3 +54,13 @@ func (pm *pump) drain() error {
 	gatherPool.Put(g)
 	return err
 }
+
+// clientWriteError is a write or flush to the client that failed, as the
+// SSE reader hands it back from its source (timedRead): the stream ends
+// because the client is gone, not because the upstream failed. It matters
+// now that events leave at the flush rather than at their own write.
+type clientWriteError struct{ err error }
+
+func (e *clientWriteError) Error() string { return "proxy: writing to the client: " + e.err.Error() }
+
+func (e *clientWriteError) Unwrap() error { return e.err }

@@ -95,7 +95,7 @@ type timedRead struct {
 
 func (t *timedRead) Read(b []byte) (int, error) {
 	if err := t.pm.flush(); err != nil {
-		return 0, err
+		return 0, &clientWriteError{err}
 	}
 	n, err := t.body.Read(b)
 	if t.pm.timed {
@@ -336,7 +336,7 @@ func (pm *pump) finish(err error) {
 		// A timed close cancels from a timer: no event path set the cause.
 		pm.cause = observe.FaultClosed
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream closed by a fault", pm.ex.logAttrs()...)
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || errors.As(err, new(*clientWriteError)):
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "client went away", pm.ex.logAttrs()...)
 	default:
 		pm.cause = observe.UpstreamFailed
