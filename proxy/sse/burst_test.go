@@ -1,7 +1,11 @@
 package sse
 
 import (
+	"fmt"
 	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -96,6 +100,58 @@ func TestBurstKeepsSmallLimit(t *testing.T) {
 		}
 		if c := cap(r.buf); c > 1024+minRead {
 			t.Fatalf("buffer capacity %d, want at most %d", c, 1024+minRead)
+		}
+	}
+}
+
+// TestBurstReadsAgreeWithSmallReads: a long stream of events of every
+// size and line-end style, some larger than the burst buffer, read in
+// large reads that keep filling the buffer (so that it widens, shifts and
+// grows) gives the same events as read in tiny reads that never fill it:
+// the same ids and data, and bytes that are the stream. (Where a CRLF's LF
+// goes, and the pieces of an unparsed stream, depend on the reads by
+// design, so the limits here parse every block.)
+func TestBurstReadsAgreeWithSmallReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var in []byte
+	for range 3000 {
+		eol := []string{"\n", "\r\n", "\r"}[rng.IntN(3)]
+		n := rng.IntN(300)
+		if rng.IntN(100) == 0 {
+			n = burstRead + rng.IntN(2*burstRead)
+		}
+		in = append(in, "id: "+strconv.Itoa(rng.IntN(1000))+eol...)
+		in = append(in, "data: "+strings.Repeat("x", n)+eol...)
+		if rng.IntN(10) == 0 {
+			in = append(in, ": comment"+eol...)
+		}
+		in = append(in, eol...)
+	}
+	events := func(src io.Reader, max int) (raws, data []string) {
+		r := NewReader(src, max)
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				return raws, data
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, string(e.Raw))
+			data = append(data, fmt.Sprintf("%v %q %q", e.Unparsed, e.ID, e.Data))
+		}
+	}
+	for _, max := range []int{0, 4 * burstRead} {
+		wantRaw, wantData := events(&chunkReader{data: in, sizes: []int{1, 3, 7}}, max)
+		gotRaw, gotData := events(&chunkReader{data: in, sizes: []int{100000, 50000, 4096, 70000}}, max)
+		if strings.Join(gotRaw, "") != string(in) {
+			t.Fatalf("limit %d: the events' bytes are not the stream", max)
+		}
+		if strings.Join(wantRaw, "") != string(in) {
+			t.Fatalf("limit %d: the events' bytes, read in tiny reads, are not the stream", max)
+		}
+		if len(gotData) != 3000 || !slices.Equal(gotData, wantData) {
+			t.Errorf("limit %d: %d events read in large reads, %d in tiny ones, or they differ", max, len(gotData), len(wantData))
 		}
 	}
 }
