@@ -84,14 +84,13 @@ func (pm *pump) release() bool {
 	if len(pm.buffered) == 0 {
 		return true
 	}
-	_, err := pm.w.Write(pm.buffered)
+	err := pm.send(pm.buffered)
 	pm.buffered = pm.buffered[:0]
 	if err != nil {
 		pm.reportHeld(false)
 		pm.cancel(err)
 		return false
 	}
-	pm.pending = true
 	pm.reportHeld(true)
 	return true
 }

@@ -42,6 +42,7 @@ type pump struct {
 	lose    int // events still to swallow before closing
 	out     []byte
 	scratch []byte
+	gather  *[]byte // what was written since the last flush (gather.go)
 	warned  bool
 	pending bool // written to the client since the last flush
 
@@ -94,7 +95,7 @@ type timedRead struct {
 
 func (t *timedRead) Read(b []byte) (int, error) {
 	if err := t.pm.flush(); err != nil {
-		return 0, err
+		return 0, &clientWriteError{err}
 	}
 	n, err := t.body.Read(b)
 	if t.pm.timed {
@@ -112,6 +113,10 @@ func (pm *pump) flush() error {
 		return nil
 	}
 	pm.pending = false
+	if err := pm.drain(); err != nil {
+		pm.cancel(err)
+		return err
+	}
 	if err := pm.rc.Flush(); err != nil {
 		pm.cancel(err)
 		return err
@@ -307,11 +312,10 @@ func (pm *pump) write(b []byte, fragment int) (ok, waited bool) {
 				}
 			}
 		}
-		if _, err := pm.w.Write(b[:n]); err != nil {
+		if err := pm.send(b[:n]); err != nil {
 			pm.cancel(err)
 			return false, waited
 		}
-		pm.pending = true
 		if fragment > 0 && pm.flush() != nil {
 			return false, waited
 		}
@@ -333,7 +337,7 @@ func (pm *pump) finish(err error) {
 		// A timed close cancels from a timer: no event path set the cause.
 		pm.cause = observe.FaultClosed
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream closed by a fault", pm.ex.logAttrs()...)
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || errors.As(err, new(*clientWriteError)):
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "client went away", pm.ex.logAttrs()...)
 	default:
 		pm.cause = observe.UpstreamFailed

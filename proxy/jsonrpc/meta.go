@@ -89,11 +89,8 @@ func (m *Message) ParamsDigest() uint64 {
 		h = (h ^ 0xff) * prime
 	}
 	it := openObject(m.Params, i, 1)
-	for {
-		mb, more := it.next()
-		if !more {
-			break
-		}
+	var mb member
+	for it.next(&mb) {
 		if equalString(mb.Key, mb.KeyFlags, "_meta") {
 			continue
 		}

@@ -37,29 +37,31 @@ func openObject(data []byte, i, depth int) members {
 	return it
 }
 
-// next returns the next member. It returns false at the end of the object
-// (it.ok is then set) and on invalid JSON (it.ok is then unset).
-func (it *members) next() (m member, more bool) {
+// next reads the next member into m. It returns false at the end of the
+// object (it.ok is then set) and on invalid JSON (it.ok is then unset).
+// (Filling m in place spares a copy of it per member.)
+func (it *members) next(m *member) (more bool) {
 	if it.done {
-		return m, false
+		return false
 	}
 	it.done = true // until proven otherwise
+	m.ValueFlags = 0
 	data, i := it.data, it.i
 	if i >= len(data) || data[i] != '"' {
-		return m, false
+		return false
 	}
 	end, flags, ok := skipString(data, i)
 	if !ok {
-		return m, false
+		return false
 	}
 	m.Key, m.KeyFlags = data[i+1:end-1], flags
 	i = skipSpace(data, end)
 	if i >= len(data) || data[i] != ':' {
-		return m, false
+		return false
 	}
 	i = skipSpace(data, i+1)
 	if i >= len(data) {
-		return m, false
+		return false
 	}
 	start := i
 	switch data[i] {
@@ -71,12 +73,12 @@ func (it *members) next() (m member, more bool) {
 		i, ok = skipScalar(data, i)
 	}
 	if !ok {
-		return m, false
+		return false
 	}
 	m.Value = data[start:i]
 	i = skipSpace(data, i)
 	if i >= len(data) {
-		return m, false
+		return false
 	}
 	switch data[i] {
 	case ',':
@@ -84,9 +86,9 @@ func (it *members) next() (m member, more bool) {
 	case '}':
 		it.ok, it.end = true, i+1
 	default:
-		return m, false
+		return false
 	}
-	return m, true
+	return true
 }
 
 // Lookup returns the raw JSON of the member named key of the object obj
@@ -101,11 +103,8 @@ func Lookup(obj []byte, key string) []byte {
 	}
 	it := openObject(obj, i, 1)
 	var found []byte
-	for {
-		m, more := it.next()
-		if !more {
-			break
-		}
+	var m member
+	for it.next(&m) {
 		if equalString(m.Key, m.KeyFlags, key) {
 			found = m.Value
 		}

@@ -102,7 +102,8 @@ func (m *Message) ProgressToken() []byte {
 // gives the zero Message; Scan never reads outside data and never panics.
 // It does not allocate.
 func Scan(data []byte) Message {
-	m, _ := scan(data)
+	var m Message
+	scan(data, &m)
 	return m
 }
 
@@ -113,8 +114,8 @@ func Scan(data []byte) Message {
 // which it checks before the first call, so a batch is walked twice.
 // ScanBatch does not allocate.
 func ScanBatch(data []byte, fn func(Message) bool) {
-	m, ok := scan(data)
-	if !ok {
+	var m Message
+	if !scan(data, &m) {
 		return
 	}
 	if !m.Batch {
@@ -126,7 +127,8 @@ func ScanBatch(data []byte, fn func(Message) bool) {
 		if data[i] == ']' {
 			return
 		}
-		e, end, _ := scanElement(data, i, 2)
+		var e Message
+		end, _ := scanElement(data, i, 2, &e)
 		if !fn(e) {
 			return
 		}
@@ -137,78 +139,83 @@ func ScanBatch(data []byte, fn func(Message) bool) {
 	}
 }
 
-// scan is Scan that also reports whether data is valid JSON.
-func scan(data []byte) (Message, bool) {
+// scan is Scan into m, a zero Message, that also reports whether data is
+// valid JSON. (Filling m in place spares copies of a Message, which is
+// large, on the per-event path.)
+func scan(data []byte, m *Message) bool {
 	i := skipSpace(data, 0)
 	if i >= len(data) {
-		return Message{}, false
+		return false
 	}
-	var m Message
 	var end int
 	var ok bool
 	switch data[i] {
 	case '{':
-		m, end, ok = scanObject(data, i, 1)
+		end, ok = scanObject(data, i, 1, m)
 	case '[':
-		m, end, ok = scanBatch(data, i)
+		end, ok = scanBatch(data, i, m)
 	default:
 		if end, ok = skipScalar(data, i); ok {
 			m.Raw = data[i:end]
 		}
 	}
 	if !ok || skipSpace(data, end) != len(data) {
-		return Message{}, false
+		*m = Message{}
+		return false
 	}
-	return m, true
+	return true
 }
 
 // scanBatch walks the array at data[i], describing its first element and
 // counting the rest, which are only skipped.
-func scanBatch(data []byte, i int) (m Message, end int, ok bool) {
+func scanBatch(data []byte, i int, m *Message) (end int, ok bool) {
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == ']' {
-		return Message{Batch: true}, i + 1, true
+		m.Batch = true
+		return i + 1, true
 	}
 	n := 0
 	for {
 		if i >= len(data) {
-			return Message{}, 0, false
+			return 0, false
 		}
 		if n == 0 {
-			m, i, ok = scanElement(data, i, 2)
+			i, ok = scanElement(data, i, 2, m)
 		} else {
 			i, ok = skipValue(data, i, 2)
 		}
 		if !ok {
-			return Message{}, 0, false
+			return 0, false
 		}
 		n++
 		i = skipSpace(data, i)
 		if i >= len(data) {
-			return Message{}, 0, false
+			return 0, false
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpace(data, i+1)
 		case ']':
 			m.Batch, m.Count = true, n
-			return m, i + 1, true
+			return i + 1, true
 		default:
-			return Message{}, 0, false
+			return 0, false
 		}
 	}
 }
 
-// scanElement describes the batch element at data[i].
-func scanElement(data []byte, i, depth int) (Message, int, bool) {
+// scanElement describes the batch element at data[i] in m, a zero
+// Message; on invalid JSON m is left zero.
+func scanElement(data []byte, i, depth int, m *Message) (int, bool) {
 	if data[i] == '{' {
-		return scanObject(data, i, depth)
+		return scanObject(data, i, depth, m)
 	}
 	end, ok := skipValue(data, i, depth)
 	if !ok {
-		return Message{}, 0, false
+		return 0, false
 	}
-	return Message{Raw: data[i:end]}, end, true
+	m.Raw = data[i:end]
+	return end, true
 }
 
 // The members Scan looks at.
@@ -251,15 +258,13 @@ func whichKey(name []byte, flags uint8) int {
 	return keyOther
 }
 
-// scanObject describes the object that opens at data[i], depth levels deep.
-func scanObject(data []byte, i, depth int) (m Message, end int, ok bool) {
+// scanObject describes the object that opens at data[i], depth levels deep,
+// in m, a zero Message; on invalid JSON m is left zero.
+func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 	it := openObject(data, i, depth)
 	hasMethod := false
-	for {
-		mb, more := it.next()
-		if !more {
-			break
-		}
+	var mb member
+	for it.next(&mb) {
 		v := mb.Value
 		switch whichKey(mb.Key, mb.KeyFlags) {
 		case keyVersion:
@@ -280,11 +285,12 @@ func scanObject(data []byte, i, depth int) (m Message, end int, ok bool) {
 		}
 	}
 	if !it.ok {
-		return Message{}, 0, false
+		*m = Message{}
+		return 0, false
 	}
 	m.Raw, m.Count = data[i:it.end], 1
-	m.Kind = classify(&m, hasMethod)
-	return m, it.end, true
+	m.Kind = classify(m, hasMethod)
+	return it.end, true
 }
 
 func classify(m *Message, hasMethod bool) mcp.RPCKind {

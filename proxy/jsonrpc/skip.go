@@ -34,6 +34,9 @@ func isHex(c byte) bool {
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON whitespace, or len(data).
 func skipSpace(data []byte, i int) int {
+	if i < len(data) && data[i] > ' ' {
+		return i // compact JSON: nothing to skip
+	}
 	for i < len(data) && isSpace(data[i]) {
 		i++
 	}
@@ -45,6 +48,7 @@ func skipSpace(data []byte, i int) int {
 func skipString(data []byte, i int) (end int, flags uint8, ok bool) {
 	i++
 	for {
+		i = skipPlain(data, i)
 		for i < len(data) && plain[data[i]] {
 			i++
 		}
@@ -218,9 +222,10 @@ const (
 	stNext         // after a value: ',' or the close
 )
 
-// skipComposite skips the object or array that opens at data[i], checking
-// it the way encoding/json does, without recursion: nesting costs one bit.
-func skipComposite(data []byte, i, depth int) (int, bool) {
+// skipDeep skips the object or array that opens at data[i], checking it
+// the way encoding/json does, without recursion: nesting costs one bit. It
+// takes over from skipComposite past fastDepth levels.
+func skipDeep(data []byte, i, depth int) (int, bool) {
 	if depth > maxDepth {
 		return 0, false
 	}

@@ -42,7 +42,8 @@ var errNoSource = errors.New("sse: Reader has no source (use NewReader or Reset)
 // at least 1024), not on how the reads broke. A Reader with nothing buffered, about to
 // wait for its source, gives its buffer back to a pool shared by all Readers
 // (unless a large block grew it) and reads the first bytes to come into a
-// small array of its own, so an idle stream holds no buffer. Besides the
+// small array of its own, so an idle stream holds no buffer; while data
+// keeps coming, it reads into a larger pooled buffer (burst.go). Besides the
 // buffer, a Reader keeps about 100 bytes per line of the current block (its
 // Line and where it ends); the cap on lines keeps that within about twice
 // the block limit, whatever the lines' length.
@@ -69,7 +70,8 @@ type Reader struct {
 	unparsed  bool   // the stream overflowed; pass the rest through raw
 	err       error  // sticky error from the source
 
-	pooled bool           // buf came from bufPool and goes back there when idle
+	pool   int            // where buf came from (burst.go): a pooled one goes back when idle
+	filled bool           // the last read filled the buffer
 	small  [idleRead]byte // what an idle Reader reads into
 	ev     Event
 }
@@ -108,7 +110,7 @@ func (r *Reader) Reset(src io.Reader) {
 	}
 	ev := r.ev
 	ev.reset()
-	*r = Reader{src: src, max: max, buf: r.buf, pooled: r.pooled, spans: r.spans[:0], ev: ev}
+	*r = Reader{src: src, max: max, buf: r.buf, pool: r.pool, spans: r.spans[:0], ev: ev}
 }
 
 // Next returns the next block of the stream. It returns io.EOF once the
@@ -186,10 +188,11 @@ func (r *Reader) fill() {
 	if r.start > 0 {
 		r.shift(r.start)
 	}
-	if r.end == 0 && !r.unparsed && (r.pooled || r.buf == nil) {
+	if r.end == 0 && !r.unparsed && (r.pool != ownBuf || r.buf == nil) {
 		r.fillIdle()
 		return
 	}
+	r.widen()
 	if r.end == len(r.buf) {
 		r.grow()
 	}
@@ -199,6 +202,7 @@ func (r *Reader) fill() {
 			r.err = fmt.Errorf("sse: source returned an invalid count %d from Read", n)
 			return
 		}
+		r.filled = n > 0 && n == len(r.buf)-r.end
 		r.end += n
 		if err != nil {
 			r.err = err
@@ -223,6 +227,7 @@ func (r *Reader) fillIdle() {
 			r.err = fmt.Errorf("sse: source returned an invalid count %d from Read", n)
 			return
 		}
+		r.filled = false
 		if n > 0 {
 			r.takeBuf()
 			r.end = copy(r.buf, r.small[:n])
@@ -236,22 +241,6 @@ func (r *Reader) fillIdle() {
 		}
 	}
 	r.err = io.ErrNoProgress
-}
-
-// releaseBuf gives a pooled buffer back; a grown one is kept, since the
-// stream that grew it may well need it again.
-func (r *Reader) releaseBuf() {
-	if r.pooled {
-		bufPool.Put((*[minRead]byte)(r.buf))
-		r.buf, r.pooled = nil, false
-	}
-}
-
-// takeBuf gives the Reader a pooled buffer when it has none.
-func (r *Reader) takeBuf() {
-	if r.buf == nil {
-		r.buf, r.pooled = bufPool.Get().(*[minRead]byte)[:], true
-	}
 }
 
 // shift moves the unconsumed bytes down by n, keeping every offset in step,

@@ -1,0 +1,157 @@
+package sse
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// sizeReader delivers its pieces as a socket would, as much of the current
+// piece as fits in each read, and notes how much room each read offered
+// and whether the Reader held a buffer then.
+type sizeReader struct {
+	r      *Reader
+	pieces []string
+	room   []int
+	held   []bool
+}
+
+func (s *sizeReader) Read(b []byte) (int, error) {
+	s.room = append(s.room, len(b))
+	s.held = append(s.held, s.r.buf != nil)
+	if len(s.pieces) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(b, s.pieces[0])
+	s.pieces[0] = s.pieces[0][n:]
+	if s.pieces[0] == "" {
+		s.pieces = s.pieces[1:]
+	}
+	return n, nil
+}
+
+// TestBurstReadsWiden: while a burst keeps filling the buffer, the Reader
+// reads up to burstRead bytes at a time; when the burst ends with nothing
+// buffered it gives the burst buffer back and waits holding none. Every
+// event comes out whole.
+func TestBurstReadsWiden(t *testing.T) {
+	ev := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n"
+	burst := strings.Repeat(ev, 1000) // ~86 KB, as one upstream write
+	src := &sizeReader{pieces: []string{burst, ev}}
+	r := NewReader(src, 0)
+	src.r = r
+	n := 0
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(e.Raw) != ev {
+			t.Fatalf("event %d: %q", n, e.Raw)
+		}
+		n++
+	}
+	if n != 1001 {
+		t.Fatalf("%d events, want 1001", n)
+	}
+	wide := 0
+	for _, room := range src.room {
+		if room > minRead {
+			wide++
+		}
+	}
+	// 86 KB: the idle read, one minRead read, then reads of up to 32 KiB.
+	if reads := len(src.room); reads > 8 || wide < 2 {
+		t.Errorf("%d reads offering %v bytes; want the burst read %d bytes at a time", reads, src.room, burstRead)
+	}
+	// The first read after the burst waited with nothing buffered, into
+	// the small array.
+	after := 0
+	for i, room := range src.room {
+		if room > minRead {
+			after = i + 1
+		}
+	}
+	if after >= len(src.room) || src.held[after] || src.room[after] != idleRead {
+		t.Errorf("read %d (after the burst): held %v, room %v; want no buffer held (reads %v)", after, src.held, src.room, src.room)
+	}
+	if r.buf != nil {
+		t.Errorf("after the stream: buffer of %d bytes held", len(r.buf))
+	}
+}
+
+// TestBurstKeepsSmallLimit: a Reader whose block limit is below burstRead
+// never takes the burst buffer, so its memory bound holds.
+func TestBurstKeepsSmallLimit(t *testing.T) {
+	ev := "data: " + strings.Repeat("x", 100) + "\n\n"
+	src := &sizeReader{pieces: []string{strings.Repeat(ev, 500)}}
+	r := NewReader(src, 1024)
+	src.r = r
+	for {
+		if _, err := r.Next(); err != nil {
+			break
+		}
+		if c := cap(r.buf); c > 1024+minRead {
+			t.Fatalf("buffer capacity %d, want at most %d", c, 1024+minRead)
+		}
+	}
+}
+
+// TestBurstReadsAgreeWithSmallReads: a long stream of events of every
+// size and line-end style, some larger than the burst buffer, read in
+// large reads that keep filling the buffer (so that it widens, shifts and
+// grows) gives the same events as read in tiny reads that never fill it:
+// the same ids and data, and bytes that are the stream. (Where a CRLF's LF
+// goes, and the pieces of an unparsed stream, depend on the reads by
+// design, so the limits here parse every block.)
+func TestBurstReadsAgreeWithSmallReads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var in []byte
+	for range 3000 {
+		eol := []string{"\n", "\r\n", "\r"}[rng.IntN(3)]
+		n := rng.IntN(300)
+		if rng.IntN(100) == 0 {
+			n = burstRead + rng.IntN(2*burstRead)
+		}
+		in = append(in, "id: "+strconv.Itoa(rng.IntN(1000))+eol...)
+		in = append(in, "data: "+strings.Repeat("x", n)+eol...)
+		if rng.IntN(10) == 0 {
+			in = append(in, ": comment"+eol...)
+		}
+		in = append(in, eol...)
+	}
+	events := func(src io.Reader, max int) (raws, data []string) {
+		r := NewReader(src, max)
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				return raws, data
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			raws = append(raws, string(e.Raw))
+			data = append(data, fmt.Sprintf("%v %q %q", e.Unparsed, e.ID, e.Data))
+		}
+	}
+	for _, max := range []int{0, 4 * burstRead} {
+		wantRaw, wantData := events(&chunkReader{data: in, sizes: []int{1, 3, 7}}, max)
+		gotRaw, gotData := events(&chunkReader{data: in, sizes: []int{100000, 50000, 4096, 70000}}, max)
+		if strings.Join(gotRaw, "") != string(in) {
+			t.Fatalf("limit %d: the events' bytes are not the stream", max)
+		}
+		if strings.Join(wantRaw, "") != string(in) {
+			t.Fatalf("limit %d: the events' bytes, read in tiny reads, are not the stream", max)
+		}
+		if len(gotData) != 3000 || !slices.Equal(gotData, wantData) {
+			t.Errorf("limit %d: %d events read in large reads, %d in tiny ones, or they differ", max, len(gotData), len(wantData))
+		}
+	}
+}
