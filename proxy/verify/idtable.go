@@ -10,15 +10,8 @@ import (
 // taken from a trace read back in the same process agree.
 var hashSeed = maphash.MakeSeed()
 
-// idHash hashes an event id for the index of ids across sessions.
+// idHash hashes an event id for the verifier's id tables.
 func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
-
-// holds reports whether g's session still has id in its window: the
-// index is by hash, and a match is taken only for the id itself.
-func (g globalRec) holds(id []byte) bool {
-	_, ok := g.sess.ids.getBytes(id)
-	return ok
-}
 
 // idTable maps byte-string keys (event ids) to V. It owns copies of its
 // keys and reuses an entry, key storage included, once the entry is

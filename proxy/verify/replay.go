@@ -9,9 +9,6 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// maxGlobal bounds the index of event ids across sessions.
-const maxGlobal = 1 << 17
-
 // serverID judges an event id the upstream sent (server.event-ids-unique,
 // and on a resumption the replay checks) and records it. It reports
 // whether the event is a replay of an event sent before.
@@ -40,9 +37,9 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			x.blamedDup = checks.ServerReplayIsolated
 			return true
 		case !known && r.inReplay:
-			if g, ok := v.global[ih]; ok && g.sess != s && g.hash == h && g.holds(id) {
+			if other := v.sessionHolding(s, id, ih, h); other != nil {
 				v.apply(cReplayIsolated)
-				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, g.sess.seq), s, x.num, at)
+				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, other.seq), s, x.num, at)
 				ev.EventIDs = []string{r.x, string(id)}
 				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 				v.find(cReplayIsolated, levelError, ev)
@@ -90,28 +87,35 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 	x.blamedDup = checks.ServerReplayNoDuplicates
 }
 
+// sessionHolding is the session other than s, the first in order of
+// appearance, whose window holds id (its idHash ih) for an event whose
+// data hashed to h; nil when none does. It looks through every live
+// session, which only a replay of an id its own session never sent asks
+// for, so that recording an id, once per event, indexes nothing across
+// sessions.
+func (v *Verifier) sessionHolding(s *session, id []byte, ih, h uint64) *session {
+	var found *session
+	for _, o := range v.sessions {
+		if o == s || found != nil && o.seq > found.seq {
+			continue
+		}
+		if rec, ok := o.ids.getH(id, ih); ok && rec.hash == h {
+			found = o
+		}
+	}
+	return found
+}
+
 // recordID enters an id the upstream sent for the first time. Once the
 // windows are full it allocates nothing: each id takes the storage of
 // the one it evicts.
 func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, known, dispatched bool, at time.Duration, ex uint64) {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
-	var old []byte
-	var evicted bool
 	if known {
-		old, _, evicted = s.ids.putH(id, k, rec)
+		s.ids.putH(id, k, rec)
 	} else {
-		old, _, evicted = s.ids.putNewH(id, k, rec)
-	}
-	if evicted {
-		if oh := idHash(old); v.global[oh].sess == s {
-			delete(v.global, oh)
-		}
-	}
-	if len(v.global) < maxGlobal {
-		v.global[k] = globalRec{sess: s, hash: h}
-	} else if _, ok := v.global[k]; ok {
-		v.global[k] = globalRec{sess: s, hash: h}
+		s.ids.putNewH(id, k, rec)
 	}
 	l.addEvent(id, rec.pos, dispatched, at)
 }

@@ -156,11 +156,6 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 	for _, l := range slices.Clone(s.logicals) {
 		v.finishLogical(l, at)
 	}
-	s.ids.each(func(id []byte, _ idRec) {
-		if k := idHash(id); v.global[k].sess == s {
-			delete(v.global, k)
-		}
-	})
 	if s.meta != nil {
 		s.meta.dropped = true
 	}

@@ -91,9 +91,6 @@ type Verifier struct {
 	metaNext int
 	metaFull bool // some session ids were forgotten
 	exch     map[uint64]*exch
-	// global indexes at most maxGlobal upstream event ids by idHash,
-	// so that recording an id makes no string of it.
-	global  map[uint64]globalRec
 	reinit  []reinitDue
 	legacy  []*logical
 	dead    []*session
@@ -115,13 +112,6 @@ type Verifier struct {
 	stateless *stateless
 }
 
-// globalRec places an upstream event id in its session, to recognise a
-// replay of another session's event.
-type globalRec struct {
-	sess *session
-	hash uint64
-}
-
 // reinitDue is a session answered 404 whose client owes an initialize.
 type reinitDue struct {
 	sess  *sessionMeta
@@ -140,7 +130,6 @@ func New(opts Options) *Verifier {
 		sessions: make(map[string]*session),
 		meta:     make(map[uint64]*sessionMeta),
 		exch:     make(map[uint64]*exch),
-		global:   make(map[uint64]globalRec),
 	}
 	v.expectFaults = opts.Faults > 0
 	if v.deadline <= 0 {
