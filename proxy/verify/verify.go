@@ -91,10 +91,10 @@ type Verifier struct {
 	metaNext int
 	metaFull bool // some session ids were forgotten
 	exch     map[uint64]*exch
-	reinit  []reinitDue
-	legacy  []*logical
-	dead    []*session
-	changes []report.ProfileChange
+	reinit   []reinitDue
+	legacy   []*logical
+	dead     []*session
+	changes  []report.ProfileChange
 
 	// What the run saw, for a verdict that is earned: answers from the
 	// upstream and from fray itself, JSON-RPC requests forwarded, and
