@@ -43,6 +43,9 @@ type h2Conn struct {
 	raw  *net.TCPConn
 	mu   sync.Mutex
 	bw   *bufio.Writer
+	// acked is closed when readAll reads the first PING acknowledgement:
+	// the server has read every frame written before that PING.
+	acked chan struct{}
 }
 
 // dialH2 opens a TLS connection to addr that negotiates h2, and sends the
@@ -70,7 +73,7 @@ func dialH2(t *testing.T, addr string, readBuffer int) *h2Conn {
 		t.Fatalf("negotiated %q, want h2", p)
 	}
 	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
-	h := &h2Conn{conn: conn, raw: raw.(*net.TCPConn), bw: bufio.NewWriterSize(conn, 64<<10)}
+	h := &h2Conn{conn: conn, raw: raw.(*net.TCPConn), bw: bufio.NewWriterSize(conn, 64<<10), acked: make(chan struct{})}
 	if _, err := io.WriteString(h.bw, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +153,8 @@ func (h *h2Conn) readAll() <-chan h2Reads {
 				_ = h.frame(frameSettings, flagAck, 0, nil, true)
 			case f.typ == frameGoAway && len(f.payload) >= 8:
 				rs.goAway = int64(binary.BigEndian.Uint32(f.payload[4:]))
+			case f.typ == framePing && f.flags&flagAck != 0 && rs.counts[framePing] == 1:
+				close(h.acked)
 			}
 		}
 	}()
@@ -281,11 +286,22 @@ func TestHTTP2RapidReset(t *testing.T) {
 	if werr == nil {
 		werr = h.frame(framePing, 0, 0, make([]byte, 8), true)
 	}
+	// Until the PING is acknowledged (or the connection ends), fray may
+	// not have read the attack yet.
+	var rs h2Reads
+	ended := false
+	select {
+	case <-h.acked:
+	case rs = <-reads:
+		ended = true
+	}
 	if err := tg.ping(); err != nil {
 		t.Fatalf("after the resets: %v", err)
 	}
 	h.conn.Close()
-	rs := <-reads
+	if !ended {
+		rs = <-reads
+	}
 	t.Logf("%d pairs sent (write error %v); GOAWAY code %d; the upstream got %d requests, at most %d at once; frames read %v, reading ended with %v",
 		sent, werr, rs.goAway, tg.total.Load(), tg.most.Load(), rs.counts, rs.err)
 	limit, ok := rs.settings[0x3] // SETTINGS_MAX_CONCURRENT_STREAMS
