@@ -128,7 +128,7 @@ var catalog = []Probe{
 		Sessions: 2},
 	{Name: "cut-call-left-pending", End: Client, Finding: checks.ClientReissuesCutRequest, Revision: "2026-07-28",
 		Issue:  "https://github.com/modelcontextprotocol/typescript-sdk/issues/2739",
-		Bug:    "a call whose answer stream ends before its response is left pending until its timeout, never sent again",
+		Bug:    "a call whose answer stream ends before its response is never sent again: it waits for its timeout, or fails",
 		Needs:  "the client speaks 2026-07-28",
 		Judged: true},
 }

@@ -21,7 +21,8 @@ import (
 
 // TestProbeClientHelper is a client of the probe tests when
 // FRAY_PROBE_CLIENT says which: "gosdk" runs the official Go SDK's client
-// (examples/gosdk/refpeer); a number is the scripted client with that
+// (examples/gosdk/refpeer), "gosdk-stateless" the same at revision
+// 2026-07-28; a number is the scripted client with that
 // misbehaviour (0: a correct client), making two tool calls. It exits 1
 // when its calls did not complete.
 func TestProbeClientHelper(t *testing.T) {
@@ -31,8 +32,12 @@ func TestProbeClientHelper(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if fault == "gosdk" {
-		res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{Endpoint: os.Getenv("FRAY_URL")})
+	if fault == "gosdk" || fault == "gosdk-stateless" {
+		opts := refpeer.ClientOptions{Endpoint: os.Getenv("FRAY_URL")}
+		if fault == "gosdk-stateless" {
+			opts.ProtocolVersion = refpeer.StatelessProtocolVersion
+		}
+		res, err := refpeer.RunClient(ctx, opts)
 		fmt.Printf("%+v\n", res)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -204,6 +209,26 @@ func TestRunProbeOnGoSDKClient(t *testing.T) {
 	}
 }
 
+// TestRunProbeOnGoSDKStatelessClient runs cut-call-left-pending on the
+// official Go SDK's client at revision 2026-07-28, against the SDK's
+// stateless server: the release ends a call whose stream broke and never
+// sends it again, and the probe finds it.
+func TestRunProbeOnGoSDKStatelessClient(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", refpeer.NewStatelessHandler(refpeer.ServerOptions{}))
+	up := httptest.NewServer(mux)
+	defer up.Close()
+	args := helperArgs(t)
+	args[1] = "-test.run=^TestProbeClientHelper$"
+	t.Setenv("FRAY_PROBE_CLIENT", "gosdk-stateless")
+	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "cut-call-left-pending",
+		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
+	f := strings.Fields(tableRow(stdout, "cut-call-left-pending"))
+	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.reissues-cut-request:" {
+		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
 // tableRow returns the line of the probe table that starts with name.
 func tableRow(out, name string) string {
 	for _, l := range strings.Split(out, "\n") {
@@ -283,5 +308,44 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 	if n := strings.Count(string(b), "<testcase "); n != len(probes.All()) ||
 		!strings.Contains(string(b), `name="resume-token-dropped"`) || !strings.Contains(string(b), `type="found"`) {
 		t.Errorf("junit has %d test cases, want one per probe and resume-token-dropped failed:\n%s", n, b)
+	}
+}
+
+// TestRunProbeTwoSessionsNode runs replay-other-sessions as probes.md
+// shows it: two TypeScript SDK clients at once against the SDK's example
+// server, whose event store numbers every session's events from one
+// counter, so the server survives; with one client the probe says nothing.
+func TestRunProbeTwoSessionsNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK server")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
+	}
+	t.Setenv("NODE_NO_WARNINGS", "1")
+	client := fmt.Sprintf("%s %s --timeout 5000", node, filepath.Join(dir, "fray-run-client.mjs"))
+	for _, tc := range []struct {
+		name, command, want string
+		code                int
+	}{
+		{"two sessions", client + " & " + client + " && wait $!", probes.Survived, exitOK},
+		{"one session", client, probes.Inconclusive, exitInconclusive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port := freePort(t)
+			code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "replay-other-sessions",
+				"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
+				"--settle", "300ms", "--quiet", "--", "sh", "-c", tc.command)
+			f := strings.Fields(tableRow(stdout, "replay-other-sessions"))
+			if code != tc.code || len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
+				t.Errorf("exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)
+			}
+		})
 	}
 }
