@@ -349,3 +349,45 @@ func TestRunProbeTwoSessionsNode(t *testing.T) {
 		})
 	}
 }
+
+// TestRunProbeStandaloneNodeServer runs standalone-replay-empty as
+// probes.md shows it, on the TypeScript SDK's server with a notification
+// on the standalone stream every 100 ms (examples/node/announcing-server.mjs)
+// and the SDK's client kept busy for three seconds: with the example event
+// store the SDK ships (1.32.2), the resumption of the standalone stream
+// replays nothing and the probe finds it; with examples/node's own store the
+// server survives.
+func TestRunProbeStandaloneNodeServer(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK server")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
+	}
+	t.Setenv("NODE_NO_WARNINGS", "1")
+	for _, tc := range []struct {
+		store, want string
+		code        int
+	}{
+		{"sdk", probes.Found, exitFindings},
+		{"own", probes.Survived, exitOK},
+	} {
+		t.Run(tc.store, func(t *testing.T) {
+			port := freePort(t)
+			code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "standalone-replay-empty",
+				"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				"--server", fmt.Sprintf("PORT=%d exec %s %s --store %s", port, node, filepath.Join(dir, "announcing-server.mjs"), tc.store),
+				"--settle", "300ms", "--quiet", "--", node, filepath.Join(dir, "fray-run-client.mjs"),
+				"--count", "75", "--delay-ms", "40", "--timeout", "10000")
+			f := strings.Fields(tableRow(stdout, "standalone-replay-empty"))
+			if code != tc.code || len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
+				t.Errorf("exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
