@@ -391,3 +391,32 @@ func TestRunProbeStandaloneNodeServer(t *testing.T) {
 		})
 	}
 }
+
+// TestRunProbeModernNodeClient runs cut-call-left-pending as probes.md
+// shows it, on the TypeScript SDK v2's client at 2026-07-28 against the v2
+// server (examples/node/modern-*.mjs): the call whose stream fray closes
+// waits for its timeout and is never sent again, and the probe finds it.
+func TestRunProbeModernNodeClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK v2 client")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "client", "package.json")); err != nil {
+		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
+	}
+	t.Setenv("NODE_NO_WARNINGS", "1")
+	port := freePort(t)
+	code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "cut-call-left-pending",
+		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "modern-server.mjs")),
+		"--settle", "300ms", "--quiet", "--", "sh", "-c",
+		fmt.Sprintf(`%s %s "$FRAY_URL" --era 2026-07-28 --timeout 3000`, node, filepath.Join(dir, "modern-client.mjs")))
+	f := strings.Fields(tableRow(stdout, "cut-call-left-pending"))
+	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.reissues-cut-request:" {
+		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
