@@ -60,6 +60,12 @@ func Judge(p Probe, kinds []string, r report.Report) Result {
 	case r.Verdict == report.VerdictInconclusive:
 		res.Outcome = Inconclusive
 		res.Detail = r.Why
+	case p.Judged && (c == nil || c.Applied == 0):
+		res.Outcome = Inconclusive
+		res.Detail = fmt.Sprintf("%s had nothing to judge; the probe needs: %s", p.Finding, p.Needs)
+	case r.Totals.Sessions < p.Sessions:
+		res.Outcome = Inconclusive
+		res.Detail = fmt.Sprintf("%d session(s), the probe needs %d: %s", r.Totals.Sessions, p.Sessions, p.Needs)
 	case c == nil || c.Applied == 0:
 		// Some checks apply only where a peer could be wrong (a give-up
 		// after the trigger): the trigger met, every request answered and

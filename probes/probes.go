@@ -58,8 +58,17 @@ type Probe struct {
 	// what a peer may not send (strip-retry) sets the scene without being
 	// part of the trigger.
 	Trigger []string
-	// file is the profile's file in profiles/.
-	file string
+	// Needs says what the peers must do for the probe to judge anything,
+	// beyond what every probe needs (a session, a tool call answered on
+	// an SSE stream, resumable streams); "" when nothing more.
+	Needs string
+	// Judged: the peer survives only when the finding's check judged at
+	// least one case; with none, the run is inconclusive (the peers did
+	// not do what Needs says).
+	Judged bool
+	// Sessions is the number of sessions the run must have held for the
+	// peer to survive; 0 means any.
+	Sessions int
 }
 
 // catalog holds every probe, in the order `fray probes list` prints them.
@@ -105,6 +114,23 @@ var catalog = []Probe{
 		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/pull/2335",
 		Related: []string{"https://github.com/modelcontextprotocol/typescript-sdk/pull/2547"},
 		Bug:     "a resumption delivers an event the client already had (replay racing a live write)"},
+	{Name: "standalone-replay-empty", End: Server, Finding: checks.ServerReplayComplete, Revision: "2025-03-26 to 2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/issues/943",
+		Related: []string{"https://github.com/modelcontextprotocol/typescript-sdk/issues/2560"},
+		Bug:     "a resumption of the standalone GET stream replays nothing: the event store cannot find that stream from its event ids",
+		Needs:   "the server sends notifications on the standalone GET stream while the client's calls run, and the client opens that stream and resumes it",
+		Judged:  true},
+	{Name: "replay-other-sessions", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
+		Issue:    "https://github.com/PrefectHQ/fastmcp/pull/4402",
+		Related:  []string{"https://github.com/agentfront/frontmcp/pull/529"},
+		Bug:      "an event store shared by the sessions and keyed by stream id replays another session's events",
+		Needs:    "the client command runs two sessions at once, each making tool calls",
+		Sessions: 2},
+	{Name: "cut-call-left-pending", End: Client, Finding: checks.ClientReissuesCutRequest, Revision: "2026-07-28",
+		Issue:  "https://github.com/modelcontextprotocol/typescript-sdk/issues/2739",
+		Bug:    "a call whose answer stream ends before its response is never sent again: it waits for its timeout, or fails",
+		Needs:  "the client speaks 2026-07-28",
+		Judged: true},
 }
 
 // All returns every probe in catalog order. The slice is a fresh copy.

@@ -46,6 +46,9 @@ func TestCatalogIsWhole(t *testing.T) {
 				t.Errorf("%s: trigger kind %s is not in the profile", p.Name, k)
 			}
 		}
+		if (p.Judged || p.Sessions > 0) && p.Needs == "" {
+			t.Errorf("%s: a probe that can be inconclusive for want of what the peers do says what it needs", p.Name)
+		}
 		if want := "probe-" + p.Name; prof.Name != want {
 			t.Errorf("%s: profile name %q, want %q", p.Name, prof.Name, want)
 		}
@@ -107,6 +110,41 @@ func TestJudge(t *testing.T) {
 		t.Errorf("a finding's detail %q lacks its evidence", got.Detail)
 	}
 }
+
+// TestJudgeNeeds: a probe whose peers must do something more survives only
+// when they did it: its check judged a case, or the run held the sessions
+// it needs; otherwise the run passed vacuously and is inconclusive.
+func TestJudgeNeeds(t *testing.T) {
+	fired := []report.FaultCount{{Kind: "close", Count: 1}}
+	kinds := []string{"close"}
+	judged, _ := Lookup("cut-call-left-pending")
+	shared, _ := Lookup("replay-other-sessions")
+	pass := func(applied, sessions int) report.Report {
+		return report.Report{Verdict: report.VerdictPass, Faults: fired, Totals: report.Totals{Sessions: sessions},
+			Checks: []report.Check{{ID: judged.Finding, Applied: applied}, {ID: shared.Finding, Applied: applied}}}
+	}
+	for _, tc := range []struct {
+		name string
+		p    Probe
+		r    report.Report
+		want string
+	}{
+		{"judged", judged, pass(1, 0), Survived},
+		{"nothing judged", judged, pass(0, 0), Inconclusive},
+		{"two sessions", shared, pass(0, 2), Survived},
+		{"one session", shared, pass(0, 1), Inconclusive},
+	} {
+		got := Judge(tc.p, kinds, tc.r)
+		if got.Outcome != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, got.Outcome, got.Detail, tc.want)
+		}
+		if got.Outcome == Inconclusive && !strings.Contains(got.Detail, tc.p.Needs) {
+			t.Errorf("%s: the detail %q does not say what the probe needs", tc.name, got.Detail)
+		}
+	}
+}
+
+const sessionsFinding = "server.replay-isolated"
 
 func TestWorst(t *testing.T) {
 	rs := func(o ...string) []Result {

@@ -78,6 +78,9 @@ func probesShow(c *cli.Context) error {
 		fmt.Fprintf(w, "# also: %s\n", r)
 	}
 	fmt.Fprintf(w, "# revision: %s\n# finding: %s\n", p.Revision, p.Finding)
+	if p.Needs != "" {
+		fmt.Fprintf(w, "# needs: %s\n", p.Needs)
+	}
 	_, err = w.Write(text)
 	return err
 }

@@ -21,7 +21,8 @@ import (
 
 // TestProbeClientHelper is a client of the probe tests when
 // FRAY_PROBE_CLIENT says which: "gosdk" runs the official Go SDK's client
-// (examples/gosdk/refpeer); a number is the scripted client with that
+// (examples/gosdk/refpeer), "gosdk-stateless" the same at revision
+// 2026-07-28; a number is the scripted client with that
 // misbehaviour (0: a correct client), making two tool calls. It exits 1
 // when its calls did not complete.
 func TestProbeClientHelper(t *testing.T) {
@@ -31,8 +32,12 @@ func TestProbeClientHelper(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if fault == "gosdk" {
-		res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{Endpoint: os.Getenv("FRAY_URL")})
+	if fault == "gosdk" || fault == "gosdk-stateless" {
+		opts := refpeer.ClientOptions{Endpoint: os.Getenv("FRAY_URL")}
+		if fault == "gosdk-stateless" {
+			opts.ProtocolVersion = refpeer.StatelessProtocolVersion
+		}
+		res, err := refpeer.RunClient(ctx, opts)
 		fmt.Printf("%+v\n", res)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -74,6 +79,9 @@ func TestProbesShow(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "typescript-sdk/issues/2499") {
 		t.Errorf("show does not name the report:\n%s", stdout)
+	}
+	if code, needs, stderr := runFray(t, 10*time.Second, "probes", "show", "replay-other-sessions"); code != 0 || !strings.Contains(needs, "# needs: the client command runs two sessions at once") {
+		t.Errorf("show does not say what the probe needs: exit %d, %s\n%s", code, stderr, needs)
 	}
 	p, err := profiles.Parse("shown.toml", strings.NewReader(stdout))
 	if err != nil || p.Name != "probe-resume-token-dropped" {
@@ -156,15 +164,27 @@ func TestRunProbeOnScriptedServers(t *testing.T) {
 		{scripted.ServerCorrect, exitOK, probes.Survived},
 	} {
 		up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: tc.fault}))
+		// One client, one session, nothing on the standalone stream: the
+		// probes that need more say nothing, which --allow-inconclusive
+		// accepts.
 		code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "server",
-			"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
+			"--upstream", up.URL + "/mcp", "--settle", "200ms", "--allow-inconclusive", "--quiet", "--"}, args...)...)
 		up.Close()
 		row := strings.Fields(tableRow(stdout, "replay-other-streams"))
 		if code != tc.code || len(row) < 4 || row[1] != probes.Server || row[3] != tc.want {
 			t.Errorf("server fault %d: exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", tc.fault, code, tc.code, tc.want, stdout, stderr)
 		}
-		if strings.Contains(stdout, " client ") {
-			t.Errorf("--probe server ran a client probe:\n%s", stdout)
+		server, _ := probes.Select(probes.Server)
+		for _, p := range server {
+			// The pair does not do what they need: none survives.
+			if f := strings.Fields(tableRow(stdout, p.Name)); len(f) < 4 || p.Needs != "" && f[3] == probes.Survived {
+				t.Errorf("row of %s: %q", p.Name, tableRow(stdout, p.Name))
+			}
+		}
+		for _, l := range strings.Split(stdout, "\n")[1:] {
+			if f := strings.Fields(l); len(f) > 1 && f[1] != probes.Server {
+				t.Errorf("--probe server ran a %s probe:\n%s", f[1], stdout)
+			}
 		}
 	}
 }
@@ -189,6 +209,26 @@ func TestRunProbeOnGoSDKClient(t *testing.T) {
 	}
 }
 
+// TestRunProbeOnGoSDKStatelessClient runs cut-call-left-pending on the
+// official Go SDK's client at revision 2026-07-28, against the SDK's
+// stateless server: the release ends a call whose stream broke and never
+// sends it again, and the probe finds it.
+func TestRunProbeOnGoSDKStatelessClient(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", refpeer.NewStatelessHandler(refpeer.ServerOptions{}))
+	up := httptest.NewServer(mux)
+	defer up.Close()
+	args := helperArgs(t)
+	args[1] = "-test.run=^TestProbeClientHelper$"
+	t.Setenv("FRAY_PROBE_CLIENT", "gosdk-stateless")
+	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "cut-call-left-pending",
+		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
+	f := strings.Fields(tableRow(stdout, "cut-call-left-pending"))
+	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.reissues-cut-request:" {
+		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
+
 // tableRow returns the line of the probe table that starts with name.
 func tableRow(out, name string) string {
 	for _, l := range strings.Split(out, "\n") {
@@ -202,7 +242,8 @@ func tableRow(out, name string) string {
 // TestRunProbesAllNodeClient runs every probe on the official TypeScript
 // SDK's client, in one fray run --probe all against the SDK's example
 // server: the table has a row for each probe, every probe's trigger is
-// met, the known open bug of that client release (a resumed stream cut
+// met (those that need more of the pair than it does are inconclusive),
+// the known open bug of that client release (a resumed stream cut
 // before any id loses Last-Event-ID) is found, the exit code says a bug
 // was found, and the report files hold every run.
 func TestRunProbesAllNodeClient(t *testing.T) {
@@ -233,7 +274,15 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 			t.Errorf("no table row for %s:\n%s", p.Name, stdout)
 			continue
 		}
-		if f[2] != "yes" {
+		switch {
+		case p.Needs != "":
+			// The example pair does not do what the probe needs (it speaks
+			// 2025-11-25, runs one session, sends nothing on the
+			// standalone stream): the probe can say nothing.
+			if f[3] != probes.Inconclusive {
+				t.Errorf("%s needs what the TypeScript SDK pair does not do (%s), yet: %s", p.Name, p.Needs, row)
+			}
+		case f[2] != "yes":
 			t.Errorf("%s did not trigger on the TypeScript SDK pair: %s", p.Name, row)
 		}
 	}
@@ -259,5 +308,115 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 	if n := strings.Count(string(b), "<testcase "); n != len(probes.All()) ||
 		!strings.Contains(string(b), `name="resume-token-dropped"`) || !strings.Contains(string(b), `type="found"`) {
 		t.Errorf("junit has %d test cases, want one per probe and resume-token-dropped failed:\n%s", n, b)
+	}
+}
+
+// TestRunProbeTwoSessionsNode runs replay-other-sessions as probes.md
+// shows it: two TypeScript SDK clients at once against the SDK's example
+// server, whose event store numbers every session's events from one
+// counter, so the server survives; with one client the probe says nothing.
+func TestRunProbeTwoSessionsNode(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK server")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
+	}
+	t.Setenv("NODE_NO_WARNINGS", "1")
+	client := fmt.Sprintf("%s %s --timeout 5000", node, filepath.Join(dir, "fray-run-client.mjs"))
+	for _, tc := range []struct {
+		name, command, want string
+		code                int
+	}{
+		{"two sessions", client + " & " + client + " && wait $!", probes.Survived, exitOK},
+		{"one session", client, probes.Inconclusive, exitInconclusive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			port := freePort(t)
+			code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "replay-other-sessions",
+				"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
+				"--settle", "300ms", "--quiet", "--", "sh", "-c", tc.command)
+			f := strings.Fields(tableRow(stdout, "replay-other-sessions"))
+			if code != tc.code || len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
+				t.Errorf("exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestRunProbeStandaloneNodeServer runs standalone-replay-empty as
+// probes.md shows it, on the TypeScript SDK's server with a notification
+// on the standalone stream every 100 ms (examples/node/announcing-server.mjs)
+// and the SDK's client kept busy for three seconds: with the example event
+// store the SDK ships (1.32.2), the resumption of the standalone stream
+// replays nothing and the probe finds it; with examples/node's own store the
+// server survives.
+func TestRunProbeStandaloneNodeServer(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK server")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
+	}
+	t.Setenv("NODE_NO_WARNINGS", "1")
+	for _, tc := range []struct {
+		store, want string
+		code        int
+	}{
+		{"sdk", probes.Found, exitFindings},
+		{"own", probes.Survived, exitOK},
+	} {
+		t.Run(tc.store, func(t *testing.T) {
+			port := freePort(t)
+			code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "standalone-replay-empty",
+				"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+				"--server", fmt.Sprintf("PORT=%d exec %s %s --store %s", port, node, filepath.Join(dir, "announcing-server.mjs"), tc.store),
+				"--settle", "300ms", "--quiet", "--", node, filepath.Join(dir, "fray-run-client.mjs"),
+				"--count", "75", "--delay-ms", "40", "--timeout", "10000")
+			f := strings.Fields(tableRow(stdout, "standalone-replay-empty"))
+			if code != tc.code || len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
+				t.Errorf("exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)
+			}
+		})
+	}
+}
+
+// TestRunProbeModernNodeClient runs cut-call-left-pending as probes.md
+// shows it, on the TypeScript SDK v2's client at 2026-07-28 against the v2
+// server (examples/node/modern-*.mjs): the call whose stream fray closes
+// waits for its timeout and is never sent again, and the probe finds it.
+func TestRunProbeModernNodeClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK v2 client")
+	}
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "client", "package.json")); err != nil {
+		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
+	}
+	t.Setenv("NODE_NO_WARNINGS", "1")
+	port := freePort(t)
+	code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "cut-call-left-pending",
+		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
+		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "modern-server.mjs")),
+		"--settle", "300ms", "--quiet", "--", "sh", "-c",
+		fmt.Sprintf(`%s %s "$FRAY_URL" --era 2026-07-28 --timeout 3000`, node, filepath.Join(dir, "modern-client.mjs")))
+	f := strings.Fields(tableRow(stdout, "cut-call-left-pending"))
+	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.reissues-cut-request:" {
+		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

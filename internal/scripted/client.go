@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/frayproxy/fray/proxy/sse"
@@ -57,6 +58,13 @@ type ClientOptions struct {
 	CallTimeout time.Duration
 	// HTTP is the client used; nil means a fresh one.
 	HTTP *http.Client
+	// Listen opens the session's standalone GET stream before the calls
+	// and keeps it open, resuming it with Last-Event-ID whenever it ends,
+	// until the calls are done.
+	Listen bool
+	// KeepSession leaves the session open at the end, with no DELETE, as
+	// many clients do.
+	KeepSession bool
 }
 
 // Result says what a client run did.
@@ -93,11 +101,30 @@ func RunClient(ctx context.Context, opts ClientOptions) (*Result, error) {
 	if err := c.initialize(ctx); err != nil {
 		return c.res, err
 	}
+	stopListening := func() {}
+	if opts.Listen {
+		lctx, stop := context.WithCancel(ctx)
+		primed, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			c.listen(lctx, c.session, primed)
+		}()
+		stopListening = sync.OnceFunc(func() { stop(); <-done })
+		defer stopListening()
+		select {
+		case <-primed:
+		case <-ctx.Done():
+		}
+	}
 	for i := range opts.Calls {
 		if err := c.timedCall(ctx, i+2); err != nil {
 			return c.res, fmt.Errorf("tool call %d: %w", i+1, err)
 		}
 		c.res.Completed++
+	}
+	stopListening()
+	if opts.KeepSession {
+		return c.res, nil
 	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, opts.URL, nil)
 	c.headers(req)

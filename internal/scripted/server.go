@@ -90,6 +90,10 @@ type ServerOptions struct {
 	// (SEP-1699 polling), so that the client resumes for the rest while
 	// the work goes on.
 	Poll bool
+	// Announce sends a notifications/message on every open standalone
+	// GET stream of the session when a tool call starts and when it ends,
+	// as a server whose notifications are unrelated to any request does.
+	Announce bool
 }
 
 // Server is a Streamable HTTP MCP server with an event store: each tool
@@ -124,6 +128,9 @@ type stream struct {
 	events []event
 	done   bool
 	notify chan struct{}
+	// reqID is the JSON-RPC id of the request the stream answers; ""
+	// for the standalone GET stream.
+	reqID string
 }
 
 type event struct {
@@ -227,7 +234,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, s.result(msg.ID))
 		return
 	}
-	st := s.newStream(ss)
+	st := s.newStream(ss, string(msg.ID))
 	go s.produce(ss, st, msg.ID)
 	if s.opts.Poll && s.opts.Fault != NoPriming {
 		// The priming event, with its retry, then the server lets go.
@@ -246,11 +253,12 @@ func (s *Server) result(id json.RawMessage) string {
 	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"counted to %d"}]}}`, id, s.opts.Steps)
 }
 
-// newStream adds a stream to the session and writes its priming event.
-func (s *Server) newStream(ss *session) *stream {
+// newStream adds a stream to the session and writes its priming event;
+// reqID is the id of the request it answers, "" for a standalone stream.
+func (s *Server) newStream(ss *session, reqID string) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := &stream{n: len(ss.streams), notify: make(chan struct{})}
+	st := &stream{n: len(ss.streams), notify: make(chan struct{}), reqID: reqID}
 	ss.streams = append(ss.streams, st)
 	if s.opts.Fault != NoPriming {
 		s.append(ss, st, event{retry: max(s.opts.Retry, 0)})
@@ -284,11 +292,13 @@ func (s *Server) append(ss *session, st *stream, e event) {
 
 // produce runs a tool call: progress steps, then the result.
 func (s *Server) produce(ss *session, st *stream, id json.RawMessage) {
+	s.announce(ss, fmt.Sprintf("call %s started", id))
 	for i := 1; i <= s.opts.Steps; i++ {
 		time.Sleep(s.opts.Interval) // the tool's work
 		s.add(ss, st, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, id, i, s.opts.Steps), false)
 	}
 	s.add(ss, st, s.result(id), true)
+	s.announce(ss, fmt.Sprintf("call %s done", id))
 }
 
 func (s *Server) add(ss *session, st *stream, data string, last bool) {
@@ -356,7 +366,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no standalone stream here", http.StatusMethodNotAllowed)
 			return
 		}
-		s.follow(w, r, s.newStream(ss), 0)
+		s.follow(w, r, s.newStream(ss, ""), 0)
 		return
 	}
 	st, pos, ok := s.lookup(ss, lei[0])
@@ -382,6 +392,10 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		s.mu.Unlock()
+	case StandaloneReplayEmpty, ReplayOtherSession:
+		if s.replayBug(w, r, ss, st, &first) {
+			return
+		}
 	}
 	s.follow(w, r, st, max(pos, 0), first...)
 }

@@ -62,7 +62,10 @@ const (
 	// kept from the client included, is sent again before anything new.
 	// Applied for 2025-03-26 <= revision < 2026-07-28, and judged once the
 	// resumption stream sends its first event that is neither a replay nor
-	// a priming event, or the upstream ends it cleanly. A resumption that
+	// a priming event, or the upstream ends it cleanly, or, for the
+	// standalone GET stream, the client leaves it after a second with no
+	// such event (what the server had stored is not coming: its later
+	// notifications would end the replay). Any other resumption that
 	// fray (close, lose, reset, stall) or the client cut before that, or
 	// that the upstream broke off, is not judged. When X is an id the
 	// server never sent (a rewrite-last-event-id or rewrite-id fault, or a

@@ -107,9 +107,14 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	v.judgeResumeStalled(x, end, at)
 	v.judgeInferredGap(x, at)
 	if r := x.resume; r != nil && !r.judged {
-		if end.Cause == observe.Complete {
+		switch {
+		case end.Cause == observe.Complete:
 			v.judgeReplay(x, at)
-		} else {
+		case end.Cause == observe.ClientGone && x.srv != nil && x.srv.kind == mcp.StreamGet && at-x.at >= resumePatience:
+			// A standalone stream resumed a second ago with nothing
+			// since: what the server had stored is not coming.
+			v.judgeReplay(x, at)
+		default:
 			r.judged = true
 			v.excuse(cReplayComplete, "the resumption was cut before its replay ended")
 		}

@@ -1,0 +1,59 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// TestStandaloneReplayJudgedWhenLeft: a resumption of the standalone GET
+// stream that brings nothing but comments for a second, until the client
+// leaves, replayed nothing of what the server had sent after
+// Last-Event-ID: no later event will end its replay, as a POST stream's
+// response would (server.replay-complete). Left sooner, or a POST
+// stream's, it is not judged.
+func TestStandaloneReplayJudgedWhenLeft(t *testing.T) {
+	lost := func(t *testing.T) *timeline {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.get("s1").stream200().
+			send(primeRetry("g1", 100)).
+			send(note("g2").as(observe.Lost, fault(0, "lose"))).
+			end(observe.FaultClosed)
+		tl.wait(200 * ms)
+		return tl
+	}
+	t.Run("silent for a second", func(t *testing.T) {
+		tl := lost(t)
+		x := tl.get("s1", "g1").stream200()
+		tl.wait(1200 * ms)
+		x.end(observe.ClientGone)
+		c := expect(t, tl.final(), checks.ServerReplayComplete, report.StatusWarn, 1)
+		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "g2") {
+			t.Errorf("evidence %+v", c.Evidence[0])
+		}
+	})
+	t.Run("replayed, then silent", func(t *testing.T) {
+		tl := lost(t)
+		x := tl.get("s1", "g1").stream200().send(note("g2"))
+		tl.wait(1200 * ms)
+		x.end(observe.ClientGone)
+		expect(t, tl.final(), checks.ServerReplayComplete, report.StatusPass, 0)
+	})
+	t.Run("left sooner", func(t *testing.T) {
+		tl := lost(t)
+		x := tl.get("s1", "g1").stream200()
+		tl.wait(300 * ms)
+		x.end(observe.ClientGone)
+		expectExcused(t, tl.final(), checks.ServerReplayComplete, "the resumption was cut before its replay ended")
+	})
+	t.Run("a POST stream's resumption", func(t *testing.T) {
+		tl := lostResponse(t)
+		x := tl.get("s1", "a2").stream200()
+		tl.wait(1200 * ms)
+		x.end(observe.ClientGone)
+		expectExcused(t, tl.final(), checks.ServerReplayComplete, "the resumption was cut before its replay ended")
+	})
+}
