@@ -63,6 +63,11 @@ func Judge(p Probe, kinds []string, r report.Report) Result {
 	case p.Judged && (c == nil || c.Applied == 0):
 		res.Outcome = Inconclusive
 		res.Detail = fmt.Sprintf("%s had nothing to judge; the probe needs: %s", p.Finding, p.Needs)
+	case p.Judged && len(c.Excused) > 0:
+		// A case the check could not judge may be the one the probe is
+		// about: what it did judge (other streams, say) says nothing.
+		res.Outcome = Inconclusive
+		res.Detail = fmt.Sprintf("%s could not judge %d case(s) (%s); the probe needs: %s", p.Finding, excused(c), c.Excused[0].Reason, p.Needs)
 	case r.Totals.Sessions < p.Sessions:
 		res.Outcome = Inconclusive
 		res.Detail = fmt.Sprintf("%d session(s), the probe needs %d: %s", r.Totals.Sessions, p.Sessions, p.Needs)
@@ -89,6 +94,15 @@ func KindsOf(prof *profiles.Profile) []string {
 		}
 	}
 	return out
+}
+
+// excused counts the cases c excused.
+func excused(c *report.Check) int {
+	n := 0
+	for _, e := range c.Excused {
+		n += e.Count
+	}
+	return n
 }
 
 func findCheck(cs []report.Check, id string) *report.Check {

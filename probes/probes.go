@@ -63,8 +63,9 @@ type Probe struct {
 	// an SSE stream, resumable streams); "" when nothing more.
 	Needs string
 	// Judged: the peer survives only when the finding's check judged at
-	// least one case; with none, the run is inconclusive (the peers did
-	// not do what Needs says).
+	// least one case and excused none; otherwise the run is inconclusive
+	// (the peers did not do what Needs says, or the case the probe is
+	// about may be the one the check could not judge).
 	Judged bool
 	// Sessions is the number of sessions the run must have held for the
 	// peer to survive; 0 means any.

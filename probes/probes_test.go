@@ -131,6 +131,7 @@ func TestJudgeNeeds(t *testing.T) {
 	}{
 		{"judged", judged, pass(1, 0), Survived},
 		{"nothing judged", judged, pass(0, 0), Inconclusive},
+		{"a case excused", judged, excusedToo(pass(1, 0)), Inconclusive},
 		{"two sessions", shared, pass(0, 2), Survived},
 		{"one session", shared, pass(0, 1), Inconclusive},
 	} {
@@ -198,4 +199,12 @@ func TestWriteJUnit(t *testing.T) {
 	if c[1].Failure != nil || c[1].Skipped != nil || c[2].Skipped == nil || c[3].Failure == nil {
 		t.Errorf("cases %+v", c)
 	}
+}
+
+// excusedToo adds an excused case to every check of r.
+func excusedToo(r report.Report) report.Report {
+	for i := range r.Checks {
+		r.Checks[i].Excused = []report.Excuse{{Reason: "the resumption was cut before its replay ended", Count: 1}}
+	}
+	return r
 }

@@ -353,7 +353,9 @@ func TestRunProbeTwoSessionsNode(t *testing.T) {
 // TestRunProbeStandaloneNodeServer runs standalone-replay-empty as
 // probes.md shows it, on the TypeScript SDK's server with a notification
 // on the standalone stream every 100 ms (examples/node/announcing-server.mjs)
-// and the SDK's client kept busy for three seconds: with the example event
+// and the SDK's client kept busy for four seconds (it resumes the
+// standalone stream a second after the cut, and must stay on the resumed
+// stream for a second more to have it judged): with the example event
 // store the SDK ships (1.32.2), the resumption of the standalone stream
 // replays nothing and the probe finds it; with examples/node's own store the
 // server survives.
@@ -383,7 +385,7 @@ func TestRunProbeStandaloneNodeServer(t *testing.T) {
 				"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 				"--server", fmt.Sprintf("PORT=%d exec %s %s --store %s", port, node, filepath.Join(dir, "announcing-server.mjs"), tc.store),
 				"--settle", "300ms", "--quiet", "--", node, filepath.Join(dir, "fray-run-client.mjs"),
-				"--count", "75", "--delay-ms", "40", "--timeout", "10000")
+				"--count", "100", "--delay-ms", "40", "--timeout", "10000")
 			f := strings.Fields(tableRow(stdout, "standalone-replay-empty"))
 			if code != tc.code || len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
 				t.Errorf("exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)

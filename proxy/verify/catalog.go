@@ -63,8 +63,8 @@ const (
 	// Applied for 2025-03-26 <= revision < 2026-07-28, and judged once the
 	// resumption stream sends its first event that is neither a replay nor
 	// a priming event, or the upstream ends it cleanly, or, for the
-	// standalone GET stream, the client leaves it after a second with no
-	// such event (what the server had stored is not coming: its later
+	// standalone GET stream, the client leaves it (or its session) after
+	// a second with no such event (what the server had stored is not coming: its later
 	// notifications would end the replay). Any other resumption that
 	// fray (close, lose, reset, stall) or the client cut before that, or
 	// that the upstream broke off, is not judged. When X is an id the

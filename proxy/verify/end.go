@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -80,6 +81,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 		m := v.metaFor(x.clientSession, s.seq)
 		m.deleted, m.deletedAt = true, o.At
 		if s.key == x.clientSession {
+			v.replaysLeft(s, o.At)
 			v.endSession(s, "deleted the session", false, o.At)
 			v.dropSession(s, o.At, false)
 		}
@@ -110,10 +112,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 		switch {
 		case end.Cause == observe.Complete:
 			v.judgeReplay(x, at)
-		case end.Cause == observe.ClientGone && x.srv != nil && x.srv.kind == mcp.StreamGet && at-x.at >= resumePatience:
-			// A standalone stream resumed a second ago with nothing
-			// since: what the server had stored is not coming.
-			v.judgeReplay(x, at)
+		case end.Cause == observe.ClientGone && v.replayLeft(x, at):
 		default:
 			r.judged = true
 			v.excuse(cReplayComplete, "the resumption was cut before its replay ended")
@@ -316,4 +315,34 @@ func (v *Verifier) judgeResumeStalled(x *exch, end *observe.End, at time.Duratio
 	ev.Fault = l.endFault
 	v.find(cResumeContinues, levelError, ev)
 	l.blamed = checks.ServerResumeContinues
+}
+
+// replayLeft judges the replay of a resumption of the standalone GET
+// stream that the client leaves (its stream, or its session) a second or
+// more after it began with no new event since: what the server had stored
+// is not coming, and no later event would end the replay as a POST
+// stream's response does (server.replay-complete). It reports whether it
+// judged.
+func (v *Verifier) replayLeft(x *exch, at time.Duration) bool {
+	r := x.resume
+	if r == nil || r.judged || x.srv == nil || x.srv.kind != mcp.StreamGet || at-x.at < resumePatience {
+		return false
+	}
+	v.judgeReplay(x, at)
+	return true
+}
+
+// replaysLeft applies replayLeft to the open resumptions of s, which the
+// client leaves with its session, in the order they began.
+func (v *Verifier) replaysLeft(s *session, at time.Duration) {
+	var open []*exch
+	for _, x := range v.exch {
+		if x.sess == s && x.resume != nil {
+			open = append(open, x)
+		}
+	}
+	slices.SortFunc(open, func(a, b *exch) int { return cmp.Compare(a.num, b.num) })
+	for _, x := range open {
+		v.replayLeft(x, at)
+	}
 }

@@ -145,6 +145,7 @@ func (v *Verifier) settleDue(s *session, at time.Duration, final bool) {
 // dropSession settles everything of s and forgets its ledger; its id's
 // metadata stays.
 func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
+	v.replaysLeft(s, at)
 	for _, l := range slices.Clone(s.logicals) {
 		if l.state == lgPending && !final {
 			v.judgeGone(l, at)

@@ -1,7 +1,10 @@
 package verify
 
 import (
+	"net/http"
 	"testing"
+
+	"github.com/frayproxy/fray/mcp"
 
 	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/proxy/observe"
@@ -56,4 +59,22 @@ func TestStandaloneReplayJudgedWhenLeft(t *testing.T) {
 		x.end(observe.ClientGone)
 		expectExcused(t, tl.final(), checks.ServerReplayComplete, "the resumption was cut before its replay ended")
 	})
+}
+
+// TestStandaloneReplayJudgedOnDelete: a client that deletes its session
+// while a resumption of its standalone stream has brought nothing for a
+// second has left it too.
+func TestStandaloneReplayJudgedOnDelete(t *testing.T) {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	tl.get("s1").stream200().
+		send(primeRetry("g1", 100)).
+		send(note("g2").as(observe.Lost, fault(0, "lose"))).
+		end(observe.FaultClosed)
+	tl.wait(200 * ms)
+	x := tl.get("s1", "g1").stream200()
+	tl.wait(1200 * ms)
+	tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(http.StatusOK, false, "").end(observe.Complete)
+	x.end(observe.Complete)
+	expect(t, tl.final(), checks.ServerReplayComplete, report.StatusWarn, 1)
 }
