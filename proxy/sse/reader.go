@@ -150,11 +150,6 @@ func (r *Reader) Next() (*Event, error) {
 	}
 }
 
-// Buffered is how many bytes the Reader holds after the event last
-// returned. With none, the next call to Next reads from the source, and
-// may wait for it.
-func (r *Reader) Buffered() int { return r.end - r.done }
-
 // consume drops the event last returned and starts a new block after it.
 func (r *Reader) consume() {
 	r.start = r.done
