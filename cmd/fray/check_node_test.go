@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -16,18 +14,7 @@ import (
 // fray check: the same JSON report, timing fields aside, and the same
 // exit code.
 func TestCheckMatchesLiveTSPair(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node not found on PATH; the TypeScript pair was not traced")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
-	}
-	t.Setenv("NODE_NO_WARNINGS", "1")
+	node, dir := nodePeers(t, "sdk", "the TypeScript pair was not traced")
 	port := freePort(t)
 	out := t.TempDir()
 	tracePath, live, offline := filepath.Join(out, "ts.jsonl.gz"), filepath.Join(out, "live.json"), filepath.Join(out, "offline.json")

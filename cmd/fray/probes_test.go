@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -247,18 +246,7 @@ func tableRow(out, name string) string {
 // before any id loses Last-Event-ID) is found, the exit code says a bug
 // was found, and the report files hold every run.
 func TestRunProbesAllNodeClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node not found on PATH; the probes were not run on the TypeScript SDK client")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
-	}
-	t.Setenv("NODE_NO_WARNINGS", "1")
+	node, dir := nodePeers(t, "sdk", "the probes were not run on the TypeScript SDK client")
 	port := freePort(t)
 	out := t.TempDir()
 	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
@@ -316,18 +304,7 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 // server, whose event store numbers every session's events from one
 // counter, so the server survives; with one client the probe says nothing.
 func TestRunProbeTwoSessionsNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK server")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
-	}
-	t.Setenv("NODE_NO_WARNINGS", "1")
+	node, dir := nodePeers(t, "sdk", "the probe was not run on the TypeScript SDK server")
 	client := fmt.Sprintf("%s %s --timeout 5000", node, filepath.Join(dir, "fray-run-client.mjs"))
 	for _, tc := range []struct {
 		name, command, want string
@@ -360,18 +337,7 @@ func TestRunProbeTwoSessionsNode(t *testing.T) {
 // replays nothing and the probe finds it; with examples/node's own store the
 // server survives.
 func TestRunProbeStandaloneNodeServer(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK server")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
-	}
-	t.Setenv("NODE_NO_WARNINGS", "1")
+	node, dir := nodePeers(t, "sdk", "the probe was not run on the TypeScript SDK server")
 	for _, tc := range []struct {
 		store, want string
 		code        int
@@ -399,18 +365,7 @@ func TestRunProbeStandaloneNodeServer(t *testing.T) {
 // server (examples/node/modern-*.mjs): the call whose stream fray closes
 // waits for its timeout and is never sent again, and the probe finds it.
 func TestRunProbeModernNodeClient(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node not found on PATH; the probe was not run on the TypeScript SDK v2 client")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "client", "package.json")); err != nil {
-		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there)")
-	}
-	t.Setenv("NODE_NO_WARNINGS", "1")
+	node, dir := nodePeers(t, "client", "the probe was not run on the TypeScript SDK v2 client")
 	port := freePort(t)
 	code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "cut-call-left-pending",
 		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),

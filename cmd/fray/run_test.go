@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -302,18 +301,7 @@ func TestRunBadInvocations(t *testing.T) {
 // under fray run with the polling-server profile: the client's call
 // survives fray cutting its stream, and the exit code is the verdict's.
 func TestRunNodePair(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIPPED: node not found on PATH; fray run was not tried on the TypeScript SDK pair")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
-		t.Skip("SKIPPED: examples/node/node_modules is not installed (npm ci there, or run the interop tests first)")
-	}
-	t.Setenv("NODE_NO_WARNINGS", "1")
+	node, dir := nodePeers(t, "sdk", "fray run was not tried on the TypeScript SDK pair")
 	port := freePort(t)
 	out := t.TempDir()
 	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
