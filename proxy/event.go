@@ -3,6 +3,7 @@ package proxy
 import (
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
@@ -289,6 +290,13 @@ func (pm *pump) observeEvent(e *sse.Event, out outcome, fired []faults.Firing) {
 	if !pm.p.observing() {
 		return
 	}
+	at := pm.describeEvent(e, out)
+	pm.emitEvent(&pm.oev, fired, at)
+}
+
+// describeEvent fills the current event's view with what became of it
+// (out), and returns when it was read, since the proxy started.
+func (pm *pump) describeEvent(e *sse.Event, out outcome) time.Duration {
 	pm.observeHead(nil)
 	at := pm.readAt.Sub(pm.p.start)
 	o := &pm.oev
@@ -306,6 +314,11 @@ func (pm *pump) observeEvent(e *sse.Event, out outcome, fired []faults.Firing) {
 			}
 		}
 	}
+	return at
+}
+
+// emitEvent hands the observers event o, read at at.
+func (pm *pump) emitEvent(o *observe.Event, fired []faults.Firing, at time.Duration) {
 	pm.obs = observe.Observation{Event: o, Fired: fired}
 	pm.p.head(&pm.obs, observe.KindEvent, pm.ex, at)
 	pm.p.opts.Observer.Observe(&pm.obs)

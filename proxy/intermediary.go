@@ -122,18 +122,12 @@ func (pm *pump) holdObservation(e *sse.Event, out outcome, fired []faults.Firing
 	if !pm.p.observing() {
 		return
 	}
-	pm.observeHead(nil)
+	at := pm.describeEvent(e, out)
 	o := pm.oev
-	o.Fate, o.Copies, o.Corrupted = out.fate, out.copies, out.corrupted
-	o.DeliveredID, o.DeliveredHasID = e.ID, e.HasID
-	o.DeliveredRetry, o.DeliveredHasRetry = e.Retry, e.HasRetry
-	if e.Modified() {
-		o.Delivered = pm.out
-	}
 	for _, b := range []*[]byte{&o.Raw, &o.Type, &o.ID, &o.Data, &o.RPCMethod, &o.RPCID, &o.Delivered, &o.DeliveredID} {
 		*b = bytes.Clone(*b)
 	}
-	pm.heldObs = append(pm.heldObs, heldObservation{ev: o, fired: slices.Clone(fired), at: pm.readAt.Sub(pm.p.start)})
+	pm.heldObs = append(pm.heldObs, heldObservation{ev: o, fired: slices.Clone(fired), at: at})
 }
 
 // reportHeld reports the held events: delivered now, or, when the client
@@ -145,11 +139,9 @@ func (pm *pump) reportHeld(delivered bool) {
 		if delivered {
 			h.ev.DeliveredAt = now
 		} else {
-			h.ev.Fate = observe.Undelivered
+			h.ev.Fate, h.ev.DeliveredAt = observe.Undelivered, 0
 		}
-		pm.obs = observe.Observation{Event: &h.ev, Fired: h.fired}
-		pm.p.head(&pm.obs, observe.KindEvent, pm.ex, h.at)
-		pm.p.opts.Observer.Observe(&pm.obs)
+		pm.emitEvent(&h.ev, h.fired, h.at)
 	}
 	pm.heldObs = pm.heldObs[:0]
 }

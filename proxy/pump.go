@@ -67,8 +67,8 @@ type pump struct {
 	// stream's events and end have been observed.
 	abort bool
 
-	// timer: wait's timer on the real clock, made at the first wait.
-	timer *time.Timer
+	// sleeper: wait's, one timer for the stream on the real clock.
+	sleeper sleeper
 
 	// timed: the pump needs the time of each read (observers or faults).
 	timed  bool
@@ -130,26 +130,9 @@ func (pm *pump) wait(d time.Duration) bool {
 	if pm.flush() != nil {
 		return false
 	}
-	if _, real := pm.p.clock.(realClock); !real {
-		return sleep(pm.r.Context(), pm.p.clock, d)
-	}
-	// On the real clock one timer serves the whole stream, so that a
-	// delay fault firing costs no allocation.
-	if d <= 0 {
-		return pm.r.Context().Err() == nil
-	}
-	if pm.timer == nil {
-		pm.timer = time.NewTimer(d)
-	} else {
-		pm.timer.Reset(d)
-	}
-	select {
-	case <-pm.timer.C:
-		return true
-	case <-pm.r.Context().Done():
-		pm.timer.Stop()
-		return false
-	}
+	// One timer serves the whole stream, so that a delay fault firing
+	// costs no allocation.
+	return pm.sleeper.sleep(pm.r.Context(), pm.p.clock, d)
 }
 
 // pump streams resp to w. cancel ends the upstream request.
@@ -266,9 +249,7 @@ func (pm *pump) stopTimers() {
 	if pm.stopTTL != nil {
 		pm.stopTTL()
 	}
-	if pm.timer != nil {
-		pm.timer.Stop()
-	}
+	pm.sleeper.stop()
 	if pm.idle != nil {
 		pm.idle.end()
 	}
