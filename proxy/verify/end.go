@@ -113,6 +113,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 		case end.Cause == observe.Complete:
 			v.judgeReplay(x, at)
 		case end.Cause == observe.ClientGone && v.replayLeft(x, at):
+		case v.judgeCutReplay(x, at):
 		default:
 			r.judged = true
 			v.excuse(cReplayComplete, "the resumption was cut before its replay ended")
@@ -335,6 +336,26 @@ func (v *Verifier) replayLeft(x *exch, at time.Duration) bool {
 // replaysLeft applies replayLeft to the open resumptions of s, which the
 // client leaves with its session, in the order they began.
 func (v *Verifier) replaysLeft(s *session, at time.Duration) {
+	for _, x := range v.openResumptions(s) {
+		v.replayLeft(x, at)
+	}
+}
+
+// replaysPassedOver applies judgeCutReplay to the open resumptions of s,
+// in the order they began: a session that ends while a replay is still
+// open may already show an event the replay passed over, and the streams'
+// losses are judged next, citing it.
+func (v *Verifier) replaysPassedOver(s *session, at time.Duration) {
+	for _, x := range v.openResumptions(s) {
+		if !x.resume.judged {
+			v.judgeCutReplay(x, at)
+		}
+	}
+}
+
+// openResumptions lists the exchanges of s that are resumptions, in the
+// order they began.
+func (v *Verifier) openResumptions(s *session) []*exch {
 	var open []*exch
 	for _, x := range v.exch {
 		if x.sess == s && x.resume != nil {
@@ -342,7 +363,5 @@ func (v *Verifier) replaysLeft(s *session, at time.Duration) {
 		}
 	}
 	slices.SortFunc(open, func(a, b *exch) int { return cmp.Compare(a.num, b.num) })
-	for _, x := range open {
-		v.replayLeft(x, at)
-	}
+	return open
 }

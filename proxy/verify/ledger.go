@@ -284,4 +284,7 @@ type resumeState struct {
 	inReplay bool
 	judged   bool
 	replayed map[string]bool
+	// top is the highest position on its stream of an event replayed so
+	// far, -1 before the first.
+	top int64
 }

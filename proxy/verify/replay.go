@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/frayproxy/fray/checks"
@@ -77,6 +78,7 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 		msg = fmt.Sprintf("the resumption from %q replayed event %q twice", r.x, id)
 	default:
 		r.replayed[id] = true
+		r.top = max(r.top, rec.pos)
 		return
 	}
 	ev := evidence(msg, x.sess, x.num, at)
@@ -123,6 +125,44 @@ func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, know
 // judgeReplay judges whether a resumption replayed everything the server
 // had sent after the id it resumed from (server.replay-complete).
 func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
+	v.judgeReplayBelow(x, at, math.MaxInt64)
+}
+
+// judgeCutReplay judges the replay of a resumption that ended before the
+// replay did (the client left, or a fault cut it): what the server had not
+// replayed yet may still have been coming, but an event it passed over to
+// replay a later one was left out (server.replay-complete). It reports
+// whether it judged: when nothing was passed over, the check is excused.
+func (v *Verifier) judgeCutReplay(x *exch, at time.Duration) bool {
+	r := x.resume
+	if r.top < 0 || !v.replaySkipped(x) {
+		return false
+	}
+	v.judgeReplayBelow(x, at, r.top)
+	return true
+}
+
+// replaySkipped reports whether the server had sent, before the
+// resumption, an event between Last-Event-ID and the last event replayed
+// that the replay left out.
+func (v *Verifier) replaySkipped(x *exch) bool {
+	r, l := x.resume, x.srv
+	if !r.known || l == nil {
+		return false
+	}
+	n := len(l.events)
+	for i := range n {
+		e := &l.events[(l.evNext+i)%n]
+		if e.pos > r.pos && e.pos < r.top && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
+			return true
+		}
+	}
+	return false
+}
+
+// judgeReplayBelow is judgeReplay counting only the events before position
+// below on the stream.
+func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 	r := x.resume
 	if r.judged {
 		return
@@ -156,7 +196,7 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	count := 0
 	for i := range n {
 		e := &l.events[(l.evNext+i)%n]
-		if e.pos > r.pos && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
+		if e.pos > r.pos && e.pos < below && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
 			count++
 			if len(missing) < 10 {
 				missing = append(missing, string(l.eventID(e)))

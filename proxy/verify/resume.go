@@ -63,7 +63,7 @@ func (v *Verifier) getAnswered(x *exch) {
 		}
 		return
 	}
-	r := &resumeState{x: x.fwdLEID, inReplay: true, replayed: make(map[string]bool)}
+	r := &resumeState{x: x.fwdLEID, inReplay: true, replayed: make(map[string]bool), top: -1}
 	x.resume = r
 	if rec, ok := s.ids.get(x.fwdLEID); ok {
 		r.known, r.pos = true, rec.pos

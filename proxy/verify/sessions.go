@@ -181,8 +181,9 @@ func (v *Verifier) endSession(s *session, reason string, byServer bool, at time.
 		return
 	}
 	s.ended, s.endedByServer = reason, byServer
-	// The streams first: what a client check blames on them is what the
-	// unanswered requests' findings cite.
+	// The streams first: what a check blames on them is what the
+	// unanswered requests' and lost messages' findings cite.
+	v.replaysPassedOver(s, at)
 	for _, l := range slices.Clone(s.logicals) {
 		switch {
 		case l.state != lgPending:
