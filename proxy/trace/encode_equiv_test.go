@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
@@ -307,4 +308,31 @@ func FuzzEncoderMatchesReference(f *testing.F) {
 			Cancels: []string{s, string(data)}}})
 		p.check(t, randomObservation(r))
 	})
+}
+
+// TestEscapeRoom escapes strings that are mostly escapes, each of them at
+// every position relative to the end of the room the buffer has to start
+// with, so that every way of running out of room is taken.
+func TestEscapeRoom(t *testing.T) {
+	for _, piece := range []string{"\x01", `"`, "\u2028", "\xff", "é", "\U0001F600"} {
+		for count := range 40 {
+			for prefix := range 10 {
+				s := strings.Repeat("a", prefix) + strings.Repeat(piece, count) + strings.Repeat("b", count%3)
+				want := refAppendString([]byte("x:"), s)
+				for room := range 3*len(s) + escapeSlack {
+					b := append(make([]byte, 0, 2+room), "x:"...)
+					if got := appendString(b, s); !bytes.Equal(got, want) {
+						t.Fatalf("%q with room for %d: %q, want %q", s, room, got, want)
+					}
+					if got, _ := appendEscaped(b, []byte(s), true); !bytes.Equal(got, want) {
+						t.Fatalf("%q as bytes with room for %d: %q, want %q", s, room, got, want)
+					}
+					got, ok := appendValidString(b, []byte(s))
+					if valid := utf8.ValidString(s); ok != valid || valid && !bytes.Equal(got, want) || !valid && !bytes.Equal(got, b) {
+						t.Fatalf("%q kept as valid (%v) with room for %d: %q, want %q", s, ok, room, got, want)
+					}
+				}
+			}
+		}
+	}
 }
