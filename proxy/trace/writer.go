@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -33,8 +32,10 @@ type WriterOptions struct {
 // concurrent use. A write error is kept: later observations are
 // discarded, and Err, Close and Finish return it.
 type Writer struct {
-	mu     sync.Mutex
-	bw     *bufio.Writer
+	mu  sync.Mutex
+	out io.Writer
+	// e.b holds the lines not yet written to out: each observation is
+	// encoded where it will be written from, with no copy in between.
 	closer []io.Closer // closed in order after the last flush
 	red    redactor
 	e      enc
@@ -75,7 +76,8 @@ func NewWriter(out io.Writer, opts WriterOptions) (*Writer, error) {
 }
 
 func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer, error) {
-	w := &Writer{bw: bufio.NewWriterSize(out, 64<<10), closer: closers, red: redactor{names: map[string]bool{}}}
+	w := &Writer{out: out, closer: closers, red: redactor{names: map[string]bool{}}}
+	w.e.b = make([]byte, 0, writeSize+4<<10)
 	h := opts.Header
 	h.Version = Version
 	h.Redact = nil
@@ -92,15 +94,35 @@ func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer,
 		w.red.sessions = map[string]string{}
 	}
 	w.writeHeader(&h)
-	if _, err := w.bw.Write(w.e.b); err != nil {
-		return nil, err
+	if len(w.e.b) >= writeSize {
+		// A header with a long profile text is written at once, as a
+		// buffered writer would.
+		if _, err := out.Write(w.e.b); err != nil {
+			return nil, err
+		}
+		w.e.b = w.e.b[:0]
 	}
 	return w, nil
 }
 
+// writeSize is how much the Writer gathers before it writes: few system
+// calls, each of them large.
+const writeSize = 64 << 10
+
+// write writes the lines gathered so far to out; with all unset, only
+// once there are writeSize bytes of them. w.mu is held.
+func (w *Writer) write(all bool) {
+	if len(w.e.b) == 0 || !all && len(w.e.b) < writeSize {
+		return
+	}
+	if _, err := w.out.Write(w.e.b); err != nil && w.err == nil {
+		w.err = fmt.Errorf("trace: %w", err)
+	}
+	w.e.b = w.e.b[:0]
+}
+
 func (w *Writer) writeHeader(h *Header) {
 	e := &w.e
-	e.b = e.b[:0]
 	e.open()
 	e.int("fray_trace", int64(h.Version))
 	started := h.Started
@@ -128,12 +150,9 @@ func (w *Writer) Observe(o *observe.Observation) {
 	}
 	w.last = max(w.last, o.At)
 	w.count++
-	w.e.b = w.e.b[:0]
 	encodeObservation(&w.e, o, &w.red)
 	w.e.b = append(w.e.b, '\n')
-	if _, err := w.bw.Write(w.e.b); err != nil {
-		w.err = fmt.Errorf("trace: %w", err)
-	}
+	w.write(false)
 }
 
 // Flush writes what is buffered to the file (through gzip's own buffer
@@ -142,9 +161,7 @@ func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil && !w.done {
-		if err := w.bw.Flush(); err != nil {
-			w.err = fmt.Errorf("trace: %w", err)
-		}
+		w.write(true)
 	}
 	return w.err
 }
@@ -177,7 +194,6 @@ func (w *Writer) Finish(end End) error {
 	w.done = true
 	if w.err == nil {
 		e := &w.e
-		e.b = e.b[:0]
 		e.open()
 		e.int("fray_trace_end", Version)
 		e.int("at_us", end.At.Microseconds())
@@ -190,12 +206,9 @@ func (w *Writer) Finish(end End) error {
 		}
 		e.close()
 		e.b = append(e.b, '\n')
-		if _, err := w.bw.Write(e.b); err != nil {
-			w.err = fmt.Errorf("trace: %w", err)
-		} else if err := w.bw.Flush(); err != nil {
-			w.err = fmt.Errorf("trace: %w", err)
-		}
+		w.write(true)
 	}
+	w.e.b = nil
 	var errs []error
 	for _, c := range w.closer {
 		if err := c.Close(); err != nil {
