@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
@@ -330,6 +331,29 @@ func TestEscapeRoom(t *testing.T) {
 					got, ok := appendValidString(b, []byte(s))
 					if valid := utf8.ValidString(s); ok != valid || valid && !bytes.Equal(got, want) || !valid && !bytes.Equal(got, b) {
 						t.Fatalf("%q kept as valid (%v) with room for %d: %q, want %q", s, ok, room, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSpecialIsExact checks the word-at-a-time test against the table,
+// for every byte value at every position among plain and special
+// neighbours.
+func TestSpecialIsExact(t *testing.T) {
+	for _, fill := range []byte{'a', '"', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xff} {
+		for pos := range 8 {
+			for c := range 256 {
+				var word [8]byte
+				for i := range word {
+					word[i] = fill
+				}
+				word[pos] = byte(c)
+				m := special(binary.LittleEndian.Uint64(word[:]))
+				for i, b := range word {
+					if got := m>>(8*i+7)&1 == 1; got != !jsonSafe[b] {
+						t.Fatalf("word % x: byte %d (%#x) flagged %v", word, i, b, got)
 					}
 				}
 			}

@@ -31,23 +31,23 @@ const (
 
 // special flags, in the high bit of each byte, the bytes of w that
 // jsonSafe does not hold: the quote, the backslash, the controls and the
-// bytes at or above 0x80. Only the lowest flag is exact (a borrow only
-// runs upwards from a byte that matched), and only the lowest is used.
+// bytes at or above 0x80. Every flag is exact: each sum stays within its
+// byte, so that the bytes of a word can be handled one flag after the
+// other.
 func special(w uint64) uint64 {
-	ctl := (w - 0x20*ones) &^ w
-	q := w ^ '"'*ones
-	quote := (q - ones) &^ q
-	b := w ^ '\\'*ones
-	bslash := (b - ones) &^ b
-	return (ctl | quote | bslash | w) & highs
+	lo := w &^ highs
+	plain := (lo + (0x80-0x20)*ones) & // at or above 0x20
+		((lo ^ '"'*ones) + 0x7f*ones) & // not a quote
+		((lo ^ '\\'*ones) + 0x7f*ones) // not a backslash
+	return (^plain | w) & highs
 }
 
 const hexDigits = "0123456789abcdef"
 
-// escapeSlack is the room made past s's own length: a closing quote, the
-// longest escape (six bytes for one byte of s) and a little more, so that
-// a string with a few escapes is written without growing b again.
-const escapeSlack = 32
+// escapeSlack is the room made past what s takes as it is: enough for
+// the escapes of one word of eight controls (six bytes each), a word
+// stored whole past the end of what is written, and the closing quote.
+const escapeSlack = 64
 
 // appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD,
 // as encoding/json does; callers that must keep every byte use enc.bytes.
@@ -70,58 +70,53 @@ func appendValidString(b []byte, s []byte) ([]byte, bool) {
 // appendEscaped writes s quoted and escaped into b; on invalid UTF-8 it
 // writes U+FFFD when replace is set and gives up otherwise.
 //
-// It keeps this invariant: at the top of each turn, the room past n holds
-// the rest of s as it is plus eight bytes: enough for a word of eight
-// bytes stored whole (of which only the plain ones count), or for a run,
-// one escape of up to six bytes (which replaces at least one byte of s)
-// and the closing quote.
+// At the top of each turn, the room past n holds the rest of s as it is
+// plus escapeSlack. A word of eight bytes with no byte at or above 0x80 is
+// handled whole, its plain bytes stored a word at a time around its
+// escapes; the rest, and the tail shorter than a word, byte by byte.
 func appendEscaped(b, s []byte, replace bool) ([]byte, bool) {
 	start := len(b)
-	if cap(b)-start < len(s)+escapeSlack {
-		b = slices.Grow(b, len(s)+escapeSlack)
+	if cap(b)-start < len(s)+escapeSlack+1 {
+		b = slices.Grow(b, len(s)+escapeSlack+1)
 	}
 	d := b[:cap(b)]
 	n := start
 	d[n] = '"'
 	n++
-	for i := 0; ; {
-		if len(d)-n < len(s)-i+8 {
-			d = slices.Grow(d[:n], 2*(len(s)-i)+escapeSlack)
+	for j := 0; ; {
+		if len(d)-n < len(s)-j+escapeSlack {
+			d = slices.Grow(d[:n], 2*(len(s)-j)+escapeSlack)
 			d = d[:cap(d)]
 		}
-		// The next byte that needs attention, j, with the plain bytes
-		// before it copied: a word at a time while eight bytes remain
-		// (the word is stored whole, the bytes past j to be written
-		// over), then byte by byte.
-		j := i
-		for j+8 <= len(s) {
+		if j+8 <= len(s) {
 			w := binary.LittleEndian.Uint64(s[j:])
-			binary.LittleEndian.PutUint64(d[n:], w)
-			if m := special(w); m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				j, n = j+k, n+k
-				break
-			}
-			j, n = j+8, n+8
-		}
-		for j < len(s) && jsonSafe[s[j]] {
-			d[n] = s[j]
-			j, n = j+1, n+1
-		}
-		if j == len(s) {
-			break
-		}
-		c := s[j]
-		i = j + 1
-		if c < utf8.RuneSelf {
-			d[n] = '\\'
-			if e := shortEscape[c]; e != 0 {
-				d[n+1] = e
-				n += 2
+			m := special(w)
+			if m == 0 {
+				binary.LittleEndian.PutUint64(d[n:], w)
+				j, n = j+8, n+8
 				continue
 			}
-			d[n+1], d[n+2], d[n+3], d[n+4], d[n+5] = 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]
-			n += 6
+			if m&w == 0 { // every byte flagged is ASCII
+				n = escapeWord(d, n, w, m)
+				j += 8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			binary.LittleEndian.PutUint64(d[n:], w)
+			j, n = j+k, n+k
+		} else {
+			for j < len(s) && jsonSafe[s[j]] {
+				d[n] = s[j]
+				j, n = j+1, n+1
+			}
+			if j == len(s) {
+				break
+			}
+		}
+		c := s[j]
+		if c < utf8.RuneSelf {
+			n = escapeASCII(d, n, c)
+			j++
 			continue
 		}
 		switch size := runeLen(s, j); {
@@ -130,20 +125,49 @@ func appendEscaped(b, s []byte, replace bool) ([]byte, bool) {
 				return d[:start], false
 			}
 			n += copy(d[n:], `\ufffd`)
+			j++
 		case size == 3 && c == 0xe2 && s[j+1] == 0x80 && s[j+2]&^1 == 0xa8:
 			// U+2028 and U+2029 are valid JSON but end a line in a
 			// JavaScript source; the timeline embeds trace text in a
 			// script.
 			d[n], d[n+1], d[n+2], d[n+3], d[n+4], d[n+5] = '\\', 'u', '2', '0', '2', hexDigits[s[j+2]&0xf]
 			n += 6
-			i = j + 3
+			j += 3
 		default:
 			n += copy(d[n:], s[j:j+size])
-			i = j + size
+			j += size
 		}
 	}
 	d[n] = '"'
 	return d[:n+1], true
+}
+
+// escapeWord writes the word w, whose bytes flagged in m are ASCII, at
+// d[n:], each flagged byte escaped, and returns the new n. The room past
+// n is at least escapeSlack.
+func escapeWord(d []byte, n int, w, m uint64) int {
+	p := 0 // the bytes of w written
+	for ; m != 0; m &= m - 1 {
+		k := bits.TrailingZeros64(m) >> 3
+		binary.LittleEndian.PutUint64(d[n:], w>>(8*p))
+		n += k - p
+		n = escapeASCII(d, n, byte(w>>(8*k)))
+		p = k + 1
+	}
+	binary.LittleEndian.PutUint64(d[n:], w>>(8*p))
+	return n + 8 - p
+}
+
+// escapeASCII writes the escape of the ASCII byte c at d[n:] and returns
+// the new n.
+func escapeASCII(d []byte, n int, c byte) int {
+	d[n] = '\\'
+	if e := shortEscape[c&0x7f]; e != 0 {
+		d[n+1] = e
+		return n + 2
+	}
+	d[n+1], d[n+2], d[n+3], d[n+4], d[n+5] = 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]
+	return n + 6
 }
 
 // shortEscape holds, for the ASCII bytes escaped with a backslash and one
