@@ -360,3 +360,15 @@ func TestSpecialIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesArePlain: the names of the enumerations the event encoder
+// writes with enc.name, unknown values' included, need no escape.
+func TestNamesArePlain(t *testing.T) {
+	for v := range 256 {
+		for _, name := range []string{observe.Kind(v).String(), observe.Fate(v).String(), mcp.RPCKind(v).String()} {
+			if got := string(appendString(nil, name)); got != `"`+name+`"` {
+				t.Errorf("%q is written %s", name, got)
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -223,9 +224,10 @@ func (w *Writer) Finish(end End) error {
 
 // encodeObservation appends o as one JSON object.
 func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
-	e.open()
-	e.str("kind", o.Kind.String())
-	e.int("at_us", o.At.Microseconds())
+	e.lit(`{"kind":`)
+	e.name(o.Kind.String())
+	e.lit(`,"at_us":`)
+	e.b = strconv.AppendInt(e.b, o.At.Microseconds(), 10)
 	e.exchangeHead(o.Exchange, o.Stream, red.session(o.Session), o.SessionSeq, o.Protocol)
 	if len(o.Fired) > 0 {
 		e.key("fired")
@@ -357,6 +359,10 @@ func encodeResponse(e *enc, r *observe.Response, red *redactor) {
 	e.close()
 }
 
+// encodeEvent writes the members of an event, the most of a trace, with
+// each member's name and punctuation as one constant: the event is never
+// the first member of its observation, nor any member of the event but
+// its index the first of the event.
 func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
 	raw, delivered := ev.Raw, ev.Delivered
 	if string(ev.Type) == "endpoint" {
@@ -366,40 +372,63 @@ func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
 			delivered = red.endpoint(delivered)
 		}
 	}
-	e.object("event")
-	e.int("index", int64(ev.Index))
-	e.bytes("raw", raw)
-	e.flag("parsed", ev.Parsed)
-	e.bytesNonEmpty("type", ev.Type)
+	e.lit(`,"event":{"index":`)
+	e.b = strconv.AppendInt(e.b, int64(ev.Index), 10)
+	e.bytesAs(`,"raw":`, `,"raw_b64":"`, raw)
+	if ev.Parsed {
+		e.lit(`,"parsed":true`)
+	}
+	if len(ev.Type) > 0 {
+		e.bytesAs(`,"type":`, `,"type_b64":"`, ev.Type)
+	}
 	if ev.HasID {
-		e.bytes("id", ev.ID)
+		e.bytesAs(`,"id":`, `,"id_b64":"`, ev.ID)
 	}
 	if ev.HasRetry {
-		e.int("retry", ev.Retry)
+		e.lit(`,"retry":`)
+		e.b = strconv.AppendInt(e.b, ev.Retry, 10)
 	}
-	e.flag("priming", ev.Priming)
-	e.flag("dispatched", ev.Dispatched)
+	if ev.Priming {
+		e.lit(`,"priming":true`)
+	}
+	if ev.Dispatched {
+		e.lit(`,"dispatched":true`)
+	}
 	if ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0 {
-		e.object("message")
-		e.str("kind", ev.RPCKind.String())
-		e.bytesNonEmpty("method", ev.RPCMethod)
-		e.bytesNonEmpty("id", ev.RPCID)
-		e.close()
+		e.lit(`,"message":{"kind":`)
+		e.name(ev.RPCKind.String())
+		if len(ev.RPCMethod) > 0 {
+			e.bytesAs(`,"method":`, `,"method_b64":"`, ev.RPCMethod)
+		}
+		if len(ev.RPCID) > 0 {
+			e.bytesAs(`,"id":`, `,"id_b64":"`, ev.RPCID)
+		}
+		e.lit("}")
 	}
-	e.str("fate", ev.Fate.String())
-	e.intNonZero("delivered_at_us", ev.DeliveredAt.Microseconds())
+	e.lit(`,"fate":`)
+	e.name(ev.Fate.String())
+	if at := ev.DeliveredAt.Microseconds(); at != 0 {
+		e.lit(`,"delivered_at_us":`)
+		e.b = strconv.AppendInt(e.b, at, 10)
+	}
 	if delivered != nil {
-		e.bytes("delivered", delivered)
+		e.bytesAs(`,"delivered":`, `,"delivered_b64":"`, delivered)
 	}
 	if ev.DeliveredHasID {
-		e.bytes("delivered_id", ev.DeliveredID)
+		e.bytesAs(`,"delivered_id":`, `,"delivered_id_b64":"`, ev.DeliveredID)
 	}
 	if ev.DeliveredHasRetry {
-		e.int("delivered_retry", ev.DeliveredRetry)
+		e.lit(`,"delivered_retry":`)
+		e.b = strconv.AppendInt(e.b, ev.DeliveredRetry, 10)
 	}
-	e.intNonZero("copies", int64(ev.Copies))
-	e.flag("corrupted", ev.Corrupted)
-	e.close()
+	if ev.Copies != 0 {
+		e.lit(`,"copies":`)
+		e.b = strconv.AppendInt(e.b, int64(ev.Copies), 10)
+	}
+	if ev.Corrupted {
+		e.lit(`,"corrupted":true`)
+	}
+	e.lit("}")
 }
 
 func encodeEnd(e *enc, end *observe.End) {
