@@ -96,9 +96,19 @@ func appendEscaped(b, s []byte, replace bool) ([]byte, bool) {
 				j, n = j+8, n+8
 				continue
 			}
-			if m&w == 0 { // every byte flagged is ASCII
-				n = escapeWord(d, n, w, m)
-				j += 8
+			if m&w == 0 {
+				// Every byte flagged is ASCII: the word is written
+				// whole, its plain bytes stored a word at a time
+				// around each escape.
+				p := 0 // the bytes of w written
+				for ; m != 0; m &= m - 1 {
+					k := bits.TrailingZeros64(m) >> 3
+					binary.LittleEndian.PutUint64(d[n:], w>>(8*p))
+					n = escapeASCII(d, n+k-p, byte(w>>(8*k)))
+					p = k + 1
+				}
+				binary.LittleEndian.PutUint64(d[n:], w>>(8*p))
+				j, n = j+8, n+8-p
 				continue
 			}
 			k := bits.TrailingZeros64(m) >> 3
@@ -140,22 +150,6 @@ func appendEscaped(b, s []byte, replace bool) ([]byte, bool) {
 	}
 	d[n] = '"'
 	return d[:n+1], true
-}
-
-// escapeWord writes the word w, whose bytes flagged in m are ASCII, at
-// d[n:], each flagged byte escaped, and returns the new n. The room past
-// n is at least escapeSlack.
-func escapeWord(d []byte, n int, w, m uint64) int {
-	p := 0 // the bytes of w written
-	for ; m != 0; m &= m - 1 {
-		k := bits.TrailingZeros64(m) >> 3
-		binary.LittleEndian.PutUint64(d[n:], w>>(8*p))
-		n += k - p
-		n = escapeASCII(d, n, byte(w>>(8*k)))
-		p = k + 1
-	}
-	binary.LittleEndian.PutUint64(d[n:], w>>(8*p))
-	return n + 8 - p
 }
 
 // escapeASCII writes the escape of the ASCII byte c at d[n:] and returns
