@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"maps"
 	"slices"
-	"strconv"
 
 	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/mcp"
@@ -123,7 +122,7 @@ func (e *enc) strNonEmpty(k, v string) {
 
 func (e *enc) int(k string, v int64) {
 	e.key(k)
-	e.b = strconv.AppendInt(e.b, v, 10)
+	e.b = appendInt(e.b, v)
 }
 
 func (e *enc) intNonZero(k string, v int64) {
@@ -134,7 +133,7 @@ func (e *enc) intNonZero(k string, v int64) {
 
 func (e *enc) uint(k string, v uint64) {
 	e.key(k)
-	e.b = strconv.AppendUint(e.b, v, 10)
+	e.b = appendUint(e.b, v)
 }
 
 func (e *enc) boolTrue(k string) {

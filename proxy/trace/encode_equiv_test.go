@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -368,6 +370,29 @@ func TestNamesArePlain(t *testing.T) {
 		for _, name := range []string{observe.Kind(v).String(), observe.Fate(v).String(), mcp.RPCKind(v).String()} {
 			if got := string(appendString(nil, name)); got != `"`+name+`"` {
 				t.Errorf("%q is written %s", name, got)
+			}
+		}
+	}
+}
+
+// TestIntegersAsStrconv writes integers around every power of ten and the
+// ends of their types as strconv does.
+func TestIntegersAsStrconv(t *testing.T) {
+	us := []uint64{0, math.MaxUint64, math.MaxInt64, 1 << 63}
+	for p := uint64(1); p <= math.MaxUint64/10; p *= 10 {
+		us = append(us, p-1, p, p+1, 2*p-1, 9*p, 10*p-1)
+	}
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 10000 {
+		us = append(us, r.Uint64()>>r.IntN(64))
+	}
+	for _, u := range us {
+		if got, want := string(appendUint([]byte("x"), u)), "x"+strconv.FormatUint(u, 10); got != want {
+			t.Fatalf("appendUint(%d) = %q, want %q", u, got, want)
+		}
+		for _, v := range []int64{int64(u), -int64(u), math.MinInt64, math.MaxInt64} {
+			if got, want := string(appendInt(nil, v)), strconv.FormatInt(v, 10); got != want {
+				t.Fatalf("appendInt(%d) = %q, want %q", v, got, want)
 			}
 		}
 	}

@@ -1,8 +1,6 @@
 package trace
 
 import (
-	"strconv"
-
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -11,7 +9,7 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 	e.lit(`{"kind":`)
 	e.name(o.Kind.String())
 	e.lit(`,"at_us":`)
-	e.b = strconv.AppendInt(e.b, o.At.Microseconds(), 10)
+	e.b = appendInt(e.b, o.At.Microseconds())
 	e.exchangeHead(o.Exchange, o.Stream, red.session(o.Session), o.SessionSeq, o.Protocol)
 	if len(o.Fired) > 0 {
 		e.key("fired")
@@ -157,7 +155,7 @@ func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
 		}
 	}
 	e.lit(`,"event":{"index":`)
-	e.b = strconv.AppendInt(e.b, int64(ev.Index), 10)
+	e.b = appendInt(e.b, int64(ev.Index))
 	e.bytesAs(`,"raw":`, `,"raw_b64":"`, raw)
 	if ev.Parsed {
 		e.lit(`,"parsed":true`)
@@ -170,7 +168,7 @@ func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
 	}
 	if ev.HasRetry {
 		e.lit(`,"retry":`)
-		e.b = strconv.AppendInt(e.b, ev.Retry, 10)
+		e.b = appendInt(e.b, ev.Retry)
 	}
 	if ev.Priming {
 		e.lit(`,"priming":true`)
@@ -193,7 +191,7 @@ func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
 	e.name(ev.Fate.String())
 	if at := ev.DeliveredAt.Microseconds(); at != 0 {
 		e.lit(`,"delivered_at_us":`)
-		e.b = strconv.AppendInt(e.b, at, 10)
+		e.b = appendInt(e.b, at)
 	}
 	if delivered != nil {
 		e.bytesAs(`,"delivered":`, `,"delivered_b64":"`, delivered)
@@ -203,11 +201,11 @@ func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
 	}
 	if ev.DeliveredHasRetry {
 		e.lit(`,"delivered_retry":`)
-		e.b = strconv.AppendInt(e.b, ev.DeliveredRetry, 10)
+		e.b = appendInt(e.b, ev.DeliveredRetry)
 	}
 	if ev.Copies != 0 {
 		e.lit(`,"copies":`)
-		e.b = strconv.AppendInt(e.b, int64(ev.Copies), 10)
+		e.b = appendInt(e.b, int64(ev.Copies))
 	}
 	if ev.Corrupted {
 		e.lit(`,"corrupted":true`)
