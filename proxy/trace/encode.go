@@ -50,37 +50,6 @@ func (e *enc) exchangeHead(exchange uint64, stream mcp.StreamType, session strin
 	}
 }
 
-// lit writes a constant piece of JSON that holds at least one member
-// or ends an object.
-func (e *enc) lit(s string) {
-	e.b = append(e.b, s...)
-	e.first = false
-}
-
-// name writes v, one of the names of an enumeration, as a JSON string:
-// those names are plain ASCII, which needs no escape
-// (TestNamesArePlain).
-func (e *enc) name(v string) {
-	e.b = append(e.b, '"')
-	e.b = append(e.b, v...)
-	e.b = append(e.b, '"')
-}
-
-// bytesAs is bytes for a member that is not the first of its object,
-// given as the text that begins it in each of its two forms: `,"k":` and
-// `,"k_b64":"`.
-func (e *enc) bytesAs(m, m64 string, b []byte) {
-	start := len(e.b)
-	e.b = append(e.b, m...)
-	var ok bool
-	if e.b, ok = appendValidString(e.b, b); ok {
-		return
-	}
-	e.b = append(e.b[:start], m64...)
-	e.b = base64.StdEncoding.AppendEncode(e.b, b)
-	e.b = append(e.b, '"')
-}
-
 func (e *enc) open() {
 	e.b = append(e.b, '{')
 	e.first = true

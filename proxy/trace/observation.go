@@ -6,10 +6,10 @@ import (
 
 // encodeObservation appends o as one JSON object.
 func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
-	e.lit(`{"kind":`)
-	e.name(o.Kind.String())
-	e.lit(`,"at_us":`)
-	e.b = appendInt(e.b, o.At.Microseconds())
+	b := append(e.b, `{"kind":`...)
+	b = appendName(b, o.Kind.String())
+	b = append(b, `,"at_us":`...)
+	e.b, e.first = appendInt(b, o.At.Microseconds()), false
 	e.exchangeHead(o.Exchange, o.Stream, red.session(o.Session), o.SessionSeq, o.Protocol)
 	if len(o.Fired) > 0 {
 		e.key("fired")
@@ -32,7 +32,7 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 	case o.Response != nil:
 		encodeResponse(e, o.Response, red)
 	case o.Event != nil:
-		encodeEvent(e, o.Event, red)
+		e.b = appendEvent(e.b, o.Event, red)
 	case o.End != nil:
 		encodeEnd(e, o.End)
 	case o.Profile != nil:
@@ -139,78 +139,6 @@ func encodeResponse(e *enc, r *observe.Response, red *redactor) {
 	e.intNonZero("throttle", int64(r.Throttle))
 	e.intNonZero("close_after_us", r.CloseAfter.Microseconds())
 	e.close()
-}
-
-// encodeEvent writes the members of an event, the most of a trace, with
-// each member's name and punctuation as one constant: the event is never
-// the first member of its observation, nor any member of the event but
-// its index the first of the event.
-func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
-	raw, delivered := ev.Raw, ev.Delivered
-	if string(ev.Type) == "endpoint" {
-		// A legacy endpoint's URL carries the session id in its query.
-		raw = red.endpoint(raw)
-		if delivered != nil {
-			delivered = red.endpoint(delivered)
-		}
-	}
-	e.lit(`,"event":{"index":`)
-	e.b = appendInt(e.b, int64(ev.Index))
-	e.bytesAs(`,"raw":`, `,"raw_b64":"`, raw)
-	if ev.Parsed {
-		e.lit(`,"parsed":true`)
-	}
-	if len(ev.Type) > 0 {
-		e.bytesAs(`,"type":`, `,"type_b64":"`, ev.Type)
-	}
-	if ev.HasID {
-		e.bytesAs(`,"id":`, `,"id_b64":"`, ev.ID)
-	}
-	if ev.HasRetry {
-		e.lit(`,"retry":`)
-		e.b = appendInt(e.b, ev.Retry)
-	}
-	if ev.Priming {
-		e.lit(`,"priming":true`)
-	}
-	if ev.Dispatched {
-		e.lit(`,"dispatched":true`)
-	}
-	if ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0 {
-		e.lit(`,"message":{"kind":`)
-		e.name(ev.RPCKind.String())
-		if len(ev.RPCMethod) > 0 {
-			e.bytesAs(`,"method":`, `,"method_b64":"`, ev.RPCMethod)
-		}
-		if len(ev.RPCID) > 0 {
-			e.bytesAs(`,"id":`, `,"id_b64":"`, ev.RPCID)
-		}
-		e.lit("}")
-	}
-	e.lit(`,"fate":`)
-	e.name(ev.Fate.String())
-	if at := ev.DeliveredAt.Microseconds(); at != 0 {
-		e.lit(`,"delivered_at_us":`)
-		e.b = appendInt(e.b, at)
-	}
-	if delivered != nil {
-		e.bytesAs(`,"delivered":`, `,"delivered_b64":"`, delivered)
-	}
-	if ev.DeliveredHasID {
-		e.bytesAs(`,"delivered_id":`, `,"delivered_id_b64":"`, ev.DeliveredID)
-	}
-	if ev.DeliveredHasRetry {
-		e.lit(`,"delivered_retry":`)
-		e.b = appendInt(e.b, ev.DeliveredRetry)
-	}
-	if ev.Copies != 0 {
-		e.lit(`,"copies":`)
-		e.b = appendInt(e.b, int64(ev.Copies))
-	}
-	if ev.Corrupted {
-		e.lit(`,"corrupted":true`)
-	}
-	e.lit("}")
 }
 
 func encodeEnd(e *enc, end *observe.End) {
