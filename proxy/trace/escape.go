@@ -10,10 +10,10 @@ import (
 
 // The escaping of a JSON string is on the proxy's per-event path: most of
 // a traced event's line is its raw SSE block, JSON full of quotes. So it
-// finds the next byte that needs attention eight bytes at a time, copies
-// the run before it at once, writes escapes by index into room made ahead
-// rather than by appending byte by byte, and checks UTF-8 in the same
-// pass.
+// looks at eight bytes at a time for the bytes that need attention,
+// stores the plain ones a word at a time around the escapes, writes into
+// room made ahead rather than appending byte by byte, and checks UTF-8 in
+// the same pass.
 
 // jsonSafe holds the bytes a JSON string carries as they are: ASCII but
 // the controls, the quote and the backslash.
@@ -144,7 +144,15 @@ func appendEscaped(b, s []byte, replace bool) ([]byte, bool) {
 			n += 6
 			j += 3
 		default:
-			n += copy(d[n:], s[j:j+size])
+			// A character of two to four bytes, as it is.
+			d[n], d[n+1] = c, s[j+1]
+			if size > 2 {
+				d[n+2] = s[j+2]
+				if size > 3 {
+					d[n+3] = s[j+3]
+				}
+			}
+			n += size
 			j += size
 		}
 	}

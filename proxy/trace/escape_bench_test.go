@@ -29,3 +29,28 @@ func BenchmarkEscapeRawReference(b *testing.B) {
 		}
 	}
 }
+
+// benchText is a tool result in a language written outside ASCII, as an
+// event's raw block can carry one.
+var benchText = []byte("data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"" +
+	"東京の天気は晴れ、最高気温は二十三度です。明日は雨の予報で、傘をお持ちください。Привет, мир! Ünïcödé ✓ 😀\"}]}}\n\n")
+
+// BenchmarkEscapeText and BenchmarkEscapeTextReference are
+// BenchmarkEscapeRaw and its reference on text mostly outside ASCII.
+func BenchmarkEscapeText(b *testing.B) {
+	buf := make([]byte, 0, 1024)
+	b.SetBytes(int64(len(benchText)))
+	for b.Loop() {
+		buf, _ = appendValidString(buf[:0], benchText)
+	}
+}
+
+func BenchmarkEscapeTextReference(b *testing.B) {
+	buf := make([]byte, 0, 1024)
+	b.SetBytes(int64(len(benchText)))
+	for b.Loop() {
+		if utf8.Valid(benchText) {
+			buf = refAppendString(buf[:0], benchText)
+		}
+	}
+}
