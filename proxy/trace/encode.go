@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"encoding/base64"
 	"maps"
 	"slices"
 
@@ -9,9 +8,10 @@ import (
 	"github.com/frayproxy/fray/mcp"
 )
 
-// enc appends one JSON object to a reused buffer. It is hand-written so
-// that tracing an event costs no allocation and no reflection: the writer
-// runs on the proxy's per-event path.
+// enc appends one JSON object to a reused buffer, after the lines it may
+// already hold. It is hand-written so that tracing an event costs no
+// allocation and no reflection: the writer runs on the proxy's per-event
+// path.
 type enc struct {
 	b     []byte
 	first bool // no member written yet in the current object
@@ -113,33 +113,6 @@ func (e *enc) boolTrue(k string) {
 func (e *enc) flag(k string, v bool) {
 	if v {
 		e.boolTrue(k)
-	}
-}
-
-// bytes writes b as a JSON string under k when it is valid UTF-8, and as
-// standard base64 under k+"_b64" otherwise, so that no byte is lost.
-func (e *enc) bytes(k string, b []byte) {
-	start, first := len(e.b), e.first
-	e.key(k)
-	var ok bool
-	if e.b, ok = appendValidString(e.b, b); ok {
-		return
-	}
-	e.b, e.first = e.b[:start], first
-	if !e.first {
-		e.b = append(e.b, ',')
-	}
-	e.first = false
-	e.b = append(e.b, '"')
-	e.b = append(e.b, k...)
-	e.b = append(e.b, `_b64":"`...)
-	e.b = base64.StdEncoding.AppendEncode(e.b, b)
-	e.b = append(e.b, '"')
-}
-
-func (e *enc) bytesNonEmpty(k string, b []byte) {
-	if len(b) > 0 {
-		e.bytes(k, b)
 	}
 }
 

@@ -98,9 +98,10 @@ func appendName(b []byte, v string) []byte {
 	return append(b, '"')
 }
 
-// appendBytesAs is enc.bytes for a member that is not the first of its
-// object, given as the text that begins it in each of its two forms:
-// `,"k":` and `,"k_b64":"`.
+// appendBytesAs appends v, a member that is not the first of its object,
+// as a JSON string when it is valid UTF-8 and as standard base64 under the
+// name with "_b64" added otherwise, so that no byte is lost. m and m64 are
+// the text that begins the member in each form: `,"k":` and `,"k_b64":"`.
 func appendBytesAs(b []byte, m, m64 string, v []byte) []byte {
 	start := len(b)
 	b, ok := appendValidString(append(b, m...), v)
