@@ -38,8 +38,8 @@ var hostilePieces = []string{
 // valid UTF-8 or not; now and then a long one, so that buffers grow.
 func hostileText(r *rand.Rand) []byte {
 	n := r.IntN(12)
-	if r.IntN(50) == 0 {
-		n = 1000 + r.IntN(8000)
+	if r.IntN(100) == 0 {
+		n = 500 + r.IntN(3000)
 	}
 	var b []byte
 	for range n {
@@ -243,9 +243,9 @@ func TestEncoderMatchesReference(t *testing.T) {
 			for _, o := range sample() {
 				p.check(t, o)
 			}
-			n := 20000
+			n := 5000
 			if testing.Short() {
-				n = 2000
+				n = 500
 			}
 			for range n {
 				p.check(t, randomObservation(r))
@@ -318,7 +318,7 @@ func FuzzEncoderMatchesReference(f *testing.F) {
 // with, so that every way of running out of room is taken.
 func TestEscapeRoom(t *testing.T) {
 	for _, piece := range []string{"\x01", `"`, "\u2028", "\xff", "é", "\U0001F600"} {
-		for count := range 40 {
+		for count := range 20 {
 			for prefix := range 10 {
 				s := strings.Repeat("a", prefix) + strings.Repeat(piece, count) + strings.Repeat("b", count%3)
 				want := refAppendString([]byte("x:"), s)
