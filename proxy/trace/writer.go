@@ -32,13 +32,13 @@ type WriterOptions struct {
 // concurrent use. A write error is kept: later observations are
 // discarded, and Err, Close and Finish return it.
 type Writer struct {
-	mu  sync.Mutex
-	out io.Writer
-	// e.b holds the lines not yet written to out: each observation is
-	// encoded where it will be written from, with no copy in between.
+	mu     sync.Mutex
+	out    io.Writer
 	closer []io.Closer // closed in order after the last flush
 	red    redactor
-	e      enc
+	// e.b holds the lines not yet written to out: each observation is
+	// encoded where it will be written from, with no copy in between.
+	e enc
 	last   time.Duration
 	count  uint64
 	err    error
@@ -107,9 +107,10 @@ func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer,
 
 // writeSize is what the Writer writes at a time, as a bufio.Writer of
 // this size would: few system calls, each of a whole number of pages at
-// an offset that is one too. (Writes of the lines gathered, whatever
-// their length, took ~1.5 times the system time per byte in
-// BenchmarkObserveEventFile on Linux.)
+// an offset that is one too. (Writing the lines gathered whatever their
+// length, a little over 64 KiB at a time, took ~1.5 times the system time
+// per byte in BenchmarkObserveEventFile, on the machine of
+// docs/performance.md.)
 const writeSize = 64 << 10
 
 // write writes the lines gathered so far to out: all of them, or, with
