@@ -38,11 +38,11 @@ type Writer struct {
 	red    redactor
 	// e.b holds the lines not yet written to out: each observation is
 	// encoded where it will be written from, with no copy in between.
-	e enc
-	last   time.Duration
-	count  uint64
-	err    error
-	done   bool
+	e     enc
+	last  time.Duration
+	count uint64
+	err   error
+	done  bool
 }
 
 var _ observe.Observer = (*Writer)(nil)
