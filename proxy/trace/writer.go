@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -34,14 +33,16 @@ type WriterOptions struct {
 // discarded, and Err, Close and Finish return it.
 type Writer struct {
 	mu     sync.Mutex
-	bw     *bufio.Writer
+	out    io.Writer
 	closer []io.Closer // closed in order after the last flush
 	red    redactor
-	e      enc
-	last   time.Duration
-	count  uint64
-	err    error
-	done   bool
+	// e.b holds the lines not yet written to out: each observation is
+	// encoded where it will be written from, with no copy in between.
+	e     enc
+	last  time.Duration
+	count uint64
+	err   error
+	done  bool
 }
 
 var _ observe.Observer = (*Writer)(nil)
@@ -75,7 +76,8 @@ func NewWriter(out io.Writer, opts WriterOptions) (*Writer, error) {
 }
 
 func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer, error) {
-	w := &Writer{bw: bufio.NewWriterSize(out, 64<<10), closer: closers, red: redactor{names: map[string]bool{}}}
+	w := &Writer{out: out, closer: closers, red: redactor{names: map[string]bool{}}}
+	w.e.b = make([]byte, 0, writeSize+4<<10)
 	h := opts.Header
 	h.Version = Version
 	h.Redact = nil
@@ -92,15 +94,44 @@ func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer,
 		w.red.sessions = map[string]string{}
 	}
 	w.writeHeader(&h)
-	if _, err := w.bw.Write(w.e.b); err != nil {
-		return nil, err
+	if len(w.e.b) >= writeSize {
+		// A header with a long profile text is written at once, as a
+		// buffered writer would.
+		if _, err := out.Write(w.e.b); err != nil {
+			return nil, err
+		}
+		w.e.b = w.e.b[:0]
 	}
 	return w, nil
 }
 
+// writeSize is what the Writer writes at a time, as a bufio.Writer of
+// this size would: few system calls, each of a whole number of pages at
+// an offset that is one too. (Writing the lines gathered whatever their
+// length, a little over 64 KiB at a time, took ~1.5 times the system time
+// per byte in BenchmarkObserveEventFile, on the machine of
+// docs/performance.md.)
+const writeSize = 64 << 10
+
+// write writes the lines gathered so far to out: all of them, or, with
+// all unset, as many times writeSize bytes as there are, keeping the
+// rest. w.mu is held.
+func (w *Writer) write(all bool) {
+	n := len(w.e.b)
+	if !all {
+		n -= n % writeSize
+	}
+	if n == 0 {
+		return
+	}
+	if _, err := w.out.Write(w.e.b[:n]); err != nil && w.err == nil {
+		w.err = fmt.Errorf("trace: %w", err)
+	}
+	w.e.b = w.e.b[:copy(w.e.b, w.e.b[n:])]
+}
+
 func (w *Writer) writeHeader(h *Header) {
 	e := &w.e
-	e.b = e.b[:0]
 	e.open()
 	e.int("fray_trace", int64(h.Version))
 	started := h.Started
@@ -128,12 +159,9 @@ func (w *Writer) Observe(o *observe.Observation) {
 	}
 	w.last = max(w.last, o.At)
 	w.count++
-	w.e.b = w.e.b[:0]
 	encodeObservation(&w.e, o, &w.red)
 	w.e.b = append(w.e.b, '\n')
-	if _, err := w.bw.Write(w.e.b); err != nil {
-		w.err = fmt.Errorf("trace: %w", err)
-	}
+	w.write(false)
 }
 
 // Flush writes what is buffered to the file (through gzip's own buffer
@@ -142,9 +170,7 @@ func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err == nil && !w.done {
-		if err := w.bw.Flush(); err != nil {
-			w.err = fmt.Errorf("trace: %w", err)
-		}
+		w.write(true)
 	}
 	return w.err
 }
@@ -177,7 +203,6 @@ func (w *Writer) Finish(end End) error {
 	w.done = true
 	if w.err == nil {
 		e := &w.e
-		e.b = e.b[:0]
 		e.open()
 		e.int("fray_trace_end", Version)
 		e.int("at_us", end.At.Microseconds())
@@ -190,12 +215,9 @@ func (w *Writer) Finish(end End) error {
 		}
 		e.close()
 		e.b = append(e.b, '\n')
-		if _, err := w.bw.Write(e.b); err != nil {
-			w.err = fmt.Errorf("trace: %w", err)
-		} else if err := w.bw.Flush(); err != nil {
-			w.err = fmt.Errorf("trace: %w", err)
-		}
+		w.write(true)
 	}
+	w.e.b = nil
 	var errs []error
 	for _, c := range w.closer {
 		if err := c.Close(); err != nil {
@@ -206,193 +228,4 @@ func (w *Writer) Finish(end End) error {
 		w.err = fmt.Errorf("trace: %w", errors.Join(errs...))
 	}
 	return w.err
-}
-
-// encodeObservation appends o as one JSON object.
-func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
-	e.open()
-	e.str("kind", o.Kind.String())
-	e.int("at_us", o.At.Microseconds())
-	e.exchangeHead(o.Exchange, o.Stream, red.session(o.Session), o.SessionSeq, o.Protocol)
-	if len(o.Fired) > 0 {
-		e.key("fired")
-		e.b = append(e.b, '[')
-		for i, f := range o.Fired {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.open()
-			e.int("index", int64(f.Index))
-			e.str("kind", f.Kind)
-			e.strings("traits", f.Traits.Names())
-			e.close()
-		}
-		e.b = append(e.b, ']')
-	}
-	switch {
-	case o.Request != nil:
-		encodeRequest(e, o.Request, red)
-	case o.Response != nil:
-		encodeResponse(e, o.Response, red)
-	case o.Event != nil:
-		encodeEvent(e, o.Event, red)
-	case o.End != nil:
-		encodeEnd(e, o.End)
-	case o.Profile != nil:
-		encodeProfile(e, o.Profile)
-	}
-	e.close()
-}
-
-func encodeProfile(e *enc, p *observe.ProfileChange) {
-	e.object("profile")
-	e.str("action", p.Action)
-	e.str("name", p.Name)
-	e.uint("seed", p.Seed)
-	e.strNonEmpty("text", p.Text)
-	if p.Action != observe.ProfileSwap {
-		e.int("fault", int64(p.Fault))
-	}
-	e.int("faults", int64(p.Faults))
-	e.checks(p.Checks)
-	e.close()
-}
-
-func encodeRequest(e *enc, r *observe.Request, red *redactor) {
-	e.object("request")
-	e.str("method", r.Method)
-	e.str("path", r.Path)
-	if len(r.Header) > 0 {
-		e.header("header", r.Header, red)
-	}
-	if r.HasLastEventID {
-		e.str("last_event_id", r.LastEventID)
-	}
-	encodeMessages(e, r.Messages)
-	if len(r.Cancels) > 0 {
-		e.strings("cancels", r.Cancels)
-	}
-	a := &r.Action
-	if a.Latency != 0 || a.Answered || a.Dropped || a.Hang || a.LastEventIDChanged || len(a.StrippedHeaders) > 0 || len(a.SetHeaders) > 0 {
-		e.object("action")
-		e.intNonZero("latency_us", a.Latency.Microseconds())
-		e.flag("answered", a.Answered)
-		e.flag("dropped", a.Dropped)
-		e.flag("hang", a.Hang)
-		e.flag("last_event_id_changed", a.LastEventIDChanged)
-		if a.HasForwardedLastEventID {
-			e.str("forwarded_last_event_id", a.ForwardedLastEventID)
-		}
-		if len(a.StrippedHeaders) > 0 {
-			e.strings("stripped_headers", a.StrippedHeaders)
-		}
-		if len(a.SetHeaders) > 0 {
-			set := make([]string, len(a.SetHeaders))
-			for i, h := range a.SetHeaders {
-				set[i] = h.Name + ": " + h.Value
-			}
-			e.strings("set_headers", set)
-		}
-		e.close()
-	}
-	e.close()
-}
-
-func encodeMessages(e *enc, ms []observe.Message) {
-	if len(ms) == 0 {
-		return
-	}
-	e.key("messages")
-	e.b = append(e.b, '[')
-	for i := range ms {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		m := &ms[i]
-		e.open()
-		e.str("kind", m.Kind.String())
-		e.strNonEmpty("method", m.Method)
-		e.strNonEmpty("id", m.ID)
-		e.strNonEmpty("progress_token", m.ProgressToken)
-		e.strNonEmpty("protocol", m.Protocol)
-		if m.HasName {
-			e.str("name", m.Name)
-		}
-		e.flag("name_unknown", m.NameUnknown)
-		e.intNonZero("error_code", int64(m.ErrorCode))
-		if m.Params != 0 {
-			e.uint("params_digest", m.Params)
-		}
-		e.strNonEmpty("task_id", m.TaskID)
-		e.intNonZero("poll_ms", m.PollMS)
-		e.close()
-	}
-	e.b = append(e.b, ']')
-}
-
-func encodeResponse(e *enc, r *observe.Response, red *redactor) {
-	e.object("response")
-	e.int("status", int64(r.Status))
-	e.str("origin", r.Origin.String())
-	if len(r.Header) > 0 {
-		e.header("header", r.Header, red)
-	}
-	e.flag("event_stream", r.EventStream)
-	e.strNonEmpty("session", red.session(r.Session))
-	e.intNonZero("throttle", int64(r.Throttle))
-	e.intNonZero("close_after_us", r.CloseAfter.Microseconds())
-	e.close()
-}
-
-func encodeEvent(e *enc, ev *observe.Event, red *redactor) {
-	raw, delivered := ev.Raw, ev.Delivered
-	if string(ev.Type) == "endpoint" {
-		// A legacy endpoint's URL carries the session id in its query.
-		raw = red.endpoint(raw)
-		if delivered != nil {
-			delivered = red.endpoint(delivered)
-		}
-	}
-	e.object("event")
-	e.int("index", int64(ev.Index))
-	e.bytes("raw", raw)
-	e.flag("parsed", ev.Parsed)
-	e.bytesNonEmpty("type", ev.Type)
-	if ev.HasID {
-		e.bytes("id", ev.ID)
-	}
-	if ev.HasRetry {
-		e.int("retry", ev.Retry)
-	}
-	e.flag("priming", ev.Priming)
-	e.flag("dispatched", ev.Dispatched)
-	if ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0 {
-		e.object("message")
-		e.str("kind", ev.RPCKind.String())
-		e.bytesNonEmpty("method", ev.RPCMethod)
-		e.bytesNonEmpty("id", ev.RPCID)
-		e.close()
-	}
-	e.str("fate", ev.Fate.String())
-	e.intNonZero("delivered_at_us", ev.DeliveredAt.Microseconds())
-	if delivered != nil {
-		e.bytes("delivered", delivered)
-	}
-	if ev.DeliveredHasID {
-		e.bytes("delivered_id", ev.DeliveredID)
-	}
-	if ev.DeliveredHasRetry {
-		e.int("delivered_retry", ev.DeliveredRetry)
-	}
-	e.intNonZero("copies", int64(ev.Copies))
-	e.flag("corrupted", ev.Corrupted)
-	e.close()
-}
-
-func encodeEnd(e *enc, end *observe.End) {
-	e.object("end")
-	e.str("cause", end.Cause.String())
-	encodeMessages(e, end.Messages)
-	e.strNonEmpty("error", end.Error)
-	e.close()
 }
