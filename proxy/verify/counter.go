@@ -100,7 +100,7 @@ func (v *Verifier) judgeInferredGap(x *exch, at time.Duration) {
 	var missing []string
 	for n := k + 1; n < x.ctrFirst && n-k <= maxInferred; n++ {
 		id := l.ctr.prefix + strconv.FormatUint(n, 10)
-		if _, seen := x.sess.ids.get(id); !seen {
+		if _, seen := x.sess.ids.upstreamString(id); !seen {
 			missing = append(missing, id)
 		}
 	}

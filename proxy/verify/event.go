@@ -197,7 +197,7 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 	}
 	l.lastID, l.hasID, l.everID = append(l.lastID[:0], id...), true, true
 	rewritten := !e.HasID || string(e.ID) != string(id)
-	rec, ok := x.sess.delivered.ref(id, idHash(id))
+	rec, ok := x.sess.ids.refDelivered(id, idHash(id))
 	switch {
 	case !ok:
 		*rec = deliveredRec{lg: l}
@@ -260,7 +260,7 @@ func reachedByReplay(x *exch, e *observe.Event) bool {
 		return false
 	}
 	if e.HasID {
-		if rec, ok := x.sess.delivered.getBytes(e.ID); ok && !rec.rewritten {
+		if rec, ok := x.sess.ids.delivered(e.ID); ok && !rec.rewritten {
 			return true
 		}
 	}

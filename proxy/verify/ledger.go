@@ -69,15 +69,14 @@ type session struct {
 	// stream), which excuses what it still owed, unlike a client's DELETE.
 	ended         string
 	endedByServer bool
-	// ids maps the upstream's event ids to their logical stream;
-	// delivered maps the ids the client got to theirs.
-	ids       *window[idRec]
-	delivered *window[deliveredRec]
-	logicals  []*logical
-	pending   map[string]*request
-	tokens    map[string]*request // pending requests by progress token
-	answered  *window[*request]
-	openGets  int // server-view standalone GET streams open
+	// ids maps the upstream's event ids, and the ids the client got, to
+	// their logical streams.
+	ids      *idBook
+	logicals []*logical
+	pending  map[string]*request
+	tokens   map[string]*request // pending requests by progress token
+	answered *window[*request]
+	openGets int // server-view standalone GET streams open
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration

@@ -15,7 +15,7 @@ import (
 func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 	s, id := x.sess, e.ID
 	h, ih := eventHash(e), idHash(e.ID)
-	rec, known := s.ids.getH(id, ih)
+	rec, entry, known := s.ids.upstream(id, ih)
 	if r := x.resume; r != nil {
 		switch {
 		case known && rec.hash == h && rec.lg == x.srv:
@@ -60,7 +60,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			v.find(cIDsUnique, levelError, ev)
 		}
 	}
-	v.recordID(s, x.srv, id, ih, h, known, e.Dispatched, at, x.num)
+	v.recordID(s, x.srv, id, ih, h, entry, e.Dispatched, at, x.num)
 	return false
 }
 
@@ -99,24 +99,20 @@ func (v *Verifier) sessionHolding(s *session, id []byte, ih, h uint64) *session 
 		if o == s || found != nil && o.seq > found.seq {
 			continue
 		}
-		if rec, ok := o.ids.getH(id, ih); ok && rec.hash == h {
+		if rec, _, ok := o.ids.upstream(id, ih); ok && rec.hash == h {
 			found = o
 		}
 	}
 	return found
 }
 
-// recordID enters an id the upstream sent for the first time. Once the
-// windows are full it allocates nothing: each id takes the storage of
-// the one it evicts.
-func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, known, dispatched bool, at time.Duration, ex uint64) {
+// recordID enters an id the upstream sent (k its idHash, entry its entry
+// in the session's book as upstream returned it). Once the windows are
+// full it allocates nothing: each id takes the storage of one evicted.
+func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, entry int32, dispatched bool, at time.Duration, ex uint64) {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
-	if known {
-		s.ids.putH(id, k, rec)
-	} else {
-		s.ids.putNewH(id, k, rec)
-	}
+	s.ids.setUp(entry, id, k, rec)
 	l.addEvent(id, rec.pos, dispatched, at)
 }
 
@@ -138,7 +134,7 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 	case !r.known && x.cli != nil && x.cli.blocked != "":
 		v.excuse(cReplayComplete, x.cli.blocked)
 		return
-	case !r.known && (x.sess.ids.dropped > 0 || x.sess.partial):
+	case !r.known && (x.sess.ids.up.dropped > 0 || x.sess.partial):
 		v.excuse(cReplayComplete, "Last-Event-ID older than the ledger's window, or never sent")
 		return
 	case !r.known:

@@ -45,13 +45,12 @@ func (v *Verifier) sessionFor(key string, seq int, at time.Duration) *session {
 			v.evictSession(at)
 		}
 		s = &session{
-			key:       key,
-			seq:       seq,
-			ids:       newWindow[idRec](idWindow),
-			delivered: newWindow[deliveredRec](idWindow),
-			pending:   make(map[string]*request),
-			tokens:    make(map[string]*request),
-			answered:  newWindow[*request](answeredWindow),
+			key:      key,
+			seq:      seq,
+			ids:      newIDBook(idWindow),
+			pending:  make(map[string]*request),
+			tokens:   make(map[string]*request),
+			answered: newWindow[*request](answeredWindow),
 		}
 		if key != "" {
 			s.meta = v.metaFor(key, seq)

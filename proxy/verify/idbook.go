@@ -1,0 +1,142 @@
+package verify
+
+// idBook is a session's two windows of event ids, kept in one table: the
+// ids the upstream sent (each with its idRec) and the ids the client got
+// (each with its deliveredRec). Each window remembers at most cap ids and
+// forgets its oldest insertion first, exactly as two windows would; but an
+// id in both, as is every event delivered with the id it was sent with,
+// takes one entry, so that recording such an event looks up, enters and
+// evicts one key where two windows would do each twice, and the second
+// lookup finds what the first one just touched. An entry goes when
+// neither window holds its id any more.
+//
+// The zero value is not usable; see newIDBook. It is not safe for
+// concurrent use.
+type idBook struct {
+	t idTable[idFacts]
+	// up and down list the entries holding each fact in insertion order.
+	up, down idRing
+}
+
+// idFacts is what the book knows of one id.
+type idFacts struct {
+	up      idRec
+	down    deliveredRec
+	hasUp   bool
+	hasDown bool
+}
+
+// idRing is one window's insertion order: once full, the oldest entry is
+// at next.
+type idRing struct {
+	ents []int32
+	next int
+	cap  int
+	// dropped counts ids forgotten to make room.
+	dropped int
+}
+
+func newIDBook(cap int) *idBook {
+	return &idBook{up: idRing{cap: cap}, down: idRing{cap: cap}}
+}
+
+// upstream returns the record of an id the upstream sent, whose idHash is
+// h. The index i (-1 for none) names the id's entry, which may hold only
+// the delivered fact; it stays valid for setUp until the book next changes.
+func (b *idBook) upstream(k []byte, h uint64) (rec idRec, i int32, ok bool) {
+	i = b.t.findH(k, h)
+	if i < 0 {
+		return idRec{}, -1, false
+	}
+	f := &b.t.ents[i].val
+	return f.up, i, f.hasUp
+}
+
+// upstreamString is upstream for a key held as a string.
+func (b *idBook) upstreamString(k string) (idRec, bool) {
+	rec, _, ok := b.upstream(bytesOf(k), idHash(bytesOf(k)))
+	return rec, ok
+}
+
+// setUp records rec for k, whose idHash is h and whose entry upstream
+// returned as i. An id new to the upstream window evicts the window's
+// oldest once it is full.
+func (b *idBook) setUp(i int32, k []byte, h uint64, rec idRec) {
+	if i >= 0 && b.t.ents[i].val.hasUp {
+		b.t.ents[i].val.up = rec
+		return
+	}
+	b.makeRoom(&b.up, true)
+	if i < 0 {
+		i = b.t.insertH(k, h, idFacts{})
+	}
+	f := &b.t.ents[i].val
+	f.up, f.hasUp = rec, true
+	b.up.push(i)
+}
+
+// refDelivered returns a pointer to the record of an id the client got,
+// whose idHash is h, valid until the book next changes; an id new to the
+// delivered window enters it with the zero record, evicting the window's
+// oldest once it is full. found says whether it was there.
+func (b *idBook) refDelivered(k []byte, h uint64) (rec *deliveredRec, found bool) {
+	i := b.t.findH(k, h)
+	if i >= 0 && b.t.ents[i].val.hasDown {
+		return &b.t.ents[i].val.down, true
+	}
+	b.makeRoom(&b.down, false)
+	if i < 0 {
+		i = b.t.insertH(k, h, idFacts{})
+	}
+	f := &b.t.ents[i].val
+	f.hasDown = true
+	b.down.push(i)
+	return &f.down, false
+}
+
+// delivered returns the record of an id the client got.
+func (b *idBook) delivered(k []byte) (deliveredRec, bool) {
+	if i := b.t.find(k); i >= 0 && b.t.ents[i].val.hasDown {
+		return b.t.ents[i].val.down, true
+	}
+	return deliveredRec{}, false
+}
+
+// deliveredString is delivered for a key held as a string.
+func (b *idBook) deliveredString(k string) (deliveredRec, bool) { return b.delivered(bytesOf(k)) }
+
+// makeRoom forgets the oldest id of ring r (the upstream window when up)
+// when r is full, and the id's entry when the other window does not hold
+// it. Entries the ring does not name keep their index.
+func (b *idBook) makeRoom(r *idRing, up bool) {
+	if len(r.ents) < r.cap {
+		return
+	}
+	oi := r.ents[r.next]
+	f := &b.t.ents[oi].val
+	if up {
+		f.up, f.hasUp = idRec{}, false
+	} else {
+		f.down, f.hasDown = deliveredRec{}, false
+	}
+	if !f.hasUp && !f.hasDown {
+		b.t.remove(oi)
+	}
+	r.dropped++
+}
+
+// push enters entry i as the ring's newest, in the place makeRoom emptied
+// when the ring is full.
+func (r *idRing) push(i int32) {
+	if len(r.ents) < r.cap {
+		r.ents = append(r.ents, i)
+		return
+	}
+	r.ents[r.next] = i
+	if r.next++; r.next == r.cap {
+		r.next = 0
+	}
+}
+
+// len returns how many ids the ring's window holds.
+func (r *idRing) len() int { return len(r.ents) }
