@@ -18,7 +18,7 @@ import (
 // onEvent records one SSE event: what the upstream sent (for the server
 // checks) and what the client got (for the client and end-to-end checks).
 func (v *Verifier) onEvent(o *observe.Observation) {
-	x := v.exch[o.Exchange]
+	x := v.exchange(o.Exchange)
 	if x == nil || x.cli == nil {
 		return
 	}
@@ -64,8 +64,10 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	legacy := x.stream == mcp.StreamLegacy || s.legacy
 	replay := false
+	var ih uint64 // idHash(e.ID), for an id the ledger keeps
 	if !legacy && e.HasID && len(e.ID) > 0 {
-		replay = v.serverID(x, e, o.At)
+		ih = idHash(e.ID)
+		replay = v.serverID(x, e, ih, o.At)
 	}
 	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
 		x.srv.respSent = true
@@ -77,7 +79,7 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	if msg && !legacy {
 		v.relatedMessage(x, e, o)
 	}
-	v.clientEvent(x, e, o, replay, legacy)
+	v.clientEvent(x, e, o, ih, replay, legacy)
 }
 
 // noteEventFaults remembers the faults that ended the stream or changed
@@ -151,8 +153,10 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 	}
 }
 
-// clientEvent records what the client got of an event.
-func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, replay, legacy bool) {
+// clientEvent records what the client got of an event; ih is the idHash
+// of the id the upstream sent, when it has one and the stream is not
+// legacy.
+func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, ih uint64, replay, legacy bool) {
 	l := x.cli
 	msg := e.Dispatched && e.RPCKind != mcp.RPCNone
 	if e.Fate != observe.Delivered {
@@ -162,7 +166,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 		return
 	}
 	if e.DeliveredHasID && !legacy {
-		v.deliveredID(x, e)
+		v.deliveredID(x, e, ih)
 	}
 	if e.DeliveredHasRetry {
 		l.retry, l.hasRetry = time.Duration(e.DeliveredRetry)*time.Millisecond, true
@@ -187,8 +191,9 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 }
 
 // deliveredID follows the id the client holds, under WHATWG rules: an
-// empty id resets it.
-func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
+// empty id resets it. ih is the idHash of the id the upstream sent, which
+// the client got unless fray rewrote it.
+func (v *Verifier) deliveredID(x *exch, e *observe.Event, ih uint64) {
 	l := x.cli
 	id := e.DeliveredID
 	if len(id) == 0 {
@@ -197,7 +202,10 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 	}
 	l.lastID, l.hasID, l.everID = append(l.lastID[:0], id...), true, true
 	rewritten := !e.HasID || string(e.ID) != string(id)
-	rec, ok := x.sess.ids.refDelivered(id, idHash(id))
+	if rewritten {
+		ih = idHash(id)
+	}
+	rec, ok := x.sess.ids.refDelivered(id, ih)
 	switch {
 	case !ok:
 		*rec = deliveredRec{lg: l}

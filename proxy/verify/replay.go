@@ -12,9 +12,10 @@ import (
 // serverID judges an event id the upstream sent (server.event-ids-unique,
 // and on a resumption the replay checks) and records it. It reports
 // whether the event is a replay of an event sent before.
-func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
+// ih is idHash(e.ID).
+func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Duration) bool {
 	s, id := x.sess, e.ID
-	h, ih := eventHash(e), idHash(e.ID)
+	h := eventHash(e)
 	rec, entry, known := s.ids.upstream(id, ih)
 	if r := x.resume; r != nil {
 		switch {

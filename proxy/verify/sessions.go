@@ -92,6 +92,7 @@ func (v *Verifier) sweep(at time.Duration, final bool) {
 	v.settleStateless(at, final)
 	if final {
 		clear(v.exch)
+		v.hot = nil
 		v.dead = nil
 	}
 }
@@ -162,6 +163,7 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 	for n, x := range v.exch {
 		if x.sess == s {
 			delete(v.exch, n)
+			v.hot = nil
 		}
 	}
 	v.dead = slices.DeleteFunc(v.dead, func(d *session) bool { return d == s })
