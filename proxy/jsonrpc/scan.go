@@ -261,7 +261,8 @@ func whichKey(name []byte, flags uint8) int {
 // scanObject describes the object that opens at data[i], depth levels deep,
 // in m, a zero Message; on invalid JSON m is left zero.
 func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
-	it := openObject(data, i, depth)
+	var it members
+	it.open(data, i, depth)
 	hasMethod := false
 	var mb member
 	for it.next(&mb) {
