@@ -64,10 +64,12 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	legacy := x.stream == mcp.StreamLegacy || s.legacy
 	replay := false
-	var ih uint64 // idHash(e.ID), for an id the ledger keeps
+	// The id's hash and entry in the session's book, for an id the
+	// ledger keeps: the client's window most often takes the same id.
+	up := upID{entry: -1}
 	if !legacy && e.HasID && len(e.ID) > 0 {
-		ih = idHash(e.ID)
-		replay = v.serverID(x, e, ih, o.At)
+		up.hash = idHash(e.ID)
+		replay, up.entry = v.serverID(x, e, up.hash, o.At)
 	}
 	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
 		x.srv.respSent = true
@@ -79,7 +81,14 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	if msg && !legacy {
 		v.relatedMessage(x, e, o)
 	}
-	v.clientEvent(x, e, o, ih, replay, legacy)
+	v.clientEvent(x, e, o, up, replay, legacy)
+}
+
+// upID is what the ledger learned of the id the upstream sent with an
+// event: its idHash, and its entry in the session's idBook (-1: none).
+type upID struct {
+	hash  uint64
+	entry int32
 }
 
 // noteEventFaults remembers the faults that ended the stream or changed
@@ -153,10 +162,10 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 	}
 }
 
-// clientEvent records what the client got of an event; ih is the idHash
-// of the id the upstream sent, when it has one and the stream is not
-// legacy.
-func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, ih uint64, replay, legacy bool) {
+// clientEvent records what the client got of an event; up is what
+// serverID learned of the id the upstream sent, when it has one and the
+// stream is not legacy.
+func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, up upID, replay, legacy bool) {
 	l := x.cli
 	msg := e.Dispatched && e.RPCKind != mcp.RPCNone
 	if e.Fate != observe.Delivered {
@@ -166,7 +175,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 		return
 	}
 	if e.DeliveredHasID && !legacy {
-		v.deliveredID(x, e, ih)
+		v.deliveredID(x, e, up)
 	}
 	if e.DeliveredHasRetry {
 		l.retry, l.hasRetry = time.Duration(e.DeliveredRetry)*time.Millisecond, true
@@ -191,9 +200,9 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 }
 
 // deliveredID follows the id the client holds, under WHATWG rules: an
-// empty id resets it. ih is the idHash of the id the upstream sent, which
-// the client got unless fray rewrote it.
-func (v *Verifier) deliveredID(x *exch, e *observe.Event, ih uint64) {
+// empty id resets it. up is what serverID learned of the id the upstream
+// sent, which the client got unless fray rewrote it.
+func (v *Verifier) deliveredID(x *exch, e *observe.Event, up upID) {
 	l := x.cli
 	id := e.DeliveredID
 	if len(id) == 0 {
@@ -203,9 +212,9 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event, ih uint64) {
 	l.lastID, l.hasID, l.everID = append(l.lastID[:0], id...), true, true
 	rewritten := !e.HasID || string(e.ID) != string(id)
 	if rewritten {
-		ih = idHash(id)
+		up = upID{hash: idHash(id), entry: -1}
 	}
-	rec, ok := x.sess.ids.refDelivered(id, ih)
+	rec, ok := x.sess.ids.refDelivered(id, up.hash, up.entry)
 	switch {
 	case !ok:
 		*rec = deliveredRec{lg: l}

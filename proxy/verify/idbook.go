@@ -59,12 +59,12 @@ func (b *idBook) upstreamString(k string) (idRec, bool) {
 }
 
 // setUp records rec for k, whose idHash is h and whose entry upstream
-// returned as i. An id new to the upstream window evicts the window's
-// oldest once it is full.
-func (b *idBook) setUp(i int32, k []byte, h uint64, rec idRec) {
+// returned as i, and returns k's entry. An id new to the upstream window
+// evicts the window's oldest once it is full.
+func (b *idBook) setUp(i int32, k []byte, h uint64, rec idRec) int32 {
 	if i >= 0 && b.t.ents[i].val.hasUp {
 		b.t.ents[i].val.up = rec
-		return
+		return i
 	}
 	b.makeRoom(&b.up, true)
 	if i < 0 {
@@ -73,14 +73,26 @@ func (b *idBook) setUp(i int32, k []byte, h uint64, rec idRec) {
 	f := &b.t.ents[i].val
 	f.up, f.hasUp = rec, true
 	b.up.push(i)
+	return i
 }
 
 // refDelivered returns a pointer to the record of an id the client got,
 // whose idHash is h, valid until the book next changes; an id new to the
 // delivered window enters it with the zero record, evicting the window's
-// oldest once it is full. found says whether it was there.
-func (b *idBook) refDelivered(k []byte, h uint64) (rec *deliveredRec, found bool) {
-	i := b.t.findH(k, h)
+// oldest once it is full. found says whether it was there. hint is the
+// entry k may have (as setUp returned it for the id the upstream sent,
+// which the client mostly gets as it was sent), -1 for none: it is used
+// when it holds k, and looked up otherwise.
+func (b *idBook) refDelivered(k []byte, h uint64, hint int32) (rec *deliveredRec, found bool) {
+	i := int32(-1)
+	if hint >= 0 && int(hint) < len(b.t.ents) {
+		if e := &b.t.ents[hint]; (e.val.hasUp || e.val.hasDown) && e.hash == h && string(e.key()) == string(k) {
+			i = hint
+		}
+	}
+	if i < 0 {
+		i = b.t.findH(k, h)
+	}
 	if i >= 0 && b.t.ents[i].val.hasDown {
 		return &b.t.ents[i].val.down, true
 	}

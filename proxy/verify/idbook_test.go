@@ -52,7 +52,11 @@ func TestIDBookMatchesTwoWindows(t *testing.T) {
 			}
 			fallthrough
 		case 2: // the client got k
-			rec, found := b.refDelivered([]byte(k), idHash([]byte(k)))
+			hint := int32(-1)
+			if rng.IntN(2) == 0 {
+				hint = int32(rng.IntN(len(b.t.ents) + 1))
+			}
+			rec, found := b.refDelivered([]byte(k), idHash([]byte(k)), hint)
 			if _, ok := down.m[k]; found != ok {
 				t.Fatalf("step %d: delivered %q found %v, want %v", i, k, found, ok)
 			}
@@ -86,8 +90,7 @@ func TestIDBookMatchesTwoWindows(t *testing.T) {
 		k = strconv.AppendInt(append(k[:0], "ev-"...), int64(seq), 10)
 		h := idHash(k)
 		_, entry, _ := b.upstream(k, h)
-		b.setUp(entry, k, h, idRec{pos: int64(seq)})
-		b.refDelivered(k, h)
+		b.refDelivered(k, h, b.setUp(entry, k, h, idRec{pos: int64(seq)}))
 	})
 	if allocs != 0 {
 		t.Errorf("a full book allocates %v times per event", allocs)

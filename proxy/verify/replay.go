@@ -10,10 +10,10 @@ import (
 )
 
 // serverID judges an event id the upstream sent (server.event-ids-unique,
-// and on a resumption the replay checks) and records it. It reports
-// whether the event is a replay of an event sent before.
-// ih is idHash(e.ID).
-func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Duration) bool {
+// and on a resumption the replay checks) and records it; ih is its
+// idHash. It reports whether the event is a replay of an event sent
+// before, and the id's entry in the session's book (-1 for none).
+func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Duration) (replay bool, entry int32) {
 	s, id := x.sess, e.ID
 	h := eventHash(e)
 	rec, entry, known := s.ids.upstream(id, ih)
@@ -21,10 +21,10 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 		switch {
 		case known && rec.hash == h && rec.lg == x.srv:
 			v.judgeReplayed(x, string(id), rec, at)
-			return true
+			return true, entry
 		case known && rec.lg != x.srv && !r.known && (rec.hash == h || r.inReplay):
 			v.excuse(cReplayIsolated, "a replay from an id the server never sent")
-			return true
+			return true, entry
 		case known && rec.lg != x.srv && (rec.hash == h || r.inReplay):
 			// Another stream's event in the replay, as sent or written
 			// anew (a priming event re-sent with data): one leak, judged
@@ -36,7 +36,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 			v.find(cReplayIsolated, levelError, ev)
 			x.blamedDup = checks.ServerReplayIsolated
-			return true
+			return true, entry
 		case !known && r.inReplay:
 			if other := v.sessionHolding(s, id, ih, h); other != nil {
 				v.apply(cReplayIsolated)
@@ -45,7 +45,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 				v.find(cReplayIsolated, levelError, ev)
 				x.blamedDup = checks.ServerReplayIsolated
-				return true
+				return true, entry
 			}
 		}
 	}
@@ -61,8 +61,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			v.find(cIDsUnique, levelError, ev)
 		}
 	}
-	v.recordID(s, x.srv, id, ih, h, entry, e.Dispatched, at, x.num)
-	return false
+	return false, v.recordID(s, x.srv, id, ih, h, entry, e.Dispatched, at, x.num)
 }
 
 // judgeReplayed judges one event replayed on its own logical stream
@@ -108,13 +107,14 @@ func (v *Verifier) sessionHolding(s *session, id []byte, ih, h uint64) *session 
 }
 
 // recordID enters an id the upstream sent (k its idHash, entry its entry
-// in the session's book as upstream returned it). Once the windows are
-// full it allocates nothing: each id takes the storage of one evicted.
-func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, entry int32, dispatched bool, at time.Duration, ex uint64) {
+// in the session's book as upstream returned it) and returns its entry.
+// Once the windows are full it allocates nothing: each id takes the
+// storage of one evicted.
+func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, entry int32, dispatched bool, at time.Duration, ex uint64) int32 {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
-	s.ids.setUp(entry, id, k, rec)
 	l.addEvent(id, rec.pos, dispatched, at)
+	return s.ids.setUp(entry, id, k, rec)
 }
 
 // judgeReplay judges whether a resumption replayed everything the server
