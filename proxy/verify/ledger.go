@@ -127,6 +127,7 @@ type logical struct {
 	events   []evRec // ring of the last idWindow events with an id
 	evIDs    []byte  // their ids (eventids.go)
 	evSpare  []byte
+	evBase   uint32 // the place of evIDs[0] among all the ids entered
 	evNext   int
 	evFolded bool
 	respSent bool // the upstream sent a response to one of its requests
@@ -177,7 +178,7 @@ type logical struct {
 
 // evRec is one event of a logical stream, kept to judge a replay.
 type evRec struct {
-	off, n     int32 // its id in the logical stream's evIDs
+	off, n     uint32 // its id's place among all the logical stream's ids (eventids.go), and length
 	pos        int64
 	dispatched bool
 	at         time.Duration
