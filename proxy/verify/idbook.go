@@ -8,23 +8,31 @@ package verify
 // takes one entry, so that recording such an event looks up, enters and
 // evicts one key where two windows would do each twice, and the second
 // lookup finds what the first one just touched. An entry goes when
-// neither window holds its id any more.
+// neither window holds its id any more. Which windows hold an entry's id
+// is kept apart from the entry (in), so that an eviction, once per event,
+// reads no entry: in a full book the oldest entry is rarely in a cache.
 //
 // The zero value is not usable; see newIDBook. It is not safe for
 // concurrent use.
 type idBook struct {
 	t idTable[idFacts]
-	// up and down list the entries holding each fact in insertion order.
+	// in says, by entry, which windows hold its id (inUp, inDown); the
+	// facts of a window that does not are stale.
+	in []uint8
+	// up and down list the entries in each window in insertion order.
 	up, down idRing
 }
 
 // idFacts is what the book knows of one id.
 type idFacts struct {
-	up      idRec
-	down    deliveredRec
-	hasUp   bool
-	hasDown bool
+	up   idRec
+	down deliveredRec
 }
+
+const (
+	inUp uint8 = 1 << iota
+	inDown
+)
 
 // idRing is one window's insertion order: once full, the oldest entry is
 // at next.
@@ -45,11 +53,10 @@ func newIDBook(cap int) *idBook {
 // the delivered fact; it stays valid for setUp until the book next changes.
 func (b *idBook) upstream(k []byte, h uint64) (rec idRec, i int32, ok bool) {
 	i = b.t.findH(k, h)
-	if i < 0 {
-		return idRec{}, -1, false
+	if i < 0 || b.in[i]&inUp == 0 {
+		return idRec{}, i, false
 	}
-	f := &b.t.ents[i].val
-	return f.up, i, f.hasUp
+	return b.t.ents[i].val.up, i, true
 }
 
 // upstreamString is upstream for a key held as a string.
@@ -62,17 +69,27 @@ func (b *idBook) upstreamString(k string) (idRec, bool) {
 // returned as i, and returns k's entry. An id new to the upstream window
 // evicts the window's oldest once it is full.
 func (b *idBook) setUp(i int32, k []byte, h uint64, rec idRec) int32 {
-	if i >= 0 && b.t.ents[i].val.hasUp {
+	if i >= 0 && b.in[i]&inUp != 0 {
 		b.t.ents[i].val.up = rec
 		return i
 	}
-	b.makeRoom(&b.up, true)
+	b.makeRoom(&b.up, inUp)
 	if i < 0 {
-		i = b.t.insertH(k, h, idFacts{})
+		i = b.insert(k, h)
 	}
-	f := &b.t.ents[i].val
-	f.up, f.hasUp = rec, true
+	b.t.ents[i].val.up = rec
+	b.in[i] |= inUp
 	b.up.push(i)
+	return i
+}
+
+// insert enters k, absent, with no fact, and returns its entry.
+func (b *idBook) insert(k []byte, h uint64) int32 {
+	i := b.t.insertH(k, h, idFacts{})
+	if int(i) >= len(b.in) {
+		b.in = append(b.in, make([]uint8, int(i)+1-len(b.in))...)
+	}
+	b.in[i] = 0
 	return i
 }
 
@@ -85,30 +102,29 @@ func (b *idBook) setUp(i int32, k []byte, h uint64, rec idRec) int32 {
 // when it holds k, and looked up otherwise.
 func (b *idBook) refDelivered(k []byte, h uint64, hint int32) (rec *deliveredRec, found bool) {
 	i := int32(-1)
-	if hint >= 0 && int(hint) < len(b.t.ents) {
-		if e := &b.t.ents[hint]; (e.val.hasUp || e.val.hasDown) && e.hash == h && string(e.key()) == string(k) {
-			i = hint
-		}
+	if hint >= 0 && int(hint) < len(b.in) && b.in[hint] != 0 && b.t.homes[hint] == uint32(h) && string(b.t.ents[hint].key()) == string(k) {
+		i = hint
 	}
 	if i < 0 {
 		i = b.t.findH(k, h)
 	}
-	if i >= 0 && b.t.ents[i].val.hasDown {
+	if i >= 0 && b.in[i]&inDown != 0 {
 		return &b.t.ents[i].val.down, true
 	}
-	b.makeRoom(&b.down, false)
+	b.makeRoom(&b.down, inDown)
 	if i < 0 {
-		i = b.t.insertH(k, h, idFacts{})
+		i = b.insert(k, h)
 	}
 	f := &b.t.ents[i].val
-	f.hasDown = true
+	f.down = deliveredRec{}
+	b.in[i] |= inDown
 	b.down.push(i)
 	return &f.down, false
 }
 
 // delivered returns the record of an id the client got.
 func (b *idBook) delivered(k []byte) (deliveredRec, bool) {
-	if i := b.t.find(k); i >= 0 && b.t.ents[i].val.hasDown {
+	if i := b.t.find(k); i >= 0 && b.in[i]&inDown != 0 {
 		return b.t.ents[i].val.down, true
 	}
 	return deliveredRec{}, false
@@ -117,21 +133,16 @@ func (b *idBook) delivered(k []byte) (deliveredRec, bool) {
 // deliveredString is delivered for a key held as a string.
 func (b *idBook) deliveredString(k string) (deliveredRec, bool) { return b.delivered(bytesOf(k)) }
 
-// makeRoom forgets the oldest id of ring r (the upstream window when up)
-// when r is full, and the id's entry when the other window does not hold
-// it. Entries the ring does not name keep their index.
-func (b *idBook) makeRoom(r *idRing, up bool) {
+// makeRoom forgets the oldest id of ring r (the window of fact, inUp or
+// inDown) when r is full, and the id's entry when the other window does
+// not hold it. Entries the ring does not name keep their index. The
+// forgotten facts stay in the entry, stale, until it is used again.
+func (b *idBook) makeRoom(r *idRing, fact uint8) {
 	if len(r.ents) < r.cap {
 		return
 	}
 	oi := r.ents[r.next]
-	f := &b.t.ents[oi].val
-	if up {
-		f.up, f.hasUp = idRec{}, false
-	} else {
-		f.down, f.hasDown = deliveredRec{}, false
-	}
-	if !f.hasUp && !f.hasDown {
+	if b.in[oi] &^= fact; b.in[oi] == 0 {
 		b.t.remove(oi)
 	}
 	r.dropped++

@@ -22,12 +22,18 @@ func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
 // back, so no tombstone ever accumulates. The slot array doubles while the
 // table grows to the most keys it ever held, and never shrinks.
 //
+// Removing a key touches the slots and the low bits of its hash (homes),
+// not its entry, which in a large table is the one place in memory the
+// removal would otherwise miss the cache for: the entry's value stays
+// until the entry is used again, which in a full window is at once.
+//
 // The zero value is an empty table, ready to use. It is not safe for
 // concurrent use.
 type idTable[V any] struct {
 	slots []idSlot // len is 0 or a power of two
 	ents  []idEntry[V]
-	free  []int32 // entries not in use
+	homes []uint32 // the low bits of each entry's hash, by entry
+	free  []int32  // entries not in use
 	n     int
 }
 
@@ -36,14 +42,14 @@ type idTable[V any] struct {
 // place in memory; a longer one in long, whose storage the entry keeps.
 // idSlot points to an entry (ref is its index+1, 0 for an empty slot)
 // and holds the low bits of its hash, so that probing reads no entry
-// but the one that matches.
+// but the one that matches. (The slots are fewer than 2^32, so those
+// bits say which slot is a key's home.)
 type idSlot struct {
 	ref int32
 	h   uint32
 }
 
 type idEntry[V any] struct {
-	hash   uint64
 	n      int32
 	inline [inlineKey]byte
 	long   []byte
@@ -91,7 +97,7 @@ func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 		if s.h != uint32(h) {
 			continue
 		}
-		if e := &t.ents[s.ref-1]; e.hash == h && string(e.key()) == string(k) {
+		if string(t.ents[s.ref-1].key()) == string(k) {
 			return s.ref - 1
 		}
 	}
@@ -118,12 +124,13 @@ func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
 		i, t.free = t.free[n-1], t.free[:n-1]
 	} else {
 		t.ents = append(t.ents, idEntry[V]{})
+		t.homes = append(t.homes, 0)
 		i = int32(len(t.ents) - 1)
 	}
 	e := &t.ents[i]
 	e.setKey(k)
-	e.hash = h
 	e.val = v
+	t.homes[i] = uint32(h)
 	t.place(i)
 	t.n++
 	return i
@@ -131,19 +138,20 @@ func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
 
 // place puts entry i in the first free slot from its hash.
 func (t *idTable[V]) place(i int32) {
-	mask := uint64(len(t.slots) - 1)
-	h := t.ents[i].hash
+	mask := uint32(len(t.slots) - 1)
+	h := t.homes[i]
 	j := h & mask
 	for t.slots[j].ref != 0 {
 		j = (j + 1) & mask
 	}
-	t.slots[j] = idSlot{ref: i + 1, h: uint32(h)}
+	t.slots[j] = idSlot{ref: i + 1, h: h}
 }
 
-// remove takes entry i out; its key storage stays for the next insert.
+// remove takes entry i out; its key storage, and its value, stay until
+// the next insert takes the entry.
 func (t *idTable[V]) remove(i int32) {
-	mask := uint64(len(t.slots) - 1)
-	hole := t.ents[i].hash & mask
+	mask := uint32(len(t.slots) - 1)
+	hole := t.homes[i] & mask
 	for t.slots[hole].ref != i+1 {
 		hole = (hole + 1) & mask
 	}
@@ -151,15 +159,13 @@ func (t *idTable[V]) remove(i int32) {
 	// there: one whose home slot is not cyclically within (hole, j].
 	// (The mask keeps less than 32 bits, so a slot's h gives the home.)
 	for j := (hole + 1) & mask; t.slots[j].ref != 0; j = (j + 1) & mask {
-		home := uint64(t.slots[j].h) & mask
+		home := t.slots[j].h & mask
 		if (j-home)&mask >= (j-hole)&mask {
 			t.slots[hole] = t.slots[j]
 			hole = j
 		}
 	}
 	t.slots[hole] = idSlot{}
-	var zero V
-	t.ents[i].val = zero
 	t.free = append(t.free, i)
 	t.n--
 }
