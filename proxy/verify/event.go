@@ -391,7 +391,7 @@ func orUnknown(rev string) string {
 // answering a request whose stream was cut must not say the cut cancelled
 // it (server.disconnect-not-cancel).
 func (v *Verifier) relatedMessage(x *exch, e *observe.Event, o *observe.Observation) {
-	if mcp.Stateless(x.protocol) {
+	if x.stateless {
 		// server.silent-after-cancel judges these from 2026-07-28 on.
 		return
 	}

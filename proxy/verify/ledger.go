@@ -238,6 +238,9 @@ type exch struct {
 	stream   mcp.StreamType
 	sess     *session
 	protocol string
+	// resumable and stateless are mcp.Resumable and mcp.Stateless of
+	// protocol, which never changes: asked once, not per event.
+	resumable, stateless bool
 
 	clientSession   string
 	sessionStripped bool

@@ -49,7 +49,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			}
 		}
 	}
-	if mcp.Resumable(x.protocol) {
+	if x.resumable {
 		v.apply(cIDsUnique)
 		if known {
 			ev := evidence(fmt.Sprintf("event id %q was sent again with other data; it was first used on exchange %d", id, rec.exchange), s, x.num, at)

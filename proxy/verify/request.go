@@ -27,6 +27,8 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 		fwdHasLEID:    q.HasLastEventID,
 		fwdLEID:       q.LastEventID,
 		reqFault:      faultWith(o.Fired, anyTrait),
+		resumable:     mcp.Resumable(o.Protocol),
+		stateless:     mcp.Stateless(o.Protocol),
 	}
 	a := &q.Action
 	x.answeredByFray = a.Answered || a.Dropped
