@@ -14,7 +14,11 @@
 // All functions are safe for concurrent use; they keep no state.
 package jsonrpc
 
-import "github.com/frayproxy/fray/mcp"
+import (
+	"encoding/binary"
+
+	"github.com/frayproxy/fray/mcp"
+)
 
 // Message is what Scan learns about one JSON-RPC message. The byte slices
 // point into the scanned data and are valid as long as it is. The zero
@@ -258,6 +262,46 @@ func whichKey(name []byte, flags uint8) int {
 	return keyOther
 }
 
+// Member names as compact JSON writes them, quote to colon, read as one
+// word (or half of one) for knownKey.
+var (
+	wordVersion = binary.LittleEndian.Uint64([]byte(`"jsonrpc`)) // then `":`
+	wordMethod  = binary.LittleEndian.Uint64([]byte(`"method"`)) // then `:`
+	wordParams  = binary.LittleEndian.Uint64([]byte(`"params"`)) // then `:`
+	wordResult  = binary.LittleEndian.Uint64([]byte(`"result"`)) // then `:`
+	wordError   = binary.LittleEndian.Uint64([]byte(`"error":`))
+	halfID      = binary.LittleEndian.Uint32([]byte(`"id"`)) // then `:`
+)
+
+// knownKey recognises, at data[i] (a quote), the name of a member Scan
+// looks at, written as compact JSON writes it: plain, and followed at
+// once by its colon. It returns the key and the index after the colon,
+// or 0 for after when the name is another or written otherwise, which
+// the caller then reads byte by byte. A name it recognises is exactly
+// what the byte-by-byte reading would find: these bytes are a whole
+// string with no escape, then the colon.
+func knownKey(data []byte, i int) (key, after int) {
+	if len(data)-i < 10 {
+		return keyOther, 0
+	}
+	w := binary.LittleEndian.Uint64(data[i:])
+	switch {
+	case w == wordVersion && data[i+8] == '"' && data[i+9] == ':':
+		return keyVersion, i + 10
+	case w == wordMethod && data[i+8] == ':':
+		return keyMethod, i + 9
+	case w == wordParams && data[i+8] == ':':
+		return keyParams, i + 9
+	case w == wordResult && data[i+8] == ':':
+		return keyResult, i + 9
+	case w == wordError:
+		return keyError, i + 8
+	case uint32(w) == halfID && data[i+4] == ':':
+		return keyID, i + 5
+	}
+	return keyOther, 0
+}
+
 // scanObject describes the object that opens at data[i], depth levels deep,
 // in m, a zero Message; on invalid JSON m is left zero. It walks the
 // members itself, as members.next would, rather than through one: it runs
@@ -275,17 +319,21 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 		if i >= len(data) || data[i] != '"' {
 			break
 		}
-		kend, kflags, ok := skipString(data, i)
-		if !ok {
-			break
-		}
-		key := data[i+1 : kend-1]
-		if i = kend; i >= len(data) || data[i] != ':' {
-			if i = skipSpace(data, i); i >= len(data) || data[i] != ':' {
+		k, after := knownKey(data, i)
+		if after == 0 {
+			kend, kflags, ok := skipString(data, i)
+			if !ok {
 				break
 			}
+			k = whichKey(data[i+1:kend-1], kflags)
+			if i = kend; i >= len(data) || data[i] != ':' {
+				if i = skipSpace(data, i); i >= len(data) || data[i] != ':' {
+					break
+				}
+			}
+			after = i + 1
 		}
-		if i = skipSpace(data, i+1); i >= len(data) {
+		if i = skipSpace(data, after); i >= len(data) {
 			break
 		}
 		from := i
@@ -302,7 +350,7 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 			break
 		}
 		v := data[from:i]
-		switch whichKey(key, kflags) {
+		switch k {
 		case keyVersion:
 			m.Version = v[0] == '"' && equalString(v[1:len(v)-1], vflags, "2.0")
 		case keyMethod:
