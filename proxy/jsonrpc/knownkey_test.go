@@ -7,8 +7,9 @@ import (
 )
 
 // TestKnownKeysAsWritten: the member names Scan recognises a word at a
-// time give what reading them byte by byte gives, written compact or
-// not, escaped, near-missed, cut short anywhere, or repeated.
+// time, and the version "2.0", give what reading them byte by byte gives,
+// written compact or not, escaped, near-missed, cut short anywhere, or
+// repeated.
 func TestKnownKeysAsWritten(t *testing.T) {
 	names := []string{`"jsonrpc"`, `"method"`, `"params"`, `"result"`, `"error"`, `"id"`,
 		`"jsonrpcx"`, `"jsonrp"`, `"methods"`, `"metho"`, `"param"`, `"results"`, `"errors"`, `"err"`, `"i"`, `"idx"`,
@@ -27,6 +28,9 @@ func TestKnownKeysAsWritten(t *testing.T) {
 				`{`+n+colon+v+`,`+n+colon+`null}`,
 				`[{`+n+colon+v+`},{`+n+colon+`1}]`)
 		}
+	}
+	for _, v := range []string{`"2.0"`, `"2.0x"`, `"2.00"`, `"2.1"`, `"2\u002e0"`, `"2.0\""`, `"2."`, `2.0`, `"2.0`} {
+		docs = append(docs, `{"jsonrpc":`+v+`,"method":"m"}`, `{"jsonrpc":`+v+`}`)
 	}
 	for _, doc := range docs {
 		for cut := len(doc); cut >= 0; cut-- {

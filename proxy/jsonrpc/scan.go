@@ -271,6 +271,7 @@ var (
 	wordResult  = binary.LittleEndian.Uint64([]byte(`"result"`)) // then `:`
 	wordError   = binary.LittleEndian.Uint64([]byte(`"error":`))
 	halfID      = binary.LittleEndian.Uint32([]byte(`"id"`)) // then `:`
+	half20      = binary.LittleEndian.Uint32([]byte(`"2.0`)) // then `"`
 )
 
 // knownKey recognises, at data[i] (a quote), the name of a member Scan
@@ -339,10 +340,14 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 		from := i
 		var vflags uint8
 		switch data[i] {
+		case '"':
+			if k == keyVersion && len(data)-i >= 5 && binary.LittleEndian.Uint32(data[i:]) == half20 && data[i+4] == '"' {
+				i, ok = i+5, true // "2.0", as every message has it
+				break
+			}
+			i, vflags, ok = skipString(data, i)
 		case '{', '[':
 			i, ok = skipComposite(data, i, depth+1)
-		case '"':
-			i, vflags, ok = skipString(data, i)
 		default:
 			i, ok = skipScalar(data, i)
 		}
