@@ -14,11 +14,7 @@
 // All functions are safe for concurrent use; they keep no state.
 package jsonrpc
 
-import (
-	"encoding/binary"
-
-	"github.com/frayproxy/fray/mcp"
-)
+import "github.com/frayproxy/fray/mcp"
 
 // Message is what Scan learns about one JSON-RPC message. The byte slices
 // point into the scanned data and are valid as long as it is. The zero
@@ -222,87 +218,6 @@ func scanElement(data []byte, i, depth int, m *Message) (int, bool) {
 	return end, true
 }
 
-// The members Scan looks at.
-const (
-	keyOther = iota
-	keyVersion
-	keyMethod
-	keyID
-	keyParams
-	keyResult
-	keyError
-)
-
-var keyNames = [...]string{keyVersion: "jsonrpc", keyMethod: "method", keyID: "id",
-	keyParams: "params", keyResult: "result", keyError: "error"}
-
-func whichKey(name []byte, flags uint8) int {
-	if flags == 0 {
-		switch string(name) {
-		case "jsonrpc":
-			return keyVersion
-		case "method":
-			return keyMethod
-		case "id":
-			return keyID
-		case "params":
-			return keyParams
-		case "result":
-			return keyResult
-		case "error":
-			return keyError
-		}
-		return keyOther
-	}
-	for k := keyVersion; k < len(keyNames); k++ {
-		if equalString(name, flags, keyNames[k]) {
-			return k
-		}
-	}
-	return keyOther
-}
-
-// Member names as compact JSON writes them, quote to colon, read as one
-// word (or half of one) for knownKey.
-var (
-	wordVersion = binary.LittleEndian.Uint64([]byte(`"jsonrpc`)) // then `":`
-	wordMethod  = binary.LittleEndian.Uint64([]byte(`"method"`)) // then `:`
-	wordParams  = binary.LittleEndian.Uint64([]byte(`"params"`)) // then `:`
-	wordResult  = binary.LittleEndian.Uint64([]byte(`"result"`)) // then `:`
-	wordError   = binary.LittleEndian.Uint64([]byte(`"error":`))
-	halfID      = binary.LittleEndian.Uint32([]byte(`"id"`)) // then `:`
-	half20      = binary.LittleEndian.Uint32([]byte(`"2.0`)) // then `"`
-)
-
-// knownKey recognises, at data[i] (a quote), the name of a member Scan
-// looks at, written as compact JSON writes it: plain, and followed at
-// once by its colon. It returns the key and the index after the colon,
-// or 0 for after when the name is another or written otherwise, which
-// the caller then reads byte by byte. A name it recognises is exactly
-// what the byte-by-byte reading would find: these bytes are a whole
-// string with no escape, then the colon.
-func knownKey(data []byte, i int) (key, after int) {
-	if len(data)-i < 10 {
-		return keyOther, 0
-	}
-	w := binary.LittleEndian.Uint64(data[i:])
-	switch {
-	case w == wordVersion && data[i+8] == '"' && data[i+9] == ':':
-		return keyVersion, i + 10
-	case w == wordMethod && data[i+8] == ':':
-		return keyMethod, i + 9
-	case w == wordParams && data[i+8] == ':':
-		return keyParams, i + 9
-	case w == wordResult && data[i+8] == ':':
-		return keyResult, i + 9
-	case w == wordError:
-		return keyError, i + 8
-	case uint32(w) == halfID && data[i+4] == ':':
-		return keyID, i + 5
-	}
-	return keyOther, 0
-}
-
 // scanObject describes the object that opens at data[i], depth levels deep,
 // in m, a zero Message; on invalid JSON m is left zero. It walks the
 // members itself, as members.next would, rather than through one: it runs
@@ -341,8 +256,8 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 		var vflags uint8
 		switch data[i] {
 		case '"':
-			if k == keyVersion && len(data)-i >= 5 && binary.LittleEndian.Uint32(data[i:]) == half20 && data[i+4] == '"' {
-				i, ok = i+5, true // "2.0", as every message has it
+			if k == keyVersion && isVersion20(data, i) {
+				i, ok = i+5, true // as every message has it
 				break
 			}
 			i, vflags, ok = skipString(data, i)
