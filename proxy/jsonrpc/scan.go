@@ -254,10 +254,11 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 		}
 		from := i
 		var vflags uint8
+		v20 := false // the value is "2.0", written plain
 		switch data[i] {
 		case '"':
 			if k == keyVersion && isVersion20(data, i) {
-				i, ok = i+5, true // as every message has it
+				i, ok, v20 = i+5, true, true // as every message has it
 				break
 			}
 			i, vflags, ok = skipString(data, i)
@@ -272,7 +273,7 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 		v := data[from:i]
 		switch k {
 		case keyVersion:
-			m.Version = v[0] == '"' && equalString(v[1:len(v)-1], vflags, "2.0")
+			m.Version = v20 || v[0] == '"' && equalString(v[1:len(v)-1], vflags, "2.0")
 		case keyMethod:
 			hasMethod, m.Method, m.MethodEscaped = true, nil, false
 			if v[0] == '"' {
