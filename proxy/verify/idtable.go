@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"hash/maphash"
 	"unsafe"
 )
@@ -23,17 +24,22 @@ func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
 // A removal touches neither the slots nor the entry, which in a large
 // table are each a likely cache miss, and a full window removes a key per
 // insertion: it marks the entry dead, and the slots that point to a dead
-// entry, or to an entry used again for a key of another hash, are stale.
-// A lookup passes over them; an insertion takes the first stale slot on
-// its way, or the empty one that ends it. Once half the slots are taken,
+// entry, or to an entry used again for a key whose hash has another tag,
+// are stale. (One with the same tag is a second way to the same entry,
+// which lookups, comparing keys, take for what it is.) A lookup passes
+// over stale slots; an insertion takes the first on its way, or the empty
+// slot that ends it. Once half the slots are taken,
 // the slots are cleared and every live key placed again, at one pass
 // through memory for as many removals as there were stale slots. The
 // live keys then take at most 3/8 of the slots (the array doubles until
 // they do), so that at least an eighth of the slots' worth of insertions
 // come before the next pass: the slot array grows to between 8/3 and 16/3
 // times the most keys the table ever held (a session's idBook, 4097 at
-// most: 16384 slots, as before), and never shrinks. The entry's value stays until the entry is used again, which
-// in a full window is at once.
+// most: 16384 slots, 64 KiB), and never shrinks. The entry's value stays
+// until the entry is used again, which in a full window is at once.
+//
+// A table holds at most maxTableEntries entries, so that a slot takes
+// four bytes: the verifier's windows are far smaller (see ledger.go).
 //
 // The zero value is an empty table, ready to use. It is not safe for
 // concurrent use.
@@ -51,13 +57,25 @@ type idTable[V any] struct {
 // event ids) is held in the entry itself, so that a lookup touches one
 // place in memory; a longer one in long, whose storage the entry keeps.
 // idSlot points to an entry (ref is its index+1, 0 for an empty slot)
-// and holds the low bits of its hash, so that probing reads no entry
-// but the one that matches. (The slots are fewer than 2^32, so those
-// bits say which slot is a key's home.)
+// and holds a tag of 16 bits of its hash, so that probing reads no entry
+// but the one that most likely matches. The tag is taken from bits the
+// home of a key in up to 65536 slots does not depend on.
 type idSlot struct {
-	ref int32
-	h   uint32
+	ref uint16
+	tag uint16
 }
+
+// maxTableEntries is the most entries an idTable holds: a slot's ref
+// has 16 bits.
+const maxTableEntries = 1<<16 - 1
+
+// The verifier's id tables stay within it: a session's idBook holds at
+// most two windows of idWindow, a window one of answeredWindow. (A
+// constant that overflows uint16 does not compile.)
+const _ = uint16(2*idWindow) + uint16(answeredWindow)
+
+// slotTag is the tag a slot holds for an entry whose homes value is h.
+func slotTag(h uint32) uint16 { return uint16(h >> 16) }
 
 type idEntry[V any] struct {
 	n      int32
@@ -104,10 +122,10 @@ func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 		if s.ref == 0 {
 			return -1
 		}
-		if s.h != uint32(h) {
+		if s.tag != slotTag(uint32(h)) {
 			continue
 		}
-		if j := s.ref - 1; !t.dead[j] && string(t.ents[j].key()) == string(k) {
+		if j := int32(s.ref) - 1; !t.dead[j] && string(t.ents[j].key()) == string(k) {
 			return j
 		}
 	}
@@ -133,6 +151,10 @@ func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
 	if n := len(t.free); n > 0 {
 		i, t.free = t.free[n-1], t.free[:n-1]
 	} else {
+		if len(t.ents) == maxTableEntries {
+			// The windows' bounds keep every table far below it.
+			panic(fmt.Sprintf("verify: an id table of %d entries is full", maxTableEntries))
+		}
 		t.ents = append(t.ents, idEntry[V]{})
 		t.homes = append(t.homes, 0)
 		t.dead = append(t.dead, false)
@@ -158,10 +180,10 @@ func (t *idTable[V]) place(i int32) {
 		s := t.slots[j]
 		if s.ref == 0 {
 			t.used++
-		} else if r := s.ref - 1; !t.dead[r] && t.homes[r] == s.h {
+		} else if r := int32(s.ref) - 1; !t.dead[r] && slotTag(t.homes[r]) == s.tag {
 			continue
 		}
-		t.slots[j] = idSlot{ref: i + 1, h: h}
+		t.slots[j] = idSlot{ref: uint16(i + 1), tag: slotTag(h)}
 		return
 	}
 }
