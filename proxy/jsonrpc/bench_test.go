@@ -13,6 +13,8 @@ var benchMessages = []struct {
 }{
 	{"progress", mcp.RPCNotification,
 		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"tok-17","progress":42,"total":100,"message":"working"}}`},
+	{"progress-numeric", mcp.RPCNotification,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":48213,"total":1000000,"sentAt":1764012345678}}`},
 	{"toolresult", mcp.RPCResponse,
 		`{"jsonrpc":"2.0","id":17,"result":{"content":[{"type":"text","text":"The forecast for Paris: 18\u00b0C, light rain in the afternoon, wind 12 km/h from the west."}],"structuredContent":{"city":"Paris","tempC":18,"rain":true},"isError":false}}`},
 }

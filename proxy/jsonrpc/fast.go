@@ -45,6 +45,8 @@ func skipNested(data []byte, i, depth, left int) (int, bool) {
 			i, ok = skipNested(data, i, depth+1, left-1)
 		case c == '"':
 			i, _, ok = skipString(data, i)
+		case c == '-' || isDigit(c):
+			i, ok = skipNumber(data, i)
 		default:
 			i, ok = skipScalar(data, i)
 		}

@@ -24,6 +24,8 @@ func FuzzScan(f *testing.F) {
 		`{"id":1,"result":[[[{"a":"\"method\""}]]]}`,
 		`{"id":1,"result":tru}`,
 		"{\"method\":\"a\xffb\"}",
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":null,"params":[],"method":"m"}`,
+		`{"id" :1,"jsonrpc": "2.0","error" :{}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -25,16 +25,23 @@ type members struct {
 
 // openObject starts a walk of the object that opens at data[i].
 func openObject(data []byte, i, depth int) members {
-	it := members{data: data, depth: depth}
+	var it members
+	it.open(data, i, depth)
+	return it
+}
+
+// open starts it on the object that opens at data[i]. (Set in place: a
+// walk on the per-event path is spared the copy of a returned one.)
+func (it *members) open(data []byte, i, depth int) {
+	*it = members{data: data, depth: depth}
 	if depth > maxDepth {
 		it.done = true
-		return it
+		return
 	}
 	it.i = skipSpace(data, i+1)
 	if it.i < len(data) && data[it.i] == '}' {
 		it.done, it.ok, it.end = true, true, it.i+1
 	}
-	return it
 }
 
 // next reads the next member into m. It returns false at the end of the

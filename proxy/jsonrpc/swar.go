@@ -15,14 +15,20 @@ const (
 )
 
 // special flags, in the high bit of each byte, the bytes of w that are not
-// plain string content; the lowest flag is the first such byte.
+// plain string content; the lowest flag is the first such byte. Below the
+// first such byte no subtraction borrows or sets a high bit: a plain byte
+// is at least 0x20, and neither a quote nor a backslash, so it minus 0x20,
+// and it xor '"' or '\\' (not zero) minus one, all stay under 0x80. At
+// that byte one of the four sets its high bit: minus 0x20 for a control
+// byte, an xor that is zero minus one for a quote or a backslash, the
+// byte itself from 0x80 on. Above it, flags may be false (a borrow runs
+// upwards), which does not matter. (The usual zero-byte test also masks
+// each term with the complement of its operand, to be exact everywhere;
+// the first flag does not need it.)
 func special(w uint64) uint64 {
-	ctl := (w - 0x20*ones) &^ w
 	q := w ^ '"'*ones
-	quote := (q - ones) &^ q
 	b := w ^ '\\'*ones
-	bslash := (b - ones) &^ b
-	return (ctl | quote | bslash | w) & highs
+	return ((w - 0x20*ones) | (q - ones) | (b - ones) | w) & highs
 }
 
 // skipPlain returns the index of the first byte at or after i that is not

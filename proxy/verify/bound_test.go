@@ -20,7 +20,7 @@ func (v *Verifier) ledgerSize() int {
 	defer v.mu.Unlock()
 	n := len(v.sessions) + len(v.meta) + len(v.exch) + len(v.reinit) + len(v.legacy) + len(v.dead)
 	for _, s := range v.sessions {
-		n += s.ids.len() + s.delivered.len() + len(s.pending) + s.answered.len() + len(s.logicals)
+		n += s.ids.up.len() + s.ids.down.len() + len(s.pending) + s.answered.len() + len(s.logicals)
 		for _, l := range s.logicals {
 			n += len(l.events) + len(l.kept)
 		}

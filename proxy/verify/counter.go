@@ -39,15 +39,19 @@ type idCounter struct {
 // splitCounter splits an id into a prefix and the decimal number that
 // ends it; ok is false when it does not end in digits.
 func splitCounter(id []byte) (prefix []byte, n uint64, ok bool) {
-	i := len(id)
-	for i > 0 && len(id)-i < maxCounterDigits && id[i-1] >= '0' && id[i-1] <= '9' {
-		i--
+	// One pass from the end, each digit worth ten times the last: it
+	// runs on every event with an id.
+	i, unit := len(id), uint64(1)
+	for stop := max(0, len(id)-maxCounterDigits); i > stop; i-- {
+		d := id[i-1] - '0'
+		if d > 9 {
+			break
+		}
+		n += uint64(d) * unit
+		unit *= 10
 	}
 	if i == len(id) {
 		return nil, 0, false
-	}
-	for _, c := range id[i:] {
-		n = n*10 + uint64(c-'0')
 	}
 	return id[:i], n, true
 }
@@ -100,7 +104,7 @@ func (v *Verifier) judgeInferredGap(x *exch, at time.Duration) {
 	var missing []string
 	for n := k + 1; n < x.ctrFirst && n-k <= maxInferred; n++ {
 		id := l.ctr.prefix + strconv.FormatUint(n, 10)
-		if _, seen := x.sess.ids.get(id); !seen {
+		if _, seen := x.sess.ids.upstreamString(id); !seen {
 			missing = append(missing, id)
 		}
 	}

@@ -21,6 +21,9 @@ func TestSplitCounter(t *testing.T) {
 		{"abc", "", 0, false},
 		{"", "", 0, false},
 		{"x1234567890123456789", "x1", 234567890123456789, true},
+		{"12345678901234567890", "12", 345678901234567890, true},
+		{"ev:/007", "ev:/", 7, true},
+		{"9a", "", 0, false},
 	} {
 		p, n, ok := splitCounter([]byte(tc.id))
 		if string(p) != tc.prefix || n != tc.n || ok != tc.ok {

@@ -21,6 +21,7 @@ func (v *Verifier) onEnd(o *observe.Observation) {
 		return
 	}
 	delete(v.exch, x.num)
+	v.hot = nil
 	s := x.sess
 	s.open--
 	defer v.statelessEnd(x, o.End, o.At)

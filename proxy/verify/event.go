@@ -18,7 +18,7 @@ import (
 // onEvent records one SSE event: what the upstream sent (for the server
 // checks) and what the client got (for the client and end-to-end checks).
 func (v *Verifier) onEvent(o *observe.Observation) {
-	x := v.exch[o.Exchange]
+	x := v.exchange(o.Exchange)
 	if x == nil || x.cli == nil {
 		return
 	}
@@ -64,8 +64,12 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	legacy := x.stream == mcp.StreamLegacy || s.legacy
 	replay := false
+	// The id's hash and entry in the session's book, for an id the
+	// ledger keeps: the client's window most often takes the same id.
+	up := upID{entry: -1}
 	if !legacy && e.HasID && len(e.ID) > 0 {
-		replay = v.serverID(x, e, o.At)
+		up.hash = idHash(e.ID)
+		replay, up.entry = v.serverID(x, e, up.hash, o.At)
 	}
 	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
 		x.srv.respSent = true
@@ -77,7 +81,14 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	if msg && !legacy {
 		v.relatedMessage(x, e, o)
 	}
-	v.clientEvent(x, e, o, replay, legacy)
+	v.clientEvent(x, e, o, up, replay, legacy)
+}
+
+// upID is what the ledger learned of the id the upstream sent with an
+// event: its idHash, and its entry in the session's idBook (-1: none).
+type upID struct {
+	hash  uint64
+	entry int32
 }
 
 // noteEventFaults remembers the faults that ended the stream or changed
@@ -151,8 +162,10 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 	}
 }
 
-// clientEvent records what the client got of an event.
-func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, replay, legacy bool) {
+// clientEvent records what the client got of an event; up is what
+// serverID learned of the id the upstream sent, when it has one and the
+// stream is not legacy.
+func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation, up upID, replay, legacy bool) {
 	l := x.cli
 	msg := e.Dispatched && e.RPCKind != mcp.RPCNone
 	if e.Fate != observe.Delivered {
@@ -162,7 +175,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 		return
 	}
 	if e.DeliveredHasID && !legacy {
-		v.deliveredID(x, e)
+		v.deliveredID(x, e, up)
 	}
 	if e.DeliveredHasRetry {
 		l.retry, l.hasRetry = time.Duration(e.DeliveredRetry)*time.Millisecond, true
@@ -187,8 +200,9 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 }
 
 // deliveredID follows the id the client holds, under WHATWG rules: an
-// empty id resets it.
-func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
+// empty id resets it. up is what serverID learned of the id the upstream
+// sent, which the client got unless fray rewrote it.
+func (v *Verifier) deliveredID(x *exch, e *observe.Event, up upID) {
 	l := x.cli
 	id := e.DeliveredID
 	if len(id) == 0 {
@@ -197,7 +211,10 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event) {
 	}
 	l.lastID, l.hasID, l.everID = append(l.lastID[:0], id...), true, true
 	rewritten := !e.HasID || string(e.ID) != string(id)
-	rec, ok := x.sess.delivered.ref(id, idHash(id))
+	if rewritten {
+		up = upID{hash: idHash(id), entry: -1}
+	}
+	rec, ok := x.sess.ids.refDelivered(id, up.hash, up.entry)
 	switch {
 	case !ok:
 		*rec = deliveredRec{lg: l}
@@ -260,7 +277,7 @@ func reachedByReplay(x *exch, e *observe.Event) bool {
 		return false
 	}
 	if e.HasID {
-		if rec, ok := x.sess.delivered.getBytes(e.ID); ok && !rec.rewritten {
+		if rec, ok := x.sess.ids.delivered(e.ID); ok && !rec.rewritten {
 			return true
 		}
 	}
@@ -374,7 +391,7 @@ func orUnknown(rev string) string {
 // answering a request whose stream was cut must not say the cut cancelled
 // it (server.disconnect-not-cancel).
 func (v *Verifier) relatedMessage(x *exch, e *observe.Event, o *observe.Observation) {
-	if mcp.Stateless(x.protocol) {
+	if x.stateless {
 		// server.silent-after-cancel judges these from 2026-07-28 on.
 		return
 	}

@@ -6,59 +6,68 @@ import "time"
 // to judge a replay; their ids live in one byte arena per stream rather
 // than one string each, so that entering an event allocates nothing once
 // the stream's ring and arena have grown. The arena only grows at its
-// end: an id that leaves the ring leaves its bytes behind, and when the
-// arena is full its live ids are copied into the spare arena (kept from
-// the last compaction) and the two swap. In a steady state both arenas
-// hold about twice the live ids' bytes and neither is reallocated.
+// end, in the order the events came, so the live ids are always its tail,
+// from the oldest event's on: an id that leaves the ring leaves its bytes
+// behind it. When the arena is full, that tail is copied, in one move,
+// into the spare arena (kept from the last compaction) and the two swap.
+// An event's place is counted in all the bytes the stream ever entered
+// (modulo 2^32, more than any arena holds), so that moving the tail
+// changes only where the arena starts (evBase), not the events. In a
+// steady state both arenas hold about twice the live ids' bytes and
+// neither is reallocated.
 
 // eventID returns the id of one of l's events; valid until the next
 // addEvent.
-func (l *logical) eventID(e *evRec) []byte { return l.evIDs[e.off : e.off+e.n] }
+func (l *logical) eventID(e *evRec) []byte {
+	o := e.off - l.evBase
+	return l.evIDs[o : o+e.n]
+}
 
 // addEvent enters an event with an id into l's ring, evicting the oldest
 // once the ring holds idWindow.
 func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Duration) {
-	i := len(l.events)
+	i, oldest := len(l.events), 0 // oldest: the oldest slot the new event leaves
 	if i < idWindow {
 		l.events = append(l.events, evRec{})
 	} else {
 		i = l.evNext
-		l.evNext = (l.evNext + 1) % idWindow
+		if l.evNext++; l.evNext == idWindow {
+			l.evNext = 0
+		}
 		l.evFolded = true
+		oldest = l.evNext
+	}
+	if len(l.evIDs)+len(id) > cap(l.evIDs) {
+		l.compactIDs(i, oldest, len(id))
 	}
 	er := &l.events[i]
-	er.n = 0 // its old id is garbage now
-	if len(l.evIDs)+len(id) > cap(l.evIDs) {
-		l.compactIDs(len(id))
-	}
-	er.off, er.n = int32(len(l.evIDs)), int32(len(id))
+	er.off, er.n = l.evBase+uint32(len(l.evIDs)), uint32(len(id))
 	l.evIDs = append(l.evIDs, id...)
 	er.pos, er.dispatched, er.at = pos, dispatched, at
 }
 
-// compactIDs copies the live ids into an arena with room for extra more
-// bytes and twice the live ones, reusing the spare arena when it is big
-// enough.
-func (l *logical) compactIDs(extra int) {
-	live := 0
-	for i := range l.events {
-		live += int(l.events[i].n)
+// compactIDs moves the live ids, those of every event but the one in slot
+// (which a new event is taking), from the one in slot oldest on, into an
+// arena with room for extra more bytes and twice the live ones, reusing
+// the spare arena when it is big enough.
+func (l *logical) compactIDs(slot, oldest, extra int) {
+	from := l.evBase + uint32(len(l.evIDs)) // no live id
+	if oldest != slot {
+		from = l.events[oldest].off
 	}
-	need := max(2*live, 256) + extra
+	live := l.evIDs[from-l.evBase:]
+	need := max(2*len(live), 256) + extra
 	to := l.evSpare[:0]
 	if cap(to) < need {
 		to = make([]byte, 0, need)
 	}
-	for i := range l.events {
-		e := &l.events[i]
-		off := int32(len(to))
-		to = append(to, l.eventID(e)...)
-		e.off = off
-	}
-	l.evIDs, l.evSpare = to, l.evIDs[:0]
+	l.evIDs, l.evSpare = append(to, live...), l.evIDs[:0]
+	l.evBase = from
 }
 
-// dropEvents forgets l's events and their ids.
+// dropEvents forgets l's events and their ids. evFolded stays: what the
+// stream sent before is forgotten. A ring filled again starts at its
+// first slot, so that its slots stay in the order the events came.
 func (l *logical) dropEvents() {
-	l.events, l.evIDs, l.evSpare = nil, nil, nil
+	l.events, l.evIDs, l.evSpare, l.evNext = nil, nil, nil, 0
 }

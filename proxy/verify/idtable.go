@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"hash/maphash"
 	"unsafe"
 )
@@ -18,16 +19,37 @@ func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
 // removed, so that a table with as many insertions as removals (a full
 // window) allocates nothing and never rehashes: lookups and insertions
 // take the bytes the proxy read, with no string made of them. Open
-// addressing with linear probing; a removal shifts the entries after it
-// back, so no tombstone ever accumulates. The slot array doubles while the
-// table grows to the most keys it ever held, and never shrinks.
+// addressing with linear probing.
+//
+// A removal touches neither the slots nor the entry, which in a large
+// table are each a likely cache miss, and a full window removes a key per
+// insertion: it marks the entry dead, and the slots that point to a dead
+// entry, or to an entry used again for a key whose hash has another tag,
+// are stale. (One with the same tag is a second way to the same entry,
+// which lookups, comparing keys, take for what it is.) A lookup passes
+// over stale slots; an insertion takes the first on its way, or the empty
+// slot that ends it. Once half the slots are taken,
+// the slots are cleared and every live key placed again, at one pass
+// through memory for as many removals as there were stale slots. The
+// live keys then take at most 3/8 of the slots (the array doubles until
+// they do), so that at least an eighth of the slots' worth of insertions
+// come before the next pass: the slot array grows to between 8/3 and 16/3
+// times the most keys the table ever held (a session's idBook, 4097 at
+// most: 16384 slots, 64 KiB), and never shrinks. The entry's value stays
+// until the entry is used again, which in a full window is at once.
+//
+// A table holds at most maxTableEntries entries, so that a slot takes
+// four bytes: the verifier's windows are far smaller (see ledger.go).
 //
 // The zero value is an empty table, ready to use. It is not safe for
 // concurrent use.
 type idTable[V any] struct {
 	slots []idSlot // len is 0 or a power of two
+	used  int      // slots not empty, stale or not
 	ents  []idEntry[V]
-	free  []int32 // entries not in use
+	homes []uint32 // the low bits of each entry's hash, by entry
+	dead  []bool   // by entry: not in use
+	free  []int32  // entries not in use
 	n     int
 }
 
@@ -35,15 +57,27 @@ type idTable[V any] struct {
 // event ids) is held in the entry itself, so that a lookup touches one
 // place in memory; a longer one in long, whose storage the entry keeps.
 // idSlot points to an entry (ref is its index+1, 0 for an empty slot)
-// and holds the low bits of its hash, so that probing reads no entry
-// but the one that matches.
+// and holds a tag of 16 bits of its hash, so that probing reads no entry
+// but the one that most likely matches. The tag is taken from bits the
+// home of a key in up to 65536 slots does not depend on.
 type idSlot struct {
-	ref int32
-	h   uint32
+	ref uint16
+	tag uint16
 }
 
+// maxTableEntries is the most entries an idTable holds: a slot's ref
+// has 16 bits.
+const maxTableEntries = 1<<16 - 1
+
+// The verifier's id tables stay within it: a session's idBook holds at
+// most two windows of idWindow, a window one of answeredWindow. (A
+// constant that overflows uint16 does not compile.)
+const _ = uint16(2*idWindow) + uint16(answeredWindow)
+
+// slotTag is the tag a slot holds for an entry whose homes value is h.
+func slotTag(h uint32) uint16 { return uint16(h >> 16) }
+
 type idEntry[V any] struct {
-	hash   uint64
 	n      int32
 	inline [inlineKey]byte
 	long   []byte
@@ -88,11 +122,11 @@ func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 		if s.ref == 0 {
 			return -1
 		}
-		if s.h != uint32(h) {
+		if s.tag != slotTag(uint32(h)) {
 			continue
 		}
-		if e := &t.ents[s.ref-1]; e.hash == h && string(e.key()) == string(k) {
-			return s.ref - 1
+		if j := int32(s.ref) - 1; !t.dead[j] && string(t.ents[j].key()) == string(k) {
+			return j
 		}
 	}
 }
@@ -110,76 +144,84 @@ func (t *idTable[V]) insert(k []byte, v V) int32 { return t.insertH(k, idHash(k)
 
 // insertH is insert for k whose idHash is h.
 func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
-	if (t.n+1)*2 > len(t.slots) {
-		t.grow()
+	if (t.used+1)*2 > len(t.slots) {
+		t.rebuild()
 	}
 	var i int32
 	if n := len(t.free); n > 0 {
 		i, t.free = t.free[n-1], t.free[:n-1]
 	} else {
+		if len(t.ents) == maxTableEntries {
+			// The windows' bounds keep every table far below it.
+			panic(fmt.Sprintf("verify: an id table of %d entries is full", maxTableEntries))
+		}
 		t.ents = append(t.ents, idEntry[V]{})
+		t.homes = append(t.homes, 0)
+		t.dead = append(t.dead, false)
 		i = int32(len(t.ents) - 1)
 	}
 	e := &t.ents[i]
 	e.setKey(k)
-	e.hash = h
 	e.val = v
+	t.homes[i] = uint32(h)
+	t.dead[i] = false
 	t.place(i)
 	t.n++
 	return i
 }
 
-// place puts entry i in the first free slot from its hash.
+// place puts entry i in the first stale or empty slot from its hash.
+// Taking a stale slot keeps every probe that passed it going: it was not
+// empty, and is not.
 func (t *idTable[V]) place(i int32) {
-	mask := uint64(len(t.slots) - 1)
-	h := t.ents[i].hash
-	j := h & mask
-	for t.slots[j].ref != 0 {
-		j = (j + 1) & mask
+	mask := uint32(len(t.slots) - 1)
+	h := t.homes[i]
+	for j := h & mask; ; j = (j + 1) & mask {
+		s := t.slots[j]
+		if s.ref == 0 {
+			t.used++
+		} else if r := int32(s.ref) - 1; !t.dead[r] && slotTag(t.homes[r]) == s.tag {
+			continue
+		}
+		t.slots[j] = idSlot{ref: uint16(i + 1), tag: slotTag(h)}
+		return
 	}
-	t.slots[j] = idSlot{ref: i + 1, h: uint32(h)}
 }
 
-// remove takes entry i out; its key storage stays for the next insert.
+// remove takes entry i out; its key storage, and its value, stay until
+// the next insert takes the entry.
 func (t *idTable[V]) remove(i int32) {
-	mask := uint64(len(t.slots) - 1)
-	hole := t.ents[i].hash & mask
-	for t.slots[hole].ref != i+1 {
-		hole = (hole + 1) & mask
-	}
-	// Shift back every entry of the run after the hole that may live
-	// there: one whose home slot is not cyclically within (hole, j].
-	// (The mask keeps less than 32 bits, so a slot's h gives the home.)
-	for j := (hole + 1) & mask; t.slots[j].ref != 0; j = (j + 1) & mask {
-		home := uint64(t.slots[j].h) & mask
-		if (j-home)&mask >= (j-hole)&mask {
-			t.slots[hole] = t.slots[j]
-			hole = j
-		}
-	}
-	t.slots[hole] = idSlot{}
-	var zero V
-	t.ents[i].val = zero
+	t.dead[i] = true
 	t.free = append(t.free, i)
 	t.n--
 }
 
-// grow doubles the slots (16 at first) and places every entry again.
-func (t *idTable[V]) grow() {
-	old := t.slots
-	t.slots = make([]idSlot, max(16, 2*len(old)))
-	for _, s := range old {
-		if s.ref != 0 {
-			t.place(s.ref - 1)
+// rebuild clears the slots and places every live entry again, into twice
+// as many slots (16 at first) while the live keys and one more would
+// take more than 3/8 of them.
+func (t *idTable[V]) rebuild() {
+	size := max(16, len(t.slots))
+	for (t.n+1)*8 > size*3 {
+		size *= 2
+	}
+	if size != len(t.slots) {
+		t.slots = make([]idSlot, size)
+	} else {
+		clear(t.slots)
+	}
+	t.used = 0
+	for i := range t.ents {
+		if !t.dead[i] {
+			t.place(int32(i))
 		}
 	}
 }
 
 // each calls fn for every key held; fn must not change the table.
 func (t *idTable[V]) each(fn func(k []byte, v V)) {
-	for _, s := range t.slots {
-		if s.ref != 0 {
-			e := &t.ents[s.ref-1]
+	for i := range t.ents {
+		if !t.dead[i] {
+			e := &t.ents[i]
 			fn(e.key(), e.val)
 		}
 	}

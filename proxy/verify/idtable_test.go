@@ -91,3 +91,45 @@ func hashEvent(data, raw string, corrupted bool) *observe.Event {
 	e.Data, e.Raw = []byte(data), []byte(raw)
 	return e
 }
+
+// TestIDTableRemovesLazily: a table whose removals leave stale slots
+// behaves as a map through keys removed and entered again in any order
+// (the same key often into the entry it just left), and its slots never
+// fill. (TestWindowMatchesMap and TestIDBookMatchesTwoWindows check that
+// a full window allocates nothing.)
+func TestIDTableRemovesLazily(t *testing.T) {
+	var tb idTable[int]
+	ref := map[string]int32{} // key to entry
+	rng := rand.New(rand.NewPCG(11, 12))
+	key := func() []byte { return []byte(strconv.Itoa(rng.IntN(500)) + string(make([]byte, rng.IntN(30)))) }
+	step := func(i int) {
+		k := key()
+		if e, ok := ref[string(k)]; ok && rng.IntN(2) == 0 {
+			tb.remove(e)
+			delete(ref, string(k))
+		} else if !ok {
+			ref[string(k)] = tb.insert(k, i)
+		}
+		probe := key()
+		e, ok := ref[string(probe)]
+		if got := tb.find(probe); ok != (got >= 0) || ok && got != e {
+			t.Fatalf("step %d: find %q = %d, want %d (present %v)", i, probe, got, e, ok)
+		}
+		if tb.len() != len(ref) || tb.used*2 > len(tb.slots) {
+			t.Fatalf("step %d: %d keys in %d slots (%d taken), want %d keys and at most half taken", i, tb.len(), len(tb.slots), tb.used, len(ref))
+		}
+	}
+	for i := range 100000 {
+		step(i)
+	}
+	n := 0
+	tb.each(func(k []byte, v int) {
+		n++
+		if _, ok := ref[string(k)]; !ok {
+			t.Errorf("each: %q is not held", k)
+		}
+	})
+	if n != len(ref) {
+		t.Errorf("each saw %d keys, want %d", n, len(ref))
+	}
+}

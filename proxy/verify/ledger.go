@@ -69,15 +69,14 @@ type session struct {
 	// stream), which excuses what it still owed, unlike a client's DELETE.
 	ended         string
 	endedByServer bool
-	// ids maps the upstream's event ids to their logical stream;
-	// delivered maps the ids the client got to theirs.
-	ids       *window[idRec]
-	delivered *window[deliveredRec]
-	logicals  []*logical
-	pending   map[string]*request
-	tokens    map[string]*request // pending requests by progress token
-	answered  *window[*request]
-	openGets  int // server-view standalone GET streams open
+	// ids maps the upstream's event ids, and the ids the client got, to
+	// their logical streams.
+	ids      *idBook
+	logicals []*logical
+	pending  map[string]*request
+	tokens   map[string]*request // pending requests by progress token
+	answered *window[*request]
+	openGets int // server-view standalone GET streams open
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration
@@ -128,6 +127,7 @@ type logical struct {
 	events   []evRec // ring of the last idWindow events with an id
 	evIDs    []byte  // their ids (eventids.go)
 	evSpare  []byte
+	evBase   uint32 // the place of evIDs[0] among all the ids entered
 	evNext   int
 	evFolded bool
 	respSent bool // the upstream sent a response to one of its requests
@@ -178,7 +178,7 @@ type logical struct {
 
 // evRec is one event of a logical stream, kept to judge a replay.
 type evRec struct {
-	off, n     int32 // its id in the logical stream's evIDs
+	off, n     uint32 // its id's place among all the logical stream's ids (eventids.go), and length
 	pos        int64
 	dispatched bool
 	at         time.Duration
@@ -238,6 +238,9 @@ type exch struct {
 	stream   mcp.StreamType
 	sess     *session
 	protocol string
+	// resumable and stateless are mcp.Resumable and mcp.Stateless of
+	// protocol, which never changes: asked once, not per event.
+	resumable, stateless bool
 
 	clientSession   string
 	sessionStripped bool

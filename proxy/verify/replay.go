@@ -11,20 +11,21 @@ import (
 )
 
 // serverID judges an event id the upstream sent (server.event-ids-unique,
-// and on a resumption the replay checks) and records it. It reports
-// whether the event is a replay of an event sent before.
-func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
+// and on a resumption the replay checks) and records it; ih is its
+// idHash. It reports whether the event is a replay of an event sent
+// before, and the id's entry in the session's book (-1 for none).
+func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Duration) (replay bool, entry int32) {
 	s, id := x.sess, e.ID
-	h, ih := eventHash(e), idHash(e.ID)
-	rec, known := s.ids.getH(id, ih)
+	h := eventHash(e)
+	rec, entry, known := s.ids.upstream(id, ih)
 	if r := x.resume; r != nil {
 		switch {
 		case known && rec.hash == h && rec.lg == x.srv:
 			v.judgeReplayed(x, string(id), rec, at)
-			return true
+			return true, entry
 		case known && rec.lg != x.srv && !r.known && (rec.hash == h || r.inReplay):
 			v.excuse(cReplayIsolated, "a replay from an id the server never sent")
-			return true
+			return true, entry
 		case known && rec.lg != x.srv && (rec.hash == h || r.inReplay):
 			// Another stream's event in the replay, as sent or written
 			// anew (a priming event re-sent with data): one leak, judged
@@ -36,7 +37,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 			v.find(cReplayIsolated, levelError, ev)
 			x.blamedDup = checks.ServerReplayIsolated
-			return true
+			return true, entry
 		case !known && r.inReplay:
 			if other := v.sessionHolding(s, id, ih, h); other != nil {
 				v.apply(cReplayIsolated)
@@ -45,11 +46,11 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 				v.find(cReplayIsolated, levelError, ev)
 				x.blamedDup = checks.ServerReplayIsolated
-				return true
+				return true, entry
 			}
 		}
 	}
-	if mcp.Resumable(x.protocol) {
+	if x.resumable {
 		v.apply(cIDsUnique)
 		if known {
 			ev := evidence(fmt.Sprintf("event id %q was sent again with other data; it was first used on exchange %d", id, rec.exchange), s, x.num, at)
@@ -61,8 +62,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, at time.Duration) bool {
 			v.find(cIDsUnique, levelError, ev)
 		}
 	}
-	v.recordID(s, x.srv, id, ih, h, known, e.Dispatched, at, x.num)
-	return false
+	return false, v.recordID(s, x.srv, id, ih, h, entry, e.Dispatched, at, x.num)
 }
 
 // judgeReplayed judges one event replayed on its own logical stream
@@ -101,25 +101,22 @@ func (v *Verifier) sessionHolding(s *session, id []byte, ih, h uint64) *session 
 		if o == s || found != nil && o.seq > found.seq {
 			continue
 		}
-		if rec, ok := o.ids.getH(id, ih); ok && rec.hash == h {
+		if rec, _, ok := o.ids.upstream(id, ih); ok && rec.hash == h {
 			found = o
 		}
 	}
 	return found
 }
 
-// recordID enters an id the upstream sent for the first time. Once the
-// windows are full it allocates nothing: each id takes the storage of
-// the one it evicts.
-func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, known, dispatched bool, at time.Duration, ex uint64) {
+// recordID enters an id the upstream sent (k its idHash, entry its entry
+// in the session's book as upstream returned it) and returns its entry.
+// Once the windows are full it allocates nothing: each id takes the
+// storage of one evicted.
+func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, entry int32, dispatched bool, at time.Duration, ex uint64) int32 {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
-	if known {
-		s.ids.putH(id, k, rec)
-	} else {
-		s.ids.putNewH(id, k, rec)
-	}
 	l.addEvent(id, rec.pos, dispatched, at)
+	return s.ids.setUp(entry, id, k, rec)
 }
 
 // judgeReplay judges whether a resumption replayed everything the server
@@ -178,7 +175,7 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 	case !r.known && x.cli != nil && x.cli.blocked != "":
 		v.excuse(cReplayComplete, x.cli.blocked)
 		return
-	case !r.known && (x.sess.ids.dropped > 0 || x.sess.partial):
+	case !r.known && (x.sess.ids.up.dropped > 0 || x.sess.partial):
 		v.excuse(cReplayComplete, "Last-Event-ID older than the ledger's window, or never sent")
 		return
 	case !r.known:

@@ -27,6 +27,8 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 		fwdHasLEID:    q.HasLastEventID,
 		fwdLEID:       q.LastEventID,
 		reqFault:      faultWith(o.Fired, anyTrait),
+		resumable:     mcp.Resumable(o.Protocol),
+		stateless:     mcp.Stateless(o.Protocol),
 	}
 	a := &q.Action
 	x.answeredByFray = a.Answered || a.Dropped
@@ -52,6 +54,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 	x.sess = s
 	s.open++
 	v.exch[x.num] = x
+	v.hot = nil
 	v.deadSessionUsed(x, o)
 	for _, m := range q.Messages {
 		if m.Kind != mcp.RPCRequest {

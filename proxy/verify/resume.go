@@ -65,7 +65,7 @@ func (v *Verifier) getAnswered(x *exch) {
 	}
 	r := &resumeState{x: x.fwdLEID, inReplay: true, replayed: make(map[string]bool), top: -1}
 	x.resume = r
-	if rec, ok := s.ids.get(x.fwdLEID); ok {
+	if rec, ok := s.ids.upstreamString(x.fwdLEID); ok {
 		r.known, r.pos = true, rec.pos
 		x.srv = rec.lg
 		return
@@ -91,7 +91,7 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 		v.find(cNewSession, levelError, ev)
 		return nil
 	}
-	if rec, ok := s.delivered.get(id); ok {
+	if rec, ok := s.ids.deliveredString(id); ok {
 		l := rec.resumes(id)
 		v.attempt(l, x)
 		v.judgeSentID(l, x)
@@ -104,7 +104,7 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 		return l
 	}
 	l := s.oldestPending()
-	if s.partial || s.delivered.dropped > 0 {
+	if s.partial || s.ids.down.dropped > 0 {
 		v.excuse(cLastEventID, "an id older than the ledger's window")
 	} else {
 		v.apply(cLastEventID)
@@ -199,7 +199,7 @@ func (v *Verifier) deadOwner(id string, s *session) *session {
 		if d == s {
 			continue
 		}
-		if _, ok := d.delivered.get(id); ok {
+		if _, ok := d.ids.deliveredString(id); ok {
 			return d
 		}
 	}

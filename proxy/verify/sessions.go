@@ -45,13 +45,12 @@ func (v *Verifier) sessionFor(key string, seq int, at time.Duration) *session {
 			v.evictSession(at)
 		}
 		s = &session{
-			key:       key,
-			seq:       seq,
-			ids:       newWindow[idRec](idWindow),
-			delivered: newWindow[deliveredRec](idWindow),
-			pending:   make(map[string]*request),
-			tokens:    make(map[string]*request),
-			answered:  newWindow[*request](answeredWindow),
+			key:      key,
+			seq:      seq,
+			ids:      newIDBook(idWindow),
+			pending:  make(map[string]*request),
+			tokens:   make(map[string]*request),
+			answered: newWindow[*request](answeredWindow),
 		}
 		if key != "" {
 			s.meta = v.metaFor(key, seq)
@@ -93,6 +92,7 @@ func (v *Verifier) sweep(at time.Duration, final bool) {
 	v.settleStateless(at, final)
 	if final {
 		clear(v.exch)
+		v.hot = nil
 		v.dead = nil
 	}
 }
@@ -163,6 +163,7 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 	for n, x := range v.exch {
 		if x.sess == s {
 			delete(v.exch, n)
+			v.hot = nil
 		}
 	}
 	v.dead = slices.DeleteFunc(v.dead, func(d *session) bool { return d == s })

@@ -91,6 +91,7 @@ type Verifier struct {
 	metaNext int
 	metaFull bool // some session ids were forgotten
 	exch     map[uint64]*exch
+	hot      *exch // the exchange looked up last (exchange), nil when none
 	reinit   []reinitDue
 	legacy   []*logical
 	dead     []*session
@@ -176,6 +177,18 @@ func (v *Verifier) Observe(o *observe.Observation) {
 		v.lastSweep = v.last
 		v.sweep(v.last, false)
 	}
+}
+
+// exchange returns the exchange numbered num, nil when none is in flight.
+// The events of one read come in a run on one exchange: the last one
+// found is kept and checked first, and every change of v.exch forgets it.
+func (v *Verifier) exchange(num uint64) *exch {
+	if x := v.hot; x != nil && x.num == num {
+		return x
+	}
+	x := v.exch[num]
+	v.hot = x
+	return x
 }
 
 // countFaults counts the firings an observation reports. A fault that

@@ -53,18 +53,6 @@ func (w *window[V]) putH(k []byte, h uint64, v V) (oldKey []byte, oldVal V, evic
 	return w.putNewH(k, h, v)
 }
 
-// ref returns a pointer to k's value, valid until the next change of the
-// window, entering k with the zero value (and evicting as put does) when
-// it is absent; found says whether it was there.
-func (w *window[V]) ref(k []byte, h uint64) (v *V, found bool) {
-	if i := w.t.findH(k, h); i >= 0 {
-		return &w.t.ents[i].val, true
-	}
-	var zero V
-	i, _, _, _ := w.add(k, h, zero)
-	return &w.t.ents[i].val, false
-}
-
 // putNewH is putH for a key known to be absent.
 func (w *window[V]) putNewH(k []byte, h uint64, v V) (oldKey []byte, oldVal V, evicted bool) {
 	_, oldKey, oldVal, evicted = w.add(k, h, v)

@@ -1,0 +1,65 @@
+package verify
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestEventIDsFollowTheRing: every event in a logical stream's ring
+// gives back its own id, through many compactions of the arena, ids of
+// every length, and a ring dropped and filled again; and a full ring
+// allocates nothing more.
+func TestEventIDsFollowTheRing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	l := &logical{}
+	want := map[int64]string{} // by pos
+	var pos int64
+	add := func() {
+		id := strconv.FormatInt(pos, 10) + strings.Repeat("x", rng.IntN(60))
+		l.addEvent([]byte(id), pos, true, 0)
+		want[pos] = id
+		pos++
+	}
+	check := func(step string) {
+		t.Helper()
+		if len(l.events) > idWindow {
+			t.Fatalf("%s: %d events in the ring, bound %d", step, len(l.events), idWindow)
+		}
+		for i := range l.events {
+			e := &l.events[i]
+			if got := string(l.eventID(e)); got != want[e.pos] {
+				t.Fatalf("%s: slot %d (pos %d) gives id %q, want %q", step, i, e.pos, got, want[e.pos])
+			}
+		}
+		if n := len(l.events); l.evFolded && n == idWindow {
+			// The oldest slot holds the oldest event: the ring is in order.
+			if first := l.events[l.evNext].pos; first != pos-idWindow {
+				t.Fatalf("%s: oldest slot holds pos %d, want %d", step, first, pos-idWindow)
+			}
+		}
+	}
+	for round := range 3 {
+		for i := range 3*idWindow + 17 {
+			add()
+			if i%509 == 0 || i > 3*idWindow {
+				check("round " + strconv.Itoa(round) + ", event " + strconv.Itoa(i))
+			}
+		}
+		l.dropEvents()
+		for range 5 {
+			add()
+		}
+		check("refilled after a drop")
+	}
+	id := make([]byte, 0, 64)
+	allocs := testing.AllocsPerRun(2*idWindow, func() {
+		id = strconv.AppendInt(append(id[:0], "ev-"...), pos, 10)
+		l.addEvent(id, pos, true, 0)
+		pos++
+	})
+	if allocs != 0 {
+		t.Errorf("a full ring allocates %v times per event", allocs)
+	}
+}
