@@ -60,10 +60,10 @@ func (pm *pump) block(e *sse.Event) bool {
 	case pm.sp == nil:
 		out = pm.deliver(e, 0, 0)
 	default:
-		act = pm.sp.Event(&pm.oev.Event)
+		act = pm.sp.Event(&pm.current().oev.Event)
 		if len(act.Fired) > 0 && pm.p.opts.LogFaults {
 			// Built only when logged: the per-event path must not allocate.
-			pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.oev.Index), act.Fired)
+			pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.current().oev.Index), act.Fired)
 		}
 		out = pm.apply(e, &act)
 	}
@@ -82,7 +82,7 @@ func (pm *pump) block(e *sse.Event) bool {
 // view fills the current event's view from e: the one description of the
 // block that the fault decision and the observers read.
 func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message) {
-	pm.oev = observe.Event{Event: mcp.Event{
+	pm.current().oev = observe.Event{Event: mcp.Event{
 		Index: pm.index, Raw: e.Raw, Parsed: true,
 		Type: e.Type, ID: e.ID, HasID: e.HasID, Retry: e.Retry, HasRetry: e.HasRetry,
 		Priming: e.Priming(), Dispatched: e.Dispatched, Data: e.Data,
@@ -101,7 +101,7 @@ func (pm *pump) passRaw(e *sse.Event) bool {
 		pm.p.log.LogAttrs(pm.r.Context(), slog.LevelWarn, "event block exceeds the limit; passing the rest of the stream through unparsed",
 			append(pm.ex.logAttrs(), slog.Int("limit", pm.maxBlock()))...)
 	}
-	pm.oev = observe.Event{Event: mcp.Event{Index: pm.index, Raw: e.Raw}}
+	pm.current().oev = observe.Event{Event: mcp.Event{Index: pm.index, Raw: e.Raw}}
 	pm.index++
 	out := outcome{fate: observe.Delivered, copies: 1, goOn: true}
 	if ok, _ := pm.write(e.Raw, 0); !ok {
@@ -278,9 +278,10 @@ func (pm *pump) observeHead(act *faults.StreamAction) {
 	if act != nil {
 		resp.Throttle, resp.CloseAfter, fired = act.Throttle, act.CloseAfter, act.Fired
 	}
-	pm.obs = observe.Observation{Response: resp, Fired: fired}
-	pm.p.head(&pm.obs, observe.KindResponse, pm.ex, pm.started.Sub(pm.p.start))
-	pm.p.opts.Observer.Observe(&pm.obs)
+	o := &pm.current().obs
+	*o = observe.Observation{Response: resp, Fired: fired}
+	pm.p.head(o, observe.KindResponse, pm.ex, pm.started.Sub(pm.p.start))
+	pm.p.opts.Observer.Observe(o)
 }
 
 // observeEvent reports the current block with its outcome and what the
@@ -291,7 +292,7 @@ func (pm *pump) observeEvent(e *sse.Event, out outcome, fired []faults.Firing) {
 		return
 	}
 	at := pm.describeEvent(e, out)
-	pm.emitEvent(&pm.oev, fired, at)
+	pm.emitEvent(&pm.current().oev, fired, at)
 }
 
 // describeEvent fills the current event's view with what became of it
@@ -299,7 +300,7 @@ func (pm *pump) observeEvent(e *sse.Event, out outcome, fired []faults.Firing) {
 func (pm *pump) describeEvent(e *sse.Event, out outcome) time.Duration {
 	pm.observeHead(nil)
 	at := pm.readAt.Sub(pm.p.start)
-	o := &pm.oev
+	o := &pm.current().oev
 	o.Fate, o.Copies, o.Corrupted = out.fate, out.copies, out.corrupted
 	if out.fate == observe.Delivered {
 		o.DeliveredAt = at
@@ -319,9 +320,10 @@ func (pm *pump) describeEvent(e *sse.Event, out outcome) time.Duration {
 
 // emitEvent hands the observers event o, read at at.
 func (pm *pump) emitEvent(o *observe.Event, fired []faults.Firing, at time.Duration) {
-	pm.obs = observe.Observation{Event: o, Fired: fired}
-	pm.p.head(&pm.obs, observe.KindEvent, pm.ex, at)
-	pm.p.opts.Observer.Observe(&pm.obs)
+	ob := &pm.current().obs
+	*ob = observe.Observation{Event: o, Fired: fired}
+	pm.p.head(ob, observe.KindEvent, pm.ex, at)
+	pm.p.opts.Observer.Observe(ob)
 }
 
 // observeEnd reports the end of the stream: now, or for a held stream

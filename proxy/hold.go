@@ -169,7 +169,7 @@ func (pm *pump) hold(h *hold) {
 // held reports one block read while holding: the client never gets it.
 func (pm *pump) held(e *sse.Event) {
 	if e.Unparsed || !e.Complete {
-		pm.oev = observe.Event{Event: mcp.Event{Index: pm.index, Raw: e.Raw}}
+		pm.current().oev = observe.Event{Event: mcp.Event{Index: pm.index, Raw: e.Raw}}
 		pm.index++
 		pm.observeEvent(nil, outcome{fate: observe.Lost}, nil)
 		return

@@ -123,7 +123,7 @@ func (pm *pump) holdObservation(e *sse.Event, out outcome, fired []faults.Firing
 		return
 	}
 	at := pm.describeEvent(e, out)
-	o := pm.oev
+	o := pm.current().oev
 	for _, b := range []*[]byte{&o.Raw, &o.Type, &o.ID, &o.Data, &o.RPCMethod, &o.RPCID, &o.Delivered, &o.DeliveredID} {
 		*b = bytes.Clone(*b)
 	}

@@ -74,13 +74,14 @@ type pump struct {
 	timed  bool
 	readAt time.Time // when the last read from the upstream returned
 
-	// What observers are told; kept here so that reporting an event
-	// allocates nothing.
+	// What observers are told. The current block's view and its
+	// observation live in es, which the stream holds only while it has
+	// events to handle (scratch.go), so that reporting an event allocates
+	// nothing and an idle stream holds neither.
 	observed bool // the response head was reported
 	cause    observe.Cause
 	endErr   string
-	obs      observe.Observation
-	oev      observe.Event // the current block; oev.Event is its view
+	es       *eventScratch
 }
 
 // timedRead is the upstream body as the SSE reader sees it. Before the
@@ -97,6 +98,7 @@ func (t *timedRead) Read(b []byte) (int, error) {
 	if err := t.pm.flush(); err != nil {
 		return 0, &clientWriteError{err}
 	}
+	t.pm.releaseScratch()
 	n, err := t.body.Read(b)
 	if t.pm.timed {
 		t.pm.readAt = t.pm.p.clock.Now()
