@@ -11,6 +11,19 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 )
 
+// lostStandalone opens a session whose standalone GET stream primes with
+// g1 and loses g2 to a fault that then closes the stream.
+func lostStandalone(t *testing.T) *timeline {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	tl.get("s1").stream200().
+		send(primeRetry("g1", 100)).
+		send(note("g2").as(observe.Lost, fault(0, "lose"))).
+		end(observe.FaultClosed)
+	tl.wait(200 * ms)
+	return tl
+}
+
 // TestStandaloneReplayJudgedWhenLeft: a resumption of the standalone GET
 // stream that brings nothing but comments for a second, until the client
 // leaves, replayed nothing of what the server had sent after
@@ -18,18 +31,8 @@ import (
 // response would (server.replay-complete). Left sooner, or a POST
 // stream's, it is not judged.
 func TestStandaloneReplayJudgedWhenLeft(t *testing.T) {
-	lost := func(t *testing.T) *timeline {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
-		tl.get("s1").stream200().
-			send(primeRetry("g1", 100)).
-			send(note("g2").as(observe.Lost, fault(0, "lose"))).
-			end(observe.FaultClosed)
-		tl.wait(200 * ms)
-		return tl
-	}
 	t.Run("silent for a second", func(t *testing.T) {
-		tl := lost(t)
+		tl := lostStandalone(t)
 		x := tl.get("s1", "g1").stream200()
 		tl.wait(1200 * ms)
 		x.end(observe.ClientGone)
@@ -39,14 +42,14 @@ func TestStandaloneReplayJudgedWhenLeft(t *testing.T) {
 		}
 	})
 	t.Run("replayed, then silent", func(t *testing.T) {
-		tl := lost(t)
+		tl := lostStandalone(t)
 		x := tl.get("s1", "g1").stream200().send(note("g2"))
 		tl.wait(1200 * ms)
 		x.end(observe.ClientGone)
 		expect(t, tl.final(), checks.ServerReplayComplete, report.StatusPass, 0)
 	})
 	t.Run("left sooner", func(t *testing.T) {
-		tl := lost(t)
+		tl := lostStandalone(t)
 		x := tl.get("s1", "g1").stream200()
 		tl.wait(300 * ms)
 		x.end(observe.ClientGone)
@@ -65,13 +68,7 @@ func TestStandaloneReplayJudgedWhenLeft(t *testing.T) {
 // while a resumption of its standalone stream has brought nothing for a
 // second has left it too.
 func TestStandaloneReplayJudgedOnDelete(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
-	tl.get("s1").stream200().
-		send(primeRetry("g1", 100)).
-		send(note("g2").as(observe.Lost, fault(0, "lose"))).
-		end(observe.FaultClosed)
-	tl.wait(200 * ms)
+	tl := lostStandalone(t)
 	x := tl.get("s1", "g1").stream200()
 	tl.wait(1200 * ms)
 	tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(http.StatusOK, false, "").end(observe.Complete)
