@@ -193,19 +193,8 @@ func TestRunProbeOnScriptedServers(t *testing.T) {
 // the release still gives the call up, and the probe finds it; the
 // TypeScript SDK's client survives the same probe (TestRunProbesAllNodeClient).
 func TestRunProbeOnGoSDKClient(t *testing.T) {
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
-	up := httptest.NewServer(mux)
-	defer up.Close()
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestProbeClientHelper$"
-	t.Setenv("FRAY_PROBE_CLIENT", "gosdk")
-	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "transient-503-on-resume",
-		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
-	f := strings.Fields(tableRow(stdout, "transient-503-on-resume"))
-	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.retries-transient:" {
-		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
+	probeGoSDKClient(t, refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}),
+		"gosdk", "transient-503-on-resume", "client.retries-transient:")
 }
 
 // TestRunProbeOnGoSDKStatelessClient runs cut-call-left-pending on the
@@ -213,17 +202,27 @@ func TestRunProbeOnGoSDKClient(t *testing.T) {
 // stateless server: the release ends a call whose stream broke and never
 // sends it again, and the probe finds it.
 func TestRunProbeOnGoSDKStatelessClient(t *testing.T) {
+	probeGoSDKClient(t, refpeer.NewStatelessHandler(refpeer.ServerOptions{}),
+		"gosdk-stateless", "cut-call-left-pending", "client.reissues-cut-request:")
+}
+
+// probeGoSDKClient runs fray run --probe probe on the Go SDK client the
+// helper process plays as client (FRAY_PROBE_CLIENT), against server at
+// /mcp, and wants exit 1 with the probe's row saying it triggered and
+// found check.
+func probeGoSDKClient(t *testing.T, server http.Handler, client, probe, check string) {
+	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", refpeer.NewStatelessHandler(refpeer.ServerOptions{}))
+	mux.Handle("/mcp", server)
 	up := httptest.NewServer(mux)
 	defer up.Close()
 	args := helperArgs(t)
 	args[1] = "-test.run=^TestProbeClientHelper$"
-	t.Setenv("FRAY_PROBE_CLIENT", "gosdk-stateless")
-	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "cut-call-left-pending",
+	t.Setenv("FRAY_PROBE_CLIENT", client)
+	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", probe,
 		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
-	f := strings.Fields(tableRow(stdout, "cut-call-left-pending"))
-	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.reissues-cut-request:" {
+	f := strings.Fields(tableRow(stdout, probe))
+	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != check {
 		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }
