@@ -263,18 +263,8 @@ func TestWriterMatchesReference(t *testing.T) {
 	for range 3000 {
 		obs = append(obs, randomObservation(r))
 	}
-	var out bytes.Buffer
-	w, err := NewWriter(&out, WriterOptions{RedactHeaders: []string{"x-api-key", "mcp-session-id"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range obs {
-		w.Observe(o)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.SplitAfter(out.String(), "\n")
+	out := encodeAll(t, WriterOptions{RedactHeaders: []string{"x-api-key", "mcp-session-id"}}, obs)
+	lines := strings.SplitAfter(string(out), "\n")
 	if len(lines) != len(obs)+3 || lines[len(lines)-1] != "" {
 		t.Fatalf("%d lines for %d observations", len(lines), len(obs))
 	}

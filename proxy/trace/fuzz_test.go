@@ -21,18 +21,7 @@ const fuzzName = "fuzz.jsonl"
 // no more observations than lines; and what was read, written again and
 // read back, is the same observations.
 func FuzzReader(f *testing.F) {
-	var b bytes.Buffer
-	w, err := NewWriter(&b, WriterOptions{Header: testHeader, NoRedact: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	for _, o := range sample() {
-		w.Observe(o)
-	}
-	if err := w.Close(); err != nil {
-		f.Fatal(err)
-	}
-	whole := b.Bytes()
+	whole := encodeAll(f, WriterOptions{Header: testHeader, NoRedact: true}, sample())
 	f.Add(whole, false, false)
 	f.Add(whole, true, true)
 	f.Add(whole[:len(whole)*2/3], false, true)
@@ -52,20 +41,10 @@ func FuzzReader(f *testing.F) {
 		if lines := bytes.Count(data, []byte("\n")) + 1; len(obs) > lines {
 			t.Fatalf("%d observations from %d lines", len(obs), lines)
 		}
-		var again bytes.Buffer
-		w, err := NewWriter(&again, WriterOptions{NoRedact: true})
+		again := encodeAll(t, WriterOptions{NoRedact: true}, obs)
+		back, err := readTrace(t, again, false)
 		if err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range obs {
-			w.Observe(o)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		back, err := readTrace(t, again.Bytes(), false)
-		if err != nil {
-			t.Fatalf("a trace written from what was read does not read back: %v\n%s", err, again.Bytes())
+			t.Fatalf("a trace written from what was read does not read back: %v\n%s", err, again)
 		}
 		if len(back) != len(obs) {
 			t.Fatalf("%d observations read back, %d written", len(back), len(obs))
@@ -117,4 +96,22 @@ func checkError(t *testing.T, err error, minLine int) {
 	if te.File != fuzzName || !strings.Contains(err.Error(), fuzzName) || te.Line < minLine || te.Err == nil {
 		t.Fatalf("error %q: file %q, line %d, sentinel %v", err, te.File, te.Line, te.Err)
 	}
+}
+
+// encodeAll writes obs through a Writer made with opts and returns the
+// trace it wrote, closed.
+func encodeAll(tb testing.TB, opts WriterOptions, obs []*observe.Observation) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	w, err := NewWriter(&b, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, o := range obs {
+		w.Observe(o)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
 }
