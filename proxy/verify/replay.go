@@ -126,10 +126,11 @@ func (v *Verifier) judgeReplay(x *exch, at time.Duration) {
 }
 
 // judgeCutReplay judges the replay of a resumption that ended before the
-// replay did (the client left, or a fault cut it): what the server had not
-// replayed yet may still have been coming, but an event it passed over to
-// replay a later one was left out (server.replay-complete). It reports
-// whether it judged: when nothing was passed over, the check is excused.
+// replay did (the client left, the upstream broke off, or a fault cut
+// it): what the server had not replayed yet may still have been coming,
+// but an event it passed over to replay a later one was left out
+// (server.replay-complete). It reports whether it judged: when nothing
+// was passed over, the check is excused.
 func (v *Verifier) judgeCutReplay(x *exch, at time.Duration) bool {
 	r := x.resume
 	if r.top < 0 || !v.replaySkipped(x) {
