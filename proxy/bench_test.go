@@ -112,9 +112,12 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 	}
 	setups = append(setups, benchSetup{"direct", up.URL})
 
-	// Each proxy gets a transport of its own, configured like the reverse
-	// proxy's, so the comparison is of the proxies and not of their
-	// connection pools.
+	// Each proxy gets a transport of its own. The reverse proxy's and
+	// bare fray's are http.DefaultTransport's settings (what a
+	// ReverseProxy with no Transport uses), so that those two compare the
+	// proxies and not their connection pools; the shipped setups use the
+	// transport `fray proxy` builds (proxy.NewTransport: 1 KiB buffers),
+	// so that they measure what users run.
 	rpTransport := newBenchTransport()
 	rp := httputil.NewSingleHostReverseProxy(upURL)
 	rp.FlushInterval = -1
@@ -129,10 +132,11 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 	}
 	serve("fray", p, frayTransport)
 
-	// What `fray proxy` runs: the engine, the verifier and the metrics
-	// observing every event; then the same with --trace.
+	// What `fray proxy` runs: the engine on its own transport, the
+	// verifier and the metrics observing every event; then the same with
+	// --trace.
 	for _, traced := range []bool{false, true} {
-		tr := newBenchTransport()
+		tr := proxy.NewTransport(nil)
 		opts := engine.Options{Upstream: upURL, Transport: tr, Metrics: true}
 		name := "fray-shipped"
 		if traced {
