@@ -87,6 +87,50 @@ func TestBurstReadsWiden(t *testing.T) {
 	}
 }
 
+// TestBurstReadsStraightIntoBuffer: a burst whose reads each fill the
+// buffer and end on an event's edge, so that the buffer empties after
+// every read, is read a buffer at a time: the Reader does not go back to
+// the small idle read while the reads keep filling the buffer, only once
+// one comes back short. Every event comes out whole.
+func TestBurstReadsStraightIntoBuffer(t *testing.T) {
+	ev := "data: " + strings.Repeat("x", 56) + "\n\n" // 64 bytes: every buffer size is a multiple
+	if len(ev) != idleRead {
+		t.Fatalf("event of %d bytes, want %d", len(ev), idleRead)
+	}
+	// The idle read (one event), the small buffer, then three burst
+	// buffers; then, after a wait, one event.
+	n := (idleRead + minRead + 3*burstRead) / len(ev)
+	src := &sizeReader{pieces: []string{strings.Repeat(ev, n), ev}}
+	r := NewReader(src, 0)
+	src.r = r
+	got := 0
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(e.Raw) != ev {
+			t.Fatalf("event %d: %q", got, e.Raw)
+		}
+		got++
+	}
+	if got != n+1 {
+		t.Fatalf("%d events, want %d", got, n+1)
+	}
+	want := []int{idleRead, minRead, burstRead, burstRead, burstRead, burstRead, idleRead}
+	if !slices.Equal(src.room, want) {
+		t.Errorf("reads offered %v bytes; want %v: no idle read while the reads fill the buffer", src.room, want)
+	}
+	// The read after the burst's last full read held the buffer, as the
+	// cost of not guessing; the one after a short read held none.
+	if len(src.held) == len(want) && (!src.held[5] || src.held[6]) {
+		t.Errorf("buffer held at each read: %v; want held at read 5, not at read 6", src.held)
+	}
+}
+
 // TestBurstKeepsSmallLimit: a Reader whose block limit is below burstRead
 // never takes the burst buffer, so its memory bound holds.
 func TestBurstKeepsSmallLimit(t *testing.T) {

@@ -72,6 +72,7 @@ type Reader struct {
 
 	pool   int            // where buf came from (burst.go): a pooled one goes back when idle
 	filled bool           // the last read filled the buffer
+	more   bool           // the last read filled what it was offered: more is likely waiting
 	small  [idleRead]byte // what an idle Reader reads into
 	ev     Event
 }
@@ -183,7 +184,7 @@ func (r *Reader) fill() {
 	if r.start > 0 {
 		r.shift(r.start)
 	}
-	if r.end == 0 && !r.unparsed && (r.pool != ownBuf || r.buf == nil) {
+	if r.end == 0 && !r.unparsed && r.mayWait() {
 		r.fillIdle()
 		return
 	}
@@ -198,6 +199,7 @@ func (r *Reader) fill() {
 			return
 		}
 		r.filled = n > 0 && n == len(r.buf)-r.end
+		r.more = r.filled
 		r.end += n
 		if err != nil {
 			r.err = err
@@ -208,6 +210,21 @@ func (r *Reader) fill() {
 		}
 	}
 	r.err = io.ErrNoProgress
+}
+
+// mayWait reports whether a read with nothing buffered may wait for long,
+// and so is to be made without a buffer (fillIdle). A read that filled
+// what it was offered (the buffer, or the small array) says that more
+// bytes are waiting, so the next one will not wait: a busy stream reads
+// straight into its buffer, not a first few bytes into the small array
+// and then the rest, even when its reads end on an event's edge. A stream
+// whose burst happens to end on that edge holds its buffer until its next
+// bytes come.
+func (r *Reader) mayWait() bool {
+	if r.buf == nil {
+		return true
+	}
+	return r.pool != ownBuf && !r.more
 }
 
 // fillIdle reads with nothing buffered, when the read may wait for long:
@@ -222,7 +239,7 @@ func (r *Reader) fillIdle() {
 			r.err = fmt.Errorf("sse: source returned an invalid count %d from Read", n)
 			return
 		}
-		r.filled = false
+		r.filled, r.more = false, n == len(r.small)
 		if n > 0 {
 			r.takeBuf()
 			r.end = copy(r.buf, r.small[:n])
