@@ -34,6 +34,26 @@ func (s *sizeReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// readEach reads r to its end, requires every event to be ev, byte for
+// byte, and returns how many there were.
+func readEach(t *testing.T, r *Reader, ev string) int {
+	t.Helper()
+	n := 0
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(e.Raw) != ev {
+			t.Fatalf("event %d: %q", n, e.Raw)
+		}
+		n++
+	}
+}
+
 // TestBurstReadsWiden: while a burst keeps filling the buffer, the Reader
 // reads up to burstRead bytes at a time; when the burst ends with nothing
 // buffered it gives the burst buffer back and waits holding none. Every
@@ -44,20 +64,7 @@ func TestBurstReadsWiden(t *testing.T) {
 	src := &sizeReader{pieces: []string{burst, ev}}
 	r := NewReader(src, 0)
 	src.r = r
-	n := 0
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(e.Raw) != ev {
-			t.Fatalf("event %d: %q", n, e.Raw)
-		}
-		n++
-	}
+	n := readEach(t, r, ev)
 	if n != 1001 {
 		t.Fatalf("%d events, want 1001", n)
 	}
@@ -103,21 +110,7 @@ func TestBurstReadsStraightIntoBuffer(t *testing.T) {
 	src := &sizeReader{pieces: []string{strings.Repeat(ev, n), ev}}
 	r := NewReader(src, 0)
 	src.r = r
-	got := 0
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(e.Raw) != ev {
-			t.Fatalf("event %d: %q", got, e.Raw)
-		}
-		got++
-	}
-	if got != n+1 {
+	if got := readEach(t, r, ev); got != n+1 {
 		t.Fatalf("%d events, want %d", got, n+1)
 	}
 	want := []int{idleRead, minRead, burstRead, burstRead, burstRead, burstRead, idleRead}
