@@ -14,7 +14,6 @@ import (
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/probes"
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -167,7 +166,7 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	if err != nil {
 		return report.Report{}, err
 	}
-	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
+	ln, err := listenBeside(net.Listen, c.String("listen"), set.endpoint)
 	if err != nil {
 		_ = eng.Abort()
 		return report.Report{}, usagef("--listen %q: %v", c.String("listen"), err)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
-	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -109,7 +108,7 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", admin.Addr(c.String("listen")))
+	ln, err := listenBeside(net.Listen, c.String("listen"), set.endpoint)
 	if err != nil {
 		_ = eng.Abort()
 		return usagef("--listen %q: %v", c.String("listen"), err)

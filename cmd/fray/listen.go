@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+
+	"github.com/frayproxy/fray/proxy/admin"
+)
+
+// listenFunc listens on a TCP address; net.Listen's shape.
+type listenFunc func(network, addr string) (net.Listener, error)
+
+// listenBeside listens on the --listen address flag for a run that starts
+// its own server (--server) at upstream. fray listens before the server
+// starts; when flag asks for any free port, the one the system gives may be
+// the port the server is about to bind. The server then could not start,
+// and fray would forward to itself. So a free port that turns out to be
+// the upstream's is traded for another: the first listener is held while
+// the second is opened, so that the two differ, then closed. A port given
+// explicitly is taken as it is.
+func listenBeside(listen listenFunc, flag string, upstream *url.URL) (net.Listener, error) {
+	addr := admin.Addr(flag)
+	ln, err := listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	if !anyPort(addr) || !samePort(ln.Addr(), upstream) {
+		return ln, nil
+	}
+	other, err := listen("tcp", addr)
+	if cerr := ln.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("closing the listener on the upstream's port %s: %w", ln.Addr(), cerr)
+	}
+	if err != nil {
+		if other != nil {
+			_ = other.Close()
+		}
+		return nil, err
+	}
+	return other, nil
+}
+
+// anyPort reports whether addr (host:port) asks for any free port.
+func anyPort(addr string) bool {
+	_, port, err := net.SplitHostPort(addr)
+	return err == nil && (port == "0" || port == "")
+}
+
+// samePort reports whether a's port is upstream's explicit port.
+func samePort(a net.Addr, upstream *url.URL) bool {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok || upstream == nil {
+		return false
+	}
+	p, err := strconv.Atoi(upstream.Port())
+	return err == nil && p == tcp.Port
+}
