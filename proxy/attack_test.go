@@ -261,13 +261,16 @@ func TestTrickledHeadIsCut(t *testing.T) {
 	}
 	addr := serveFray(t, p, nil)
 
+	// The clock starts before the dial: fray's header deadline starts
+	// once it has accepted the connection, which may be before Dial
+	// returns here.
+	started := time.Now()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	started := time.Now()
 	var sent atomic.Int64
 	trickled := make(chan struct{})
 	go func() {
