@@ -12,14 +12,15 @@ import (
 // listenFunc listens on a TCP address; net.Listen's shape.
 type listenFunc func(network, addr string) (net.Listener, error)
 
-// listenBeside listens on the --listen address flag for a run that starts
-// its own server (--server) at upstream. fray listens before the server
-// starts; when flag asks for any free port, the one the system gives may be
-// the port the server is about to bind. The server then could not start,
-// and fray would forward to itself. So a free port that turns out to be
-// the upstream's is traded for another: the first listener is held while
-// the second is opened, so that the two differ, then closed. A port given
-// explicitly is taken as it is.
+// listenBeside listens on the --listen address flag for a run against
+// upstream. fray listens before it starts the run's server (--server);
+// when flag asks for any free port, the one the system gives may be the
+// port that server is about to bind. The server then could not start, and
+// fray would forward to itself. So a free port that turns out to be the
+// upstream's is traded for another: the first listener is held while the
+// second is opened, so that the two differ, then closed. A port given
+// explicitly is taken as it is. (An upstream already listening holds its
+// port, which the system then never gives.)
 func listenBeside(listen listenFunc, flag string, upstream *url.URL) (net.Listener, error) {
 	addr := admin.Addr(flag)
 	ln, err := listen("tcp", addr)
