@@ -75,10 +75,9 @@ func TestRun(t *testing.T) {
 		{"trace cost", header + strings.Replace(good(), "1000 fray-traced:cpu-ns/event", "1300 fray-traced:cpu-ns/event", 1), "trace on - off, CPU/event is 600.000ns"},
 		{"paced too slow", header + strings.Replace(good(), "300000 fray-shipped:events/s", "290000 fray-shipped:events/s", 1), "paced  fray-shipped/reverseproxy events/s is 0.967×"},
 		{"paced latency", header + strings.Replace(good(), "31 fray-shipped:p50-µs", "33 fray-shipped:p50-µs", 1), "added p50 is 1.300×"},
-		{"missing regime", header + line("paced", m{setup: "direct"}), "no BenchmarkStream/bulk"},
 		{"missing setup", header + strings.Replace(good(), "fray-traced", "other", -1), "trace on - off, CPU/event: the input lacks"},
 		{"failed run", header + "--- FAIL: BenchmarkStream/bulk\n    bench_test.go:99: boom\nFAIL\n", "the benchmark failed"},
-		{"empty", "", "no BenchmarkStream/paced"},
+		{"empty", "", "no BenchmarkStream/paced nor BenchmarkStream/bulk"},
 		{"bad number", header + "BenchmarkStream/bulk-2 \t 1\t x fray:events/s\n", "events/s"},
 	}
 	for _, tt := range tests {
@@ -103,6 +102,33 @@ func TestRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneRegime: an input with one regime gets that regime's table and
+// ratios, and fails naming the regime whose limits went unchecked.
+func TestOneRegime(t *testing.T) {
+	var pacedOnly strings.Builder
+	for l := range strings.Lines(good()) {
+		if strings.HasPrefix(l, "BenchmarkStream/paced") {
+			pacedOnly.WriteString(l)
+		}
+	}
+	var out bytes.Buffer
+	err := run(strings.NewReader(header+pacedOnly.String()+"PASS\n"), &out, nil, DefaultLimits)
+	if err == nil || !strings.Contains(err.Error(), "no BenchmarkStream/bulk in the input: its limits are not checked") {
+		t.Errorf("err = %v, want one naming the bulk regime", err)
+	}
+	if strings.Contains(err.Error(), "paced") {
+		t.Errorf("err = %v, which blames the paced regime, whose limits hold", err)
+	}
+	for _, want := range []string{"paced (medians of 1 runs)", "paced  fray-shipped/reverseproxy added p50"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "bulk") {
+		t.Errorf("output shows a bulk regime the input lacks:\n%s", out.String())
 	}
 }
 
