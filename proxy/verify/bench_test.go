@@ -52,7 +52,7 @@ func BenchmarkObserveEventCold(b *testing.B) {
 // more than the second-level caches hold (1 MiB per core on the machine
 // docs/performance.md names), less than its 32 MiB last-level cache. The
 // paced stream's verifier time, measured inside the proxy, is what this
-// gives; writing over the last-level cache too makes it five times that.
+// gives; writing over the last-level cache too makes it five to eight times that.
 const coldSpan = 4 << 20
 
 // benchEvents sets a verifier up with a session's standalone GET stream

@@ -117,7 +117,7 @@ func TestOneRegime(t *testing.T) {
 	var out bytes.Buffer
 	err := run(strings.NewReader(header+pacedOnly.String()+"PASS\n"), &out, nil, DefaultLimits)
 	if err == nil || !strings.Contains(err.Error(), "no BenchmarkStream/bulk in the input: its limits are not checked") {
-		t.Errorf("err = %v, want one naming the bulk regime", err)
+		t.Fatalf("err = %v, want one naming the bulk regime", err)
 	}
 	if strings.Contains(err.Error(), "paced") {
 		t.Errorf("err = %v, which blames the paced regime, whose limits hold", err)
