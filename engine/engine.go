@@ -99,7 +99,9 @@ func New(opts Options) (*Engine, error) {
 	if opts.Trace != nil {
 		tr = opts.Trace
 	}
-	e.gate = &gate{next: observe.Tee(e.verifier, tr, met, opts.Watch)}
+	// The trace is judged again offline (fray check): it must hold the
+	// observations in the order the verifier saw them.
+	e.gate = &gate{next: observe.Tee(observe.Serial(e.verifier, tr), met, opts.Watch)}
 	popts := opts.proxyOptions()
 	popts.Observer = e.gate
 	if e.active != nil {
