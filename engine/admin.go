@@ -13,7 +13,13 @@ import (
 func (e *Engine) AdminHandler() http.Handler {
 	h := admin.New(e)
 	if e.metrics != nil {
-		h.HandleMetrics(e.metrics.Handler())
+		// The metrics count what the verifier was passed: the events
+		// queued so far go first.
+		m := e.metrics.Handler()
+		h.HandleMetrics(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			e.queue.Drain()
+			m.ServeHTTP(w, r)
+		}))
 	}
 	return h
 }

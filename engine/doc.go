@@ -7,7 +7,7 @@
 //
 //	client <-> inflight (tracks every exchange, can end them) <-> proxy <-> upstream
 //	                                                                |
-//	                                               observations: gate (cut at shutdown)
+//	                           observations: queue (events off the exchange's path; closed at shutdown)
 //	                                                                |
 //	                                  verifier, trace writer, metrics, watchers
 //

@@ -21,18 +21,24 @@ import (
 
 // Engine is one fray: a proxy with its verifier, trace, metrics and admin
 // API. It is safe for concurrent use. The zero value is not usable; call
-// New.
+// New. Once events flow it holds one goroutine of its own, which passes
+// them to the verifier and the rest; it ends when observation stops (the
+// end of Serve, or Stop).
 type Engine struct {
 	opts     Options
 	proxy    *proxy.Proxy
 	verifier *verify.Verifier
 	active   *profiles.Active // nil when no profile can be in force
 	metrics  *metrics.Metrics // nil without Options.Metrics
-	gate     *gate
-	flight   *inflight
-	handler  http.Handler
-	clock    proxy.Clock
-	start    time.Time
+	// queue passes the observations on to the verifier, the trace, the
+	// metrics and the watcher, the events from a goroutine of its own; it
+	// is closed at shutdown, so that fray's own shutdown never reaches the
+	// verifier as something a peer did.
+	queue   *observe.Queue
+	flight  *inflight
+	handler http.Handler
+	clock   proxy.Clock
+	start   time.Time
 
 	// changeMu orders profile changes, so that the observations of
 	// changes come in the order the changes were made.
@@ -101,9 +107,9 @@ func New(opts Options) (*Engine, error) {
 	}
 	// The trace is judged again offline (fray check): it must hold the
 	// observations in the order the verifier saw them.
-	e.gate = &gate{next: observe.Tee(observe.Serial(e.verifier, tr), met, opts.Watch)}
+	e.queue = observe.NewQueue(observe.Tee(observe.Serial(e.verifier, tr), met, opts.Watch))
 	popts := opts.proxyOptions()
-	popts.Observer = e.gate
+	popts.Observer = e.queue
 	if e.active != nil {
 		popts.Faults = e.active
 	}
@@ -134,6 +140,7 @@ func (e *Engine) Elapsed() time.Duration { return e.clock.Now().Sub(e.start) }
 
 // Live is what a progress line shows: the counts so far.
 func (e *Engine) Live() report.Live {
+	e.queue.Drain()
 	p := e.verifier.Progress()
 	return report.Live{Elapsed: e.Elapsed(), Exchanges: p.Exchanges, Events: p.Events, Faults: p.Faults, Findings: p.Findings}
 }
@@ -141,6 +148,7 @@ func (e *Engine) Live() report.Live {
 // Report is the verdict so far: only what is past its deadline is judged.
 // It may be called at any time, also while serving.
 func (e *Engine) Report() report.Report {
+	e.queue.Drain()
 	r := e.verifier.Report(e.Elapsed())
 	r.Partial = true
 	return r
@@ -215,7 +223,7 @@ func (e *Engine) cut() Stopped {
 	// Held streams end first, and are reported: their clients' sides
 	// ended long ago.
 	e.proxy.ReleaseHolds()
-	e.gate.close()
+	e.queue.Close()
 	st := Stopped{At: e.Elapsed()}
 	st.Open, st.Drained = e.flight.endAll()
 	return st

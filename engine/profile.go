@@ -88,7 +88,7 @@ func (e *Engine) observeChange(action string, fault int) {
 			Checks: severities(p, e.opts.Checks), Faults: len(p.Faults), Fault: fault,
 		},
 	}
-	e.gate.Observe(&o)
+	e.queue.Observe(&o)
 }
 
 // schedule arms a change at its time of the run.

@@ -47,7 +47,8 @@ func (s *numberedStream) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestNoAllocationPerEventObserved: with the observers fray proxy runs
-// (the verifier and the metrics) and faults that fire (drop, delay,
+// (the verifier and the metrics, behind the queue that passes them the
+// events) and faults that fire (drop, delay,
 // set-retry, rewrite-id), an exchange of 2N events allocates what one of
 // N events does: nothing per event, once the verifier's id windows are
 // full (steady state).
@@ -79,7 +80,10 @@ id = "{id}-x"
 			u, _ := url.Parse("http://upstream.invalid")
 			v := verify.New(verify.Options{})
 			m := metrics.New(metrics.Options{NoRuntime: true})
-			opts := proxy.Options{Upstream: u, Transport: up, Observer: observe.Tee(v, m)}
+			// As the engine passes them on: events through a queue.
+			q := observe.NewQueue(observe.Tee(v, m))
+			defer q.Close()
+			opts := proxy.Options{Upstream: u, Transport: up, Observer: q}
 			if tt.profile != "" {
 				prof, err := profiles.Parse("firing.toml", strings.NewReader(tt.profile))
 				if err != nil {
@@ -114,6 +118,7 @@ id = "{id}-x"
 			if perEvent := (two - one) / n; perEvent > 0.01 {
 				t.Errorf("%.3f allocations per event (%.0f for %d events, %.0f for %d)", perEvent, one, n, two, 2*n)
 			}
+			q.Drain()
 			if v.Progress().Events < 20*n {
 				t.Errorf("the verifier saw %d events", v.Progress().Events)
 			}

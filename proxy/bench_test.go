@@ -153,6 +153,7 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 			done()
 			tb.Fatal(err)
 		}
+		stop = append(stop, func() { eng.Stop() })
 		serve(name, eng.Handler(), tr)
 	}
 	return setups, up, done

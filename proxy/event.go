@@ -324,6 +324,7 @@ func (pm *pump) emitEvent(o *observe.Event, fired []faults.Firing, at time.Durat
 	*ob = observe.Observation{Event: o, Fired: fired}
 	pm.p.head(ob, observe.KindEvent, pm.ex, at)
 	pm.p.opts.Observer.Observe(ob)
+	pm.reported = pm.p.kicker != nil
 }
 
 // observeEnd reports the end of the stream: now, or for a held stream

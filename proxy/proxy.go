@@ -59,6 +59,8 @@ type Options struct {
 	Clock Clock
 	// Observer receives an observation of every request, response, SSE
 	// event and end of exchange. Nil observes nothing and costs nothing.
+	// An Observer that is also an observe.Kicker is kicked before a stream
+	// that reported events waits.
 	Observer observe.Observer
 	// MaxExchanges bounds the exchanges in flight at once, open event
 	// streams included; past it a new exchange is answered 503 with
@@ -96,6 +98,7 @@ type Proxy struct {
 	exchSeq  atomic.Uint64
 	readers  sync.Pool // of *sse.Reader
 	holds    holds     // streams held by a fault (hold.go)
+	kicker   observe.Kicker
 
 	// via is the name this proxy gives itself in Via headers, unique to
 	// it, so that a request that comes back to it is known (a loop).
@@ -141,6 +144,7 @@ func New(opts Options) (*Proxy, error) {
 		sessions: newSessions(opts.MaxSessions),
 	}
 	p.readers.New = func() any { return sse.NewReader(nil, opts.MaxBlock) }
+	p.kicker, _ = opts.Observer.(observe.Kicker)
 	var id [4]byte
 	_, _ = rand.Read(id[:])
 	p.via = "fray-" + hex.EncodeToString(id[:])

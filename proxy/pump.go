@@ -79,6 +79,7 @@ type pump struct {
 	// events to handle (scratch.go), so that reporting an event allocates
 	// nothing and an idle stream holds neither.
 	observed bool // the response head was reported
+	reported bool // events were reported since the observer was last kicked
 	cause    observe.Cause
 	endErr   string
 	es       *eventScratch
@@ -109,19 +110,23 @@ func (t *timedRead) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// flush sends what was written to the client, if anything.
+// flush sends what was written to the client, if anything, then kicks the
+// observer: the stream is about to wait.
 func (pm *pump) flush() error {
-	if !pm.pending {
-		return nil
+	if pm.pending {
+		pm.pending = false
+		if err := pm.drain(); err != nil {
+			pm.cancel(err)
+			return err
+		}
+		if err := pm.rc.Flush(); err != nil {
+			pm.cancel(err)
+			return err
+		}
 	}
-	pm.pending = false
-	if err := pm.drain(); err != nil {
-		pm.cancel(err)
-		return err
-	}
-	if err := pm.rc.Flush(); err != nil {
-		pm.cancel(err)
-		return err
+	if pm.reported {
+		pm.reported = false
+		pm.p.kicker.Kick()
 	}
 	return nil
 }

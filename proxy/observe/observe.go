@@ -28,6 +28,14 @@ type Observer interface {
 	Observe(o *Observation)
 }
 
+// Kicker is an Observer that keeps events to pass on later (a Queue). The
+// proxy calls Kick before an exchange that reported events waits (for its
+// upstream, a delay, a flush to its client), so that they are passed on
+// then rather than when the next ones come.
+type Kicker interface {
+	Kick()
+}
+
 // Kind says what an Observation reports.
 type Kind uint8
 

@@ -6,32 +6,7 @@ import (
 	"sync"
 
 	"github.com/frayproxy/fray/mcp"
-	"github.com/frayproxy/fray/proxy/observe"
 )
-
-// gate passes observations on until it is closed, so that fray's own
-// shutdown never reaches the verifier as something a peer did. It is safe
-// for concurrent use.
-type gate struct {
-	next   observe.Observer
-	mu     sync.RWMutex
-	closed bool
-}
-
-func (g *gate) Observe(o *observe.Observation) {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	if !g.closed && g.next != nil {
-		g.next.Observe(o)
-	}
-}
-
-// close stops the flow; once it returns, no observation is being passed on.
-func (g *gate) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
-}
 
 // inflight tracks the exchanges being served, so that shutdown can wait
 // for them and then end those left. It is safe for concurrent use.

@@ -1,0 +1,244 @@
+package observe
+
+import (
+	"sync"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// Queue passes observations on to an observer with the events taken off
+// the exchanges' path: an event is copied into a batch, and a goroutine of
+// the Queue's own hands the batch to the observer while the exchange goes
+// on reading and writing. On a busy stream the exchange's goroutine then
+// does the proxying and the Queue's the checking, side by side.
+//
+// The order is kept: every observation but an event (a request, a
+// response head, an end, a profile change) is passed on in the caller's
+// goroutine, after every event queued before it. So the observer sees one
+// sequence, the one the exchanges reported in; only its timing changes,
+// and what reads the observer's state (a report, the metrics) calls Drain
+// first.
+//
+// An exchange calls Kick before it waits (for its upstream, a delay,
+// the client's flush): the events it queued go to the observer then, not
+// when the next one comes. A batch also goes when it holds kickAt events.
+// When the batch is full, or an event too large for it comes, the caller
+// drains the queue itself: that bounds the memory the Queue holds (two
+// batches of queueEvents events and queueBytes bytes) and slows the
+// fastest exchange to the observer's pace.
+//
+// A Queue is safe for concurrent use. Its goroutine starts with the first
+// Kick and ends with Close. The zero value is not usable; call NewQueue.
+type Queue struct {
+	next Observer
+
+	// mu is held while observations are passed to next: one at a time,
+	// in queue order.
+	mu sync.Mutex
+
+	qmu    sync.Mutex // guards what follows
+	fill   *batch     // where events are queued
+	spare  *batch     // empty, swapped in when fill is taken
+	kicked bool       // fill's events are due; the goroutine was woken
+	closed bool
+	start  bool // the goroutine was started
+
+	wake chan struct{}
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+// The Queue's bounds: a batch holds at most queueEvents events, queueBytes
+// bytes of theirs and queueFired firings. A batch goes to the observer once
+// it holds kickAt events, so that the goroutine works while the exchange
+// goes on filling the next one.
+const (
+	queueEvents = 1024
+	queueBytes  = 256 << 10
+	queueFired  = 1024
+	kickAt      = 32
+)
+
+// batch is queued events: their observations, with Event pointing into
+// evs, their bytes in buf and their firings in fired. Nothing grows past
+// its capacity, so nothing queued moves.
+type batch struct {
+	obs   []Observation
+	evs   []Event
+	buf   []byte
+	fired []faults.Firing
+}
+
+func newBatch() *batch {
+	return &batch{
+		obs:   make([]Observation, 0, queueEvents),
+		evs:   make([]Event, 0, queueEvents),
+		buf:   make([]byte, 0, queueBytes),
+		fired: make([]faults.Firing, 0, queueFired),
+	}
+}
+
+// NewQueue returns a Queue that passes observations on to next.
+func NewQueue(next Observer) *Queue {
+	return &Queue{
+		next: next, fill: newBatch(), spare: newBatch(),
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+	}
+}
+
+// Observe queues an event, and passes anything else on once what was
+// queued before it was.
+func (q *Queue) Observe(o *Observation) {
+	if o.Kind == KindEvent && o.Event != nil && q.queue(o) {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.drainLocked() {
+		q.next.Observe(o)
+	}
+}
+
+// queue copies event o into the batch being filled. It reports false when
+// it could not: the Queue is closed, or the batch has no room; the caller
+// then passes o on itself.
+func (q *Queue) queue(o *Observation) bool {
+	e := o.Event
+	size := len(e.Raw) + len(e.Type) + len(e.ID) + len(e.Data) + len(e.RPCMethod) + len(e.RPCID) +
+		len(e.Delivered) + len(e.DeliveredID)
+	q.qmu.Lock()
+	b := q.fill
+	if q.closed || len(b.obs) == cap(b.obs) || size > cap(b.buf)-len(b.buf) || len(o.Fired) > cap(b.fired)-len(b.fired) {
+		q.qmu.Unlock()
+		return false
+	}
+	b.evs = append(b.evs, *e)
+	c := &b.evs[len(b.evs)-1]
+	c.Raw = b.keep(e.Raw)
+	c.Type = b.keep(e.Type)
+	c.ID = b.keep(e.ID)
+	c.Data = b.keep(e.Data)
+	c.RPCMethod = b.keep(e.RPCMethod)
+	c.RPCID = b.keep(e.RPCID)
+	c.Delivered = b.keep(e.Delivered)
+	c.DeliveredID = b.keep(e.DeliveredID)
+	b.obs = append(b.obs, *o)
+	co := &b.obs[len(b.obs)-1]
+	co.Event = c
+	if o.Fired != nil {
+		n := len(b.fired)
+		b.fired = append(b.fired, o.Fired...)
+		co.Fired = b.fired[n:len(b.fired):len(b.fired)]
+	}
+	due := len(b.obs) >= kickAt && q.due()
+	q.qmu.Unlock()
+	if due {
+		q.wakeUp()
+	}
+	return true
+}
+
+// keep copies s into the batch's bytes; nil stays nil.
+func (b *batch) keep(s []byte) []byte {
+	if s == nil {
+		return nil
+	}
+	n := len(b.buf)
+	b.buf = append(b.buf, s...)
+	return b.buf[n:len(b.buf):len(b.buf)]
+}
+
+func (b *batch) reset() {
+	clear(b.obs)
+	clear(b.evs)
+	clear(b.fired)
+	b.obs, b.evs, b.buf, b.fired = b.obs[:0], b.evs[:0], b.buf[:0], b.fired[:0]
+}
+
+// due marks the queued events due, once, and starts the goroutine if it
+// has not started; it reports whether the goroutine is to be woken. qmu
+// is held.
+func (q *Queue) due() bool {
+	if q.kicked || q.closed || len(q.fill.obs) == 0 {
+		return false
+	}
+	q.kicked = true
+	if !q.start {
+		q.start = true
+		go q.run()
+	}
+	return true
+}
+
+func (q *Queue) wakeUp() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Kick has the events queued so far passed on by the Queue's goroutine
+// without waiting for more: the caller is about to wait.
+func (q *Queue) Kick() {
+	q.qmu.Lock()
+	due := q.due()
+	q.qmu.Unlock()
+	if due {
+		q.wakeUp()
+	}
+}
+
+// Drain passes on every event queued so far, in the caller's goroutine,
+// before it returns. What reads the observer's state calls it first.
+func (q *Queue) Drain() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.drainLocked()
+}
+
+// drainLocked passes the batch being filled on, and reports whether the
+// Queue is closed; mu is held. The batch is swapped for the empty spare
+// first, so that exchanges queue into that one meanwhile.
+func (q *Queue) drainLocked() (closed bool) {
+	q.qmu.Lock()
+	b := q.fill
+	q.fill, q.spare = q.spare, b
+	q.kicked = false
+	closed = q.closed
+	q.qmu.Unlock()
+	for i := range b.obs {
+		q.next.Observe(&b.obs[i])
+	}
+	b.reset()
+	return closed
+}
+
+func (q *Queue) run() {
+	defer close(q.done)
+	for {
+		select {
+		case <-q.stop:
+			return
+		case <-q.wake:
+			q.Drain()
+		}
+	}
+}
+
+// Close passes on what is queued, then stops: later observations are
+// dropped, and the Queue's goroutine has ended when Close returns. Close
+// may be called more than once.
+func (q *Queue) Close() {
+	q.mu.Lock()
+	q.qmu.Lock()
+	q.closed = true
+	started := q.start
+	q.qmu.Unlock()
+	q.drainLocked()
+	q.mu.Unlock()
+	q.once.Do(func() { close(q.stop) })
+	if started {
+		<-q.done
+	}
+}

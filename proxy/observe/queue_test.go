@@ -1,0 +1,257 @@
+package observe
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// lineRecorder keeps a line per observation it is passed, with the bytes of
+// events as they were when it got them.
+type lineRecorder struct {
+	mu    sync.Mutex
+	lines []string
+	got   chan struct{} // receives after each observation, when not nil
+}
+
+func (r *lineRecorder) Observe(o *Observation) {
+	line := fmt.Sprintf("%d %s", o.Exchange, o.Kind)
+	if o.Kind == KindRequest {
+		line += fmt.Sprintf(" %d", o.SessionSeq)
+	}
+	if o.Event != nil {
+		line += fmt.Sprintf(" %s id=%s data=%s", o.Event.Raw, o.Event.ID, o.Event.Data)
+		for _, f := range o.Fired {
+			line += " fired=" + f.Kind
+		}
+	}
+	r.mu.Lock()
+	r.lines = append(r.lines, line)
+	r.mu.Unlock()
+	if r.got != nil {
+		r.got <- struct{}{}
+	}
+}
+
+func (r *lineRecorder) seen() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.lines...)
+}
+
+// event reports an event of exchange ex from buf, which the caller reuses
+// once Observe returns, as the proxy does.
+func event(q Observer, buf []byte, ex uint64, n int, fired []faults.Firing) {
+	buf = strconv.AppendInt(buf[:0], int64(n), 10)
+	e := Event{}
+	e.Raw, e.ID, e.Data = buf, buf, buf
+	q.Observe(&Observation{Kind: KindEvent, Exchange: ex, Event: &e, Fired: fired})
+	clear(buf[:cap(buf)])
+}
+
+func TestQueueOrderAndCopies(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	defer q.Close()
+	buf := make([]byte, 0, 16)
+	event(q, buf, 1, 1, nil)
+	event(q, buf, 1, 2, []faults.Firing{{Kind: "drop"}})
+	if got := rec.seen(); len(got) != 0 {
+		t.Fatalf("events reached the observer before they were due: %q", got)
+	}
+	// A request of another exchange: the events queued before it come
+	// first, with their bytes as they were reported.
+	q.Observe(&Observation{Kind: KindRequest, Exchange: 2})
+	want := []string{"1 event 1 id=1 data=1", "1 event 2 id=2 data=2 fired=drop", "2 request 0"}
+	if got := rec.seen(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("observer saw %q, want %q", got, want)
+	}
+}
+
+// TestQueueKick: kicked, the queued events reach the observer from the
+// Queue's goroutine, with no other call.
+func TestQueueKick(t *testing.T) {
+	rec := &lineRecorder{got: make(chan struct{}, 8)}
+	q := NewQueue(rec)
+	defer q.Close()
+	event(q, make([]byte, 0, 16), 1, 7, nil)
+	q.Kick()
+	select {
+	case <-rec.got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a kicked event never reached the observer")
+	}
+	if got := rec.seen(); len(got) != 1 || got[0] != "1 event 7 id=7 data=7" {
+		t.Fatalf("observer saw %q", got)
+	}
+}
+
+// TestQueueBounds: more events than a batch holds, and one larger than its
+// bytes, all arrive once, in order.
+func TestQueueBounds(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	defer q.Close()
+	buf := make([]byte, 0, 16)
+	n := 3*queueEvents + 5
+	for i := range n {
+		event(q, buf, 1, i, nil)
+	}
+	big := Event{}
+	big.Raw = bytes.Repeat([]byte("x"), queueBytes+1)
+	q.Observe(&Observation{Kind: KindEvent, Exchange: 1, Event: &big})
+	event(q, buf, 1, n, nil)
+	q.Drain()
+	got := rec.seen()
+	if len(got) != n+2 {
+		t.Fatalf("observer saw %d observations, want %d", len(got), n+2)
+	}
+	for i := range n {
+		if want := fmt.Sprintf("1 event %d id=%d data=%d", i, i, i); got[i] != want {
+			t.Fatalf("observation %d is %q, want %q", i, got[i], want)
+		}
+	}
+	if len(got[n]) < queueBytes || got[n+1] != fmt.Sprintf("1 event %d id=%d data=%d", n, n, n) {
+		t.Fatalf("the large event and the one after it came out of order: %.40q, %q", got[n], got[n+1])
+	}
+}
+
+// TestQueueClose: what was queued before Close is passed on, nothing
+// after, and the goroutine has ended.
+func TestQueueClose(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	buf := make([]byte, 0, 16)
+	event(q, buf, 1, 1, nil)
+	q.Kick()
+	event(q, buf, 1, 2, nil)
+	q.Close()
+	q.Close()
+	select {
+	case <-q.done:
+	default:
+		t.Fatal("the Queue's goroutine outlived Close")
+	}
+	event(q, buf, 1, 3, nil)
+	q.Observe(&Observation{Kind: KindEnd, Exchange: 1})
+	q.Kick()
+	q.Drain()
+	want := []string{"1 event 1 id=1 data=1", "1 event 2 id=2 data=2"}
+	if got := rec.seen(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("observer saw %q, want %q", got, want)
+	}
+}
+
+// TestQueueActedOn: an exchange that acts on another's event (a client
+// that got it and resumes) is observed after that event, whichever
+// goroutine passes the event on, under the race detector too.
+func TestQueueActedOn(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	defer q.Close()
+	const streams, events = 8, 500
+	var wg sync.WaitGroup
+	for s := range streams {
+		wg.Add(1)
+		ex := uint64(1 + 2*s)
+		acted := make(chan int)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 0, 16)
+			for i := range events {
+				event(q, buf, ex, i, nil)
+				if i%50 == 49 {
+					q.Kick()
+					acted <- i
+				}
+			}
+			close(acted)
+			q.Observe(&Observation{Kind: KindEnd, Exchange: ex})
+		}()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range acted {
+				q.Observe(&Observation{Kind: KindRequest, Exchange: ex + 1, SessionSeq: i})
+			}
+		}()
+	}
+	wg.Wait()
+	q.Drain()
+	got := rec.seen()
+	if len(got) != streams*(events+1+events/50) {
+		t.Fatalf("observer saw %d observations, want %d", len(got), streams*(events+1+events/50))
+	}
+	next := map[uint64]int{}
+	for _, line := range got {
+		var ex uint64
+		var kind string
+		var n int
+		fmt.Sscanf(line, "%d %s %d", &ex, &kind, &n)
+		switch {
+		case kind == "event":
+			if n != next[ex] {
+				t.Fatalf("exchange %d: event %d came when %d was due", ex, n, next[ex])
+			}
+			next[ex]++
+		case kind == "end":
+			if next[ex] != events {
+				t.Fatalf("exchange %d ended after %d of its %d events", ex, next[ex], events)
+			}
+		case kind == "request" && next[ex-1] <= n:
+			t.Fatalf("exchange %d acted on event %d of exchange %d before the observer saw it", ex, n, ex-1)
+		}
+	}
+}
+
+// TestQueueRequestAfterItsEvent: a request that follows an event, from
+// another goroutine, comes right after it.
+func TestQueueRequestAfterItsEvent(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	defer q.Close()
+	buf := make([]byte, 0, 16)
+	for i := range 10 {
+		event(q, buf, 1, i, nil)
+		done := make(chan struct{})
+		go func() {
+			q.Observe(&Observation{Kind: KindRequest, Exchange: 2})
+			close(done)
+		}()
+		<-done
+	}
+	q.Drain()
+	got := rec.seen()
+	for i := range 10 {
+		if want := fmt.Sprintf("1 event %d id=%d data=%d", i, i, i); got[2*i] != want || got[2*i+1] != "2 request 0" {
+			t.Fatalf("observations %d and %d are %q and %q, want %q then the request", 2*i, 2*i+1, got[2*i], got[2*i+1], want)
+		}
+	}
+}
+
+func TestQueueNoAllocationPerEvent(t *testing.T) {
+	q := NewQueue(Func(func(*Observation) {}))
+	defer q.Close()
+	// Reused, as the proxy reuses its observation and event.
+	var e Event
+	o := &Observation{Kind: KindEvent, Exchange: 1, Event: &e, Fired: []faults.Firing{{Kind: "drop"}}}
+	buf := make([]byte, 0, 16)
+	n := 0
+	allocs := testing.AllocsPerRun(2000, func() {
+		n++
+		buf = strconv.AppendInt(buf[:0], int64(n), 10)
+		e.Raw, e.ID, e.Data = buf, buf, buf
+		q.Observe(o)
+		if n%100 == 0 {
+			q.Kick()
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("queueing an event allocates %.2f times", allocs)
+	}
+}
