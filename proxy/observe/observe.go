@@ -20,10 +20,11 @@ import (
 	"github.com/frayproxy/fray/mcp"
 )
 
-// Observer receives observations. Observe is called from the goroutine of
-// the exchange observed, so it must be safe for concurrent use; the
-// observations of one exchange arrive in order, those of different
-// exchanges interleave. Observe must not block for long: the exchange waits.
+// Observer receives observations. The proxy calls Observe from the
+// goroutine of the exchange observed (a Queue passes events on from its
+// own), so it must be safe for concurrent use; the observations of one
+// exchange arrive in order, those of different exchanges interleave.
+// Observe must not block for long: the exchange, or the queue, waits.
 type Observer interface {
 	Observe(o *Observation)
 }
