@@ -2,6 +2,7 @@ package observe
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/frayproxy/fray/faults"
 )
@@ -60,20 +61,24 @@ const (
 	kickAt      = 32
 )
 
-// batch is queued events: their observations, with Event pointing into
-// evs, their bytes in buf and their firings in fired. Nothing grows past
-// its capacity, so nothing queued moves.
+// batch is queued events: each one's observation and event side by side
+// in a slot, their bytes in buf and their firings in fired. Nothing grows
+// past its capacity, so nothing queued moves.
 type batch struct {
-	obs   []Observation
-	evs   []Event
+	slots []slot
 	buf   []byte
 	fired []faults.Firing
 }
 
+// slot is one queued event; obs.Event points to ev.
+type slot struct {
+	obs Observation
+	ev  Event
+}
+
 func newBatch() *batch {
 	return &batch{
-		obs:   make([]Observation, 0, queueEvents),
-		evs:   make([]Event, 0, queueEvents),
+		slots: make([]slot, 0, queueEvents),
 		buf:   make([]byte, 0, queueBytes),
 		fired: make([]faults.Firing, 0, queueFired),
 	}
@@ -109,29 +114,31 @@ func (q *Queue) queue(o *Observation) bool {
 		len(e.Delivered) + len(e.DeliveredID)
 	q.qmu.Lock()
 	b := q.fill
-	if q.closed || len(b.obs) == cap(b.obs) || size > cap(b.buf)-len(b.buf) || len(o.Fired) > cap(b.fired)-len(b.fired) {
+	if q.closed || len(b.slots) == cap(b.slots) || size > cap(b.buf)-len(b.buf) || len(o.Fired) > cap(b.fired)-len(b.fired) {
 		q.qmu.Unlock()
 		return false
 	}
-	b.evs = append(b.evs, *e)
-	c := &b.evs[len(b.evs)-1]
+	b.slots = b.slots[:len(b.slots)+1]
+	sl := &b.slots[len(b.slots)-1]
+	sl.obs, sl.ev = *o, *e
+	c, co := &sl.ev, &sl.obs
+	// The fields of a block are parts of its raw bytes, and the JSON-RPC
+	// identity parts of its data, as a rule: they are copied with them.
 	c.Raw = b.keep(e.Raw)
-	c.Type = b.keep(e.Type)
-	c.ID = b.keep(e.ID)
-	c.Data = b.keep(e.Data)
-	c.RPCMethod = b.keep(e.RPCMethod)
-	c.RPCID = b.keep(e.RPCID)
+	c.Type = b.part(e.Raw, c.Raw, e.Type)
+	c.ID = b.part(e.Raw, c.Raw, e.ID)
+	c.Data = b.part(e.Raw, c.Raw, e.Data)
+	c.RPCMethod = b.part(e.Data, c.Data, e.RPCMethod)
+	c.RPCID = b.part(e.Data, c.Data, e.RPCID)
 	c.Delivered = b.keep(e.Delivered)
-	c.DeliveredID = b.keep(e.DeliveredID)
-	b.obs = append(b.obs, *o)
-	co := &b.obs[len(b.obs)-1]
+	c.DeliveredID = b.part(e.Delivered, c.Delivered, e.DeliveredID)
 	co.Event = c
 	if o.Fired != nil {
 		n := len(b.fired)
 		b.fired = append(b.fired, o.Fired...)
 		co.Fired = b.fired[n:len(b.fired):len(b.fired)]
 	}
-	due := len(b.obs) >= kickAt && q.due()
+	due := len(b.slots) >= kickAt && q.due()
 	q.qmu.Unlock()
 	if due {
 		q.wakeUp()
@@ -149,18 +156,32 @@ func (b *batch) keep(s []byte) []byte {
 	return b.buf[n:len(b.buf):len(b.buf)]
 }
 
+// part returns s as the same part of kept, the copy of whole, when s is a
+// part of whole; otherwise a copy of s.
+func (b *batch) part(whole, kept, s []byte) []byte {
+	if len(s) == 0 || len(s) > len(whole) {
+		return b.keep(s)
+	}
+	// Only the addresses are compared; nothing is read or written
+	// through them.
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(whole)))
+	if off > uintptr(len(whole)-len(s)) {
+		return b.keep(s)
+	}
+	return kept[off : int(off)+len(s) : int(off)+len(s)]
+}
+
 func (b *batch) reset() {
-	clear(b.obs)
-	clear(b.evs)
+	clear(b.slots)
 	clear(b.fired)
-	b.obs, b.evs, b.buf, b.fired = b.obs[:0], b.evs[:0], b.buf[:0], b.fired[:0]
+	b.slots, b.buf, b.fired = b.slots[:0], b.buf[:0], b.fired[:0]
 }
 
 // due marks the queued events due, once, and starts the goroutine if it
 // has not started; it reports whether the goroutine is to be woken. qmu
 // is held.
 func (q *Queue) due() bool {
-	if q.kicked || q.closed || len(q.fill.obs) == 0 {
+	if q.kicked || q.closed || len(q.fill.slots) == 0 {
 		return false
 	}
 	q.kicked = true
@@ -207,8 +228,8 @@ func (q *Queue) drainLocked() (closed bool) {
 	q.kicked = false
 	closed = q.closed
 	q.qmu.Unlock()
-	for i := range b.obs {
-		q.next.Observe(&b.obs[i])
+	for i := range b.slots {
+		q.next.Observe(&b.slots[i].obs)
 	}
 	b.reset()
 	return closed

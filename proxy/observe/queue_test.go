@@ -3,6 +3,7 @@ package observe
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"testing"
@@ -253,5 +254,46 @@ func TestQueueNoAllocationPerEvent(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("queueing an event allocates %.2f times", allocs)
+	}
+}
+
+// TestQueueCopiesParts: an event's fields, parts of its raw bytes or of
+// its data or not, reach the observer as they were reported, though the
+// proxy reuses every buffer they came from.
+func TestQueueCopiesParts(t *testing.T) {
+	var got []Event
+	q := NewQueue(Func(func(o *Observation) {
+		e := *o.Event
+		e.Raw, e.Type, e.ID, e.Data = bytes.Clone(e.Raw), bytes.Clone(e.Type), bytes.Clone(e.ID), bytes.Clone(e.Data)
+		e.RPCMethod, e.RPCID = bytes.Clone(e.RPCMethod), bytes.Clone(e.RPCID)
+		e.Delivered, e.DeliveredID = bytes.Clone(e.Delivered), bytes.Clone(e.DeliveredID)
+		got = append(got, e)
+	}))
+	defer q.Close()
+	raw := []byte("event: note\nid: 7\ndata: {\"method\":\"a\",\ndata: \"id\":1}\n\n")
+	joined := []byte("{\"method\":\"a\",\n\"id\":1}") // the data lines joined, elsewhere
+	delivered := []byte("event: note\nid: 7-x\ndata: ...\n\n")
+	other := []byte("kind")
+	var e Event
+	e.Raw, e.Type, e.ID = raw, raw[7:11], raw[16:17]
+	e.Data, e.RPCMethod, e.RPCID = joined, joined[11:12], joined[20:21]
+	e.Delivered, e.DeliveredID = delivered, delivered[16:19]
+	e.Retry = 5
+	want := e
+	want.Raw, want.Type, want.ID, want.Data = bytes.Clone(raw), []byte("note"), []byte("7"), bytes.Clone(joined)
+	want.RPCMethod, want.RPCID, want.Delivered, want.DeliveredID = []byte("a"), []byte("1"), bytes.Clone(delivered), []byte("7-x")
+	// And one whose type comes from none of its buffers.
+	e2 := e
+	e2.Type = other
+	want2 := want
+	want2.Type = []byte("kind")
+	q.Observe(&Observation{Kind: KindEvent, Event: &e})
+	q.Observe(&Observation{Kind: KindEvent, Event: &e2})
+	for _, b := range [][]byte{raw, joined, delivered, other} {
+		clear(b)
+	}
+	q.Drain()
+	if len(got) != 2 || !reflect.DeepEqual(got[0], want) || !reflect.DeepEqual(got[1], want2) {
+		t.Fatalf("observer got\n%+v\nwant\n%+v\n%+v", got, want, want2)
 	}
 }
