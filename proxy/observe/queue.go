@@ -28,8 +28,8 @@ import (
 // batches of queueEvents events and queueBytes bytes) and slows the
 // fastest exchange to the observer's pace.
 //
-// A Queue is safe for concurrent use. Its goroutine starts with the first
-// Kick and ends with Close. The zero value is not usable; call NewQueue.
+// A Queue is safe for concurrent use. Its goroutine starts when events
+// first fall due and ends with Close. The zero value is not usable; call NewQueue.
 type Queue struct {
 	next Observer
 
@@ -37,12 +37,12 @@ type Queue struct {
 	// in queue order.
 	mu sync.Mutex
 
-	qmu    sync.Mutex // guards what follows
-	fill   *batch     // where events are queued
-	spare  *batch     // empty, swapped in when fill is taken
-	kicked bool       // fill's events are due; the goroutine was woken
-	closed bool
-	start  bool // the goroutine was started
+	qmu     sync.Mutex // guards what follows
+	fill    *batch     // where events are queued
+	spare   *batch     // empty, swapped in when fill is taken
+	kicked  bool       // fill's events are due; the goroutine was woken
+	closed  bool
+	started bool // the goroutine was started
 
 	wake chan struct{}
 	stop chan struct{}
@@ -185,8 +185,8 @@ func (q *Queue) due() bool {
 		return false
 	}
 	q.kicked = true
-	if !q.start {
-		q.start = true
+	if !q.started {
+		q.started = true
 		go q.run()
 	}
 	return true
@@ -254,7 +254,7 @@ func (q *Queue) Close() {
 	q.mu.Lock()
 	q.qmu.Lock()
 	q.closed = true
-	started := q.start
+	started := q.started
 	q.qmu.Unlock()
 	q.drainLocked()
 	q.mu.Unlock()
