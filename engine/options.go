@@ -52,7 +52,9 @@ type Options struct {
 	// Metrics keeps Prometheus metrics of the traffic and the findings,
 	// served by AdminHandler at /metrics.
 	Metrics bool
-	// Watch sees every observation too (a narration, a test's probe). It
+	// Watch sees every observation too (a narration, a test's probe), in
+	// the order the verifier does; events reach it from the engine's
+	// queue, shortly after they left, not from the stream's goroutine. It
 	// must be safe for concurrent use and must not block.
 	Watch observe.Observer
 
