@@ -30,9 +30,9 @@ type Observer interface {
 }
 
 // Kicker is an Observer that keeps events to pass on later (a Queue). The
-// proxy calls Kick before an exchange that reported events waits (for its
-// upstream, a delay, a flush to its client), so that they are passed on
-// then rather than when the next ones come.
+// proxy calls Kick once an exchange that reported events has flushed them
+// to its client and is about to wait (for its upstream, a delay, a stall),
+// so that they are passed on then rather than when the next ones come.
 type Kicker interface {
 	Kick()
 }

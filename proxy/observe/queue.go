@@ -20,9 +20,9 @@ import (
 // and what reads the observer's state (a report, the metrics) calls Drain
 // first.
 //
-// An exchange calls Kick before it waits (for its upstream, a delay,
-// the client's flush): the events it queued go to the observer then, not
-// when the next one comes. A batch also goes when it holds kickAt events.
+// An exchange calls Kick after its flush, before it waits (for its
+// upstream, a delay, a stall): the events it queued go to the observer
+// then, not when the next one comes. A batch also goes when it holds kickAt events.
 // When the batch is full, or an event too large for it comes, the caller
 // drains the queue itself: that bounds the memory the Queue holds (two
 // batches of queueEvents events and queueBytes bytes) and slows the
