@@ -106,8 +106,9 @@ func New(opts Options) (*Engine, error) {
 		tr = opts.Trace
 	}
 	// The trace is judged again offline (fray check): it must hold the
-	// observations in the order the verifier saw them.
-	e.queue = observe.NewQueue(observe.Tee(observe.Serial(e.verifier, tr), met, opts.Watch))
+	// observations in the order the verifier saw them. The queue passes
+	// each observation to all of them before the next one to any.
+	e.queue = observe.NewQueue(observe.Tee(e.verifier, tr, met, opts.Watch))
 	popts := opts.proxyOptions()
 	popts.Observer = e.queue
 	if e.active != nil {

@@ -12,7 +12,6 @@ package observe
 
 import (
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/frayproxy/fray/checks"
@@ -421,31 +420,4 @@ func (t tee) Observe(o *Observation) {
 	for _, ob := range t {
 		ob.Observe(o)
 	}
-}
-
-// Serial is Tee for observers that must see the observations of different
-// exchanges in one order: each observation is passed to all of obs before
-// the next one is passed to any. Tee does not: two exchanges' observations
-// may reach one observer in one order and the next in the other. The
-// verifier and the trace are such a pair, since the trace is judged again
-// offline and must give the verdict the verifier gave. With one observer
-// left it returns that one, with none nil. The Observer it returns is
-// safe for concurrent use.
-func Serial(obs ...Observer) Observer {
-	t := Tee(obs...)
-	if _, many := t.(tee); !many {
-		return t
-	}
-	return &serial{next: t}
-}
-
-type serial struct {
-	mu   sync.Mutex
-	next Observer
-}
-
-func (s *serial) Observe(o *Observation) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.next.Observe(o)
 }

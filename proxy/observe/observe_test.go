@@ -30,12 +30,13 @@ func (r *recorder) order() []uint64 {
 	return slices.Clone(r.seen)
 }
 
-// TestSerialOneOrder: while one exchange's observation is still on its
-// way through the observers (held in the second), another exchange's does
-// not overtake it at the first: both observers see the two in one order.
-// With Tee the second exchange's observation goes through both while the
-// first waits, and the two observers disagree on the order.
-func TestSerialOneOrder(t *testing.T) {
+// TestQueueOneOrder: while one exchange's observation is still on its
+// way through a Tee's observers behind a Queue (held in the second),
+// another exchange's does not overtake it at the first: both observers see
+// the two in one order. With Tee alone the second exchange's observation
+// goes through both while the first waits, and the two observers disagree
+// on the order.
+func TestQueueOneOrder(t *testing.T) {
 	inside, release := make(chan struct{}), make(chan struct{})
 	first := &recorder{}
 	second := &recorder{hold: func(o *Observation) {
@@ -44,7 +45,8 @@ func TestSerialOneOrder(t *testing.T) {
 			<-release
 		}
 	}}
-	s := Serial(first, second)
+	s := NewQueue(Tee(first, second))
+	defer s.Close()
 
 	doneA := make(chan struct{})
 	go func() {
@@ -73,16 +75,5 @@ func TestSerialOneOrder(t *testing.T) {
 	}
 	if got := second.order(); !slices.Equal(got, want) {
 		t.Errorf("the second observer saw exchanges %v, want %v", got, want)
-	}
-}
-
-// TestSerialOfOne: with one observer left, Serial adds nothing to the way.
-func TestSerialOfOne(t *testing.T) {
-	r := &recorder{}
-	if got := Serial(nil, r, nil); got != Observer(r) {
-		t.Errorf("Serial(nil, r, nil) = %T, want r itself", got)
-	}
-	if got := Serial(nil); got != nil {
-		t.Errorf("Serial(nil) = %v, want nil", got)
 	}
 }

@@ -15,10 +15,12 @@ import (
 //
 // The order is kept: every observation but an event (a request, a
 // response head, an end, a profile change) is passed on in the caller's
-// goroutine, after every event queued before it. So the observer sees one
-// sequence, the one the exchanges reported in; only its timing changes,
-// and what reads the observer's state (a report, the metrics) calls Drain
-// first.
+// goroutine, after every event queued before it, and one observation at a
+// time. So the observer sees one sequence, the one the exchanges reported
+// in, and the observers of a Tee behind the Queue all see the same one
+// (the verifier, and the trace that is judged again offline); only its
+// timing changes, and what reads the observer's state (a report, the
+// metrics) calls Drain first.
 //
 // An exchange calls Kick after its flush, before it waits (for its
 // upstream, a delay, a stall): the events it queued go to the observer
