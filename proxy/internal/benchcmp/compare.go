@@ -96,17 +96,19 @@ func Parse(r io.Reader) (Results, error) {
 	return res, nil
 }
 
-// Ratio is one compared quantity: its median over runs, the bound it is
-// held to (Max: at most; otherwise at least), and whether it is only
-// printed.
+// Ratio is one compared quantity: its median over runs, its lowest and
+// highest run (so that a reader sees how far one run may stray from the
+// median on this machine), the bound the median is held to (Max: at most;
+// otherwise at least), and whether it is only printed.
 type Ratio struct {
-	Name  string
-	Value float64
-	Bound float64
-	Max   bool
-	Info  bool
-	Unit  string // "×" for a ratio
-	Runs  int
+	Name      string
+	Value     float64
+	Low, High float64
+	Bound     float64
+	Max       bool
+	Info      bool
+	Unit      string // "×" for a ratio
+	Runs      int
 }
 
 func (r *Ratio) ok() bool {
@@ -231,6 +233,7 @@ func Compare(res Results, lim Limits) (*Comparison, error) {
 			continue
 		}
 		q.r.Value, q.r.Runs = m, len(vals)
+		q.r.Low, q.r.High = slices.Min(vals), slices.Max(vals)
 		c.Ratios = append(c.Ratios, q.r)
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -302,7 +305,11 @@ func (c *Comparison) Write(w io.Writer) {
 		if !r.Info {
 			status = " " + verdict(r.ok())
 		}
-		fmt.Fprintf(w, "%-44s %8.3f%s (%s, median of %d)%s\n", r.Name+":", r.Value, r.Unit, want, r.Runs, status)
+		spread := ""
+		if r.Runs > 1 {
+			spread = fmt.Sprintf(", runs %.3f to %.3f", r.Low, r.High)
+		}
+		fmt.Fprintf(w, "%-44s %8.3f%s (%s, median of %d%s)%s\n", r.Name+":", r.Value, r.Unit, want, r.Runs, spread, status)
 	}
 }
 

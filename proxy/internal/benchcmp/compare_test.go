@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -145,6 +146,15 @@ func TestRatios(t *testing.T) {
 	c, err := Compare(res, DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
+	}
+	r := c.Ratios[slices.IndexFunc(c.Ratios, func(r Ratio) bool { return strings.HasPrefix(r.Name, "bulk   fray-shipped/reverseproxy events/s") })]
+	if math.Abs(r.Low-0.2) > 1e-9 || math.Abs(r.High-1.0) > 1e-9 || r.Runs != 3 {
+		t.Errorf("bulk events/s over runs 0.6, 0.2, 1.0: low %v, high %v, runs %d; want 0.2, 1, 3", r.Low, r.High, r.Runs)
+	}
+	var out bytes.Buffer
+	c.Write(&out)
+	if want := "(want >= 0.5×, median of 3, runs 0.200 to 1.000) ok"; !strings.Contains(out.String(), want) {
+		t.Errorf("output lacks %q:\n%s", want, out.String())
 	}
 	for _, tt := range []struct {
 		prefix string
