@@ -41,6 +41,13 @@ func (s *Set) Stream(ex *mcp.Exchange) StreamPlan {
 // emptyStream is the plan of a stream no fault can hit.
 type emptyStream struct{}
 
+// Inert reports whether sp is the plan of a stream no fault can hit: it
+// decides nothing, and reads nothing of the events it is given.
+func Inert(sp StreamPlan) bool {
+	_, ok := sp.(emptyStream)
+	return ok
+}
+
 func (emptyStream) Start() StreamAction          { return StreamAction{} }
 func (emptyStream) Event(*mcp.Event) EventAction { return EventAction{} }
 

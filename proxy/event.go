@@ -35,7 +35,8 @@ func (pm *pump) block(e *sse.Event) bool {
 		return pm.passRaw(e)
 	}
 	var msg jsonrpc.Message
-	if e.Dispatched {
+	late := e.Dispatched && pm.classifyLater()
+	if e.Dispatched && !late {
 		msg = jsonrpc.Scan(e.Data)
 		if pm.ex.initReq && msg.Kind == mcp.RPCResponse {
 			pm.p.noteInitialize(pm.ex, e.Data)
@@ -52,6 +53,7 @@ func (pm *pump) block(e *sse.Event) bool {
 		pm.rewriteEndpoint(e)
 	}
 	pm.view(e, &msg)
+	pm.current().oev.Unclassified = late
 	var act faults.EventAction
 	var out outcome
 	switch {
@@ -77,6 +79,18 @@ func (pm *pump) block(e *sse.Event) bool {
 		pm.observeEvent(e, out, act.Fired)
 	}
 	return out.goOn
+}
+
+// classifyLater reports whether the JSON-RPC identity of the next event's
+// data can be left to the observer: it is a Classifier (the engine's
+// queue) that finds it off the stream's path and has room to now, and
+// nothing on the path reads it. The stream's faults do, unless none can
+// hit the stream (and a plan that starts with the first event has not
+// started yet), and so does the answer to an initialize, which the proxy
+// reads for the session's protocol revision.
+func (pm *pump) classifyLater() bool {
+	return pm.p.classifier != nil && !pm.ex.initReq && !(pm.index == 0 && pm.planLater) &&
+		(pm.sp == nil || faults.Inert(pm.sp)) && pm.p.classifier.Classifies()
 }
 
 // view fills the current event's view from e: the one description of the

@@ -60,7 +60,8 @@ type Options struct {
 	// Observer receives an observation of every request, response, SSE
 	// event and end of exchange. Nil observes nothing and costs nothing.
 	// An Observer that is also an observe.Kicker is kicked before a stream
-	// that reported events waits.
+	// that reported events waits; one that is an observe.Classifier is
+	// left the JSON-RPC classification of the events no fault reads.
 	Observer observe.Observer
 	// MaxExchanges bounds the exchanges in flight at once, open event
 	// streams included; past it a new exchange is answered 503 with
@@ -99,6 +100,9 @@ type Proxy struct {
 	readers  sync.Pool // of *sse.Reader
 	holds    holds     // streams held by a fault (hold.go)
 	kicker   observe.Kicker
+	// classifier: the Observer, when it classifies the events a stream's
+	// faults do not need classified (pump.classifyLater).
+	classifier observe.Classifier
 
 	// via is the name this proxy gives itself in Via headers, unique to
 	// it, so that a request that comes back to it is known (a loop).
@@ -145,6 +149,7 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p.readers.New = func() any { return sse.NewReader(nil, opts.MaxBlock) }
 	p.kicker, _ = opts.Observer.(observe.Kicker)
+	p.classifier, _ = opts.Observer.(observe.Classifier)
 	var id [4]byte
 	_, _ = rand.Read(id[:])
 	p.via = "fray-" + hex.EncodeToString(id[:])

@@ -17,6 +17,7 @@ import (
 	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
 )
 
 // Observer receives observations. The proxy calls Observe from the
@@ -34,6 +35,16 @@ type Observer interface {
 // so that they are passed on then rather than when the next ones come.
 type Kicker interface {
 	Kick()
+}
+
+// Classifier is an Observer that finds the JSON-RPC identity of an event's
+// data itself (a Queue, off the exchange's path), before anything behind
+// it sees the event, when the event is marked Unclassified. The proxy
+// leaves that work to it, on the streams whose faults do not need it,
+// while Classifies reports true: a Queue says false while its goroutine
+// falls behind, so that the work is shared between both sides.
+type Classifier interface {
+	Classifies() bool
 }
 
 // Kind says what an Observation reports.
@@ -303,6 +314,20 @@ type Event struct {
 	Copies int
 	// Corrupted: the data's JSON was broken on purpose.
 	Corrupted bool
+	// Unclassified: the exchange left RPCKind, RPCMethod and RPCID for
+	// its observer, a Classifier, to find in Data. What a Classifier
+	// passes on never has it set.
+	Unclassified bool
+}
+
+// Classify finds the JSON-RPC identity of an Unclassified event's data,
+// and clears the mark; it leaves any other event as it is.
+func (e *Event) Classify() {
+	if !e.Unclassified {
+		return
+	}
+	m := jsonrpc.Scan(e.Data)
+	e.RPCKind, e.RPCMethod, e.RPCID, e.Unclassified = m.Kind, m.Method, m.ID, false
 }
 
 // Message is the JSON-RPC identity of a message in a request or a JSON

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/frayproxy/fray/faults"
@@ -30,6 +31,10 @@ import (
 // batches of queueEvents events and queueBytes bytes) and slows the
 // fastest exchange to the observer's pace.
 //
+// An event the exchange left Unclassified (a Queue is a Classifier) is
+// classified as it is passed on, so that its JSON-RPC scan too runs off
+// the exchange's path.
+//
 // A Queue is safe for concurrent use. Its goroutine starts when events
 // first fall due and ends with Close. The zero value is not usable; call NewQueue.
 type Queue struct {
@@ -39,10 +44,13 @@ type Queue struct {
 	// in queue order.
 	mu sync.Mutex
 
-	qmu     sync.Mutex // guards what follows
-	fill    *batch     // where events are queued
-	spare   *batch     // empty, swapped in when fill is taken
-	kicked  bool       // fill's events are due; the goroutine was woken
+	qmu    sync.Mutex // guards what follows
+	fill   *batch     // where events are queued
+	spare  *batch     // empty, swapped in when fill is taken
+	kicked bool       // fill's events are due; the goroutine was woken
+	// waiting is how many events fill holds, for Classifies to read
+	// without qmu.
+	waiting atomic.Int32
 	closed  bool
 	started bool // the goroutine was started
 
@@ -61,6 +69,10 @@ const (
 	queueBytes  = 256 << 10
 	queueFired  = 1024
 	kickAt      = 32
+	// classifyBelow: with this many events waiting in the batch being
+	// filled, the goroutine is behind, and exchanges classify their events
+	// themselves (Classifies).
+	classifyBelow = 256
 )
 
 // batch is queued events: each one's observation and event side by side
@@ -97,8 +109,11 @@ func NewQueue(next Observer) *Queue {
 // Observe queues an event, and passes anything else on once what was
 // queued before it was.
 func (q *Queue) Observe(o *Observation) {
-	if o.Kind == KindEvent && o.Event != nil && q.queue(o) {
-		return
+	if o.Kind == KindEvent && o.Event != nil {
+		if q.queue(o) {
+			return
+		}
+		o.Event.Classify()
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -121,6 +136,7 @@ func (q *Queue) queue(o *Observation) bool {
 		return false
 	}
 	b.slots = b.slots[:len(b.slots)+1]
+	q.waiting.Store(int32(len(b.slots)))
 	sl := &b.slots[len(b.slots)-1]
 	sl.obs, sl.ev = *o, *e
 	c, co := &sl.ev, &sl.obs
@@ -201,6 +217,13 @@ func (q *Queue) wakeUp() {
 	}
 }
 
+// Classifies reports whether the Queue takes the classification of events
+// off the exchanges' path now: while its goroutine keeps up, so that
+// fewer than classifyBelow events wait in the batch being filled. It
+// classifies an Unclassified event as it passes it on, in its goroutine
+// (or in the caller's, when it passes the event on directly).
+func (q *Queue) Classifies() bool { return q.waiting.Load() < classifyBelow }
+
 // Kick has the events queued so far passed on by the Queue's goroutine
 // without waiting for more: the caller is about to wait.
 func (q *Queue) Kick() {
@@ -227,10 +250,12 @@ func (q *Queue) drainLocked() (closed bool) {
 	q.qmu.Lock()
 	b := q.fill
 	q.fill, q.spare = q.spare, b
+	q.waiting.Store(int32(len(q.fill.slots)))
 	q.kicked = false
 	closed = q.closed
 	q.qmu.Unlock()
 	for i := range b.slots {
+		b.slots[i].ev.Classify()
 		q.next.Observe(&b.slots[i].obs)
 	}
 	b.reset()

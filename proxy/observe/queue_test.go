@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/mcp"
 )
 
 // lineRecorder keeps a line per observation it is passed, with the bytes of
@@ -295,5 +296,90 @@ func TestQueueCopiesParts(t *testing.T) {
 	q.Drain()
 	if len(got) != 2 || !reflect.DeepEqual(got[0], want) || !reflect.DeepEqual(got[1], want2) {
 		t.Fatalf("observer got\n%+v\nwant\n%+v\n%+v", got, want, want2)
+	}
+}
+
+// TestQueueClassifies: an event the exchange left Unclassified reaches the
+// observer with the JSON-RPC identity its data has, whether it was
+// queued or, too large for a batch, passed on directly, though the
+// exchange reuses the buffer; an event classified already is passed on as
+// it came.
+func TestQueueClassifies(t *testing.T) {
+	type seen struct {
+		kind          mcp.RPCKind
+		method, id    string
+		unclassified  bool
+		dataUnchanged bool
+	}
+	var got []seen
+	q := NewQueue(Func(func(o *Observation) {
+		e := o.Event
+		got = append(got, seen{e.RPCKind, string(e.RPCMethod), string(e.RPCID), e.Unclassified, bytes.HasPrefix(e.Data, []byte(`{"jsonrpc"`))})
+	}))
+	defer q.Close()
+	msg := func(id int, pad int) []byte {
+		return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"pad":"%s"}}`, id, bytes.Repeat([]byte("x"), pad))
+	}
+	buf := make([]byte, 0, queueBytes+256)
+	report := func(data []byte, unclassified bool) {
+		buf = append(buf[:0], data...)
+		e := Event{Unclassified: unclassified}
+		e.Raw, e.Data, e.Dispatched = buf, buf, true
+		if !unclassified {
+			e.RPCKind, e.RPCMethod, e.RPCID = mcp.RPCNotification, []byte("as/reported"), nil
+		}
+		q.Observe(&Observation{Kind: KindEvent, Exchange: 1, Event: &e})
+		clear(buf[:cap(buf)])
+	}
+	report(msg(7, 0), true)
+	report(msg(8, queueBytes), true) // too large: passed on directly
+	report(msg(9, 0), false)
+	report([]byte("not json"), true)
+	q.Drain()
+	want := []seen{
+		{mcp.RPCRequest, "tools/call", "7", false, true},
+		{mcp.RPCRequest, "tools/call", "8", false, true},
+		{mcp.RPCNotification, "as/reported", "", false, true},
+		{mcp.RPCNone, "", "", false, false},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("observer saw\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// TestQueueClassifiesWhileItKeepsUp: the Queue takes classification off
+// the exchanges' path while its goroutine keeps up, and hands it back once
+// classifyBelow events wait for it.
+func TestQueueClassifiesWhileItKeepsUp(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	q := NewQueue(Func(func(*Observation) {
+		once.Do(func() {
+			close(entered)
+			<-release
+		})
+	}))
+	defer q.Close()
+	if !q.Classifies() {
+		t.Fatal("an empty Queue does not classify")
+	}
+	buf := make([]byte, 0, 16)
+	event(q, buf, 1, 0, nil)
+	q.Kick()
+	<-entered // the goroutine holds the first batch
+	for i := range classifyBelow - 1 {
+		event(q, buf, 1, i+1, nil)
+	}
+	if !q.Classifies() {
+		t.Fatalf("with %d events waiting the Queue does not classify", classifyBelow-1)
+	}
+	event(q, buf, 1, classifyBelow, nil)
+	if q.Classifies() {
+		t.Fatalf("with %d events waiting behind a busy goroutine the Queue still classifies", classifyBelow)
+	}
+	close(release)
+	q.Drain()
+	if !q.Classifies() {
+		t.Fatal("once drained the Queue does not classify")
 	}
 }

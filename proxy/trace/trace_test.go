@@ -161,8 +161,12 @@ func TestSampleCoversEveryField(t *testing.T) {
 		}
 		return out
 	}
+	// Fields no observation that reaches a trace has set.
+	notTraced := map[string]string{
+		"Observation.Event.Unclassified": "the Classifier the proxy leaves it to (the engine's queue) clears it before the trace sees the event",
+	}
 	for _, p := range all("Observation", reflect.TypeOf(observe.Observation{})) {
-		if !set[p] {
+		if !set[p] && notTraced[p] == "" {
 			t.Errorf("%s is never set in sample(): add it to the sample and to the trace format", p)
 		}
 	}
