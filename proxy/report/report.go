@@ -17,17 +17,17 @@ const SchemaVersion = 1
 
 // The verdicts of a run.
 const (
-	// VerdictPass: fray saw enough traffic, every fault asked for fired,
-	// no check of error severity failed, and the wrapped command (if any)
-	// exited 0.
+	// VerdictPass: fray saw enough traffic, a fault fired when the profile
+	// has any, no check of error severity failed, and the wrapped command
+	// (if any) exited 0.
 	VerdictPass = "pass"
 	// VerdictFail: a check of error severity failed, or the wrapped
 	// command failed.
 	VerdictFail = "fail"
 	// VerdictInconclusive: nothing failed, but fray saw too little to say
 	// that both ends recover: no exchange went through it, none reached the
-	// upstream, no JSON-RPC request was forwarded, or the faults asked for
-	// never fired. Why says which.
+	// upstream, no JSON-RPC request was forwarded, or the profile has
+	// faults and none fired. Why says which.
 	VerdictInconclusive = "inconclusive"
 )
 
