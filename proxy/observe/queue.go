@@ -3,6 +3,7 @@ package observe
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/frayproxy/fray/faults"
@@ -25,7 +26,13 @@ import (
 //
 // An exchange calls Kick after its flush, before it waits (for its
 // upstream, a delay, a stall): the events it queued go to the observer
-// then, not when the next one comes. A batch also goes when it holds kickAt events.
+// within kickDelay, not when the next one comes. A batch goes at once when
+// it holds kickAt events. The delay lets the events of streams that send
+// one at a time reach the observer several at once, where each would
+// otherwise wake the goroutine on its own and be observed alone, out of
+// the nearer caches: work done on a core the client or the upstream is
+// waiting for. What reads the observer's state calls Drain first, so it
+// never sees the delay.
 // When the batch is full, or an event too large for it comes, the caller
 // drains the queue itself: that bounds the memory the Queue holds (two
 // batches of queueEvents events and queueBytes bytes) and slows the
@@ -48,6 +55,7 @@ type Queue struct {
 	fill   *batch     // where events are queued
 	spare  *batch     // empty, swapped in when fill is taken
 	kicked bool       // fill's events are due; the goroutine was woken
+	soon   bool       // fill's events are due within kickDelay; the goroutine was told
 	// waiting is how many events fill holds, for Classifies to read
 	// without qmu.
 	waiting atomic.Int32
@@ -55,9 +63,13 @@ type Queue struct {
 	started bool // the goroutine was started
 
 	wake chan struct{}
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	// told gets a Kick's word that events are due within kickDelay, and
+	// the goroutine then waits on a timer made by newTimer.
+	told     chan struct{}
+	newTimer func() (c <-chan time.Time, reset func(time.Duration))
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
 }
 
 // The Queue's bounds: a batch holds at most queueEvents events, queueBytes
@@ -73,6 +85,8 @@ const (
 	// filled, the goroutine is behind, and exchanges classify their events
 	// themselves (Classifies).
 	classifyBelow = 256
+	// kickDelay: a Kick's events are passed on within this.
+	kickDelay = time.Millisecond
 )
 
 // batch is queued events: each one's observation and event side by side
@@ -102,7 +116,7 @@ func newBatch() *batch {
 func NewQueue(next Observer) *Queue {
 	return &Queue{
 		next: next, fill: newBatch(), spare: newBatch(),
-		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), told: make(chan struct{}, 1), newTimer: newTimer, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
@@ -159,7 +173,7 @@ func (q *Queue) queue(o *Observation) bool {
 	due := len(b.slots) >= kickAt && q.due()
 	q.qmu.Unlock()
 	if due {
-		q.wakeUp()
+		signal(q.wake)
 	}
 	return true
 }
@@ -195,24 +209,42 @@ func (b *batch) reset() {
 	b.slots, b.buf, b.fired = b.slots[:0], b.buf[:0], b.fired[:0]
 }
 
-// due marks the queued events due, once, and starts the goroutine if it
-// has not started; it reports whether the goroutine is to be woken. qmu
+// due marks the queued events due now, once, and starts the goroutine if
+// it has not started; it reports whether the goroutine is to be woken. qmu
 // is held.
 func (q *Queue) due() bool {
 	if q.kicked || q.closed || len(q.fill.slots) == 0 {
 		return false
 	}
 	q.kicked = true
+	q.start()
+	return true
+}
+
+// dueSoon marks the queued events due within the delay, once, and starts
+// the goroutine if it has not started; it reports whether the goroutine is
+// to be told. qmu is held.
+func (q *Queue) dueSoon() bool {
+	if q.kicked || q.soon || q.closed || len(q.fill.slots) == 0 {
+		return false
+	}
+	q.soon = true
+	q.start()
+	return true
+}
+
+// start starts the goroutine, once; qmu is held.
+func (q *Queue) start() {
 	if !q.started {
 		q.started = true
 		go q.run()
 	}
-	return true
 }
 
-func (q *Queue) wakeUp() {
+// signal sends on c, a channel of one, unless a signal waits there.
+func signal(c chan struct{}) {
 	select {
-	case q.wake <- struct{}{}:
+	case c <- struct{}{}:
 	default:
 	}
 }
@@ -225,13 +257,13 @@ func (q *Queue) wakeUp() {
 func (q *Queue) Classifies() bool { return q.waiting.Load() < classifyBelow }
 
 // Kick has the events queued so far passed on by the Queue's goroutine
-// without waiting for more: the caller is about to wait.
+// within kickDelay, without waiting for more: the caller is about to wait.
 func (q *Queue) Kick() {
 	q.qmu.Lock()
-	due := q.due()
+	soon := q.dueSoon()
 	q.qmu.Unlock()
-	if due {
-		q.wakeUp()
+	if soon {
+		signal(q.told)
 	}
 }
 
@@ -251,7 +283,7 @@ func (q *Queue) drainLocked() (closed bool) {
 	b := q.fill
 	q.fill, q.spare = q.spare, b
 	q.waiting.Store(int32(len(q.fill.slots)))
-	q.kicked = false
+	q.kicked, q.soon = false, false
 	closed = q.closed
 	q.qmu.Unlock()
 	for i := range b.slots {
@@ -262,15 +294,37 @@ func (q *Queue) drainLocked() (closed bool) {
 	return closed
 }
 
+// run passes the events on as they fall due: at once when woken, within
+// kickDelay when told.
 func (q *Queue) run() {
 	defer close(q.done)
+	fired, reset := q.newTimer()
+	defer reset(-1)
 	for {
 		select {
 		case <-q.stop:
 			return
 		case <-q.wake:
 			q.Drain()
+		case <-q.told:
+			reset(kickDelay)
+		case <-fired:
+			q.Drain()
 		}
+	}
+}
+
+// newTimer returns a stopped timer's channel, and a function that arms it
+// to fire in d, or stops it for d < 0.
+func newTimer() (<-chan time.Time, func(time.Duration)) {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t.C, func(d time.Duration) {
+		if d < 0 {
+			t.Stop()
+			return
+		}
+		t.Reset(d)
 	}
 }
 

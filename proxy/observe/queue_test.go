@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -77,7 +78,62 @@ func TestQueueOrderAndCopies(t *testing.T) {
 
 // TestQueueKick: kicked, the queued events reach the observer from the
 // Queue's goroutine, with no other call.
+// TestQueueKick: a Kick has the Queue's goroutine arm its timer for
+// kickDelay rather than pass the events on at once, more Kicks before it
+// fires arm nothing more, and when it fires every event queued meanwhile
+// reaches the observer together.
 func TestQueueKick(t *testing.T) {
+	rec := &lineRecorder{got: make(chan struct{}, 8)}
+	q := NewQueue(rec)
+	fire := make(chan time.Time)
+	armed := make(chan time.Duration, 8)
+	q.newTimer = func() (<-chan time.Time, func(time.Duration)) {
+		return fire, func(d time.Duration) {
+			if d >= 0 {
+				armed <- d
+			}
+		}
+	}
+	defer q.Close()
+	buf := make([]byte, 0, 16)
+	event(q, buf, 1, 7, nil)
+	q.Kick()
+	select {
+	case d := <-armed:
+		if d != kickDelay {
+			t.Fatalf("a Kick armed the timer for %v, want %v", d, kickDelay)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a Kick never armed the timer")
+	}
+	// The goroutine waits for the timer: nothing else passes the
+	// events on until it fires.
+	event(q, buf, 1, 8, nil)
+	q.Kick()
+	if got := rec.seen(); len(got) != 0 {
+		t.Fatalf("the observer got %q before the timer fired", got)
+	}
+	fire <- time.Time{}
+	for range 2 {
+		select {
+		case <-rec.got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a kicked event never reached the observer")
+		}
+	}
+	if got := rec.seen(); !slices.Equal(got, []string{"1 event 7 id=7 data=7", "1 event 8 id=8 data=8"}) {
+		t.Fatalf("observer saw %q", got)
+	}
+	select {
+	case d := <-armed:
+		t.Fatalf("a second Kick before the timer fired armed it again (%v)", d)
+	default:
+	}
+}
+
+// TestQueueKickOnTime: with its own timer, the Queue passes a kicked event
+// on by itself.
+func TestQueueKickOnTime(t *testing.T) {
 	rec := &lineRecorder{got: make(chan struct{}, 8)}
 	q := NewQueue(rec)
 	defer q.Close()
