@@ -439,3 +439,127 @@ func TestQueueClassifiesWhileItKeepsUp(t *testing.T) {
 		t.Fatal("once drained the Queue does not classify")
 	}
 }
+
+// TestQueueCarriesEveryField: an event's Observation and Event reach the
+// observer as they were queued, every field of them, each set alone (so
+// that two fields packed into one place would show) and all at once, and
+// a slice empty but not nil stays so. A field added to either struct
+// fails here until the slot carries it.
+func TestQueueCarriesEveryField(t *testing.T) {
+	// Set by the Queue, not carried: Kind and Event say what a slot is,
+	// the other pointers keep an observation out of the batch, and
+	// Unclassified is cleared as the event is classified
+	// (TestQueueClassifies).
+	skip := map[string]bool{
+		"Kind": true, "Event": true, "Request": true, "Response": true, "End": true, "Profile": true,
+		"Unclassified": true,
+	}
+	type pair struct {
+		O Observation
+		E Event
+	}
+	type leaf struct {
+		name string
+		path []int // in a pair
+	}
+	var leaves []leaf
+	var walk func(prefix []int, name string, typ reflect.Type)
+	walk = func(prefix []int, name string, typ reflect.Type) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			path := append(append([]int(nil), prefix...), i)
+			if f.Anonymous {
+				walk(path, name, f.Type)
+				continue
+			}
+			if !skip[f.Name] {
+				leaves = append(leaves, leaf{name + "." + f.Name, path})
+			}
+		}
+	}
+	walk([]int{0}, "Observation", reflect.TypeFor[Observation]())
+	walk([]int{1}, "Event", reflect.TypeFor[Event]())
+
+	// set gives field v a value of its own, from n; empty makes a slice
+	// empty rather than nil.
+	set := func(v reflect.Value, n int, empty bool) {
+		switch v.Kind() {
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int, reflect.Int64:
+			v.SetInt(int64(1000 + n))
+		case reflect.Uint8:
+			v.SetUint(uint64(1 + n%5))
+		case reflect.Uint64:
+			v.SetUint(uint64(2000 + n))
+		case reflect.String:
+			v.SetString(fmt.Sprintf("s%d", n))
+		case reflect.Slice:
+			switch {
+			case empty:
+				v.Set(reflect.MakeSlice(v.Type(), 0, 4))
+			case v.Type() == reflect.TypeFor[[]byte]():
+				v.SetBytes([]byte(fmt.Sprintf("bytes %d", n)))
+			case v.Type() == reflect.TypeFor[[]faults.Firing]():
+				v.Set(reflect.ValueOf([]faults.Firing{{Index: n, Kind: "drop"}, {Index: n + 1, Kind: "delay", Traits: faults.EndsStream}}))
+			default:
+				t.Fatalf("no value for a %s", v.Type())
+			}
+		default:
+			t.Fatalf("no value for a %s", v.Type())
+		}
+	}
+	// deep copies what the observer gets, which is valid only during the
+	// call.
+	deep := func(o *Observation) pair {
+		p := pair{O: *o, E: *o.Event}
+		p.O.Event, p.O.Fired = nil, slices.Clone(o.Fired)
+		e := &p.E
+		for _, b := range []*[]byte{&e.Raw, &e.Type, &e.ID, &e.Data, &e.RPCMethod, &e.RPCID, &e.Delivered, &e.DeliveredID} {
+			*b = bytes.Clone(*b)
+		}
+		return p
+	}
+	var got []pair
+	q := NewQueue(Func(func(o *Observation) { got = append(got, deep(o)) }))
+	defer q.Close()
+
+	var cases []pair
+	var names []string
+	all := pair{}
+	for i, l := range leaves {
+		one := pair{}
+		set(reflect.ValueOf(&one).Elem().FieldByIndex(l.path), i, false)
+		set(reflect.ValueOf(&all).Elem().FieldByIndex(l.path), i, false)
+		cases, names = append(cases, one), append(names, l.name)
+		if reflect.ValueOf(&one).Elem().FieldByIndex(l.path).Kind() == reflect.Slice {
+			empty := pair{}
+			set(reflect.ValueOf(&empty).Elem().FieldByIndex(l.path), i, true)
+			cases, names = append(cases, empty), append(names, l.name+" (empty)")
+		}
+	}
+	cases, names = append(cases, all), append(names, "every field")
+	for _, c := range cases {
+		o := c.O
+		o.Event = &c.E
+		in := deep(&o) // c's own bytes stay as they were
+		o, o.Kind, o.Event = in.O, KindEvent, &in.E
+		q.Observe(&o)
+		// The proxy reuses what it reported.
+		for _, b := range [][]byte{in.E.Raw, in.E.Type, in.E.ID, in.E.Data, in.E.RPCMethod, in.E.RPCID, in.E.Delivered, in.E.DeliveredID} {
+			clear(b)
+		}
+		clear(in.O.Fired)
+	}
+	q.Drain()
+	if len(got) != len(cases) {
+		t.Fatalf("the observer got %d events, want %d", len(got), len(cases))
+	}
+	for i, c := range cases {
+		want := c
+		want.O.Kind = KindEvent
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("%s: the observer got\n%+v\nwant\n%+v", names[i], got[i], want)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package observe
+
+import (
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/mcp"
+)
+
+// BenchmarkQueueEventCold measures what queueing one event costs the
+// stream that reports it when the batch it is copied into is out of the
+// nearer caches, as on a stream that waits between events (the paced
+// regime of the proxy's BenchmarkStream): before each event it writes over
+// coldSpan bytes, and every 32 events the batch is drained, on another
+// goroutine, as the Queue's own does. It reports the median time of the
+// queueing alone (cold-p50-ns); ns/op means nothing here.
+//
+//	go test -run XXX -bench BenchmarkQueueEventCold -benchtime 20000x ./proxy/observe/
+func BenchmarkQueueEventCold(b *testing.B) {
+	q := NewQueue(Func(func(*Observation) {}))
+	defer q.Close()
+	raw := []byte(`id: 12345` + "\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"seq":12345,"t":123456789}}` + "\n\n")
+	var e Event
+	e.Raw, e.Parsed, e.ID, e.HasID, e.Dispatched = raw, true, raw[4:9], true, true
+	e.Data = raw[16 : len(raw)-2]
+	e.RPCKind, e.RPCMethod = mcp.RPCNotification, e.Data[28:50]
+	e.Fate, e.Copies = Delivered, 1
+	o := &Observation{Kind: KindEvent, Exchange: 1, Session: "s", SessionSeq: 1, Protocol: "2025-11-25", Event: &e}
+	flood := make([]byte, coldSpan)
+	took := make([]time.Duration, 0, b.N)
+	drained := make(chan struct{})
+	b.ResetTimer()
+	for i := range b.N {
+		for j := range flood {
+			flood[j] = byte(i + j)
+		}
+		e.Index = i
+		e.ID = strconv.AppendInt(e.ID[:0:0], int64(i), 10)
+		start := time.Now()
+		q.Observe(o)
+		took = append(took, time.Since(start))
+		if i%32 == 31 {
+			go func() { q.Drain(); drained <- struct{}{} }()
+			<-drained
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "cold-p50-ns")
+}
+
+// coldSpan is what BenchmarkQueueEventCold writes between two events: more
+// than the second-level caches hold.
+const coldSpan = 4 << 20
