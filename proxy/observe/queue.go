@@ -187,32 +187,29 @@ func (b *batch) pack(sl *slot, o *Observation) {
 }
 
 // unpack sets o and e, every field, to the event sl holds; o.Event is e.
-// The slices point into the batch.
+// The slices point into the batch. (Field by field: a composite literal
+// would be built aside and copied over, twice the stores.)
 func (b *batch) unpack(sl *slot, o *Observation, e *Event) {
 	f := sl.flags
-	*e = Event{
-		Event: mcp.Event{
-			Index: sl.index, Raw: b.bytes(sl.raw), Parsed: f&fParsed != 0,
-			Type: b.bytes(sl.typ), ID: b.bytes(sl.id), HasID: f&fHasID != 0,
-			Retry: sl.retry, HasRetry: f&fHasRetry != 0,
-			Priming: f&fPriming != 0, Dispatched: f&fDispatched != 0,
-			Data: b.bytes(sl.data), RPCKind: sl.rpcKind, RPCMethod: b.bytes(sl.method), RPCID: b.bytes(sl.rpcID),
-			SinceStream: sl.sinceStream, SinceRun: sl.sinceRun,
-		},
-		Fate: sl.fate, DeliveredAt: sl.deliveredAt,
-		Delivered: b.bytes(sl.delivered), DeliveredID: b.bytes(sl.deliveredID), DeliveredHasID: f&fDeliveredHasID != 0,
-		DeliveredRetry: sl.deliveredRetry, DeliveredHasRetry: f&fDeliveredHasRetry != 0,
-		Copies: sl.copies, Corrupted: f&fCorrupted != 0, Unclassified: f&fUnclassified != 0,
-	}
-	*o = Observation{
-		Kind: KindEvent, At: sl.at, Exchange: sl.exchange, Stream: sl.stream,
-		Session: sl.session, SessionSeq: sl.sessionSeq, Protocol: sl.protocol,
-		Event: e,
-	}
+	e.Index, e.Raw, e.Parsed = sl.index, b.bytes(sl.raw), f&fParsed != 0
+	e.Type, e.ID, e.HasID = b.bytes(sl.typ), b.bytes(sl.id), f&fHasID != 0
+	e.Retry, e.HasRetry = sl.retry, f&fHasRetry != 0
+	e.Priming, e.Dispatched = f&fPriming != 0, f&fDispatched != 0
+	e.Data, e.RPCKind, e.RPCMethod, e.RPCID = b.bytes(sl.data), sl.rpcKind, b.bytes(sl.method), b.bytes(sl.rpcID)
+	e.SinceStream, e.SinceRun = sl.sinceStream, sl.sinceRun
+	e.Fate, e.DeliveredAt = sl.fate, sl.deliveredAt
+	e.Delivered, e.DeliveredID, e.DeliveredHasID = b.bytes(sl.delivered), b.bytes(sl.deliveredID), f&fDeliveredHasID != 0
+	e.DeliveredRetry, e.DeliveredHasRetry = sl.deliveredRetry, f&fDeliveredHasRetry != 0
+	e.Copies, e.Corrupted, e.Unclassified = sl.copies, f&fCorrupted != 0, f&fUnclassified != 0
+
+	o.Kind, o.At, o.Exchange, o.Stream = KindEvent, sl.at, sl.exchange, sl.stream
+	o.Session, o.SessionSeq, o.Protocol = sl.session, sl.sessionSeq, sl.protocol
+	o.Fired = nil
 	if s := sl.fired; s.n != 0 {
 		end := s.off + s.n - 1
 		o.Fired = b.fired[s.off:end:end]
 	}
+	o.Request, o.Response, o.Event, o.End, o.Profile = nil, nil, e, nil, nil
 }
 
 // bytes returns the slice s spans.
