@@ -246,8 +246,9 @@ func (q *Queue) Observe(o *Observation) {
 }
 
 // queue copies event o into the batch being filled. It reports false when
-// it could not: the Queue is closed, or the batch has no room; the caller
-// then passes o on itself.
+// it could not: the Queue is closed, the batch has no room, or o carries
+// more than an event (a request, a response, an end or a profile change),
+// which a slot does not hold; the caller then passes o on itself.
 func (q *Queue) queue(o *Observation) bool {
 	if o.Request != nil || o.Response != nil || o.End != nil || o.Profile != nil {
 		return false
