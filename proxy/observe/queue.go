@@ -55,16 +55,26 @@ type Queue struct {
 	obs Observation
 	ev  Event
 
+	// The goroutine that passes events on writes obs and ev for every
+	// event, and the exchanges write qmu and what it guards for every
+	// event: apart, on cache lines of their own, neither takes the
+	// other's lines from its core at each event.
+	_ linePad
+
 	qmu    sync.Mutex // guards what follows
 	fill   *batch     // where events are queued
 	spare  *batch     // empty, swapped in when fill is taken
 	kicked bool       // fill's events are due; the goroutine was woken
 	soon   bool       // fill's events are due within kickDelay; the goroutine was told
-	// waiting is how many events fill holds, for Classifies to read
-	// without qmu.
-	waiting atomic.Int32
+	// behind is whether fill holds classifyBelow events or more, for
+	// Classifies to read without qmu. It is written only when that
+	// changes, not at every event, so that reading it costs the
+	// exchanges nothing.
+	behind  atomic.Bool
 	closed  bool
 	started bool // the goroutine was started
+
+	_ linePad
 
 	wake chan struct{}
 	// told gets a Kick's word that events are due within kickDelay, and
@@ -100,7 +110,15 @@ type batch struct {
 	slots []slot
 	buf   []byte
 	fired []faults.Firing
+	// An exchange writes the headers above of the batch being filled for
+	// every event, the Queue's goroutine reads those of the other for
+	// every event: the pad keeps two batches off each other's lines.
+	_ linePad
 }
+
+// linePad keeps what is written on one core off the cache lines another
+// core reads: two lines, for processors that fetch lines in pairs.
+type linePad [128]byte
 
 // slot is one queued event: its Observation and Event packed, their byte
 // slices as spans of the batch's buf and their firings as a span of its
@@ -250,12 +268,10 @@ func (q *Queue) Observe(o *Observation) {
 // more than an event (a request, a response, an end or a profile change),
 // which a slot does not hold; the caller then passes o on itself.
 func (q *Queue) queue(o *Observation) bool {
-	if o.Request != nil || o.Response != nil || o.End != nil || o.Profile != nil {
+	if !eventOnly(o) {
 		return false
 	}
-	e := o.Event
-	size := len(e.Raw) + len(e.Type) + len(e.ID) + len(e.Data) + len(e.RPCMethod) + len(e.RPCID) +
-		len(e.Delivered) + len(e.DeliveredID)
+	size := eventSize(o.Event)
 	q.qmu.Lock()
 	b := q.fill
 	if q.closed || len(b.slots) == cap(b.slots) || size > cap(b.buf)-len(b.buf) || len(o.Fired) > cap(b.fired)-len(b.fired) {
@@ -263,7 +279,9 @@ func (q *Queue) queue(o *Observation) bool {
 		return false
 	}
 	b.slots = b.slots[:len(b.slots)+1]
-	q.waiting.Store(int32(len(b.slots)))
+	if len(b.slots) == classifyBelow {
+		q.behind.Store(true)
+	}
 	b.pack(&b.slots[len(b.slots)-1], o)
 	due := len(b.slots) >= kickAt && q.due()
 	q.qmu.Unlock()
@@ -271,6 +289,18 @@ func (q *Queue) queue(o *Observation) bool {
 		signal(q.wake)
 	}
 	return true
+}
+
+// eventOnly reports whether event observation o carries nothing but the
+// event, all that a slot holds.
+func eventOnly(o *Observation) bool {
+	return o.Request == nil && o.Response == nil && o.End == nil && o.Profile == nil
+}
+
+// eventSize is how many bytes of a batch queueing e takes at most.
+func eventSize(e *Event) int {
+	return len(e.Raw) + len(e.Type) + len(e.ID) + len(e.Data) + len(e.RPCMethod) + len(e.RPCID) +
+		len(e.Delivered) + len(e.DeliveredID)
 }
 
 // keep copies s into the batch's bytes; nil stays nil.
@@ -349,7 +379,7 @@ func signal(c chan struct{}) {
 // fewer than classifyBelow events wait in the batch being filled. It
 // classifies an Unclassified event as it passes it on, in its goroutine
 // (or in the caller's, when it passes the event on directly).
-func (q *Queue) Classifies() bool { return q.waiting.Load() < classifyBelow }
+func (q *Queue) Classifies() bool { return !q.behind.Load() }
 
 // Kick has the events queued so far passed on by the Queue's goroutine
 // within kickDelay, without waiting for more: the caller is about to wait.
@@ -377,7 +407,9 @@ func (q *Queue) drainLocked() (closed bool) {
 	q.qmu.Lock()
 	b := q.fill
 	q.fill, q.spare = q.spare, b
-	q.waiting.Store(int32(len(q.fill.slots)))
+	if q.behind.Load() != (len(q.fill.slots) >= classifyBelow) {
+		q.behind.Store(len(q.fill.slots) >= classifyBelow)
+	}
 	q.kicked, q.soon = false, false
 	closed = q.closed
 	q.qmu.Unlock()
