@@ -295,7 +295,7 @@ func (pm *pump) observeHead(act *faults.StreamAction) {
 	o := &pm.current().obs
 	*o = observe.Observation{Response: resp, Fired: fired}
 	pm.p.head(o, observe.KindResponse, pm.ex, pm.started.Sub(pm.p.start))
-	pm.p.opts.Observer.Observe(o)
+	pm.observe(o)
 }
 
 // observeEvent reports the current block with its outcome and what the
@@ -337,8 +337,39 @@ func (pm *pump) emitEvent(o *observe.Event, fired []faults.Firing, at time.Durat
 	ob := &pm.current().obs
 	*ob = observe.Observation{Event: o, Fired: fired}
 	pm.p.head(ob, observe.KindEvent, pm.ex, at)
-	pm.p.opts.Observer.Observe(ob)
+	pm.observe(ob)
 	pm.reported = pm.p.kicker != nil
+}
+
+// observe hands o to the observers: an event by way of the stream's
+// Stage, when the observer is a Stager, anything else once the events
+// staged before it are committed.
+func (pm *pump) observe(o *observe.Observation) {
+	if pm.p.stager != nil && o.Kind == observe.KindEvent {
+		if pm.stage == nil {
+			pm.stage = pm.p.stager.Stage()
+		}
+		pm.stage.Observe(o)
+		return
+	}
+	pm.commit()
+	pm.p.opts.Observer.Observe(o)
+}
+
+// commit hands the observers the events staged so far.
+func (pm *pump) commit() {
+	if pm.stage != nil {
+		pm.stage.Commit()
+	}
+}
+
+// releaseStage commits the staged events and gives the Stage back: the
+// stream waits, or has ended.
+func (pm *pump) releaseStage() {
+	if pm.stage != nil {
+		pm.stage.Release()
+		pm.stage = nil
+	}
 }
 
 // observeEnd reports the end of the stream: now, or for a held stream
@@ -352,5 +383,7 @@ func (pm *pump) observeEnd() {
 	if pm.holding && pm.endAt > 0 {
 		at = pm.endAt
 	}
+	// The end is the stream's last observation.
+	pm.releaseStage()
 	pm.p.observeEndAt(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr}, at)
 }

@@ -44,6 +44,8 @@ func (pm *pump) drain() error {
 	if pm.gather == nil {
 		return nil
 	}
+	// The observers have every event before the client can.
+	pm.commit()
 	g := pm.gather
 	pm.gather = nil
 	var err error

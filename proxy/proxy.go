@@ -103,6 +103,9 @@ type Proxy struct {
 	// classifier: the Observer, when it classifies the events a stream's
 	// faults do not need classified (pump.classifyLater).
 	classifier observe.Classifier
+	// stager: the Observer, when it takes a stream's events a burst at a
+	// time (pump.observe).
+	stager observe.Stager
 
 	// via is the name this proxy gives itself in Via headers, unique to
 	// it, so that a request that comes back to it is known (a loop).
@@ -150,6 +153,7 @@ func New(opts Options) (*Proxy, error) {
 	p.readers.New = func() any { return sse.NewReader(nil, opts.MaxBlock) }
 	p.kicker, _ = opts.Observer.(observe.Kicker)
 	p.classifier, _ = opts.Observer.(observe.Classifier)
+	p.stager, _ = opts.Observer.(observe.Stager)
 	var id [4]byte
 	_, _ = rand.Read(id[:])
 	p.via = "fray-" + hex.EncodeToString(id[:])

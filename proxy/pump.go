@@ -83,6 +83,9 @@ type pump struct {
 	cause    observe.Cause
 	endErr   string
 	es       *eventScratch
+	// stage gathers the stream's events for a Stager (the engine's queue)
+	// between two waits; nil while the stream waits, or with no Stager.
+	stage *observe.Stage
 }
 
 // timedRead is the upstream body as the SSE reader sees it. Before the
@@ -110,9 +113,11 @@ func (t *timedRead) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// flush sends what was written to the client, if anything, then kicks the
-// observer: the stream is about to wait.
+// flush commits the events observed, sends what was written to the
+// client, if anything, then kicks the observer: the stream is about to
+// wait.
 func (pm *pump) flush() error {
+	pm.commit()
 	if pm.pending {
 		pm.pending = false
 		if err := pm.drain(); err != nil {

@@ -27,10 +27,11 @@ func (pm *pump) current() *eventScratch {
 	return pm.es
 }
 
-// releaseScratch gives the stream's eventScratch back, cleared of what it
-// pointed to, before the stream waits for its upstream: no event is being
-// handled then.
+// releaseScratch gives the stream's eventScratch and Stage back, the
+// eventScratch cleared of what it pointed to, the Stage committed, before
+// the stream waits for its upstream: no event is being handled then.
 func (pm *pump) releaseScratch() {
+	pm.releaseStage()
 	if pm.es == nil {
 		return
 	}

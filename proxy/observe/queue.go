@@ -39,6 +39,10 @@ import (
 // batches of queueEvents events and queueBytes bytes) and slows the
 // fastest exchange to the observer's pace.
 //
+// An exchange that reports a burst of events (the events of one read)
+// takes a Stage (stage.go) and commits them at once: one lock for the
+// burst rather than one per event.
+//
 // An event the exchange left Unclassified (a Queue is a Classifier) is
 // classified as it is passed on, so that its JSON-RPC scan too runs off
 // the exchange's path.

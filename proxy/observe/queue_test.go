@@ -520,10 +520,6 @@ func TestQueueCarriesEveryField(t *testing.T) {
 		}
 		return p
 	}
-	var got []pair
-	q := NewQueue(Func(func(o *Observation) { got = append(got, deep(o)) }))
-	defer q.Close()
-
 	var cases []pair
 	var names []string
 	all := pair{}
@@ -539,27 +535,47 @@ func TestQueueCarriesEveryField(t *testing.T) {
 		}
 	}
 	cases, names = append(cases, all), append(names, "every field")
-	for _, c := range cases {
-		o := c.O
-		o.Event = &c.E
-		in := deep(&o) // c's own bytes stay as they were
-		o, o.Kind, o.Event = in.O, KindEvent, &in.E
-		q.Observe(&o)
-		// The proxy reuses what it reported.
-		for _, b := range [][]byte{in.E.Raw, in.E.Type, in.E.ID, in.E.Data, in.E.RPCMethod, in.E.RPCID, in.E.Delivered, in.E.DeliveredID} {
-			clear(b)
-		}
-		clear(in.O.Fired)
-	}
-	q.Drain()
-	if len(got) != len(cases) {
-		t.Fatalf("the observer got %d events, want %d", len(got), len(cases))
-	}
-	for i, c := range cases {
-		want := c
-		want.O.Kind = KindEvent
-		if !reflect.DeepEqual(got[i], want) {
-			t.Errorf("%s: the observer got\n%+v\nwant\n%+v", names[i], got[i], want)
-		}
+	// Through the Queue, and through a Stage committed after an event
+	// queued before it, so that the staged spans move.
+	for _, via := range []string{"queue", "stage"} {
+		t.Run(via, func(t *testing.T) {
+			var got []pair
+			q := NewQueue(Func(func(o *Observation) { got = append(got, deep(o)) }))
+			defer q.Close()
+			var obs Observer = q
+			commit, skipped := func() {}, 0
+			if via == "stage" {
+				before := Event{}
+				before.Raw = []byte("before")
+				q.Observe(&Observation{Kind: KindEvent, Event: &before, Fired: []faults.Firing{{Kind: "before"}}})
+				s := q.Stage()
+				obs, commit, skipped = s, s.Release, 1
+			}
+			for _, c := range cases {
+				o := c.O
+				o.Event = &c.E
+				in := deep(&o) // c's own bytes stay as they were
+				o, o.Kind, o.Event = in.O, KindEvent, &in.E
+				obs.Observe(&o)
+				// The proxy reuses what it reported.
+				for _, b := range [][]byte{in.E.Raw, in.E.Type, in.E.ID, in.E.Data, in.E.RPCMethod, in.E.RPCID, in.E.Delivered, in.E.DeliveredID} {
+					clear(b)
+				}
+				clear(in.O.Fired)
+			}
+			commit()
+			q.Drain()
+			got = got[skipped:]
+			if len(got) != len(cases) {
+				t.Fatalf("the observer got %d events, want %d", len(got), len(cases))
+			}
+			for i, c := range cases {
+				want := c
+				want.O.Kind = KindEvent
+				if !reflect.DeepEqual(got[i], want) {
+					t.Errorf("%s: the observer got\n%+v\nwant\n%+v", names[i], got[i], want)
+				}
+			}
+		})
 	}
 }

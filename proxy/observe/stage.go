@@ -1,0 +1,172 @@
+package observe
+
+import (
+	"sync"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// Stager is an Observer that takes an exchange's events a burst at a time
+// (a Queue). The proxy gives each stream that has events to report a Stage
+// of its own while it handles them, commits it before anything of theirs
+// reaches the client and before the stream waits, and gives it back then.
+type Stager interface {
+	Stage() *Stage
+}
+
+// Stage gathers the events of one exchange on that exchange's goroutine,
+// with no lock, in memory that only that goroutine writes, and hands them
+// to its Queue at once when committed: a read from the upstream that
+// brings a burst of events takes the Queue's lock once, not once per
+// event. A lock per event cost more than the lock: each one waited for
+// the event's stores into the Queue's batch, lines the Queue's goroutine
+// last read on the other core, to complete, where one copy of the whole
+// burst lets them overlap.
+//
+// A Stage keeps the order of what it is given: an observation other than
+// an event (a response head, an end) is passed on after the events staged
+// before it. Events staged and not yet committed are not yet queued: a
+// Drain does not see them, so the exchange commits before its client can
+// have the events and before it waits.
+//
+// A Stage is used by one goroutine at a time. Its zero value is not
+// usable; Queue.Stage returns one.
+type Stage struct {
+	q *Queue
+	b *batch
+}
+
+// A Stage holds at most stageEvents events, stageBytes bytes of theirs and
+// stageFired firings, less than an empty batch of the Queue holds, so that
+// one commit always fits there; a burst larger than that is committed in
+// parts as it comes.
+const (
+	stageEvents = 128
+	stageBytes  = 32 << 10
+	stageFired  = 128
+)
+
+// stagePool holds the Stages of exchanges that are waiting: an idle stream
+// holds none, and a busy one takes back the Stage it gave back, still in
+// its core's caches.
+var stagePool = sync.Pool{New: func() any {
+	return &Stage{b: &batch{
+		slots: make([]slot, 0, stageEvents),
+		buf:   make([]byte, 0, stageBytes),
+		fired: make([]faults.Firing, 0, stageFired),
+	}}
+}}
+
+// Stage returns a Stage that commits to q. The caller gives it back with
+// Release.
+func (q *Queue) Stage() *Stage {
+	s := stagePool.Get().(*Stage)
+	s.q = q
+	return s
+}
+
+// Observe stages event o, and passes anything else on to the Queue once
+// the events staged before it are committed.
+func (s *Stage) Observe(o *Observation) {
+	if o.Kind == KindEvent && o.Event != nil && s.stage(o) {
+		return
+	}
+	s.Commit()
+	s.q.Observe(o)
+}
+
+// stage packs event o into the Stage, committing first when it has no
+// room. It reports false when o cannot be staged: it carries more than an
+// event, or it is larger than an empty Stage holds.
+func (s *Stage) stage(o *Observation) bool {
+	if !eventOnly(o) {
+		return false
+	}
+	size, nfired := eventSize(o.Event), len(o.Fired)
+	if size > stageBytes || nfired > stageFired {
+		return false
+	}
+	b := s.b
+	if len(b.slots) == cap(b.slots) || size > cap(b.buf)-len(b.buf) || nfired > cap(b.fired)-len(b.fired) {
+		s.Commit()
+	}
+	b.slots = b.slots[:len(b.slots)+1]
+	b.pack(&b.slots[len(b.slots)-1], o)
+	return true
+}
+
+// Commit hands the staged events to the Queue, after what it holds. When
+// the Queue's batch has no room for them, Commit passes that batch on
+// first, in the caller's goroutine, as Observe does; when the Queue is
+// closed, the events are dropped, as later observations are.
+func (s *Stage) Commit() {
+	if len(s.b.slots) == 0 {
+		return
+	}
+	q := s.q
+	for !q.commit(s.b) {
+		q.Drain()
+	}
+	s.b.reset()
+}
+
+// Release commits what is staged and gives the Stage back; s is not to be
+// used after.
+func (s *Stage) Release() {
+	s.Commit()
+	s.q = nil
+	stagePool.Put(s)
+}
+
+// commit appends the events of staged to the batch being filled, and
+// reports false when that batch has no room for them all. A closed Queue
+// takes them, to drop them.
+func (q *Queue) commit(staged *batch) bool {
+	q.qmu.Lock()
+	f := q.fill
+	if q.closed {
+		q.qmu.Unlock()
+		return true
+	}
+	n := len(f.slots)
+	if n+len(staged.slots) > cap(f.slots) || len(staged.buf) > cap(f.buf)-len(f.buf) ||
+		len(staged.fired) > cap(f.fired)-len(f.fired) {
+		q.qmu.Unlock()
+		return false
+	}
+	f.append(staged)
+	if n < classifyBelow && len(f.slots) >= classifyBelow {
+		q.behind.Store(true)
+	}
+	due := len(f.slots) >= kickAt && q.due()
+	q.qmu.Unlock()
+	if due {
+		signal(q.wake)
+	}
+	return true
+}
+
+// append copies the events of staged after b's, their spans moved to
+// where their bytes and firings land in b; b has room for them.
+func (b *batch) append(staged *batch) {
+	at, firedAt := uint32(len(b.buf)), uint32(len(b.fired))
+	n := len(b.slots)
+	b.buf = append(b.buf, staged.buf...)
+	b.fired = append(b.fired, staged.fired...)
+	b.slots = b.slots[:n+len(staged.slots)]
+	for i := range staged.slots {
+		d := &b.slots[n+i]
+		*d = staged.slots[i]
+		for _, sp := range [...]*span{&d.raw, &d.typ, &d.id, &d.data, &d.method, &d.rpcID, &d.delivered, &d.deliveredID} {
+			sp.move(at)
+		}
+		d.fired.move(firedAt)
+	}
+}
+
+// move shifts a span's offset by d; the nil span stays nil.
+func (s *span) move(d uint32) {
+	if s.n != 0 {
+		s.off += d
+	}
+}

@@ -1,0 +1,189 @@
+package observe
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/frayproxy/fray/faults"
+)
+
+// TestStageOrder: staged events reach nothing until committed; an
+// observation other than an event, given to the Stage, comes after the
+// events staged before it; and each Stage's events keep their order among
+// what other exchanges reported meanwhile.
+func TestStageOrder(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	defer q.Close()
+	buf := make([]byte, 0, 16)
+	s1, s2 := q.Stage(), q.Stage()
+	event(s1, buf, 1, 1, nil)
+	event(s2, buf, 2, 1, nil)
+	event(s1, buf, 1, 2, []faults.Firing{{Kind: "drop"}})
+	q.Drain()
+	if got := rec.seen(); len(got) != 0 {
+		t.Fatalf("staged events reached the observer before they were committed: %q", got)
+	}
+	q.Observe(&Observation{Kind: KindRequest, Exchange: 3})
+	s1.Observe(&Observation{Kind: KindEnd, Exchange: 1})
+	event(s1, buf, 1, 3, nil)
+	s2.Release()
+	s1.Release()
+	q.Drain()
+	want := []string{
+		"3 request 0",
+		"1 event 1 id=1 data=1", "1 event 2 id=2 data=2 fired=drop", "1 end",
+		"2 event 1 id=1 data=1",
+		"1 event 3 id=3 data=3",
+	}
+	if got := rec.seen(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("observer saw\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestStageBounds: a burst larger than a Stage holds is committed in
+// parts, a Queue whose batch has no room for a commit passes that batch on
+// in the committing goroutine, and an event larger than a Stage holds
+// goes on directly after the events staged before it: every event arrives,
+// once, in order.
+func TestStageBounds(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	// With no goroutine of the Queue's own, only a commit that finds no
+	// room passes the batch on: the bounds decide, not the timing.
+	q.started = true
+	defer func() {
+		q.started = false
+		q.Close()
+	}()
+	buf := make([]byte, 0, 16)
+	s := q.Stage()
+	n := 3*queueEvents + 5
+	for i := range n {
+		event(s, buf, 1, i, nil)
+	}
+	big := Event{}
+	big.Raw = bytes.Repeat([]byte("x"), stageBytes+1)
+	s.Observe(&Observation{Kind: KindEvent, Exchange: 1, Event: &big})
+	event(s, buf, 1, n, nil)
+	// More firings than a Stage holds, on one event.
+	fired := make([]faults.Firing, stageFired+1)
+	for i := range fired {
+		fired[i].Kind = "f"
+	}
+	event(s, buf, 1, n+1, fired)
+	s.Release()
+	q.Drain()
+	got := rec.seen()
+	if len(got) != n+3 {
+		t.Fatalf("observer saw %d observations, want %d", len(got), n+3)
+	}
+	for i := range n {
+		if want := fmt.Sprintf("1 event %d id=%d data=%d", i, i, i); got[i] != want {
+			t.Fatalf("observation %d is %q, want %q", i, got[i], want)
+		}
+	}
+	if len(got[n]) < stageBytes || got[n+1] != fmt.Sprintf("1 event %d id=%d data=%d", n, n, n) {
+		t.Fatalf("the large event and the one after it came out of order: %.40q, %q", got[n], got[n+1])
+	}
+	if want := fmt.Sprintf("1 event %d id=%d data=%d", n+1, n+1, n+1); !bytes.HasPrefix([]byte(got[n+2]), []byte(want)) ||
+		bytes.Count([]byte(got[n+2]), []byte("fired=f")) != stageFired+1 {
+		t.Fatalf("the event with %d firings came as %.80q", stageFired+1, got[n+2])
+	}
+}
+
+// TestStageClosedQueue: events committed to a closed Queue are dropped,
+// as what is observed after Close is.
+func TestStageClosedQueue(t *testing.T) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	buf := make([]byte, 0, 16)
+	s := q.Stage()
+	event(s, buf, 1, 1, nil)
+	q.Close()
+	event(s, buf, 1, 2, nil)
+	s.Release()
+	q.Drain()
+	if got := rec.seen(); len(got) != 0 {
+		t.Fatalf("a closed Queue passed on %q", got)
+	}
+}
+
+// TestStageClassifies: a commit that leaves classifyBelow events waiting
+// behind a busy goroutine hands classification back to the exchanges, as
+// queueing them one by one does.
+func TestStageClassifies(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	q := NewQueue(Func(func(*Observation) {
+		once.Do(func() {
+			close(entered)
+			<-release
+		})
+	}))
+	defer q.Close()
+	released := false
+	free := func() {
+		if !released {
+			released = true
+			close(release)
+		}
+	}
+	defer free() // before Close, which waits for the goroutine
+	buf := make([]byte, 0, 16)
+	event(q, buf, 1, 0, nil)
+	q.Kick()
+	<-entered // the goroutine holds the first batch
+	s := q.Stage()
+	for i := range classifyBelow - 1 {
+		event(s, buf, 1, i+1, nil)
+		if i%stageEvents == stageEvents-1 {
+			s.Commit()
+		}
+	}
+	s.Commit()
+	if !q.Classifies() {
+		t.Fatalf("with %d events waiting the Queue does not classify", classifyBelow-1)
+	}
+	event(s, buf, 1, classifyBelow, nil)
+	if !q.Classifies() {
+		t.Fatal("an event staged, not committed, counted as waiting")
+	}
+	s.Release()
+	if q.Classifies() {
+		t.Fatalf("with %d events committed behind a busy goroutine the Queue still classifies", classifyBelow)
+	}
+	free()
+	q.Drain()
+	if !q.Classifies() {
+		t.Fatal("once drained the Queue does not classify")
+	}
+}
+
+// TestStageNoAllocationPerEvent: staging, committing and giving back a
+// Stage, as a stream does once per read, allocates nothing once warm.
+func TestStageNoAllocationPerEvent(t *testing.T) {
+	q := NewQueue(Func(func(*Observation) {}))
+	defer q.Close()
+	var e Event
+	o := &Observation{Kind: KindEvent, Exchange: 1, Event: &e, Fired: []faults.Firing{{Kind: "drop"}}}
+	buf := make([]byte, 0, 16)
+	n := 0
+	allocs := testing.AllocsPerRun(200, func() {
+		s := q.Stage()
+		for range 50 {
+			n++
+			buf = strconv.AppendInt(buf[:0], int64(n), 10)
+			e.Raw, e.ID, e.Data = buf, buf, buf
+			s.Observe(o)
+		}
+		s.Release()
+		q.Kick()
+	})
+	if allocs != 0 {
+		t.Fatalf("50 events through a Stage allocate %.2f times", allocs)
+	}
+}
