@@ -65,7 +65,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	stopHeadTimer := p.headTimer(cancel)
 	p.noteDoubledPath(r, ex)
-	resp, err := p.opts.Transport.RoundTrip(p.outRequest(ctx, r, ex, &act))
+	resp, err := p.roundTrip(p.outRequest(ctx, r, ex, &act), ex)
 	if !stopHeadTimer() {
 		// The timer fired: even a head that came just after it belongs to
 		// a request already cancelled.

@@ -37,8 +37,16 @@ type Options struct {
 	// Upstream is the base URL every request is forwarded under: a client
 	// path P goes to Upstream.Path joined with P. Required; http or https.
 	Upstream *url.URL
-	// Transport carries requests to the upstream. Nil means NewTransport(nil).
+	// Transport carries requests to the upstream. Nil means fray's own:
+	// NewTransport(UpstreamTLS), and, for each long-lived GET event
+	// stream to a plain-http upstream, a connection of its own that holds
+	// no goroutine while the stream waits (streamconn.go). A Transport
+	// given carries every request.
 	Transport http.RoundTripper
+	// UpstreamTLS is the TLS configuration of fray's own transport, for
+	// an https upstream; nil means the system roots. Unused when
+	// Transport is set.
+	UpstreamTLS *tls.Config
 	// Logger receives the proxy's log lines. Nil discards them.
 	Logger *slog.Logger
 	// MaxBlock bounds an SSE event block in bytes; 0 means sse.DefaultMaxBlock.
@@ -99,7 +107,10 @@ type Proxy struct {
 	exchSeq  atomic.Uint64
 	readers  sync.Pool // of *sse.Reader
 	holds    holds     // streams held by a fault (hold.go)
-	kicker   observe.Kicker
+	// conns: the event streams' own connections, when the transport is
+	// fray's (streamconn.go); nil otherwise.
+	conns  *streamConns
+	kicker observe.Kicker
 	// classifier: the Observer, when it classifies the events a stream's
 	// faults do not need classified (pump.classifyLater).
 	classifier observe.Classifier
@@ -127,8 +138,10 @@ func New(opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	var conns *streamConns
 	if opts.Transport == nil {
-		opts.Transport = NewTransport(nil)
+		t := NewTransport(opts.UpstreamTLS)
+		opts.Transport, conns = t, &streamConns{t: t}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -149,6 +162,7 @@ func New(opts Options) (*Proxy, error) {
 		clock:    opts.Clock,
 		start:    opts.Clock.Now(),
 		sessions: newSessions(opts.MaxSessions),
+		conns:    conns,
 	}
 	p.readers.New = func() any { return sse.NewReader(nil, opts.MaxBlock) }
 	p.kicker, _ = opts.Observer.(observe.Kicker)
