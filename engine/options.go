@@ -104,13 +104,10 @@ var errNoUpstream = errors.New("engine: no upstream URL")
 
 // proxyOptions are the proxy's options, without its observer and plan.
 func (o *Options) proxyOptions() proxy.Options {
-	t := o.Transport
-	if t == nil {
-		t = proxy.NewTransport(o.UpstreamTLS)
-	}
 	return proxy.Options{
 		Upstream:              o.Upstream,
-		Transport:             t,
+		Transport:             o.Transport,
+		UpstreamTLS:           o.UpstreamTLS,
 		Logger:                o.Logger,
 		MaxBlock:              o.MaxBlock,
 		MaxRequestBody:        o.MaxRequestBody,
