@@ -13,7 +13,8 @@ import (
 // keeping nothing else. It observes nothing and injects no fault; it is
 // not a proxy to use (no hop-by-hop headers are removed, no error is
 // reported), only a measure of what net/http's server and transport hold
-// for a stream, below which no proxy built on them goes.
+// for a stream, below which no proxy built on them goes. fray's GET
+// streams to an http upstream do without the transport, and go below it.
 func newFloor(up *url.URL) http.Handler {
 	t := proxy.NewTransport(nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
