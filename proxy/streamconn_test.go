@@ -102,7 +102,9 @@ func TestEventStreamHasConnectionOfItsOwn(t *testing.T) {
 			if line, err := br.ReadString('\n'); err != nil || line != "data: 1\n" {
 				t.Fatalf("first line %q, %v", line, err)
 			}
-			if got := transportLoops() - before; got != tc.wantLoops {
+			// At least or at most: connections of earlier tests may still
+			// be winding down, never starting.
+			if got := transportLoops() - before; tc.wantLoops == 0 && got > 0 || tc.wantLoops > 0 && got < tc.wantLoops {
 				t.Errorf("transport read loops while the stream is open: %d more, want %d", got, tc.wantLoops)
 			}
 			close(release)
