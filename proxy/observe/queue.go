@@ -32,8 +32,9 @@ import (
 // one at a time reach the observer several at once, where each would
 // otherwise wake the goroutine on its own and be observed alone, out of
 // the nearer caches: work done on a core the client or the upstream is
-// waiting for. What reads the observer's state calls Drain first, so it
-// never sees the delay.
+// waiting for. Kick arms the timer itself rather than wake the goroutine
+// to arm it, so the goroutine wakes once per delay, not twice. What reads
+// the observer's state calls Drain first, so it never sees the delay.
 // When the batch is full, or an event too large for it comes, the caller
 // drains the queue itself: that bounds the memory the Queue holds (two
 // batches of queueEvents events and queueBytes bytes) and slows the
@@ -69,7 +70,7 @@ type Queue struct {
 	fill   *batch     // where events are queued
 	spare  *batch     // empty, swapped in when fill is taken
 	kicked bool       // fill's events are due; the goroutine was woken
-	soon   bool       // fill's events are due within kickDelay; the goroutine was told
+	soon   bool       // fill's events are due within kickDelay; the timer was armed
 	// behind is whether fill holds classifyBelow events or more, for
 	// Classifies to read without qmu. It is written only when that
 	// changes, not at every event, so that reading it costs the
@@ -81,9 +82,12 @@ type Queue struct {
 	_ linePad
 
 	wake chan struct{}
-	// told gets a Kick's word that events are due within kickDelay, and
-	// the goroutine then waits on a timer made by newTimer.
-	told     chan struct{}
+	// fire is the channel of a timer made by newTimer, set when the
+	// goroutine starts; a Kick arms it with arm, on the caller's
+	// goroutine, for kickDelay. Arming wakes no goroutine: the Queue's
+	// wakes once, when the timer fires.
+	fire     <-chan time.Time
+	arm      func(time.Duration)
 	newTimer func() (c <-chan time.Time, reset func(time.Duration))
 	stop     chan struct{}
 	done     chan struct{}
@@ -247,7 +251,7 @@ func (b *batch) bytes(s span) []byte {
 func NewQueue(next Observer) *Queue {
 	return &Queue{
 		next: next, fill: newBatch(), spare: newBatch(),
-		wake: make(chan struct{}, 1), told: make(chan struct{}, 1), newTimer: newTimer, stop: make(chan struct{}), done: make(chan struct{}),
+		wake: make(chan struct{}, 1), newTimer: newTimer, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
@@ -351,8 +355,8 @@ func (q *Queue) due() bool {
 }
 
 // dueSoon marks the queued events due within the delay, once, and starts
-// the goroutine if it has not started; it reports whether the goroutine is
-// to be told. qmu is held.
+// the goroutine if it has not started; it reports whether the timer is to
+// be armed. qmu is held.
 func (q *Queue) dueSoon() bool {
 	if q.kicked || q.soon || q.closed || len(q.fill.slots) == 0 {
 		return false
@@ -366,6 +370,7 @@ func (q *Queue) dueSoon() bool {
 func (q *Queue) start() {
 	if !q.started {
 		q.started = true
+		q.fire, q.arm = q.newTimer()
 		go q.run()
 	}
 }
@@ -392,7 +397,7 @@ func (q *Queue) Kick() {
 	soon := q.dueSoon()
 	q.qmu.Unlock()
 	if soon {
-		signal(q.told)
+		q.arm(kickDelay)
 	}
 }
 
@@ -428,20 +433,17 @@ func (q *Queue) drainLocked() (closed bool) {
 }
 
 // run passes the events on as they fall due: at once when woken, within
-// kickDelay when told.
+// kickDelay when kicked.
 func (q *Queue) run() {
 	defer close(q.done)
-	fired, reset := q.newTimer()
-	defer reset(-1)
+	defer q.arm(-1)
 	for {
 		select {
 		case <-q.stop:
 			return
 		case <-q.wake:
 			q.Drain()
-		case <-q.told:
-			reset(kickDelay)
-		case <-fired:
+		case <-q.fire:
 			q.Drain()
 		}
 	}
