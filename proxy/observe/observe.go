@@ -32,7 +32,7 @@ type Observer interface {
 // Kicker is an Observer that keeps events to pass on later (a Queue). The
 // proxy calls Kick once an exchange that reported events has flushed them
 // to its client and is about to wait (for its upstream, a delay, a stall),
-// so that they are passed on soon (a Queue: within a millisecond) rather
+// so that they are passed on soon (a Queue: within 5 ms) rather
 // than when the next ones come.
 type Kicker interface {
 	Kick()

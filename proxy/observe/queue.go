@@ -108,7 +108,7 @@ const (
 	// themselves (Classifies).
 	classifyBelow = 256
 	// kickDelay: a Kick's events are passed on within this.
-	kickDelay = time.Millisecond
+	kickDelay = 5 * time.Millisecond
 )
 
 // batch is queued events: each one packed in a slot, their bytes in buf
