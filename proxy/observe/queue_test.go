@@ -168,12 +168,20 @@ func TestQueueBounds(t *testing.T) {
 	if len(got) != n+2 {
 		t.Fatalf("observer saw %d observations, want %d", len(got), n+2)
 	}
+	inOrder(t, got, n, queueBytes)
+}
+
+// inOrder fails t unless got holds, first, events 0 to n-1 of exchange 1
+// as event reports them, then a large event of at least big bytes, then
+// event n.
+func inOrder(t *testing.T, got []string, n, big int) {
+	t.Helper()
 	for i := range n {
 		if want := fmt.Sprintf("1 event %d id=%d data=%d", i, i, i); got[i] != want {
 			t.Fatalf("observation %d is %q, want %q", i, got[i], want)
 		}
 	}
-	if len(got[n]) < queueBytes || got[n+1] != fmt.Sprintf("1 event %d id=%d data=%d", n, n, n) {
+	if len(got[n]) < big || got[n+1] != fmt.Sprintf("1 event %d id=%d data=%d", n, n, n) {
 		t.Fatalf("the large event and the one after it came out of order: %.40q, %q", got[n], got[n+1])
 	}
 }

@@ -81,14 +81,7 @@ func TestStageBounds(t *testing.T) {
 	if len(got) != n+3 {
 		t.Fatalf("observer saw %d observations, want %d", len(got), n+3)
 	}
-	for i := range n {
-		if want := fmt.Sprintf("1 event %d id=%d data=%d", i, i, i); got[i] != want {
-			t.Fatalf("observation %d is %q, want %q", i, got[i], want)
-		}
-	}
-	if len(got[n]) < stageBytes || got[n+1] != fmt.Sprintf("1 event %d id=%d data=%d", n, n, n) {
-		t.Fatalf("the large event and the one after it came out of order: %.40q, %q", got[n], got[n+1])
-	}
+	inOrder(t, got, n, stageBytes)
 	if want := fmt.Sprintf("1 event %d id=%d data=%d", n+1, n+1, n+1); !bytes.HasPrefix([]byte(got[n+2]), []byte(want)) ||
 		bytes.Count([]byte(got[n+2]), []byte("fired=f")) != stageFired+1 {
 		t.Fatalf("the event with %d firings came as %.80q", stageFired+1, got[n+2])
