@@ -342,15 +342,17 @@ func (pm *pump) emitEvent(o *observe.Event, fired []faults.Firing, at time.Durat
 }
 
 // observe hands o to the observers: an event by way of the stream's
-// Stage, when the observer is a Stager, anything else once the events
-// staged before it are committed.
+// Stage, when the observer is a Stager that has one to lend, anything
+// else once the events staged before it are committed.
 func (pm *pump) observe(o *observe.Observation) {
 	if pm.p.stager != nil && o.Kind == observe.KindEvent {
 		if pm.stage == nil {
 			pm.stage = pm.p.stager.Stage()
 		}
-		pm.stage.Observe(o)
-		return
+		if pm.stage != nil {
+			pm.stage.Observe(o)
+			return
+		}
 	}
 	pm.commit()
 	pm.p.opts.Observer.Observe(o)

@@ -81,6 +81,10 @@ type Queue struct {
 
 	_ linePad
 
+	stages stages // lent to the exchanges a read at a time (stage.go)
+
+	_ linePad
+
 	wake chan struct{}
 	// fire is the channel of a timer made by newTimer, set when the
 	// goroutine starts; a Kick arms it with arm, on the caller's

@@ -10,6 +10,8 @@ import (
 // (a Queue). The proxy gives each stream that has events to report a Stage
 // of its own while it handles them, commits it before anything of theirs
 // reaches the client and before the stream waits, and gives it back then.
+// Stage returns nil when it has none to lend: the stream then reports its
+// events one by one.
 type Stager interface {
 	Stage() *Stage
 }
@@ -30,11 +32,27 @@ type Stager interface {
 // have the events and before it waits.
 //
 // A Stage is used by one goroutine at a time. Its zero value is not
-// usable; Queue.Stage returns one.
+// usable; Queue.Stage lends one.
 type Stage struct {
 	q *Queue
 	b *batch
 }
+
+// stages are the Stages a Queue lends: at most maxStages made, those given
+// back kept for the next exchange, the last given back lent first (still
+// in its core's caches, on a busy stream). A stream holds one only while
+// it handles a read's events, but it may wait then, for the Queue's batch
+// (Commit) or for its client: the bound keeps a burst of thousands of
+// streams from holding a Stage each, and kept, a Stage is made once, not
+// again after each garbage collection. The zero value lends none yet.
+type stages struct {
+	mu   sync.Mutex
+	free []*Stage
+	made int
+}
+
+// maxStages bounds the Stages a Queue lends at once, about 60 KiB each.
+const maxStages = 8
 
 // A Stage holds at most stageEvents events, stageBytes bytes of theirs and
 // stageFired firings, less than an empty batch of the Queue holds, so that
@@ -46,23 +64,26 @@ const (
 	stageFired  = 128
 )
 
-// stagePool holds the Stages of exchanges that are waiting: an idle stream
-// holds none, and a busy one takes back the Stage it gave back, still in
-// its core's caches.
-var stagePool = sync.Pool{New: func() any {
-	return &Stage{b: &batch{
+// Stage lends a Stage that commits to q, or nil when maxStages are lent
+// already. The caller gives it back with Release.
+func (q *Queue) Stage() *Stage {
+	l := &q.stages
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.free); n > 0 {
+		s := l.free[n-1]
+		l.free = l.free[:n-1]
+		return s
+	}
+	if l.made == maxStages {
+		return nil
+	}
+	l.made++
+	return &Stage{q: q, b: &batch{
 		slots: make([]slot, 0, stageEvents),
 		buf:   make([]byte, 0, stageBytes),
 		fired: make([]faults.Firing, 0, stageFired),
 	}}
-}}
-
-// Stage returns a Stage that commits to q. The caller gives it back with
-// Release.
-func (q *Queue) Stage() *Stage {
-	s := stagePool.Get().(*Stage)
-	s.q = q
-	return s
 }
 
 // Observe stages event o, and passes anything else on to the Queue once
@@ -110,12 +131,14 @@ func (s *Stage) Commit() {
 	s.b.reset()
 }
 
-// Release commits what is staged and gives the Stage back; s is not to be
-// used after.
+// Release commits what is staged and gives the Stage back to its Queue; s
+// is not to be used after.
 func (s *Stage) Release() {
 	s.Commit()
-	s.q = nil
-	stagePool.Put(s)
+	l := &s.q.stages
+	l.mu.Lock()
+	l.free = append(l.free, s)
+	l.mu.Unlock()
 }
 
 // commit appends the events of staged to the batch being filled, and

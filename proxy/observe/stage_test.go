@@ -159,9 +159,6 @@ func TestStageClassifies(t *testing.T) {
 // TestStageNoAllocationPerEvent: staging, committing and giving back a
 // Stage, as a stream does once per read, allocates nothing once warm.
 func TestStageNoAllocationPerEvent(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector makes sync.Pool drop Stages at random")
-	}
 	q := NewQueue(Func(func(*Observation) {}))
 	defer q.Close()
 	var e Event
@@ -181,5 +178,28 @@ func TestStageNoAllocationPerEvent(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("50 events through a Stage allocate %.2f times", allocs)
+	}
+}
+
+// TestStageLent: a Queue lends at most maxStages Stages at once, says so
+// with nil rather than make more, and lends again the last one given back.
+func TestStageLent(t *testing.T) {
+	q := NewQueue(Func(func(*Observation) {}))
+	defer q.Close()
+	var lent []*Stage
+	for range maxStages {
+		s := q.Stage()
+		if s == nil {
+			t.Fatalf("the Queue lent %d Stages, want %d", len(lent), maxStages)
+		}
+		lent = append(lent, s)
+	}
+	if s := q.Stage(); s != nil {
+		t.Fatalf("the Queue lent a Stage past its %d", maxStages)
+	}
+	last := lent[3]
+	last.Release()
+	if s := q.Stage(); s != last {
+		t.Fatal("the Queue did not lend again the Stage given back")
 	}
 }
