@@ -366,7 +366,8 @@ func (pm *pump) commit() {
 }
 
 // releaseStage commits the staged events and gives the Stage back: the
-// stream waits, or has ended.
+// stream writes to its client or waits, which may block, or has ended. A
+// stream holds a Stage only while it handles events between two writes.
 func (pm *pump) releaseStage() {
 	if pm.stage != nil {
 		pm.stage.Release()

@@ -44,8 +44,9 @@ func (pm *pump) drain() error {
 	if pm.gather == nil {
 		return nil
 	}
-	// The observers have every event before the client can.
-	pm.commit()
+	// The observers have every event before the client can, and no Stage
+	// is held while the write may block.
+	pm.releaseStage()
 	g := pm.gather
 	pm.gather = nil
 	var err error

@@ -113,11 +113,11 @@ func (t *timedRead) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// flush commits the events observed, sends what was written to the
-// client, if anything, then kicks the observer: the stream is about to
-// wait.
+// flush commits the events observed and gives the Stage back (a write to
+// the client, or a wait, may block), sends what was written to the client,
+// if anything, then kicks the observer: the stream is about to wait.
 func (pm *pump) flush() error {
-	pm.commit()
+	pm.releaseStage()
 	if pm.pending {
 		pm.pending = false
 		if err := pm.drain(); err != nil {
