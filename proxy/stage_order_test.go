@@ -8,6 +8,19 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
+// countingQueue returns a Queue whose observer counts the events it gets,
+// closed when the test ends.
+func countingQueue(t *testing.T) (*observe.Queue, *int) {
+	events := new(int)
+	q := observe.NewQueue(observe.Func(func(o *observe.Observation) {
+		if o.Kind == observe.KindEvent {
+			*events++
+		}
+	}))
+	t.Cleanup(q.Close)
+	return q, events
+}
+
 // drainingWriter is a client's side that, at each write, drains the queue
 // and records how many events its observer had by then.
 type drainingWriter struct {
@@ -31,14 +44,8 @@ func (w *drainingWriter) Flush() {}
 // buffer filled, so that whatever the client does on an event is observed
 // after the event.
 func TestStagedEventsReachTheQueueBeforeTheClient(t *testing.T) {
-	events := 0
-	q := observe.NewQueue(observe.Func(func(o *observe.Observation) {
-		if o.Kind == observe.KindEvent {
-			events++
-		}
-	}))
-	defer q.Close()
-	w := &drainingWriter{q: q, events: &events}
+	q, events := countingQueue(t)
+	w := &drainingWriter{q: q, events: events}
 	pm := &pump{p: &Proxy{opts: Options{Observer: q}, stager: q, kicker: q}, w: w}
 	pm.rc = http.NewResponseController(w)
 	emit := func(n int) {
@@ -71,8 +78,8 @@ func TestStagedEventsReachTheQueueBeforeTheClient(t *testing.T) {
 	}
 	pm.releaseScratch()
 	q.Drain()
-	if events != 6 {
-		t.Fatalf("the observer got %d events, want 6", events)
+	if *events != 6 {
+		t.Fatalf("the observer got %d events, want 6", *events)
 	}
 }
 
@@ -84,13 +91,7 @@ func (lendsNone) Stage() *observe.Stage { return nil }
 // TestEventsWithNoStageToLend: when the queue has no Stage to lend, the
 // stream reports its events one by one, and the observer gets them all.
 func TestEventsWithNoStageToLend(t *testing.T) {
-	events := 0
-	q := observe.NewQueue(observe.Func(func(o *observe.Observation) {
-		if o.Kind == observe.KindEvent {
-			events++
-		}
-	}))
-	defer q.Close()
+	q, events := countingQueue(t)
 	ln := lendsNone{q}
 	pm := &pump{p: &Proxy{opts: Options{Observer: ln}, stager: ln, kicker: ln}}
 	var ev observe.Event
@@ -100,7 +101,7 @@ func TestEventsWithNoStageToLend(t *testing.T) {
 	}
 	pm.releaseScratch()
 	q.Drain()
-	if events != 3 {
-		t.Fatalf("the observer got %d events, want 3", events)
+	if *events != 3 {
+		t.Fatalf("the observer got %d events, want 3", *events)
 	}
 }

@@ -286,7 +286,7 @@ func (q *Queue) queue(o *Observation) bool {
 	size := eventSize(o.Event)
 	q.qmu.Lock()
 	b := q.fill
-	if q.closed || len(b.slots) == cap(b.slots) || size > cap(b.buf)-len(b.buf) || len(o.Fired) > cap(b.fired)-len(b.fired) {
+	if q.closed || !b.room(1, size, len(o.Fired)) {
 		q.qmu.Unlock()
 		return false
 	}
@@ -301,6 +301,12 @@ func (q *Queue) queue(o *Observation) bool {
 		signal(q.wake)
 	}
 	return true
+}
+
+// room reports whether b has room for events more events, size more
+// bytes and fired more firings.
+func (b *batch) room(events, size, fired int) bool {
+	return events <= cap(b.slots)-len(b.slots) && size <= cap(b.buf)-len(b.buf) && fired <= cap(b.fired)-len(b.fired)
 }
 
 // eventOnly reports whether event observation o carries nothing but the

@@ -410,26 +410,37 @@ func TestQueueClassifies(t *testing.T) {
 	}
 }
 
-// TestQueueClassifiesWhileItKeepsUp: the Queue takes classification off
-// the exchanges' path while its goroutine keeps up, and hands it back once
-// classifyBelow events wait for it.
-func TestQueueClassifiesWhileItKeepsUp(t *testing.T) {
+// heldQueue returns a Queue whose goroutine is held in its observer with
+// a first event, until free is called (at the latest when the test ends,
+// before the Queue closes, which waits for the goroutine).
+func heldQueue(t *testing.T) (q *Queue, free func()) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	q := NewQueue(Func(func(*Observation) {
+	q = NewQueue(Func(func(*Observation) {
 		once.Do(func() {
 			close(entered)
 			<-release
 		})
 	}))
-	defer q.Close()
+	t.Cleanup(q.Close)
+	var freed sync.Once
+	free = func() { freed.Do(func() { close(release) }) }
+	t.Cleanup(free) // cleanups run last first: before Close
 	if !q.Classifies() {
 		t.Fatal("an empty Queue does not classify")
 	}
-	buf := make([]byte, 0, 16)
-	event(q, buf, 1, 0, nil)
+	event(q, make([]byte, 0, 16), 1, 0, nil)
 	q.Kick()
 	<-entered // the goroutine holds the first batch
+	return q, free
+}
+
+// TestQueueClassifiesWhileItKeepsUp: the Queue takes classification off
+// the exchanges' path while its goroutine keeps up, and hands it back once
+// classifyBelow events wait for it.
+func TestQueueClassifiesWhileItKeepsUp(t *testing.T) {
+	q, free := heldQueue(t)
+	buf := make([]byte, 0, 16)
 	for i := range classifyBelow - 1 {
 		event(q, buf, 1, i+1, nil)
 	}
@@ -440,7 +451,7 @@ func TestQueueClassifiesWhileItKeepsUp(t *testing.T) {
 	if q.Classifies() {
 		t.Fatalf("with %d events waiting behind a busy goroutine the Queue still classifies", classifyBelow)
 	}
-	close(release)
+	free()
 	q.Drain()
 	if !q.Classifies() {
 		t.Fatal("once drained the Queue does not classify")

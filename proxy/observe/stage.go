@@ -41,10 +41,11 @@ type Stage struct {
 // stages are the Stages a Queue lends: at most maxStages made, those given
 // back kept for the next exchange, the last given back lent first (still
 // in its core's caches, on a busy stream). A stream holds one only while
-// it handles a read's events, but it may wait then, for the Queue's batch
-// (Commit) or for its client: the bound keeps a burst of thousands of
-// streams from holding a Stage each, and kept, a Stage is made once, not
-// again after each garbage collection. The zero value lends none yet.
+// it handles events between two writes to its client, but it may wait
+// then, for the Queue's batch (Commit): the bound keeps a burst of
+// thousands of streams from holding a Stage each, and kept, a Stage is
+// made once, not again after each garbage collection. The zero value
+// lends none yet.
 type stages struct {
 	mu   sync.Mutex
 	free []*Stage
@@ -108,7 +109,7 @@ func (s *Stage) stage(o *Observation) bool {
 		return false
 	}
 	b := s.b
-	if len(b.slots) == cap(b.slots) || size > cap(b.buf)-len(b.buf) || nfired > cap(b.fired)-len(b.fired) {
+	if !b.room(1, size, nfired) {
 		s.Commit()
 	}
 	b.slots = b.slots[:len(b.slots)+1]
@@ -152,8 +153,7 @@ func (q *Queue) commit(staged *batch) bool {
 		return true
 	}
 	n := len(f.slots)
-	if n+len(staged.slots) > cap(f.slots) || len(staged.buf) > cap(f.buf)-len(f.buf) ||
-		len(staged.fired) > cap(f.fired)-len(f.fired) {
+	if !f.room(len(staged.slots), len(staged.buf), len(staged.fired)) {
 		q.qmu.Unlock()
 		return false
 	}

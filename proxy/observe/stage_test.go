@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
@@ -109,27 +108,8 @@ func TestStageClosedQueue(t *testing.T) {
 // behind a busy goroutine hands classification back to the exchanges, as
 // queueing them one by one does.
 func TestStageClassifies(t *testing.T) {
-	entered, release := make(chan struct{}), make(chan struct{})
-	var once sync.Once
-	q := NewQueue(Func(func(*Observation) {
-		once.Do(func() {
-			close(entered)
-			<-release
-		})
-	}))
-	defer q.Close()
-	released := false
-	free := func() {
-		if !released {
-			released = true
-			close(release)
-		}
-	}
-	defer free() // before Close, which waits for the goroutine
+	q, free := heldQueue(t)
 	buf := make([]byte, 0, 16)
-	event(q, buf, 1, 0, nil)
-	q.Kick()
-	<-entered // the goroutine holds the first batch
 	s := q.Stage()
 	for i := range classifyBelow - 1 {
 		event(s, buf, 1, i+1, nil)
