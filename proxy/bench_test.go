@@ -107,7 +107,10 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 	}
 	serve := func(name string, h http.Handler, tr *http.Transport) {
 		srv := httptest.NewServer(h)
-		stop = append(stop, tr.CloseIdleConnections, srv.Close)
+		stop = append(stop, srv.Close)
+		if tr != nil {
+			stop = append(stop, tr.CloseIdleConnections)
+		}
 		setups = append(setups, benchSetup{name, srv.URL})
 	}
 	setups = append(setups, benchSetup{"direct", up.URL})
@@ -115,9 +118,10 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 	// Each proxy gets a transport of its own. The reverse proxy's and
 	// bare fray's are http.DefaultTransport's settings (what a
 	// ReverseProxy with no Transport uses), so that those two compare the
-	// proxies and not their connection pools; the shipped setups use the
-	// transport `fray proxy` builds (proxy.NewTransport: 1 KiB buffers),
-	// so that they measure what users run.
+	// proxies and not their connection pools; the shipped setups leave
+	// the transport to the engine, as `fray proxy` does, so that they
+	// measure what users run: the stream, a GET, goes on a connection of
+	// its own, everything else through proxy.NewTransport.
 	rpTransport := newBenchTransport()
 	rp := httputil.NewSingleHostReverseProxy(upURL)
 	rp.FlushInterval = -1
@@ -136,8 +140,7 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 	// verifier and the metrics observing every event; then the same with
 	// --trace.
 	for _, traced := range []bool{false, true} {
-		tr := proxy.NewTransport(nil)
-		opts := engine.Options{Upstream: upURL, Transport: tr, Metrics: true}
+		opts := engine.Options{Upstream: upURL, Metrics: true}
 		name := "fray-shipped"
 		if traced {
 			w, err := trace.Create(filepath.Join(dir, "bench.jsonl"), trace.WriterOptions{})
@@ -154,7 +157,7 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 			tb.Fatal(err)
 		}
 		stop = append(stop, func() { eng.Stop() })
-		serve(name, eng.Handler(), tr)
+		serve(name, eng.Handler(), nil)
 	}
 	return setups, up, done
 }
