@@ -13,13 +13,14 @@
 // plus the Go runtime's and the process's own metrics (go_*, process_*).
 //
 // Metrics is an observe.Observer: it reads the same observations as the
-// verifier and the trace writer. The per-event path costs a few atomic
-// adds and no allocation; the per-stream state it keeps (which streams are
+// verifier and the trace writer. The per-event path costs one lock and no
+// allocation; the per-stream state it keeps (which streams are
 // open, which sessions owe a reconnection) is bounded.
 package metrics
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -63,15 +64,16 @@ type Metrics struct {
 	reg *prometheus.Registry
 
 	// Children resolved once, so that counting allocates nothing.
-	exchanges    [mcp.StreamOther + 1]prometheus.Counter
-	open         prometheus.Gauge
-	fromUpstream prometheus.Counter
-	toClient     prometheus.Counter
-	faultKinds   map[string]prometheus.Counter // read-only after New
-	faultVec     *prometheus.CounterVec        // kinds not registered at New
-	resumptions  prometheus.Counter
-	reconnect    prometheus.Histogram
-	added        prometheus.Histogram
+	exchanges   [mcp.StreamOther + 1]prometheus.Counter
+	open        prometheus.Gauge
+	faultKinds  map[string]prometheus.Counter // read-only after New
+	faultVec    *prometheus.CounterVec        // kinds not registered at New
+	resumptions prometheus.Counter
+	reconnect   prometheus.Histogram
+
+	// What every event changes: fray_events_total and
+	// fray_added_latency_seconds.
+	tally *tally
 
 	streams  streamTable
 	sessions sessionTable
@@ -84,9 +86,6 @@ func New(opts Options) *Metrics {
 	exchanges := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fray_exchanges_total", Help: "HTTP exchanges fray carried, by stream type (post, get, resume, legacy, other), counted when the request arrives.",
 	}, []string{"stream"})
-	events := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "fray_events_total", Help: "SSE events read from the upstream (from_upstream) and written to the client (to_client, duplicates counted, dropped and lost events not).",
-	}, []string{"direction"})
 	faultVec := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fray_faults_total", Help: "Fault firings, by fault kind.",
 	}, []string{"kind"})
@@ -95,10 +94,8 @@ func New(opts Options) *Metrics {
 		open: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "fray_open_streams", Help: "SSE streams fray is pumping now.",
 		}),
-		fromUpstream: events.WithLabelValues("from_upstream"),
-		toClient:     events.WithLabelValues("to_client"),
-		faultKinds:   make(map[string]prometheus.Counter),
-		faultVec:     faultVec,
+		faultKinds: make(map[string]prometheus.Counter),
+		faultVec:   faultVec,
 		resumptions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fray_resumptions_total", Help: "GET requests that carry Last-Event-ID.",
 		}),
@@ -107,10 +104,7 @@ func New(opts Options) *Metrics {
 			Help:    "From the end of an SSE stream that ended before its response (any end of a standalone GET stream) to the session's next GET.",
 			Buckets: ReconnectBuckets,
 		}),
-		added: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "fray_added_latency_seconds", Help: "From an event's arrival from the upstream to its delivery to the client.",
-			Buckets: LatencyBuckets,
-		}),
+		tally:    newTally(slices.Clone(LatencyBuckets)),
 		sessions: sessionTable{max: opts.MaxSessions},
 	}
 	for st := mcp.StreamPost; st <= mcp.StreamOther; st++ {
@@ -124,7 +118,7 @@ func New(opts Options) *Metrics {
 		m.sessions.max = 1 << 16
 	}
 	m.sessions.byID = make(map[string]*pending)
-	reg.MustRegister(exchanges, events, faultVec, m.open, m.resumptions, m.reconnect, m.added)
+	reg.MustRegister(exchanges, m.tally, faultVec, m.open, m.resumptions, m.reconnect)
 	if opts.Findings != nil {
 		reg.MustRegister(findingsCollector(opts.Findings))
 	}
@@ -187,12 +181,10 @@ func (m *Metrics) request(o *observe.Observation) {
 
 func (m *Metrics) event(o *observe.Observation) {
 	e := o.Event
-	m.fromUpstream.Inc()
+	m.tally.event(e, o.At)
 	if e.Fate != observe.Delivered {
 		return
 	}
-	m.toClient.Add(float64(e.Copies))
-	m.added.Observe(max(e.DeliveredAt-o.At, 0).Seconds())
 	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
 		m.streams.answer(o.Exchange)
 	}
