@@ -66,13 +66,11 @@ type Metrics struct {
 	// Children resolved once, so that counting allocates nothing.
 	exchanges   [mcp.StreamOther + 1]prometheus.Counter
 	open        prometheus.Gauge
-	faultKinds  map[string]prometheus.Counter // read-only after New
-	faultVec    *prometheus.CounterVec        // kinds not registered at New
 	resumptions prometheus.Counter
 	reconnect   prometheus.Histogram
 
-	// What every event changes: fray_events_total and
-	// fray_added_latency_seconds.
+	// What every event changes: fray_events_total,
+	// fray_added_latency_seconds and fray_faults_total.
 	tally *tally
 
 	streams  streamTable
@@ -86,16 +84,11 @@ func New(opts Options) *Metrics {
 	exchanges := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fray_exchanges_total", Help: "HTTP exchanges fray carried, by stream type (post, get, resume, legacy, other), counted when the request arrives.",
 	}, []string{"stream"})
-	faultVec := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "fray_faults_total", Help: "Fault firings, by fault kind.",
-	}, []string{"kind"})
 	m := &Metrics{
 		reg: reg,
 		open: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "fray_open_streams", Help: "SSE streams fray is pumping now.",
 		}),
-		faultKinds: make(map[string]prometheus.Counter),
-		faultVec:   faultVec,
 		resumptions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fray_resumptions_total", Help: "GET requests that carry Last-Event-ID.",
 		}),
@@ -104,21 +97,18 @@ func New(opts Options) *Metrics {
 			Help:    "From the end of an SSE stream that ended before its response (any end of a standalone GET stream) to the session's next GET.",
 			Buckets: ReconnectBuckets,
 		}),
-		tally:    newTally(slices.Clone(LatencyBuckets)),
+		tally:    newTally(slices.Clone(LatencyBuckets), kindNames()),
 		sessions: sessionTable{max: opts.MaxSessions},
 	}
 	for st := mcp.StreamPost; st <= mcp.StreamOther; st++ {
 		m.exchanges[st] = exchanges.WithLabelValues(st.String())
-	}
-	for _, k := range faults.Kinds() {
-		m.faultKinds[k.Name] = faultVec.WithLabelValues(k.Name)
 	}
 	m.streams.init()
 	if m.sessions.max <= 0 {
 		m.sessions.max = 1 << 16
 	}
 	m.sessions.byID = make(map[string]*pending)
-	reg.MustRegister(exchanges, m.tally, faultVec, m.open, m.resumptions, m.reconnect)
+	reg.MustRegister(exchanges, m.tally, m.open, m.resumptions, m.reconnect)
 	if opts.Findings != nil {
 		reg.MustRegister(findingsCollector(opts.Findings))
 	}
@@ -150,6 +140,7 @@ func (m *Metrics) Observe(o *observe.Observation) {
 		}
 	case observe.KindEvent:
 		m.event(o)
+		return // its firings are counted under the event's lock
 	case observe.KindEnd:
 		if answered, ok := m.streams.close(o.Exchange); ok {
 			m.open.Dec()
@@ -158,8 +149,8 @@ func (m *Metrics) Observe(o *observe.Observation) {
 			}
 		}
 	}
-	for i := range o.Fired {
-		m.fault(o.Fired[i].Kind).Inc()
+	if len(o.Fired) > 0 {
+		m.tally.fired(o.Fired)
 	}
 }
 
@@ -181,7 +172,7 @@ func (m *Metrics) request(o *observe.Observation) {
 
 func (m *Metrics) event(o *observe.Observation) {
 	e := o.Event
-	m.tally.event(e, o.At)
+	m.tally.event(e, o.At, o.Fired)
 	if e.Fate != observe.Delivered {
 		return
 	}
@@ -190,12 +181,13 @@ func (m *Metrics) event(o *observe.Observation) {
 	}
 }
 
-// fault returns the counter of a fault kind.
-func (m *Metrics) fault(kind string) prometheus.Counter {
-	if c, ok := m.faultKinds[kind]; ok {
-		return c
+// kindNames returns the names of the registered fault kinds.
+func kindNames() []string {
+	var names []string
+	for _, k := range faults.Kinds() {
+		names = append(names, k.Name)
 	}
-	return m.faultVec.WithLabelValues(kind)
+	return names
 }
 
 // owesReconnect reports whether a client should come back with a GET after

@@ -6,17 +6,24 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// tally keeps the series that every event changes, fray_events_total and
-// fray_added_latency_seconds, as plain numbers under one mutex, and is the
-// prometheus.Collector that exposes them. Taking the mutex once per event
-// costs two atomic operations where client_golang's two counters and
+// tally keeps the series that every event changes, fray_events_total,
+// fray_added_latency_seconds and, for the fault kinds registered when it
+// was made, fray_faults_total, as plain numbers under one mutex, and is
+// the prometheus.Collector that exposes them. Taking the mutex once per
+// event costs two atomic operations where client_golang's counters and
 // histogram cost one for each counter, four for the histogram and a
 // compare-and-swap loop for its sum; and as the latency sum is added in
 // the order the events are counted, it reads to the last bit what their
-// histogram would. A scrape reads the counts of a whole number of events.
+// histogram would. A scrape reads the counts of a whole number of events
+// and their firings.
+//
+// Firings of kinds registered later go to a client_golang counter vector
+// that the tally collects with its own series: they are rare, and that
+// vector makes and validates their series as it always did.
 //
 // The zero tally is not usable: call newTally. Its methods are safe for
 // concurrent use.
@@ -25,51 +32,117 @@ type tally struct {
 	fromUpstream uint64
 	toClient     uint64
 	added        histogramCounts
+	faults       []uint64 // firings by kind, in the order of kinds
 
+	kinds      []string       // read-only
+	kindSlot   map[string]int // kind -> index in faults; read-only
+	lateKinds  *prometheus.CounterVec
 	eventsDesc *prometheus.Desc
 	addedDesc  *prometheus.Desc
-	created    time.Time // the created timestamp of the tally's series
+	faultsDesc *prometheus.Desc
+	created    time.Time // the created timestamp of the tally's own series
 }
 
+const faultsHelp = "Fault firings, by fault kind."
+
 // newTally returns a tally whose latency histogram has the upper bounds
-// latencyBounds.
-func newTally(latencyBounds []float64) *tally {
-	return &tally{
-		added: newHistogramCounts(latencyBounds),
+// latencyBounds and whose fault counts are those of kinds.
+func newTally(latencyBounds []float64, kinds []string) *tally {
+	t := &tally{
+		added:    newHistogramCounts(latencyBounds),
+		faults:   make([]uint64, len(kinds)),
+		kinds:    kinds,
+		kindSlot: make(map[string]int, len(kinds)),
+		lateKinds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fray_faults_total", Help: faultsHelp,
+		}, []string{"kind"}),
 		eventsDesc: prometheus.NewDesc("fray_events_total",
 			"SSE events read from the upstream (from_upstream) and written to the client (to_client, duplicates counted, dropped and lost events not).",
 			[]string{"direction"}, nil),
 		addedDesc: prometheus.NewDesc("fray_added_latency_seconds",
 			"From an event's arrival from the upstream to its delivery to the client.", nil, nil),
-		created: time.Now(),
+		faultsDesc: prometheus.NewDesc("fray_faults_total", faultsHelp, []string{"kind"}, nil),
+		created:    time.Now(),
 	}
+	for i, k := range kinds {
+		t.kindSlot[k] = i
+		// Fails here, as the vector's child would have, on a kind that
+		// is no label value, rather than at each scrape.
+		prometheus.MustNewConstMetric(t.faultsDesc, prometheus.CounterValue, 0, k)
+	}
+	return t
 }
 
-// event counts an event read from the upstream at at.
-func (t *tally) event(e *observe.Event, at time.Duration) {
+// event counts an event read from the upstream at at, and the faults
+// that fired on it.
+func (t *tally) event(e *observe.Event, at time.Duration, fired []faults.Firing) {
 	t.mu.Lock()
 	t.fromUpstream++
 	if e.Fate == observe.Delivered {
 		t.toClient += uint64(max(e.Copies, 0))
 		t.added.observe(max(e.DeliveredAt-at, 0).Seconds())
 	}
+	late := t.countFirings(fired)
 	t.mu.Unlock()
+	if late {
+		t.countLate(fired)
+	}
 }
 
-// Describe sends the descriptors of the tally's two families.
+// fired counts the faults that fired on something other than an event.
+func (t *tally) fired(fired []faults.Firing) {
+	t.mu.Lock()
+	late := t.countFirings(fired)
+	t.mu.Unlock()
+	if late {
+		t.countLate(fired)
+	}
+}
+
+// countFirings counts the firings of the tally's kinds; it reports
+// whether there were others, for countLate. t.mu must be held.
+func (t *tally) countFirings(fired []faults.Firing) (late bool) {
+	for i := range fired {
+		if slot, ok := t.kindSlot[fired[i].Kind]; ok {
+			t.faults[slot]++
+		} else {
+			late = true
+		}
+	}
+	return late
+}
+
+// countLate counts the firings of kinds registered after the tally was
+// made. It runs without t.mu: the vector may panic on a kind that is no
+// label value, as it did before the tally existed.
+func (t *tally) countLate(fired []faults.Firing) {
+	for i := range fired {
+		if _, ok := t.kindSlot[fired[i].Kind]; !ok {
+			t.lateKinds.WithLabelValues(fired[i].Kind).Inc()
+		}
+	}
+}
+
+// Describe sends the descriptors of the tally's three families.
 func (t *tally) Describe(ch chan<- *prometheus.Desc) {
 	ch <- t.eventsDesc
 	ch <- t.addedDesc
+	ch <- t.faultsDesc
 }
 
 // Collect sends the tally's series as they stand.
 func (t *tally) Collect(ch chan<- prometheus.Metric) {
 	t.mu.Lock()
 	fromUpstream, toClient, added := t.fromUpstream, t.toClient, t.added.snapshot()
+	fired := append([]uint64(nil), t.faults...)
 	t.mu.Unlock()
 	ch <- t.counter(t.eventsDesc, fromUpstream, "from_upstream")
 	ch <- t.counter(t.eventsDesc, toClient, "to_client")
 	ch <- added.metric(t.addedDesc, t.created)
+	for i, n := range fired {
+		ch <- t.counter(t.faultsDesc, n, t.kinds[i])
+	}
+	t.lateKinds.Collect(ch)
 }
 
 func (t *tally) counter(desc *prometheus.Desc, n uint64, label string) prometheus.Metric {
