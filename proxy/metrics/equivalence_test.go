@@ -74,7 +74,7 @@ func (r *reference) Observe(o *observe.Observation) {
 // mix of kinds, fates, copies, latencies and firings that the per-event
 // counts must tell apart: latencies on and next to each bucket bound,
 // negative, past the last bound, and fault kinds that were registered
-// when New ran and one that was not.
+// when New ran and one that was not, at changing fault indexes.
 func observations(seed uint64, n int) []*observe.Observation {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	var latencies []time.Duration
@@ -103,7 +103,9 @@ func observations(seed uint64, n int) []*observe.Observation {
 			o.Request = &observe.Request{Method: http.MethodPost}
 		}
 		for range rng.IntN(3) {
-			o.Fired = append(o.Fired, faults.Firing{Kind: kinds[rng.IntN(len(kinds))]})
+			// Indexes past the first few, and kinds that change at one
+			// index, as when the profile changes.
+			o.Fired = append(o.Fired, faults.Firing{Index: rng.IntN(20), Kind: kinds[rng.IntN(len(kinds))]})
 		}
 		out[i] = o
 	}
