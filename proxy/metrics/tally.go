@@ -15,10 +15,10 @@ import (
 // was made, fray_faults_total, as plain numbers under one mutex, and is
 // the prometheus.Collector that exposes them. Taking the mutex once per
 // event costs two atomic operations where client_golang's counters and
-// histogram cost one for each counter, four for the histogram and a
-// compare-and-swap loop for its sum; and as the latency sum is added in
-// the order the events are counted, it reads to the last bit what their
-// histogram would. A scrape reads the counts of a whole number of events
+// histogram cost one add for each counter and each firing, three adds for
+// the histogram and a compare-and-swap loop for its sum; and as the
+// latency sum is added in the order the events are counted, it reads to
+// the last bit what their histogram would. A scrape reads the counts of a whole number of events
 // and their firings.
 //
 // Firings of kinds registered later go to a client_golang counter vector
