@@ -97,27 +97,30 @@ func skipContent(data []byte, i int) (end int, flags uint8, ok bool) {
 }
 
 // escapeLen returns the length of the escape sequence at data[i] (a
-// backslash), or 0 when it is not a valid one.
+// backslash), or 0 when it is not a valid one. (Tables keep it small
+// enough to be inlined where strings are skipped.)
 func escapeLen(data []byte, i int) int {
 	if i+1 >= len(data) {
 		return 0
 	}
-	switch data[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if i+6 > len(data) {
-			return 0
-		}
-		for _, c := range data[i+2 : i+6] {
-			if !isHex(c) {
-				return 0
-			}
-		}
-		return 6
+	n := int(escapes[data[i+1]])
+	if n == 6 && (i+6 > len(data) || !hexDigit[data[i+2]] || !hexDigit[data[i+3]] || !hexDigit[data[i+4]] || !hexDigit[data[i+5]]) {
+		return 0
 	}
-	return 0
+	return n
 }
+
+// escapes holds the length of each escape sequence by the byte after its
+// backslash, 0 for a byte that starts none.
+var escapes = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2, 't': 2, 'u': 6}
+
+// hexDigit marks the hexadecimal digits.
+var hexDigit = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isHex(byte(c))
+	}
+	return t
+}()
 
 // skipNumber skips the number that starts at data[i]. Whatever follows it
 // is the caller's to check.
