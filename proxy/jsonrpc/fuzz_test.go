@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/frayproxy/fray/mcp"
@@ -11,7 +12,8 @@ import (
 
 // FuzzScan checks Scan, ScanBatch, Lookup and ProtocolVersion against
 // encoding/json: they must call the same documents JSON, find the same
-// members, and never panic.
+// members, and never panic. It also checks that they give exactly what
+// the reference copy of the scanner (ref_test.go) gives.
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"method":"x"}}}`,
@@ -36,6 +38,7 @@ func FuzzScan(f *testing.F) {
 			batch = append(batch, m)
 			return true
 		})
+		compareRef(t, data, got, batch)
 		if !json.Valid(data) {
 			if !reflect.DeepEqual(got, Message{}) {
 				t.Fatalf("encoding/json rejects %q, Scan gives %+v", data, got)
@@ -194,4 +197,101 @@ func compareVersion(t *testing.T, data []byte, m Message) {
 	if got, ok := ProtocolVersion(data); got != want || ok != wantOK {
 		t.Fatalf("%q: ProtocolVersion() = %q, %v; want %q, %v", data, got, ok, want, wantOK)
 	}
+}
+
+// compareRef checks that got and batch, what Scan and ScanBatch give for
+// data, are what the reference scanner gives, down to where each span
+// lies in data; and so are Lookup and ProtocolVersion.
+func compareRef(t *testing.T, data []byte, got Message, batch []Message) {
+	t.Helper()
+	sameMessage(t, data, "Scan", got, refScan(data))
+	var want []Message
+	refScanBatch(data, func(m Message) bool {
+		want = append(want, m)
+		return true
+	})
+	if len(batch) != len(want) {
+		t.Fatalf("%q: ScanBatch calls fn %d times, the reference %d", data, len(batch), len(want))
+	}
+	for i := range batch {
+		sameMessage(t, data, "ScanBatch", batch[i], want[i])
+	}
+	for _, obj := range [][]byte{data, got.Params, got.Result, got.Error} {
+		for _, key := range []string{"method", "id", "a", "", "progressToken", "\u00e9"} {
+			sameSpan(t, data, "Lookup("+key+")", Lookup(obj, key), refLookup(obj, key))
+		}
+	}
+	v, ok := ProtocolVersion(data)
+	if rv, rok := refProtocolVersion(data); v != rv || ok != rok {
+		t.Fatalf("%q: ProtocolVersion() = %q, %v; the reference %q, %v", data, v, ok, rv, rok)
+	}
+}
+
+// sameMessage fails unless got and want have the same fields, their
+// spans at the same places of data.
+func sameMessage(t *testing.T, data []byte, what string, got, want Message) {
+	t.Helper()
+	if got.Kind != want.Kind || got.MethodEscaped != want.MethodEscaped || got.Version != want.Version ||
+		got.Batch != want.Batch || got.Count != want.Count {
+		t.Fatalf("%q: %s gives %+v, the reference %+v", data, what, got, want)
+	}
+	for _, f := range []struct {
+		name      string
+		got, want []byte
+	}{{"Method", got.Method, want.Method}, {"ID", got.ID, want.ID}, {"Params", got.Params, want.Params},
+		{"Result", got.Result, want.Result}, {"Error", got.Error, want.Error}, {"Raw", got.Raw, want.Raw}} {
+		sameSpan(t, data, what+" "+f.name, f.got, f.want)
+	}
+}
+
+// sameSpan fails unless got and want, nil or slices of data, are the same
+// span of it.
+func sameSpan(t *testing.T, data []byte, what string, got, want []byte) {
+	t.Helper()
+	if (got == nil) != (want == nil) || len(got) != len(want) || cap(got) != cap(want) {
+		t.Fatalf("%q: %s = %q, the reference %q", data, what, got, want)
+	}
+}
+
+// TestScanMatchesReference checks the benchmark's messages and a few
+// others against the reference scanner: cut short anywhere, after up to
+// seven spaces (so that every byte falls at every place of a word read
+// eight bytes at a time), and with each byte replaced by one that matters
+// to the grammar.
+func TestScanMatchesReference(t *testing.T) {
+	docs := []string{
+		`{"id":1,"result":{"a":[1,-2.5e+3,0,true,false,null,"x\"y\\z\u00e9\/"],"b":{}," c ":[[]]}}`,
+		"{\"method\":\"n\",\"params\":{\"t\":\"日本語のテキスト、少し長め\",\"u\":\"\xff\xfe\"}}",
+		" [ {\"id\" : 1 , \"result\" : [ 1 , { \"a\" : 2 } ] } ,\t{\"method\":\"b\"} ] ",
+	}
+	for _, bm := range benchMessages {
+		docs = append(docs, bm.data)
+	}
+	repl := []byte("\"\\{}[]:,0123456789-+.eE \t\nntf\x00\x1f\x7f\x80\xffu/a")
+	for _, doc := range docs {
+		for pad := range 8 {
+			padded := strings.Repeat(" ", pad) + doc
+			for cut := 0; cut <= len(padded); cut++ {
+				data := []byte(padded[:cut])
+				compareRef(t, data, Scan(data), scanAll(data))
+			}
+		}
+		for i := range len(doc) {
+			for _, c := range repl {
+				data := []byte(doc)
+				data[i] = c
+				compareRef(t, data, Scan(data), scanAll(data))
+			}
+		}
+	}
+}
+
+// scanAll returns the messages ScanBatch calls fn with.
+func scanAll(data []byte) []Message {
+	var all []Message
+	ScanBatch(data, func(m Message) bool {
+		all = append(all, m)
+		return true
+	})
+	return all
 }

@@ -52,6 +52,7 @@ var (
 	wordError   = binary.LittleEndian.Uint64([]byte(`"error":`))
 	halfID      = binary.LittleEndian.Uint32([]byte(`"id"`)) // then `:`
 	half20      = binary.LittleEndian.Uint32([]byte(`"2.0`)) // then `"`
+	word20Comma = binary.LittleEndian.Uint64([]byte(`":"2.0",`))
 )
 
 // knownKey recognises, at data[i] (a quote), the name of a member Scan
@@ -87,4 +88,12 @@ func knownKey(data []byte, i int) (key, after int) {
 // plain: a whole string with no escape.
 func isVersion20(data []byte, i int) bool {
 	return len(data)-i >= 5 && binary.LittleEndian.Uint32(data[i:]) == half20 && data[i+4] == '"'
+}
+
+// versionFirst reports whether data[i:] starts with `"jsonrpc":"2.0",`, as
+// nearly every message does right after its opening brace: the member
+// that sets Version, and the comma that announces the next member.
+func versionFirst(data []byte, i int) bool {
+	return len(data)-i >= 16 && binary.LittleEndian.Uint64(data[i:]) == wordVersion &&
+		binary.LittleEndian.Uint64(data[i+8:]) == word20Comma
 }

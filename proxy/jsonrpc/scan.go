@@ -231,6 +231,12 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 		i++
 		goto done
 	}
+	if versionFirst(data, i) {
+		// As the loop would take it, in two comparisons rather than
+		// a member's reading: nearly every message opens so.
+		m.Version = true
+		i = skipSpace(data, i+16)
+	}
 	for {
 		if i >= len(data) || data[i] != '"' {
 			break

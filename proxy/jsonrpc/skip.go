@@ -51,7 +51,14 @@ func skipSpace(data []byte, i int) int {
 // skipString skips the string whose opening quote is data[i]. It returns
 // the index just past the closing quote and what the content holds.
 func skipString(data []byte, i int) (end int, flags uint8, ok bool) {
-	i++
+	return skipContent(data, i+1)
+}
+
+// skipContent skips the rest of a string's content, from data[i] on (just
+// past the opening quote, or past content already found plain), and the
+// closing quote. It returns the index just past that quote and what the
+// content from data[i] holds.
+func skipContent(data []byte, i int) (end int, flags uint8, ok bool) {
 	for {
 		// Eight bytes at a time while eight remain (skipPlain, by hand:
 		// most strings are short, and a call per string costs as much as
@@ -90,27 +97,30 @@ func skipString(data []byte, i int) (end int, flags uint8, ok bool) {
 }
 
 // escapeLen returns the length of the escape sequence at data[i] (a
-// backslash), or 0 when it is not a valid one.
+// backslash), or 0 when it is not a valid one. (Tables keep it small
+// enough to be inlined where strings are skipped.)
 func escapeLen(data []byte, i int) int {
 	if i+1 >= len(data) {
 		return 0
 	}
-	switch data[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if i+6 > len(data) {
-			return 0
-		}
-		for _, c := range data[i+2 : i+6] {
-			if !isHex(c) {
-				return 0
-			}
-		}
-		return 6
+	n := int(escapes[data[i+1]])
+	if n == 6 && (i+6 > len(data) || !hexDigit[data[i+2]] || !hexDigit[data[i+3]] || !hexDigit[data[i+4]] || !hexDigit[data[i+5]]) {
+		return 0
 	}
-	return 0
+	return n
 }
+
+// escapes holds the length of each escape sequence by the byte after its
+// backslash, 0 for a byte that starts none.
+var escapes = [256]uint8{'"': 2, '\\': 2, '/': 2, 'b': 2, 'f': 2, 'n': 2, 'r': 2, 't': 2, 'u': 6}
+
+// hexDigit marks the hexadecimal digits.
+var hexDigit = func() (t [256]bool) {
+	for c := range t {
+		t[c] = isHex(byte(c))
+	}
+	return t
+}()
 
 // skipNumber skips the number that starts at data[i]. Whatever follows it
 // is the caller's to check.
@@ -128,6 +138,12 @@ func skipNumber(data []byte, i int) (int, bool) {
 	default:
 		return 0, false
 	}
+	return skipFraction(data, i)
+}
+
+// skipFraction skips what may follow the integer part of a number, which
+// ends before data[i]: a fraction, an exponent, both or neither.
+func skipFraction(data []byte, i int) (int, bool) {
 	if i < len(data) && data[i] == '.' {
 		j := skipDigits(data, i+1)
 		if j == i+1 {
