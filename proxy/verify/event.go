@@ -201,7 +201,9 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 
 // deliveredID follows the id the client holds, under WHATWG rules: an
 // empty id resets it. up is what serverID learned of the id the upstream
-// sent, which the client got unless fray rewrote it.
+// sent, which the client got unless fray rewrote it: nothing between the
+// two changes the session's id book, so that the entry serverID found or
+// made is still the id's.
 func (v *Verifier) deliveredID(x *exch, e *observe.Event, up upID) {
 	l := x.cli
 	id := e.DeliveredID
@@ -214,11 +216,8 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event, up upID) {
 	if rewritten {
 		up = upID{hash: idHash(id), entry: -1}
 	}
-	rec, ok := x.sess.ids.refDelivered(id, up.hash, up.entry)
-	switch {
-	case !ok:
-		*rec = deliveredRec{lg: l}
-	case rec.lg != l && !slices.Contains(rec.also, l) && len(rec.also) < maxAlsoOn:
+	rec, ok := x.sess.ids.refDelivered(id, up.hash, up.entry, l)
+	if ok && rec.lg != l && !slices.Contains(rec.also, l) && len(rec.also) < maxAlsoOn {
 		rec.also = append(rec.also, l)
 	}
 	rec.rewritten = rec.rewritten || rewritten

@@ -36,7 +36,8 @@ func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
 // come before the next pass: the slot array grows to between 8/3 and 16/3
 // times the most keys the table ever held (a session's idBook, 4097 at
 // most: 16384 slots, 64 KiB), and never shrinks. The entry's value stays
-// until the entry is used again, which in a full window is at once.
+// until the entry is used again, which in a full window is at once: an
+// insertion leaves the value to its caller, who writes it once.
 //
 // A table holds at most maxTableEntries entries, so that a slot takes
 // four bytes: the verifier's windows are far smaller (see ledger.go).
@@ -131,6 +132,50 @@ func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 	}
 }
 
+// idSpot is where a lookup left a key: its entry, or, for an absent key,
+// the slot its insertion takes (the one place would have chosen then), so
+// that inserting what a lookup just missed probes the slots once. The
+// slot stays right while the table only removes: a removal makes no stale
+// slot live and takes no empty one.
+type idSpot struct {
+	ent  int32 // the key's entry, -1 when absent
+	slot int32 // for an absent key, the slot to take; -1 when there are no slots
+}
+
+// spotH is findH that, for an absent k, also finds the slot its insertion
+// takes: the first stale slot on the way, or the empty one that ends it.
+func (t *idTable[V]) spotH(k []byte, h uint64) idSpot {
+	if len(t.slots) == 0 {
+		return idSpot{ent: -1, slot: -1}
+	}
+	mask := uint64(len(t.slots) - 1)
+	tag := slotTag(uint32(h))
+	free := int32(-1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s.ref == 0 {
+			if free < 0 {
+				free = int32(i)
+			}
+			return idSpot{ent: -1, slot: free}
+		}
+		j := int32(s.ref) - 1
+		if s.tag == tag && !t.dead[j] && string(t.ents[j].key()) == string(k) {
+			return idSpot{ent: j, slot: -1}
+		}
+		if free < 0 && t.stale(s) {
+			free = int32(i)
+		}
+	}
+}
+
+// stale says whether slot s, not empty, leads to no key: its entry was
+// removed, or used again for a key whose hash has another tag.
+func (t *idTable[V]) stale(s idSlot) bool {
+	r := int32(s.ref) - 1
+	return t.dead[r] || slotTag(t.homes[r]) != s.tag
+}
+
 func (t *idTable[V]) get(k []byte) (V, bool) {
 	if i := t.find(k); i >= 0 {
 		return t.ents[i].val, true
@@ -144,30 +189,52 @@ func (t *idTable[V]) insert(k []byte, v V) int32 { return t.insertH(k, idHash(k)
 
 // insertH is insert for k whose idHash is h.
 func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
+	i := t.insertAt(k, h, -1)
+	t.ents[i].val = v
+	return i
+}
+
+// insertAt enters k, absent, whose idHash is h, into the slot its spotH
+// gave (-1: none), the table having only removed keys since, and returns
+// its entry: the one removed last, if any, whose value is what it held
+// last (the caller sets it). When the slots are due to be placed again,
+// k takes the first stale or empty slot from its hash once they are.
+func (t *idTable[V]) insertAt(k []byte, h uint64, slot int32) int32 {
 	if (t.used+1)*2 > len(t.slots) {
 		t.rebuild()
+		slot = -1
 	}
-	var i int32
-	if n := len(t.free); n > 0 {
-		i, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		if len(t.ents) == maxTableEntries {
-			// The windows' bounds keep every table far below it.
-			panic(fmt.Sprintf("verify: an id table of %d entries is full", maxTableEntries))
-		}
-		t.ents = append(t.ents, idEntry[V]{})
-		t.homes = append(t.homes, 0)
-		t.dead = append(t.dead, false)
-		i = int32(len(t.ents) - 1)
+	if len(t.free) == 0 {
+		t.grow()
 	}
-	e := &t.ents[i]
-	e.setKey(k)
-	e.val = v
+	last := len(t.free) - 1
+	i := t.free[last]
+	t.free = t.free[:last]
+	t.ents[i].setKey(k)
 	t.homes[i] = uint32(h)
 	t.dead[i] = false
-	t.place(i)
 	t.n++
+	if slot < 0 {
+		t.place(i)
+		return i
+	}
+	if t.slots[slot].ref == 0 {
+		t.used++
+	}
+	t.slots[slot] = idSlot{ref: uint16(i + 1), tag: slotTag(uint32(h))}
 	return i
+}
+
+// grow adds a free entry.
+func (t *idTable[V]) grow() {
+	if len(t.ents) == maxTableEntries {
+		// The windows' bounds keep every table far below it.
+		panic(fmt.Sprintf("verify: an id table of %d entries is full", maxTableEntries))
+	}
+	t.ents = append(t.ents, idEntry[V]{})
+	t.homes = append(t.homes, 0)
+	t.dead = append(t.dead, true)
+	t.free = append(t.free, int32(len(t.ents)-1))
 }
 
 // place puts entry i in the first stale or empty slot from its hash.
@@ -180,7 +247,7 @@ func (t *idTable[V]) place(i int32) {
 		s := t.slots[j]
 		if s.ref == 0 {
 			t.used++
-		} else if r := int32(s.ref) - 1; !t.dead[r] && slotTag(t.homes[r]) == s.tag {
+		} else if !t.stale(s) {
 			continue
 		}
 		t.slots[j] = idSlot{ref: uint16(i + 1), tag: slotTag(h)}
