@@ -10,16 +10,16 @@ package verify
 // window takes the entry the upstream's just found or made, with no
 // second lookup. An entry goes when
 // neither window holds its id any more. Which windows hold an entry's id
-// is kept apart from the entry (in), so that an eviction, once per event,
-// reads no entry: in a full book the oldest entry is rarely in a cache.
+// is the table's mark of the entry, a byte kept apart from the entry, so
+// that an eviction, once per event, reads no entry: in a full book the
+// oldest entry is rarely in a cache.
 //
 // The zero value is not usable; see newIDBook. It is not safe for
 // concurrent use.
 type idBook struct {
+	// t marks each entry with the windows that hold its id (inUp,
+	// inDown); the facts of a window that does not are stale.
 	t idTable[idFacts]
-	// in says, by entry, which windows hold its id (inUp, inDown); the
-	// facts of a window that does not are stale.
-	in []uint8
 	// up and down list the entries in each window in insertion order.
 	up, down idRing
 }
@@ -52,7 +52,7 @@ func newIDBook(cap int) *idBook {
 // upstream returns the record of an id the upstream sent, whose idHash is
 // h.
 func (b *idBook) upstream(k []byte, h uint64) (idRec, bool) {
-	if i := b.t.findH(k, h); i >= 0 && b.in[i]&inUp != 0 {
+	if i := b.t.findH(k, h); i >= 0 && b.t.marks[i]&inUp != 0 {
 		return b.t.ents[i].val.up, true
 	}
 	return idRec{}, false
@@ -68,7 +68,7 @@ func (b *idBook) upstreamString(k string) (idRec, bool) {
 // would go, and stays valid for setUp until the book next changes.
 func (b *idBook) lookUp(k []byte, h uint64) (rec idRec, at idSpot, ok bool) {
 	at = b.t.spotH(k, h)
-	if at.ent < 0 || b.in[at.ent]&inUp == 0 {
+	if at.ent < 0 || b.t.marks[at.ent]&inUp == 0 {
 		return idRec{}, at, false
 	}
 	return b.t.ents[at.ent].val.up, at, true
@@ -79,7 +79,7 @@ func (b *idBook) lookUp(k []byte, h uint64) (rec idRec, at idSpot, ok bool) {
 // evicts the window's oldest once it is full.
 func (b *idBook) setUp(at idSpot, k []byte, h uint64, rec idRec) int32 {
 	i := at.ent
-	if i >= 0 && b.in[i]&inUp != 0 {
+	if i >= 0 && b.t.marks[i]&inUp != 0 {
 		b.t.ents[i].val.up = rec
 		return i
 	}
@@ -87,31 +87,14 @@ func (b *idBook) setUp(at idSpot, k []byte, h uint64, rec idRec) int32 {
 	if i < 0 {
 		// The delivered fact a new entry's last id left is cleared with
 		// it, so that no entry holds on to streams it no longer names.
-		i = b.insertAt(k, h, at.slot, inUp)
+		i = b.t.insertAt(k, h, at.slot, inUp)
 		b.t.ents[i].val = idFacts{up: rec}
 	} else {
 		b.t.ents[i].val.up = rec
-		b.in[i] |= inUp
+		b.t.marks[i] |= inUp
 	}
 	b.up.push(i)
 	return i
-}
-
-// insertAt enters k, absent, into the slot a lookup found for it (-1:
-// none), as held by the window of fact only, and returns its entry, whose
-// facts are those of the id the entry held last: the caller sets them.
-func (b *idBook) insertAt(k []byte, h uint64, slot int32, fact uint8) int32 {
-	i := b.t.insertAt(k, h, slot)
-	if int(i) >= len(b.in) {
-		b.growIn(i)
-	}
-	b.in[i] = fact
-	return i
-}
-
-// growIn makes room in in for entry i.
-func (b *idBook) growIn(i int32) {
-	b.in = append(b.in, make([]uint8, int(i)+1-len(b.in))...)
 }
 
 // refDelivered returns a pointer to the record of an id the client got,
@@ -127,16 +110,16 @@ func (b *idBook) refDelivered(k []byte, h uint64, entry int32, lg *logical) (rec
 		at = b.t.spotH(k, h)
 	}
 	i := at.ent
-	if i >= 0 && b.in[i]&inDown != 0 {
+	if i >= 0 && b.t.marks[i]&inDown != 0 {
 		return &b.t.ents[i].val.down, true
 	}
 	b.makeRoom(&b.down, inDown)
 	if i < 0 {
-		i = b.insertAt(k, h, at.slot, inDown)
+		i = b.t.insertAt(k, h, at.slot, inDown)
 		b.t.ents[i].val = idFacts{down: deliveredRec{lg: lg}}
 	} else {
 		b.t.ents[i].val.down = deliveredRec{lg: lg}
-		b.in[i] |= inDown
+		b.t.marks[i] |= inDown
 	}
 	b.down.push(i)
 	return &b.t.ents[i].val.down, false
@@ -144,7 +127,7 @@ func (b *idBook) refDelivered(k []byte, h uint64, entry int32, lg *logical) (rec
 
 // delivered returns the record of an id the client got.
 func (b *idBook) delivered(k []byte) (deliveredRec, bool) {
-	if i := b.t.find(k); i >= 0 && b.in[i]&inDown != 0 {
+	if i := b.t.find(k); i >= 0 && b.t.marks[i]&inDown != 0 {
 		return b.t.ents[i].val.down, true
 	}
 	return deliveredRec{}, false
@@ -162,7 +145,9 @@ func (b *idBook) makeRoom(r *idRing, fact uint8) {
 		return
 	}
 	oi := r.ents[r.next]
-	if b.in[oi] &^= fact; b.in[oi] == 0 {
+	if left := b.t.marks[oi] &^ fact; left != 0 {
+		b.t.marks[oi] = left
+	} else {
 		b.t.remove(oi)
 	}
 	r.dropped++

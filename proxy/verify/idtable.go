@@ -23,12 +23,12 @@ func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
 //
 // A removal touches neither the slots nor the entry, which in a large
 // table are each a likely cache miss, and a full window removes a key per
-// insertion: it marks the entry dead, and the slots that point to a dead
-// entry, or to an entry used again for a key whose hash has another tag,
-// are stale. (One with the same tag is a second way to the same entry,
-// which lookups, comparing keys, take for what it is.) A lookup passes
-// over stale slots; an insertion takes the first on its way, or the empty
-// slot that ends it. Once half the slots are taken,
+// insertion: it clears the entry's mark, and the slots that point to an
+// unmarked entry, or to an entry used again for a key whose hash has
+// another tag, are stale. (One with the same tag is a second way to the
+// same entry, which lookups, comparing keys, take for what it is.) A
+// lookup passes over stale slots; an insertion takes the first on its
+// way, or the empty slot that ends it. Once half the slots are taken,
 // the slots are cleared and every live key placed again, at one pass
 // through memory for as many removals as there were stale slots. The
 // live keys then take at most 3/8 of the slots (the array doubles until
@@ -49,8 +49,11 @@ type idTable[V any] struct {
 	used  int      // slots not empty, stale or not
 	ents  []idEntry[V]
 	homes []uint32 // the low bits of each entry's hash, by entry
-	dead  []bool   // by entry: not in use
-	free  []int32  // entries not in use
+	// marks holds a byte by entry: 0 for an entry not in use, and for one
+	// in use what its caller marked it with (an idBook: the windows that
+	// hold its id), so that one byte says both.
+	marks []uint8
+	free  []int32 // entries not in use
 	n     int
 }
 
@@ -126,7 +129,7 @@ func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 		if s.tag != slotTag(uint32(h)) {
 			continue
 		}
-		if j := int32(s.ref) - 1; !t.dead[j] && string(t.ents[j].key()) == string(k) {
+		if j := int32(s.ref) - 1; t.marks[j] != 0 && string(t.ents[j].key()) == string(k) {
 			return j
 		}
 	}
@@ -160,7 +163,7 @@ func (t *idTable[V]) spotH(k []byte, h uint64) idSpot {
 			return idSpot{ent: -1, slot: free}
 		}
 		j := int32(s.ref) - 1
-		if s.tag == tag && !t.dead[j] && string(t.ents[j].key()) == string(k) {
+		if s.tag == tag && t.marks[j] != 0 && string(t.ents[j].key()) == string(k) {
 			return idSpot{ent: j, slot: -1}
 		}
 		if free < 0 && t.stale(s) {
@@ -173,7 +176,7 @@ func (t *idTable[V]) spotH(k []byte, h uint64) idSpot {
 // removed, or used again for a key whose hash has another tag.
 func (t *idTable[V]) stale(s idSlot) bool {
 	r := int32(s.ref) - 1
-	return t.dead[r] || slotTag(t.homes[r]) != s.tag
+	return t.marks[r] == 0 || slotTag(t.homes[r]) != s.tag
 }
 
 func (t *idTable[V]) get(k []byte) (V, bool) {
@@ -189,17 +192,18 @@ func (t *idTable[V]) insert(k []byte, v V) int32 { return t.insertH(k, idHash(k)
 
 // insertH is insert for k whose idHash is h.
 func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
-	i := t.insertAt(k, h, -1)
+	i := t.insertAt(k, h, -1, 1)
 	t.ents[i].val = v
 	return i
 }
 
-// insertAt enters k, absent, whose idHash is h, into the slot its spotH
-// gave (-1: none), the table having only removed keys since, and returns
-// its entry: the one removed last, if any, whose value is what it held
-// last (the caller sets it). When the slots are due to be placed again,
-// k takes the first stale or empty slot from its hash once they are.
-func (t *idTable[V]) insertAt(k []byte, h uint64, slot int32) int32 {
+// insertAt enters k, absent, whose idHash is h, with mark (not 0), into
+// the slot its spotH gave (-1: none), the table having only removed keys
+// since, and returns its entry: the one removed last, if any, whose value
+// is what it held last (the caller sets it). When the slots are due to be
+// placed again, k takes the first stale or empty slot from its hash once
+// they are.
+func (t *idTable[V]) insertAt(k []byte, h uint64, slot int32, mark uint8) int32 {
 	if (t.used+1)*2 > len(t.slots) {
 		t.rebuild()
 		slot = -1
@@ -212,7 +216,7 @@ func (t *idTable[V]) insertAt(k []byte, h uint64, slot int32) int32 {
 	t.free = t.free[:last]
 	t.ents[i].setKey(k)
 	t.homes[i] = uint32(h)
-	t.dead[i] = false
+	t.marks[i] = mark
 	t.n++
 	if slot < 0 {
 		t.place(i)
@@ -233,7 +237,7 @@ func (t *idTable[V]) grow() {
 	}
 	t.ents = append(t.ents, idEntry[V]{})
 	t.homes = append(t.homes, 0)
-	t.dead = append(t.dead, true)
+	t.marks = append(t.marks, 0)
 	t.free = append(t.free, int32(len(t.ents)-1))
 }
 
@@ -258,7 +262,7 @@ func (t *idTable[V]) place(i int32) {
 // remove takes entry i out; its key storage, and its value, stay until
 // the next insert takes the entry.
 func (t *idTable[V]) remove(i int32) {
-	t.dead[i] = true
+	t.marks[i] = 0
 	t.free = append(t.free, i)
 	t.n--
 }
@@ -278,7 +282,7 @@ func (t *idTable[V]) rebuild() {
 	}
 	t.used = 0
 	for i := range t.ents {
-		if !t.dead[i] {
+		if t.marks[i] != 0 {
 			t.place(int32(i))
 		}
 	}
@@ -287,7 +291,7 @@ func (t *idTable[V]) rebuild() {
 // each calls fn for every key held; fn must not change the table.
 func (t *idTable[V]) each(fn func(k []byte, v V)) {
 	for i := range t.ents {
-		if !t.dead[i] {
+		if t.marks[i] != 0 {
 			e := &t.ents[i]
 			fn(e.key(), e.val)
 		}

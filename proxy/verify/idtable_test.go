@@ -130,7 +130,7 @@ func TestIDTableRemovesLazily(t *testing.T) {
 				t.Fatalf("step %d: spot %q found entry %d of a key not held", i, k, at.ent)
 			}
 			removeSome(string(k))
-			ref[string(k)] = tb.insertAt(k, h, at.slot)
+			ref[string(k)] = tb.insertAt(k, h, at.slot, 1)
 			tb.ents[ref[string(k)]].val = i
 		}
 		probe := key()
