@@ -32,7 +32,9 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 		x.upMsgs++
 	}
 	x.events++
-	v.noteEventFaults(x, e, o)
+	if len(o.Fired) > 0 {
+		v.noteEventFaults(x, o)
+	}
 	if v.stateless != nil {
 		v.statelessEvent(x, e, o)
 	}
@@ -92,11 +94,8 @@ type upID struct {
 }
 
 // noteEventFaults remembers the faults that ended the stream or changed
-// its ids.
-func (v *Verifier) noteEventFaults(x *exch, e *observe.Event, o *observe.Observation) {
-	if len(o.Fired) == 0 {
-		return
-	}
+// its ids, of those that fired on an event (most events have none).
+func (v *Verifier) noteEventFaults(x *exch, o *observe.Observation) {
 	if f := faultWith(o.Fired, faults.EndsStream|faults.HoldsStream); f != nil && x.endFault == nil {
 		x.endFault = f
 	}

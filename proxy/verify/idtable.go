@@ -280,12 +280,27 @@ func (t *idTable[V]) rebuild() {
 	} else {
 		clear(t.slots)
 	}
-	t.used = 0
-	for i := range t.ents {
-		if t.marks[i] != 0 {
-			t.place(int32(i))
+	t.fill()
+}
+
+// fill places every live entry into slots all empty. No slot is stale
+// yet, so that each entry takes the first empty slot from its hash, with
+// no entry read but its own hash: a full window fills its slots again
+// every few thousand insertions.
+func (t *idTable[V]) fill() {
+	mask := uint32(len(t.slots) - 1)
+	for i, m := range t.marks {
+		if m == 0 {
+			continue
 		}
+		h := t.homes[i]
+		j := h & mask
+		for t.slots[j].ref != 0 {
+			j = (j + 1) & mask
+		}
+		t.slots[j] = idSlot{ref: uint16(i + 1), tag: slotTag(h)}
 	}
+	t.used = t.n
 }
 
 // each calls fn for every key held; fn must not change the table.
