@@ -32,7 +32,9 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 		x.upMsgs++
 	}
 	x.events++
-	v.noteEventFaults(x, e, o)
+	if len(o.Fired) > 0 {
+		v.noteEventFaults(x, o)
+	}
 	if v.stateless != nil {
 		v.statelessEvent(x, e, o)
 	}
@@ -92,11 +94,8 @@ type upID struct {
 }
 
 // noteEventFaults remembers the faults that ended the stream or changed
-// its ids.
-func (v *Verifier) noteEventFaults(x *exch, e *observe.Event, o *observe.Observation) {
-	if len(o.Fired) == 0 {
-		return
-	}
+// its ids, of those that fired on an event (most events have none).
+func (v *Verifier) noteEventFaults(x *exch, o *observe.Observation) {
 	if f := faultWith(o.Fired, faults.EndsStream|faults.HoldsStream); f != nil && x.endFault == nil {
 		x.endFault = f
 	}
@@ -201,7 +200,9 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 
 // deliveredID follows the id the client holds, under WHATWG rules: an
 // empty id resets it. up is what serverID learned of the id the upstream
-// sent, which the client got unless fray rewrote it.
+// sent, which the client got unless fray rewrote it: nothing between the
+// two changes the session's id book, so that the entry serverID found or
+// made is still the id's.
 func (v *Verifier) deliveredID(x *exch, e *observe.Event, up upID) {
 	l := x.cli
 	id := e.DeliveredID
@@ -214,11 +215,8 @@ func (v *Verifier) deliveredID(x *exch, e *observe.Event, up upID) {
 	if rewritten {
 		up = upID{hash: idHash(id), entry: -1}
 	}
-	rec, ok := x.sess.ids.refDelivered(id, up.hash, up.entry)
-	switch {
-	case !ok:
-		*rec = deliveredRec{lg: l}
-	case rec.lg != l && !slices.Contains(rec.also, l) && len(rec.also) < maxAlsoOn:
+	rec, ok := x.sess.ids.refDelivered(id, up.hash, up.entry, l)
+	if ok && rec.lg != l && !slices.Contains(rec.also, l) && len(rec.also) < maxAlsoOn {
 		rec.also = append(rec.also, l)
 	}
 	rec.rewritten = rec.rewritten || rewritten

@@ -41,8 +41,11 @@ func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Durati
 		l.compactIDs(i, oldest, len(id))
 	}
 	er := &l.events[i]
-	er.off, er.n = l.evBase+uint32(len(l.evIDs)), uint32(len(id))
-	l.evIDs = append(l.evIDs, id...)
+	n := len(l.evIDs)
+	er.off, er.n = l.evBase+uint32(n), uint32(len(id))
+	// The arena has room, as compactIDs left it: no append to grow it.
+	l.evIDs = l.evIDs[:n+len(id)]
+	copy(l.evIDs[n:], id)
 	er.pos, er.dispatched, er.at = pos, dispatched, at
 }
 

@@ -6,19 +6,20 @@ package verify
 // forgets its oldest insertion first, exactly as two windows would; but an
 // id in both, as is every event delivered with the id it was sent with,
 // takes one entry, so that recording such an event looks up, enters and
-// evicts one key where two windows would do each twice, and the second
-// lookup finds what the first one just touched. An entry goes when
+// evicts one key where two windows would do each twice: the client's
+// window takes the entry the upstream's just found or made, with no
+// second lookup. An entry goes when
 // neither window holds its id any more. Which windows hold an entry's id
-// is kept apart from the entry (in), so that an eviction, once per event,
-// reads no entry: in a full book the oldest entry is rarely in a cache.
+// is the table's mark of the entry, a byte kept apart from the entry, so
+// that an eviction, once per event, reads no entry: in a full book the
+// oldest entry is rarely in a cache.
 //
 // The zero value is not usable; see newIDBook. It is not safe for
 // concurrent use.
 type idBook struct {
+	// t marks each entry with the windows that hold its id (inUp,
+	// inDown); the facts of a window that does not are stale.
 	t idTable[idFacts]
-	// in says, by entry, which windows hold its id (inUp, inDown); the
-	// facts of a window that does not are stale.
-	in []uint8
 	// up and down list the entries in each window in insertion order.
 	up, down idRing
 }
@@ -49,82 +50,84 @@ func newIDBook(cap int) *idBook {
 }
 
 // upstream returns the record of an id the upstream sent, whose idHash is
-// h. The index i (-1 for none) names the id's entry, which may hold only
-// the delivered fact; it stays valid for setUp until the book next changes.
-func (b *idBook) upstream(k []byte, h uint64) (rec idRec, i int32, ok bool) {
-	i = b.t.findH(k, h)
-	if i < 0 || b.in[i]&inUp == 0 {
-		return idRec{}, i, false
+// h.
+func (b *idBook) upstream(k []byte, h uint64) (idRec, bool) {
+	if i := b.t.findH(k, h); i >= 0 && b.t.marks[i]&inUp != 0 {
+		return b.t.ents[i].val.up, true
 	}
-	return b.t.ents[i].val.up, i, true
+	return idRec{}, false
 }
 
 // upstreamString is upstream for a key held as a string.
 func (b *idBook) upstreamString(k string) (idRec, bool) {
-	rec, _, ok := b.upstream(bytesOf(k), idHash(bytesOf(k)))
-	return rec, ok
+	return b.upstream(bytesOf(k), idHash(bytesOf(k)))
 }
 
-// setUp records rec for k, whose idHash is h and whose entry upstream
-// returned as i, and returns k's entry. An id new to the upstream window
+// lookUp is upstream for an id that setUp may record next: at says where
+// the id is in the table (its entry may hold only the delivered fact) or
+// would go, and stays valid for setUp until the book next changes.
+func (b *idBook) lookUp(k []byte, h uint64) (rec idRec, at idSpot, ok bool) {
+	at = b.t.spotH(k, h)
+	if at.ent < 0 || b.t.marks[at.ent]&inUp == 0 {
+		return idRec{}, at, false
+	}
+	return b.t.ents[at.ent].val.up, at, true
+}
+
+// setUp records rec for k, whose idHash is h and whose place lookUp
+// returned as at, and returns k's entry. An id new to the upstream window
 // evicts the window's oldest once it is full.
-func (b *idBook) setUp(i int32, k []byte, h uint64, rec idRec) int32 {
-	if i >= 0 && b.in[i]&inUp != 0 {
+func (b *idBook) setUp(at idSpot, k []byte, h uint64, rec idRec) int32 {
+	i := at.ent
+	if i >= 0 && b.t.marks[i]&inUp != 0 {
 		b.t.ents[i].val.up = rec
 		return i
 	}
 	b.makeRoom(&b.up, inUp)
 	if i < 0 {
-		i = b.insert(k, h)
+		// The delivered fact a new entry's last id left is cleared with
+		// it, so that no entry holds on to streams it no longer names.
+		i = b.t.insertAt(k, h, at.slot, inUp)
+		b.t.ents[i].val = idFacts{up: rec}
+	} else {
+		b.t.ents[i].val.up = rec
+		b.t.marks[i] |= inUp
 	}
-	b.t.ents[i].val.up = rec
-	b.in[i] |= inUp
 	b.up.push(i)
-	return i
-}
-
-// insert enters k, absent, with no fact, and returns its entry.
-func (b *idBook) insert(k []byte, h uint64) int32 {
-	i := b.t.insertH(k, h, idFacts{})
-	if int(i) >= len(b.in) {
-		b.in = append(b.in, make([]uint8, int(i)+1-len(b.in))...)
-	}
-	b.in[i] = 0
 	return i
 }
 
 // refDelivered returns a pointer to the record of an id the client got,
 // whose idHash is h, valid until the book next changes; an id new to the
-// delivered window enters it with the zero record, evicting the window's
-// oldest once it is full. found says whether it was there. hint is the
-// entry k may have (as setUp returned it for the id the upstream sent,
-// which the client mostly gets as it was sent), -1 for none: it is used
-// when it holds k, and looked up otherwise.
-func (b *idBook) refDelivered(k []byte, h uint64, hint int32) (rec *deliveredRec, found bool) {
-	i := int32(-1)
-	if hint >= 0 && int(hint) < len(b.in) && b.in[hint] != 0 && b.t.homes[hint] == uint32(h) && string(b.t.ents[hint].key()) == string(k) {
-		i = hint
+// delivered window enters it as got on lg alone, evicting the window's
+// oldest once it is full. found says whether it was there. entry is k's
+// entry when the caller knows it, -1 to look k up: the client mostly gets
+// the id the upstream sent as it was sent, whose entry setUp has just
+// returned, so that a second lookup would find what the first one did.
+func (b *idBook) refDelivered(k []byte, h uint64, entry int32, lg *logical) (rec *deliveredRec, found bool) {
+	at := idSpot{ent: entry, slot: -1}
+	if entry < 0 {
+		at = b.t.spotH(k, h)
 	}
-	if i < 0 {
-		i = b.t.findH(k, h)
-	}
-	if i >= 0 && b.in[i]&inDown != 0 {
+	i := at.ent
+	if i >= 0 && b.t.marks[i]&inDown != 0 {
 		return &b.t.ents[i].val.down, true
 	}
 	b.makeRoom(&b.down, inDown)
 	if i < 0 {
-		i = b.insert(k, h)
+		i = b.t.insertAt(k, h, at.slot, inDown)
+		b.t.ents[i].val = idFacts{down: deliveredRec{lg: lg}}
+	} else {
+		b.t.ents[i].val.down = deliveredRec{lg: lg}
+		b.t.marks[i] |= inDown
 	}
-	f := &b.t.ents[i].val
-	f.down = deliveredRec{}
-	b.in[i] |= inDown
 	b.down.push(i)
-	return &f.down, false
+	return &b.t.ents[i].val.down, false
 }
 
 // delivered returns the record of an id the client got.
 func (b *idBook) delivered(k []byte) (deliveredRec, bool) {
-	if i := b.t.find(k); i >= 0 && b.in[i]&inDown != 0 {
+	if i := b.t.find(k); i >= 0 && b.t.marks[i]&inDown != 0 {
 		return b.t.ents[i].val.down, true
 	}
 	return deliveredRec{}, false
@@ -142,7 +145,9 @@ func (b *idBook) makeRoom(r *idRing, fact uint8) {
 		return
 	}
 	oi := r.ents[r.next]
-	if b.in[oi] &^= fact; b.in[oi] == 0 {
+	if left := b.t.marks[oi] &^ fact; left != 0 {
+		b.t.marks[oi] = left
+	} else {
 		b.t.remove(oi)
 	}
 	r.dropped++

@@ -40,23 +40,25 @@ func TestIDBookMatchesTwoWindows(t *testing.T) {
 	key := func() string { return strconv.Itoa(rng.IntN(200)) + string(make([]byte, rng.IntN(40))) }
 	for i := range int64(40000) {
 		k := key()
+		entry := int32(-1) // k's entry, when known
 		switch rng.IntN(3) {
 		case 0, 1: // the upstream sent k; mostly delivered as sent
 			kb := []byte(k)
 			h := idHash(kb)
-			_, entry, _ := b.upstream(kb, h)
-			b.setUp(entry, kb, h, idRec{pos: i})
+			_, at, _ := b.lookUp(kb, h)
+			entry = b.setUp(at, kb, h, idRec{pos: i})
 			up.put(k, i)
 			if rng.IntN(4) == 0 {
 				break
 			}
 			fallthrough
 		case 2: // the client got k
-			hint := int32(-1)
-			if rng.IntN(2) == 0 {
-				hint = int32(rng.IntN(len(b.t.ents) + 1))
+			if entry < 0 && rng.IntN(2) == 0 {
+				entry = b.t.find([]byte(k))
+			} else if rng.IntN(2) == 0 {
+				entry = -1
 			}
-			rec, found := b.refDelivered([]byte(k), idHash([]byte(k)), hint)
+			rec, found := b.refDelivered([]byte(k), idHash([]byte(k)), entry, nil)
 			if _, ok := down.m[k]; found != ok {
 				t.Fatalf("step %d: delivered %q found %v, want %v", i, k, found, ok)
 			}
@@ -89,8 +91,8 @@ func TestIDBookMatchesTwoWindows(t *testing.T) {
 		seq++
 		k = strconv.AppendInt(append(k[:0], "ev-"...), int64(seq), 10)
 		h := idHash(k)
-		_, entry, _ := b.upstream(k, h)
-		b.refDelivered(k, h, b.setUp(entry, k, h, idRec{pos: int64(seq)}))
+		_, at, _ := b.lookUp(k, h)
+		b.refDelivered(k, h, b.setUp(at, k, h, idRec{pos: int64(seq)}), nil)
 	})
 	if allocs != 0 {
 		t.Errorf("a full book allocates %v times per event", allocs)

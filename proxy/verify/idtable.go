@@ -23,12 +23,12 @@ func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
 //
 // A removal touches neither the slots nor the entry, which in a large
 // table are each a likely cache miss, and a full window removes a key per
-// insertion: it marks the entry dead, and the slots that point to a dead
-// entry, or to an entry used again for a key whose hash has another tag,
-// are stale. (One with the same tag is a second way to the same entry,
-// which lookups, comparing keys, take for what it is.) A lookup passes
-// over stale slots; an insertion takes the first on its way, or the empty
-// slot that ends it. Once half the slots are taken,
+// insertion: it clears the entry's mark, and the slots that point to an
+// unmarked entry, or to an entry used again for a key whose hash has
+// another tag, are stale. (One with the same tag is a second way to the
+// same entry, which lookups, comparing keys, take for what it is.) A
+// lookup passes over stale slots; an insertion takes the first on its
+// way, or the empty slot that ends it. Once half the slots are taken,
 // the slots are cleared and every live key placed again, at one pass
 // through memory for as many removals as there were stale slots. The
 // live keys then take at most 3/8 of the slots (the array doubles until
@@ -36,7 +36,8 @@ func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
 // come before the next pass: the slot array grows to between 8/3 and 16/3
 // times the most keys the table ever held (a session's idBook, 4097 at
 // most: 16384 slots, 64 KiB), and never shrinks. The entry's value stays
-// until the entry is used again, which in a full window is at once.
+// until the entry is used again, which in a full window is at once: an
+// insertion leaves the value to its caller, who writes it once.
 //
 // A table holds at most maxTableEntries entries, so that a slot takes
 // four bytes: the verifier's windows are far smaller (see ledger.go).
@@ -48,8 +49,11 @@ type idTable[V any] struct {
 	used  int      // slots not empty, stale or not
 	ents  []idEntry[V]
 	homes []uint32 // the low bits of each entry's hash, by entry
-	dead  []bool   // by entry: not in use
-	free  []int32  // entries not in use
+	// marks holds a byte by entry: 0 for an entry not in use, and for one
+	// in use what its caller marked it with (an idBook: the windows that
+	// hold its id), so that one byte says both.
+	marks []uint8
+	free  []int32 // entries not in use
 	n     int
 }
 
@@ -125,10 +129,54 @@ func (t *idTable[V]) findH(k []byte, h uint64) int32 {
 		if s.tag != slotTag(uint32(h)) {
 			continue
 		}
-		if j := int32(s.ref) - 1; !t.dead[j] && string(t.ents[j].key()) == string(k) {
+		if j := int32(s.ref) - 1; t.marks[j] != 0 && string(t.ents[j].key()) == string(k) {
 			return j
 		}
 	}
+}
+
+// idSpot is where a lookup left a key: its entry, or, for an absent key,
+// the slot its insertion takes (the one place would have chosen then), so
+// that inserting what a lookup just missed probes the slots once. The
+// slot stays right while the table only removes: a removal makes no stale
+// slot live and takes no empty one.
+type idSpot struct {
+	ent  int32 // the key's entry, -1 when absent
+	slot int32 // for an absent key, the slot to take; -1 when there are no slots
+}
+
+// spotH is findH that, for an absent k, also finds the slot its insertion
+// takes: the first stale slot on the way, or the empty one that ends it.
+func (t *idTable[V]) spotH(k []byte, h uint64) idSpot {
+	if len(t.slots) == 0 {
+		return idSpot{ent: -1, slot: -1}
+	}
+	mask := uint64(len(t.slots) - 1)
+	tag := slotTag(uint32(h))
+	free := int32(-1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s.ref == 0 {
+			if free < 0 {
+				free = int32(i)
+			}
+			return idSpot{ent: -1, slot: free}
+		}
+		j := int32(s.ref) - 1
+		if s.tag == tag && t.marks[j] != 0 && string(t.ents[j].key()) == string(k) {
+			return idSpot{ent: j, slot: -1}
+		}
+		if free < 0 && t.stale(s) {
+			free = int32(i)
+		}
+	}
+}
+
+// stale says whether slot s, not empty, leads to no key: its entry was
+// removed, or used again for a key whose hash has another tag.
+func (t *idTable[V]) stale(s idSlot) bool {
+	r := int32(s.ref) - 1
+	return t.marks[r] == 0 || slotTag(t.homes[r]) != s.tag
 }
 
 func (t *idTable[V]) get(k []byte) (V, bool) {
@@ -144,30 +192,53 @@ func (t *idTable[V]) insert(k []byte, v V) int32 { return t.insertH(k, idHash(k)
 
 // insertH is insert for k whose idHash is h.
 func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
+	i := t.insertAt(k, h, -1, 1)
+	t.ents[i].val = v
+	return i
+}
+
+// insertAt enters k, absent, whose idHash is h, with mark (not 0), into
+// the slot its spotH gave (-1: none), the table having only removed keys
+// since, and returns its entry: the one removed last, if any, whose value
+// is what it held last (the caller sets it). When the slots are due to be
+// placed again, k takes the first stale or empty slot from its hash once
+// they are.
+func (t *idTable[V]) insertAt(k []byte, h uint64, slot int32, mark uint8) int32 {
 	if (t.used+1)*2 > len(t.slots) {
 		t.rebuild()
+		slot = -1
 	}
-	var i int32
-	if n := len(t.free); n > 0 {
-		i, t.free = t.free[n-1], t.free[:n-1]
-	} else {
-		if len(t.ents) == maxTableEntries {
-			// The windows' bounds keep every table far below it.
-			panic(fmt.Sprintf("verify: an id table of %d entries is full", maxTableEntries))
-		}
-		t.ents = append(t.ents, idEntry[V]{})
-		t.homes = append(t.homes, 0)
-		t.dead = append(t.dead, false)
-		i = int32(len(t.ents) - 1)
+	if len(t.free) == 0 {
+		t.grow()
 	}
-	e := &t.ents[i]
-	e.setKey(k)
-	e.val = v
+	last := len(t.free) - 1
+	i := t.free[last]
+	t.free = t.free[:last]
+	t.ents[i].setKey(k)
 	t.homes[i] = uint32(h)
-	t.dead[i] = false
-	t.place(i)
+	t.marks[i] = mark
 	t.n++
+	if slot < 0 {
+		t.place(i)
+		return i
+	}
+	if t.slots[slot].ref == 0 {
+		t.used++
+	}
+	t.slots[slot] = idSlot{ref: uint16(i + 1), tag: slotTag(uint32(h))}
 	return i
+}
+
+// grow adds a free entry.
+func (t *idTable[V]) grow() {
+	if len(t.ents) == maxTableEntries {
+		// The windows' bounds keep every table far below it.
+		panic(fmt.Sprintf("verify: an id table of %d entries is full", maxTableEntries))
+	}
+	t.ents = append(t.ents, idEntry[V]{})
+	t.homes = append(t.homes, 0)
+	t.marks = append(t.marks, 0)
+	t.free = append(t.free, int32(len(t.ents)-1))
 }
 
 // place puts entry i in the first stale or empty slot from its hash.
@@ -180,7 +251,7 @@ func (t *idTable[V]) place(i int32) {
 		s := t.slots[j]
 		if s.ref == 0 {
 			t.used++
-		} else if r := int32(s.ref) - 1; !t.dead[r] && slotTag(t.homes[r]) == s.tag {
+		} else if !t.stale(s) {
 			continue
 		}
 		t.slots[j] = idSlot{ref: uint16(i + 1), tag: slotTag(h)}
@@ -191,7 +262,7 @@ func (t *idTable[V]) place(i int32) {
 // remove takes entry i out; its key storage, and its value, stay until
 // the next insert takes the entry.
 func (t *idTable[V]) remove(i int32) {
-	t.dead[i] = true
+	t.marks[i] = 0
 	t.free = append(t.free, i)
 	t.n--
 }
@@ -209,18 +280,33 @@ func (t *idTable[V]) rebuild() {
 	} else {
 		clear(t.slots)
 	}
-	t.used = 0
-	for i := range t.ents {
-		if !t.dead[i] {
-			t.place(int32(i))
+	t.fill()
+}
+
+// fill places every live entry into slots all empty. No slot is stale
+// yet, so that each entry takes the first empty slot from its hash, with
+// no entry read but its own hash: a full window fills its slots again
+// every few thousand insertions.
+func (t *idTable[V]) fill() {
+	mask := uint32(len(t.slots) - 1)
+	for i, m := range t.marks {
+		if m == 0 {
+			continue
 		}
+		h := t.homes[i]
+		j := h & mask
+		for t.slots[j].ref != 0 {
+			j = (j + 1) & mask
+		}
+		t.slots[j] = idSlot{ref: uint16(i + 1), tag: slotTag(h)}
 	}
+	t.used = t.n
 }
 
 // each calls fn for every key held; fn must not change the table.
 func (t *idTable[V]) each(fn func(k []byte, v V)) {
 	for i := range t.ents {
-		if !t.dead[i] {
+		if t.marks[i] != 0 {
 			e := &t.ents[i]
 			fn(e.key(), e.val)
 		}

@@ -17,15 +17,15 @@ import (
 func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Duration) (replay bool, entry int32) {
 	s, id := x.sess, e.ID
 	h := eventHash(e)
-	rec, entry, known := s.ids.upstream(id, ih)
+	rec, where, known := s.ids.lookUp(id, ih)
 	if r := x.resume; r != nil {
 		switch {
 		case known && rec.hash == h && rec.lg == x.srv:
 			v.judgeReplayed(x, string(id), rec, at)
-			return true, entry
+			return true, where.ent
 		case known && rec.lg != x.srv && !r.known && (rec.hash == h || r.inReplay):
 			v.excuse(cReplayIsolated, "a replay from an id the server never sent")
-			return true, entry
+			return true, where.ent
 		case known && rec.lg != x.srv && (rec.hash == h || r.inReplay):
 			// Another stream's event in the replay, as sent or written
 			// anew (a priming event re-sent with data): one leak, judged
@@ -37,7 +37,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 			v.find(cReplayIsolated, levelError, ev)
 			x.blamedDup = checks.ServerReplayIsolated
-			return true, entry
+			return true, where.ent
 		case !known && r.inReplay:
 			if other := v.sessionHolding(s, id, ih, h); other != nil {
 				v.apply(cReplayIsolated)
@@ -46,7 +46,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
 				v.find(cReplayIsolated, levelError, ev)
 				x.blamedDup = checks.ServerReplayIsolated
-				return true, entry
+				return true, where.ent
 			}
 		}
 	}
@@ -62,7 +62,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			v.find(cIDsUnique, levelError, ev)
 		}
 	}
-	return false, v.recordID(s, x.srv, id, ih, h, entry, e.Dispatched, at, x.num)
+	return false, v.recordID(s, x.srv, id, ih, h, where, e.Dispatched, at, x.num)
 }
 
 // judgeReplayed judges one event replayed on its own logical stream
@@ -101,22 +101,22 @@ func (v *Verifier) sessionHolding(s *session, id []byte, ih, h uint64) *session 
 		if o == s || found != nil && o.seq > found.seq {
 			continue
 		}
-		if rec, _, ok := o.ids.upstream(id, ih); ok && rec.hash == h {
+		if rec, ok := o.ids.upstream(id, ih); ok && rec.hash == h {
 			found = o
 		}
 	}
 	return found
 }
 
-// recordID enters an id the upstream sent (k its idHash, entry its entry
-// in the session's book as upstream returned it) and returns its entry.
+// recordID enters an id the upstream sent (k its idHash, where its place
+// in the session's book as lookUp returned it) and returns its entry.
 // Once the windows are full it allocates nothing: each id takes the
 // storage of one evicted.
-func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, entry int32, dispatched bool, at time.Duration, ex uint64) int32 {
+func (v *Verifier) recordID(s *session, l *logical, id []byte, k, h uint64, where idSpot, dispatched bool, at time.Duration, ex uint64) int32 {
 	rec := idRec{lg: l, pos: l.nextPos, hash: h, exchange: ex}
 	l.nextPos++
 	l.addEvent(id, rec.pos, dispatched, at)
-	return s.ids.setUp(entry, id, k, rec)
+	return s.ids.setUp(where, id, k, rec)
 }
 
 // judgeReplay judges whether a resumption replayed everything the server
