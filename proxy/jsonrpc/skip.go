@@ -51,14 +51,7 @@ func skipSpace(data []byte, i int) int {
 // skipString skips the string whose opening quote is data[i]. It returns
 // the index just past the closing quote and what the content holds.
 func skipString(data []byte, i int) (end int, flags uint8, ok bool) {
-	return skipContent(data, i+1)
-}
-
-// skipContent skips the rest of a string's content, from data[i] on (just
-// past the opening quote, or past content already found plain), and the
-// closing quote. It returns the index just past that quote and what the
-// content from data[i] holds.
-func skipContent(data []byte, i int) (end int, flags uint8, ok bool) {
+	i++
 	for {
 		// Eight bytes at a time while eight remain (skipPlain, by hand:
 		// most strings are short, and a call per string costs as much as
