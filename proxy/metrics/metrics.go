@@ -19,6 +19,8 @@
 package metrics
 
 import (
+	"fmt"
+	"math"
 	"net/http"
 	"slices"
 
@@ -97,7 +99,7 @@ func New(opts Options) *Metrics {
 			Help:    "From the end of an SSE stream that ended before its response (any end of a standalone GET stream) to the session's next GET.",
 			Buckets: ReconnectBuckets,
 		}),
-		tally:    newTally(slices.Clone(LatencyBuckets), kindNames()),
+		tally:    newTally(latencyBounds(), kindNames()),
 		sessions: sessionTable{max: opts.MaxSessions},
 	}
 	for st := mcp.StreamPost; st <= mcp.StreamOther; st++ {
@@ -226,4 +228,20 @@ func (f *findings) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range f.source() {
 		ch <- prometheus.MustNewConstMetric(f.desc, prometheus.CounterValue, float64(c.Count), c.ID)
 	}
+}
+
+// latencyBounds returns LatencyBuckets as client_golang's histogram takes
+// its buckets: a last +Inf, which every histogram has, is dropped, and
+// bounds not in increasing order panic, with its message.
+func latencyBounds() []float64 {
+	b := slices.Clone(LatencyBuckets)
+	if n := len(b); n > 0 && math.IsInf(b[n-1], +1) {
+		b = b[:n-1]
+	}
+	for i := 1; i < len(b); i++ {
+		if b[i] <= b[i-1] {
+			panic(fmt.Sprintf("histogram buckets must be in increasing order: %f >= %f", b[i-1], b[i]))
+		}
+	}
+	return b
 }
