@@ -58,6 +58,12 @@ func (b *idBook) upstream(k []byte, h uint64) (idRec, bool) {
 	return idRec{}, false
 }
 
+// holdsUp reports whether the upstream window holds k.
+func (b *idBook) holdsUp(k string) bool {
+	_, ok := b.upstreamString(k)
+	return ok
+}
+
 // upstreamString is upstream for a key held as a string.
 func (b *idBook) upstreamString(k string) (idRec, bool) {
 	return b.upstream(bytesOf(k), idHash(bytesOf(k)))

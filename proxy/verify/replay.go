@@ -39,7 +39,19 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			x.blamedDup = checks.ServerReplayIsolated
 			return true, where.ent
 		case !known && r.inReplay:
-			if other := v.sessionHolding(s, id, ih, h); other != nil {
+			other := v.sessionHolding(s, id, ih, h)
+			if other != nil && r.known && other.ids.holdsUp(r.x) {
+				// The other session was sent the id this resumption
+				// started from, which this session's server sent too:
+				// the server numbers events per session, as the text
+				// allows (an id is unique within its session), and the
+				// same event under the same id in another session may
+				// be this session's own, sent while its client was
+				// away. It is taken for this session's.
+				v.excuse(cReplayIsolated, "ids are numbered per session: an event another session also had cannot be told from this session's own")
+				break
+			}
+			if other != nil {
 				v.apply(cReplayIsolated)
 				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, other.seq), s, x.num, at)
 				ev.EventIDs = []string{r.x, string(id)}

@@ -323,6 +323,22 @@ func TestReplay(t *testing.T) {
 			send(note("x2")).send(resp("a4", 1)).end(observe.Complete)
 		expect(t, tl.final(), checks.ServerReplayIsolated, report.StatusFail, 1)
 	})
+	t.Run("a server that numbers events per session leaks nothing by replaying its own", func(t *testing.T) {
+		// Both sessions were sent a1 to a4 (ids need be unique only within
+		// a session); s1's replay ends with a5, which fray never saw on s1
+		// and s2 got with the same data: s1's own, sent while its client
+		// was away, or s2's, fray cannot tell.
+		tl := lostResponse(t)
+		tl.initialize("s2")
+		tl.call("s2", 1, "tools/call").stream200().
+			send(primeRetry("a1", 200)).send(note("a2")).send(note("a3")).send(note("a5")).send(resp("a4", 1)).
+			end(observe.Complete)
+		tl.get("s1", "a2").stream200().send(note("a3")).send(resp("a4", 1)).send(note("a5")).end(observe.Complete)
+		r := tl.final()
+		expectExcused(t, r, checks.ServerReplayIsolated, "ids are numbered per session: an event another session also had cannot be told from this session's own")
+		expect(t, r, checks.ServerReplayComplete, report.StatusPass, 0)
+		expect(t, r, checks.ServerEventIDsUnique, report.StatusPass, 0)
+	})
 	t.Run("the same ids and data in two sessions after the replay are not a leak", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.initialize("s2")
