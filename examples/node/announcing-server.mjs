@@ -27,7 +27,7 @@ if (store !== 'own' && store !== 'sdk') {
   console.error(`announcing-server: --store is own or sdk, not ${JSON.stringify(store)}`);
   process.exit(2);
 }
-const eventStore = store === 'sdk' ? new InMemoryEventStore() : new MemoryEventStore();
+const newEventStore = () => (store === 'sdk' ? new InMemoryEventStore() : new MemoryEventStore());
 
 function newServer(transport) {
   const server = new McpServer({ name: 'fray-example-announcing', version: '1.0.0' }, { capabilities: { logging: {} } });
@@ -46,4 +46,4 @@ function newServer(transport) {
   return server;
 }
 
-serveStreamable({ newServer, eventStore, retryInterval });
+serveStreamable({ newServer, newEventStore, retryInterval });

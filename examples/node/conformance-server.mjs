@@ -271,6 +271,6 @@ function newServer(transport) {
   return mcp;
 }
 
-const eventStore = new MemoryEventStore();
+const newEventStore = () => new MemoryEventStore();
 
-serveStreamable({ newServer, eventStore, retryInterval });
+serveStreamable({ newServer, newEventStore, retryInterval });

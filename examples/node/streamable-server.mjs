@@ -19,9 +19,10 @@ const flags = parseFlags(process.argv.slice(2));
 const retryInterval = intFlag(flags, 'retry-interval', 'RETRY_INTERVAL_MS', 100);
 const traceEvents = flags['trace-events'] === 'true';
 
-const eventStore = new MemoryEventStore({
-  onStore: traceEvents ? (id, stream) => console.log(`EVENT ${id} ${stream}`) : undefined,
-});
+const newEventStore = () =>
+  new MemoryEventStore({
+    onStore: traceEvents ? (id, stream) => console.log(`EVENT ${id} ${stream}`) : undefined,
+  });
 
 function newServer() {
   const server = new McpServer({ name: 'fray-example-streamable', version: '1.0.0' }, { capabilities: { logging: {} } });
@@ -29,4 +30,4 @@ function newServer() {
   return server;
 }
 
-serveStreamable({ newServer, eventStore, retryInterval });
+serveStreamable({ newServer, newEventStore, retryInterval });

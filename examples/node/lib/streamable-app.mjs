@@ -1,5 +1,5 @@
-// The Streamable HTTP endpoint both example servers share: one transport per
-// session with an event store and a retry interval (so every POST stream is
+// The Streamable HTTP endpoint the example servers share: one transport per
+// session with an event store of its own and a retry interval (so every POST stream is
 // primed, SEP-1699), 404 for an unknown session, 400 for a first request
 // that is not initialize.
 import { randomUUID } from 'node:crypto';
@@ -13,10 +13,13 @@ import { serve } from './serve.mjs';
  * @param {object} opts
  * @param {(transport: StreamableHTTPServerTransport) => import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} opts.newServer
  *   builds the server for a new session
- * @param {import('@modelcontextprotocol/sdk/server/streamableHttp.js').EventStore} opts.eventStore
+ * @param {() => import('@modelcontextprotocol/sdk/server/streamableHttp.js').EventStore} opts.newEventStore
+ *   builds the event store for a new session: a store shared by sessions
+ *   replays one session's standalone stream to another (every session's is
+ *   "_GET_stream")
  * @param {number} opts.retryInterval retry (ms) sent in priming events
  */
-export function serveStreamable({ newServer, eventStore, retryInterval }) {
+export function serveStreamable({ newServer, newEventStore, retryInterval }) {
   /** @type {Map<string, StreamableHTTPServerTransport>} */
   const sessions = new Map();
   const app = createMcpExpressApp({ host: '127.0.0.1' });
@@ -39,7 +42,7 @@ export function serveStreamable({ newServer, eventStore, retryInterval }) {
       }
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        eventStore,
+        eventStore: newEventStore(),
         retryInterval,
         onsessioninitialized: (id) => sessions.set(id, transport),
       });
