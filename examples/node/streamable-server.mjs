@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // An MCP server on the TypeScript SDK's Streamable HTTP transport with
-// resumability on: sessions, an in-memory event store and a retry interval,
+// resumability on: sessions, an in-memory event store per session and a retry interval,
 // so every POST stream starts with a priming event (id, retry, empty data).
 // Its slow-count tool closes the request's stream mid-call (SEP-1699).
 //
