@@ -113,6 +113,31 @@ func (t *timedRead) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// timedWaitRead is timedRead of a body that can wait for its next bytes
+// without a buffer (sse.Waiter, a stream on a connection of its own):
+// before it waits, it flushes, as a read does, and the read that follows
+// takes the time.
+type timedWaitRead struct {
+	timedRead
+	w sse.Waiter
+}
+
+func (t *timedWaitRead) WaitRead() error {
+	if err := t.pm.flush(); err != nil {
+		return &clientWriteError{err}
+	}
+	t.pm.releaseScratch()
+	return t.w.WaitRead()
+}
+
+// newTimedRead is the source pm's SSE reader reads body from.
+func newTimedRead(body io.Reader, pm *pump) io.Reader {
+	if w, ok := body.(sse.Waiter); ok {
+		return &timedWaitRead{timedRead{body: body, pm: pm}, w}
+	}
+	return &timedRead{body: body, pm: pm}
+}
+
 // flush commits the events observed and gives the Stage back (a write to
 // the client, or a wait, may block), sends what was written to the client,
 // if anything, then kicks the observer: the stream is about to wait.
@@ -165,7 +190,7 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	if err := pm.rc.Flush(); err != nil {
 		return
 	}
-	rd := p.newReader(&timedRead{body: resp.Body, pm: pm})
+	rd := p.newReader(newTimedRead(resp.Body, pm))
 	pm.rd = rd
 	defer pm.flushAll()
 	defer pm.stopTimers()

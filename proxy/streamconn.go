@@ -84,7 +84,7 @@ func (s *streamConns) roundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	resp, err := s.exchange(conn, req)
+	resp, wait, err := s.exchange(conn, req)
 	if err != nil {
 		stop()
 		conn.Close()
@@ -93,7 +93,7 @@ func (s *streamConns) roundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	resp.Body = &connBody{body: resp.Body, conn: conn, ctx: ctx, stop: stop}
+	resp.Body = &connBody{body: resp.Body, wait: wait, left: resp.ContentLength, conn: conn, ctx: ctx, stop: stop}
 	return resp, nil
 }
 
@@ -111,33 +111,34 @@ var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, upstre
 
 // exchange writes req to conn and reads the response head, past any
 // interim (1xx) response but 101, as http.Transport does, and within the
-// transport's bound on the bytes of the heads.
-func (s *streamConns) exchange(conn net.Conn, req *http.Request) (*http.Response, error) {
+// transport's bound on the bytes of the heads. wait is what the body is
+// read from, for the body to wait on (connBody.WaitRead).
+func (s *streamConns) exchange(conn net.Conn, req *http.Request) (resp *http.Response, wait *connWait, err error) {
 	bw := writers.Get().(*bufio.Writer)
 	bw.Reset(conn)
-	err := req.Write(bw)
+	err = req.Write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
 	bw.Reset(nil)
 	writers.Put(bw)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := maxHead(s.t)
 	lim := &headLimit{conn: conn, left: n, max: n}
 	br := bufio.NewReaderSize(lim, upstreamReadBuffer)
 	if _, err := br.Peek(1); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for {
 		resp, err := http.ReadResponse(br, req)
 		if err != nil {
-			return nil, headError(lim, err)
+			return nil, nil, headError(lim, err)
 		}
 		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
 			lim.left = -1
-			return resp, nil
+			return resp, &connWait{br: br, lim: lim}, nil
 		}
 	}
 }
@@ -163,16 +164,28 @@ func maxHead(t *http.Transport) int64 {
 
 // headLimit reads conn, at most left bytes (of max) while the heads are
 // read (left >= 0), without bound after (left < 0), so that an upstream
-// cannot make fray hold an endless head.
+// cannot make fray hold an endless head. A failed read while waiting
+// (connWait) is kept, to be returned again by the next read.
 type headLimit struct {
-	conn net.Conn
-	left int64
-	max  int64
+	conn    net.Conn
+	left    int64
+	max     int64
+	waiting bool
+	kept    error
 }
 
 func (l *headLimit) Read(b []byte) (int, error) {
+	if l.kept != nil {
+		err := l.kept
+		l.kept = nil
+		return 0, err
+	}
 	if l.left < 0 {
-		return l.conn.Read(b)
+		n, err := l.conn.Read(b)
+		if err != nil && n == 0 && l.waiting {
+			l.kept = err
+		}
+		return n, err
 	}
 	if l.left == 0 {
 		return 0, errHeadTooLarge
@@ -192,11 +205,48 @@ var errHeadTooLarge = errors.New("response head too large")
 // context ended reports the context's cause, as http.Transport does, so that
 // the pump tells a fault's close from an upstream that failed.
 type connBody struct {
-	body   io.ReadCloser
+	body io.ReadCloser
+	wait *connWait
+	// left is what remains of a body of known length (-1: unknown);
+	// ended, that a read failed or found the end.
+	left   int64
+	ended  bool
 	conn   net.Conn
 	ctx    context.Context
 	stop   func() bool
 	closed atomic.Bool
+}
+
+// connWait waits for a body's next bytes in the connection's own read
+// buffer, br, which the body's reads then take them from, so that an idle
+// stream's reader holds no buffer of its own while it waits (sse.Waiter).
+type connWait struct {
+	br  *bufio.Reader
+	lim *headLimit
+}
+
+// WaitRead makes b an sse.Waiter: it returns once the connection has
+// bytes for the body, or its read failed. A failure is left to the next
+// Read, which reports it through the body's framing (a cut chunked body is
+// io.ErrUnexpectedEOF, not the connection's io.EOF) and the request's
+// context, as any failed read.
+func (b *connBody) WaitRead() error {
+	if b.closed.Load() {
+		return http.ErrBodyReadAfterClose
+	}
+	// A body that has ended, or will with the bytes it has, needs nothing
+	// more from the connection, which may stay open with nothing to come.
+	w := b.wait
+	if b.ended || b.left == 0 || w.br.Buffered() > 0 {
+		return nil
+	}
+	// Peek reads into br's buffer, which the connection holds anyway; a
+	// failed read is kept by headLimit, and bufio forgets it once Peek
+	// has returned it.
+	w.lim.waiting = true
+	_, _ = w.br.Peek(1)
+	w.lim.waiting = false
+	return nil
 }
 
 func (b *connBody) Read(p []byte) (int, error) {
@@ -204,6 +254,10 @@ func (b *connBody) Read(p []byte) (int, error) {
 		return 0, http.ErrBodyReadAfterClose
 	}
 	n, err := b.body.Read(p)
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	b.ended = b.ended || err != nil
 	if err != nil && err != io.EOF {
 		if cause := context.Cause(b.ctx); cause != nil {
 			err = cause

@@ -349,6 +349,87 @@ func TestEventStreamUpstreamFailuresAsBefore(t *testing.T) {
 	}
 }
 
+// TestEventStreamEndsAfterAWait: a stream on a connection of its own
+// waits for its upstream without a buffer (sse.Waiter); whatever ends the
+// body after such a wait reaches the client and the observers as through
+// the transport: the last chunk, a body of known length that ends while
+// its connection stays open (or has nothing in it at all), a chunked body
+// cut short, and a connection reset, which keeps its own error, not the
+// end of file that a second read of the reset connection gives.
+func TestEventStreamEndsAfterAWait(t *testing.T) {
+	const ev = "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
+	chunk := func(s string) string { return strconv.FormatInt(int64(len(s)), 16) + "\r\n" + s + "\r\n" }
+	head := "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+	chunked := head + "Transfer-Encoding: chunked\r\n\r\n" + chunk(ev)
+	known := head + "Content-Length: " + itoa(2*len(ev)) + "\r\n\r\n" + ev
+	hold := func(c net.Conn) { _, _ = c.Read(make([]byte, 1)) } // until the test ends
+	for _, tc := range []struct {
+		name     string
+		first    string // written at once, after the request
+		then     func(net.Conn)
+		events   int
+		wantEnd  string
+		wantBody string
+	}{
+		{"last chunk", chunked, func(c net.Conn) { io.WriteString(c, "0\r\n\r\n"); hold(c) }, 1, "end complete: ", ev},
+		{"known length, kept open", known, func(c net.Conn) { io.WriteString(c, ev); hold(c) }, 1, "end complete: ", ev + ev},
+		{"empty, kept open", head + "Content-Length: 0\r\n\r\n", hold, 0, "end complete: ", ""},
+		{"chunked cut", chunked, func(c net.Conn) { c.Close() }, 1, "end upstream-failed: unexpected EOF", ev},
+		{"reset", chunked, func(c net.Conn) { c.(*net.TCPConn).SetLinger(0); c.Close() }, 1, "end upstream-failed: ", ev},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]string{}
+			for name, mod := range map[string]func(*proxy.Options){"own": ownConns, "transport": givenTranspt} {
+				next := make(chan struct{})
+				addr := tcpServer(t, func(c net.Conn) {
+					defer c.Close()
+					if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+						return
+					}
+					io.WriteString(c, tc.first)
+					if tc.events > 0 {
+						<-next
+					}
+					tc.then(c)
+				})
+				obs := &endRecorder{}
+				fray, _ := front(t, "http://"+addr, mod, func(o *proxy.Options) { o.Observer = obs })
+				resp, _ := rawGet(t, fray, "/mcp", nil)
+				br := bufio.NewReader(resp.Body)
+				var body strings.Builder
+				if tc.events > 0 {
+					// The first event has reached the client: fray has
+					// flushed, which it does before it waits.
+					for !strings.HasSuffix(body.String(), "\n\n") {
+						line, err := br.ReadString('\n')
+						body.WriteString(line)
+						if err != nil {
+							t.Fatalf("%s: first event: %q, %v", name, body.String(), err)
+						}
+					}
+					close(next)
+				}
+				rest, _ := io.ReadAll(br)
+				body.Write(rest)
+				obs.mu.Lock()
+				got[name] = body.String() + "|" + strings.Join(obs.got, "|")
+				ends := obs.got
+				obs.mu.Unlock()
+				if body.String() != tc.wantBody || len(ends) != 2 || !strings.HasPrefix(ends[1], tc.wantEnd) {
+					t.Errorf("%s: body %q, observed %q; want %q, then %q", name, body.String(), ends, tc.wantBody, tc.wantEnd)
+				}
+			}
+			addrs := regexp.MustCompile(`[0-9.]+:[0-9]+`)
+			if own, tr := addrs.ReplaceAllString(got["own"], "ADDR"), addrs.ReplaceAllString(got["transport"], "ADDR"); own != tr {
+				t.Errorf("on its own connection:\n%s\nthrough the transport:\n%s", own, tr)
+			}
+			if tc.name == "reset" && !strings.Contains(got["own"], "reset by peer") {
+				t.Errorf("a reset connection: %s", got["own"])
+			}
+		})
+	}
+}
+
 // countingTransport counts the requests it carries.
 type countingTransport struct {
 	rt http.RoundTripper

@@ -1,7 +1,9 @@
 package sse
 
 import (
+	"errors"
 	"io"
+	"slices"
 	"testing"
 )
 
@@ -89,4 +91,66 @@ func (l *loopReader) Read(b []byte) (int, error) {
 	n := copy(b, l.event[l.off:])
 	l.off = (l.off + n) % len(l.event)
 	return n, nil
+}
+
+// waitReader is probeReader that can wait without a buffer (a Waiter): it
+// notes, at each wait, whether the Reader held a buffer, and fails the
+// wait with failWait once its pieces are gone.
+type waitReader struct {
+	probeReader
+	waits    []bool // per wait: the Reader held a buffer
+	room     []int  // per read: the bytes offered
+	failWait error
+}
+
+func (w *waitReader) WaitRead() error {
+	w.waits = append(w.waits, w.r.buf != nil)
+	if len(w.pieces) == 0 && w.failWait != nil {
+		return w.failWait
+	}
+	return nil
+}
+
+func (w *waitReader) Read(b []byte) (int, error) {
+	w.room = append(w.room, len(b))
+	return w.probeReader.Read(b)
+}
+
+// TestWaiterTakesAnEventInOneRead: a Reader of a Waiter with nothing
+// buffered waits there holding no buffer, then reads what came in one
+// read into a pooled buffer, not a first few bytes into its small array
+// and the rest in a second read; a block cut by a read is completed by a
+// read without a wait; an error of the wait ends the stream after the
+// events before it.
+func TestWaiterTakesAnEventInOneRead(t *testing.T) {
+	ev := "id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":7}}\n\n"
+	if len(ev) <= idleRead {
+		t.Fatalf("event of %d bytes: want more than the small array's %d", len(ev), idleRead)
+	}
+	gone := errors.New("upstream gone")
+	src := &waitReader{probeReader: probeReader{pieces: []string{ev, ev, "data: c", "\n\n"}}, failWait: gone}
+	r := NewReader(src, 0)
+	src.r = r
+	var data []string
+	var err error
+	for {
+		var e *Event
+		if e, err = r.Next(); err != nil {
+			break
+		}
+		data = append(data, string(e.Data))
+	}
+	if err != gone || len(data) != 3 || data[2] != "c" {
+		t.Fatalf("events %q, then %v; want 3 events, then %v", data, err, gone)
+	}
+	// Waits before each piece but the one that completes "data: c", and
+	// before the end; none with a buffer held.
+	if len(src.waits) != 4 || slices.Contains(src.waits, true) {
+		t.Errorf("waits %v (buffer held at each); want 4, none holding a buffer", src.waits)
+	}
+	// One read per event, each offered a pooled buffer, not the small array.
+	want := []int{minRead, minRead, minRead, minRead - len("data: c")}
+	if !slices.Equal(src.room, want) {
+		t.Errorf("reads offered %v bytes; want %v", src.room, want)
+	}
 }

@@ -39,11 +39,12 @@ var errNoSource = errors.New("sse: Reader has no source (use NewReader or Reset)
 // then on the rest of the stream is returned in Unparsed events, each holding
 // what one read delivered. Whether a block is parsed depends only on its
 // size and its number of lines (at most one per 64 bytes of the limit, and
-// at least 1024), not on how the reads broke. A Reader with nothing buffered, about to
-// wait for its source, gives its buffer back to a pool shared by all Readers
-// (unless a large block grew it) and reads the first bytes to come into a
-// small array of its own, so an idle stream holds no buffer; while data
-// keeps coming, it reads into a larger pooled buffer (burst.go). Besides the
+// at least 1024), not on how the reads broke. A Reader with nothing
+// buffered, about to wait for its source, gives its buffer back to a pool
+// shared by all Readers (unless a large block grew it) and waits for its
+// source (a Waiter) or reads the first bytes to come into a small array of
+// its own, so an idle stream holds no buffer; while data keeps coming, it
+// reads into a larger pooled buffer (burst.go). Besides the
 // buffer, a Reader keeps about 100 bytes per line of the current block (its
 // Line and where it ends); the cap on lines keeps that within about twice
 // the block limit, whatever the lines' length.
@@ -70,11 +71,25 @@ type Reader struct {
 	unparsed  bool   // the stream overflowed; pass the rest through raw
 	err       error  // sticky error from the source
 
+	waiter Waiter         // src, when it can wait without a buffer
 	pool   int            // where buf came from (burst.go): a pooled one goes back when idle
 	filled bool           // the last read filled the buffer
 	more   bool           // the last read filled what it was offered: more is likely waiting
 	small  [idleRead]byte // what an idle Reader reads into
 	ev     Event
+}
+
+// A Waiter is a source that can wait for its next bytes without being
+// handed a buffer to read them into. WaitRead returns once bytes have come
+// (or the source has failed or ended): the Read after it does not wait for
+// them. A Reader whose source is a Waiter waits there, holding no buffer,
+// and then reads what came in one read into a pooled buffer; other sources
+// end a wait with a read into the Reader's small array and read the rest
+// of the event in a second read. An error from WaitRead ends the stream as
+// one from Read would; a Waiter whose Read reports the failure better
+// returns nil and leaves it to Read.
+type Waiter interface {
+	WaitRead() error
 }
 
 // idleRead is how many bytes the read that ends an idle wait takes: fewer
@@ -112,6 +127,7 @@ func (r *Reader) Reset(src io.Reader) {
 	ev := r.ev
 	ev.reset()
 	*r = Reader{src: src, max: max, buf: r.buf, pool: r.pool, spans: r.spans[:0], ev: ev}
+	r.waiter, _ = src.(Waiter)
 }
 
 // Next returns the next block of the stream. It returns io.EOF once the
@@ -185,8 +201,17 @@ func (r *Reader) fill() {
 		r.shift(r.start)
 	}
 	if r.end == 0 && !r.unparsed && r.mayWait() {
-		r.fillIdle()
-		return
+		if r.waiter == nil {
+			r.fillIdle()
+			return
+		}
+		// Wait with no buffer, then read what came in one read.
+		r.releaseBuf()
+		if err := r.waiter.WaitRead(); err != nil {
+			r.err = err
+			return
+		}
+		r.takeBuf()
 	}
 	r.widen()
 	if r.end == len(r.buf) {
