@@ -25,8 +25,26 @@ func (b *breakingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// waitingReader is a breakingReader that is a Waiter: the Reader is to
+// wait there holding no buffer.
+type waitingReader struct {
+	breakingReader
+	r     *Reader
+	t     *testing.T
+	waits int
+}
+
+func (w *waitingReader) WaitRead() error {
+	if w.r.buf != nil {
+		w.t.Fatalf("waited holding a buffer of %d bytes", len(w.r.buf))
+	}
+	w.waits++
+	return nil
+}
+
 // FuzzReader feeds the Reader any bytes, in reads that break anywhere,
-// under a small block limit, from a source that may end cleanly or fail.
+// under a small block limit, from a source that may end cleanly or fail,
+// and that may be a Waiter (the high bit of limit).
 // For every input: no panic; the Raw of the events, in order, is the input
 // exactly; the buffer never grows past the limit plus one read; a parsed
 // block never exceeds the limit, and once the stream goes unparsed it stays
@@ -35,7 +53,13 @@ func (b *breakingReader) Read(p []byte) (int, error) {
 func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input, chunks []byte, limit uint16, broke bool) {
 		maxBlock := 16 + int(limit)%2048
-		r := NewReader(&breakingReader{chunkReader{data: input, sizes: chunkSizes(chunks)}, broke}, maxBlock)
+		src := &breakingReader{chunkReader{data: input, sizes: chunkSizes(chunks)}, broke}
+		r := NewReader(src, maxBlock)
+		var waiter *waitingReader
+		if limit&0x8000 != 0 {
+			waiter = &waitingReader{breakingReader: *src, r: r, t: t}
+			r.Reset(waiter)
+		}
 		var out []byte
 		unparsed := false
 		for {
@@ -76,6 +100,9 @@ func FuzzReader(f *testing.F) {
 		}
 		if !bytes.Equal(out, input) {
 			t.Fatalf("events hold %q, the stream was %q", out, input)
+		}
+		if waiter != nil && waiter.waits == 0 {
+			t.Fatal("a Waiter was never waited on")
 		}
 	})
 }
