@@ -111,12 +111,12 @@ var writers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, upstre
 
 // exchange writes req to conn and reads the response head, past any
 // interim (1xx) response but 101, as http.Transport does, and within the
-// transport's bound on the bytes of the heads. wait is what the body is
-// read from, for the body to wait on (connBody.WaitRead).
-func (s *streamConns) exchange(conn net.Conn, req *http.Request) (resp *http.Response, wait *connWait, err error) {
+// transport's bound on the bytes of the heads. The connWait is what the
+// body is read from, for the body to wait on (connBody.WaitRead).
+func (s *streamConns) exchange(conn net.Conn, req *http.Request) (*http.Response, *connWait, error) {
 	bw := writers.Get().(*bufio.Writer)
 	bw.Reset(conn)
-	err = req.Write(bw)
+	err := req.Write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
