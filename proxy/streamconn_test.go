@@ -380,7 +380,7 @@ func TestEventStreamEndsAfterAWait(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := map[string]string{}
 			for name, mod := range map[string]func(*proxy.Options){"own": ownConns, "transport": givenTranspt} {
-				next := make(chan struct{})
+				next, stop := make(chan struct{}), make(chan struct{})
 				addr := tcpServer(t, func(c net.Conn) {
 					defer c.Close()
 					if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
@@ -388,10 +388,17 @@ func TestEventStreamEndsAfterAWait(t *testing.T) {
 					}
 					io.WriteString(c, tc.first)
 					if tc.events > 0 {
-						<-next
+						select {
+						case <-next:
+						case <-stop: // the test failed before it read the first event
+							return
+						}
 					}
 					tc.then(c)
 				})
+				// Registered after tcpServer's, so run before it: a test that
+				// stops early does not leave the server waiting.
+				t.Cleanup(func() { close(stop) })
 				obs := &endRecorder{}
 				fray, _ := front(t, "http://"+addr, mod, func(o *proxy.Options) { o.Observer = obs })
 				resp, _ := rawGet(t, fray, "/mcp", nil)
