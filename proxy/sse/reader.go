@@ -238,7 +238,7 @@ func (r *Reader) fill() {
 }
 
 // mayWait reports whether a read with nothing buffered may wait for long,
-// and so is to be made without a buffer (fillIdle). A read that filled
+// and so is to be made without a buffer (a Waiter's wait, or fillIdle). A read that filled
 // what it was offered (the buffer, or the small array) says that more
 // bytes are waiting, so the next one will not wait: a busy stream reads
 // straight into its buffer, not a first few bytes into the small array
