@@ -343,9 +343,18 @@ func (pm *pump) emitEvent(o *observe.Event, fired []faults.Firing, at time.Durat
 
 // observe hands o to the observers: an event by way of the stream's
 // Stage, when the observer is a Stager that has one to lend, anything
-// else once the events staged before it are committed.
+// else once the events staged before it are committed. The first event
+// since the stream last wrote or waited goes straight to the observer:
+// an event that comes alone, as on a paced stream, costs one hand-over
+// rather than a Stage lent, filled, committed and given back; the events
+// of a burst that follow it take the Stage, after it.
 func (pm *pump) observe(o *observe.Observation) {
 	if pm.p.stager != nil && o.Kind == observe.KindEvent {
+		if !pm.burst {
+			pm.burst = true
+			pm.p.opts.Observer.Observe(o)
+			return
+		}
 		if pm.stage == nil {
 			pm.stage = pm.p.stager.Stage()
 		}
@@ -369,6 +378,7 @@ func (pm *pump) commit() {
 // stream writes to its client or waits, which may block, or has ended. A
 // stream holds a Stage only while it handles events between two writes.
 func (pm *pump) releaseStage() {
+	pm.burst = false
 	if pm.stage != nil {
 		pm.stage.Release()
 		pm.stage = nil

@@ -86,6 +86,9 @@ type pump struct {
 	// stage gathers the stream's events for a Stager (the engine's queue)
 	// between two waits; nil while the stream waits, or with no Stager.
 	stage *observe.Stage
+	// burst: an event was reported since the stream last wrote or waited;
+	// the next one goes by way of the Stage.
+	burst bool
 }
 
 // timedRead is the upstream body as the SSE reader sees it. Before the

@@ -3,6 +3,8 @@ package proxy
 import (
 	"bytes"
 	"net/http"
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/frayproxy/fray/proxy/observe"
@@ -103,5 +105,51 @@ func TestEventsWithNoStageToLend(t *testing.T) {
 	q.Drain()
 	if *events != 3 {
 		t.Fatalf("the observer got %d events, want 3", *events)
+	}
+}
+
+// countingStager is a Queue that counts the Stages it lends.
+type countingStager struct {
+	*observe.Queue
+	lent int
+}
+
+func (c *countingStager) Stage() *observe.Stage {
+	c.lent++
+	return c.Queue.Stage()
+}
+
+// TestALoneEventTakesNoStage: the first event since the stream last wrote
+// or waited goes to the queue directly; only the events of a burst after
+// it take a Stage, and the observer gets them all in order.
+func TestALoneEventTakesNoStage(t *testing.T) {
+	var got []string
+	q := observe.NewQueue(observe.Func(func(o *observe.Observation) {
+		got = append(got, string(o.Event.Data))
+	}))
+	t.Cleanup(q.Close)
+	cs := &countingStager{Queue: q}
+	pm := &pump{p: &Proxy{opts: Options{Observer: cs}, stager: cs, kicker: cs}}
+	emit := func(data string) {
+		ev := observe.Event{}
+		ev.Raw, ev.Data = []byte("data: "+data+"\n\n"), []byte(data)
+		pm.observe(&observe.Observation{Kind: observe.KindEvent, Event: &ev})
+	}
+	for i, lent := range []int{0, 0, 1, 1, 1} {
+		if i == 1 {
+			// A lone event, then a burst.
+			if err := pm.flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		emit(strconv.Itoa(i))
+		if cs.lent != lent {
+			t.Fatalf("after event %d the stream had borrowed %d Stages, want %d", i, cs.lent, lent)
+		}
+	}
+	pm.releaseScratch()
+	q.Drain()
+	if want := []string{"0", "1", "2", "3", "4"}; !slices.Equal(got, want) {
+		t.Fatalf("the observer got %q, want %q", got, want)
 	}
 }
