@@ -35,10 +35,15 @@ import (
 // waiting for. Kick arms the timer itself rather than wake the goroutine
 // to arm it, so the goroutine wakes once per delay, not twice. What reads
 // the observer's state calls Drain first, so it never sees the delay.
-// When the batch is full, or an event too large for it comes, the caller
-// drains the queue itself: that bounds the memory the Queue holds (two
-// batches of queueEvents events and queueBytes bytes) and slows the
-// fastest exchange to the observer's pace.
+// When the batch is full, the caller waits for the Queue's goroutine to
+// take it, when that goroutine was woken to, and otherwise (or for an
+// event too large for a batch) passes the batch on itself: that bounds the
+// memory the Queue holds (two batches of queueEvents events and queueBytes
+// bytes) and slows the fastest exchange to the observer's pace. Waiting
+// rather than passing the batch on keeps the observer's work off the
+// exchange's goroutine: the exchange fills one batch while the goroutine
+// passes the other on, where an exchange that passed a full batch on
+// itself, after the goroutine's, left the goroutine idle meanwhile.
 //
 // An exchange that reports a burst of events (the events of one read)
 // takes a Stage (stage.go) and commits them at once: one lock for the
@@ -77,7 +82,12 @@ type Queue struct {
 	// exchanges nothing.
 	behind  atomic.Bool
 	closed  bool
-	started bool // the goroutine was started
+	started bool // start has run, or is not to run
+	running bool // start started the goroutine
+	// swapped is signalled, on qmu, when the batch being filled is
+	// swapped for the empty one, or the Queue closes: callers waiting for
+	// room go on.
+	swapped sync.Cond
 
 	_ linePad
 
@@ -253,10 +263,12 @@ func (b *batch) bytes(s span) []byte {
 
 // NewQueue returns a Queue that passes observations on to next.
 func NewQueue(next Observer) *Queue {
-	return &Queue{
+	q := &Queue{
 		next: next, fill: newBatch(), spare: newBatch(),
 		wake: make(chan struct{}, 1), newTimer: newTimer, stop: make(chan struct{}), done: make(chan struct{}),
 	}
+	q.swapped.L = &q.qmu
+	return q
 }
 
 // Observe queues an event, and passes anything else on once what was
@@ -285,11 +297,11 @@ func (q *Queue) queue(o *Observation) bool {
 	}
 	size := eventSize(o.Event)
 	q.qmu.Lock()
-	b := q.fill
-	if q.closed || !b.room(1, size, len(o.Fired)) {
+	if !q.roomFor(1, size, len(o.Fired)) {
 		q.qmu.Unlock()
 		return false
 	}
+	b := q.fill
 	b.slots = b.slots[:len(b.slots)+1]
 	if len(b.slots) == classifyBelow {
 		q.behind.Store(true)
@@ -307,6 +319,25 @@ func (q *Queue) queue(o *Observation) bool {
 // bytes and fired more firings.
 func (b *batch) room(events, size, fired int) bool {
 	return events <= cap(b.slots)-len(b.slots) && size <= cap(b.buf)-len(b.buf) && fired <= cap(b.fired)-len(b.fired)
+}
+
+// roomFor reports whether the batch being filled has room for events more
+// events, size more bytes and fired more firings, and the Queue is open;
+// qmu is held. When the batch has no room and the Queue's goroutine was
+// woken to take it, it waits for the goroutine to swap it for the empty
+// one. It does not wait when no goroutine is on its way (none runs, or the
+// batch is not due): the caller then passes the batch on itself.
+func (q *Queue) roomFor(events, size, fired int) bool {
+	for !q.closed {
+		if q.fill.room(events, size, fired) {
+			return true
+		}
+		if !q.kicked || !q.running {
+			return false
+		}
+		q.swapped.Wait()
+	}
+	return false
 }
 
 // eventOnly reports whether event observation o carries nothing but the
@@ -379,7 +410,7 @@ func (q *Queue) dueSoon() bool {
 // start starts the goroutine, once; qmu is held.
 func (q *Queue) start() {
 	if !q.started {
-		q.started = true
+		q.started, q.running = true, true
 		q.fire, q.arm = q.newTimer()
 		go q.run()
 	}
@@ -431,6 +462,7 @@ func (q *Queue) drainLocked() (closed bool) {
 	}
 	q.kicked, q.soon = false, false
 	closed = q.closed
+	q.swapped.Broadcast()
 	q.qmu.Unlock()
 	for i := range b.slots {
 		b.unpack(&b.slots[i], &q.obs, &q.ev)

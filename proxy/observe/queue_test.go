@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -596,4 +598,134 @@ func TestQueueCarriesEveryField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestQueueWaitsForItsGoroutine: an exchange that finds the batch full
+// while the Queue's goroutine, busy passing the batch before it on, was
+// woken to take this one waits for it to, rather than passing the batch
+// on itself: the observer's work stays off the exchange's goroutine, which
+// goes on once the goroutine has swapped the batches. Close lets a waiting
+// exchange go too. Both through Observe and through a Stage.
+func TestQueueWaitsForItsGoroutine(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		stage, close bool
+	}{{"observe", false, false}, {"stage", true, false}, {"close", false, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			busy, release := make(chan struct{}), make(chan struct{})
+			var mu sync.Mutex
+			var lines []string
+			offGoroutine := 0 // events passed on other than by the Queue's goroutine
+			stack := make([]byte, 64<<10)
+			first := true
+			q := NewQueue(Func(func(o *Observation) {
+				if first {
+					first = false
+					close(busy)
+					<-release
+				}
+				byRun := bytes.Contains(stack[:runtime.Stack(stack, false)], []byte("observe.(*Queue).run("))
+				mu.Lock()
+				defer mu.Unlock()
+				lines = append(lines, string(o.Event.Data))
+				if !byRun {
+					offGoroutine++
+				}
+			}))
+			n := kickAt + queueEvents + 1
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				fillPastTheBatch(q, tc.stage, busy, n)
+			}()
+			where := waitParked(t, done, "observe.fillPastTheBatch(")
+			if !strings.Contains(where, "observe.(*Queue).roomFor(") {
+				t.Fatalf("with the batch full and the Queue's goroutine on its way, the exchange did not wait for it:\n%s", where)
+			}
+			closed := make(chan struct{})
+			if tc.close {
+				go func() {
+					defer close(closed)
+					q.Close()
+				}()
+			}
+			close(release)
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the exchange waiting for room never went on")
+			}
+			if tc.close {
+				<-closed
+			} else {
+				q.Drain()
+				defer q.Close()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for i, l := range lines {
+				if l != strconv.Itoa(i) {
+					t.Fatalf("observation %d is event %s", i, l)
+				}
+			}
+			switch {
+			case !tc.close && len(lines) != n:
+				t.Fatalf("the observer saw %d events, want %d", len(lines), n)
+			case tc.close && len(lines) < n-1:
+				t.Fatalf("the observer saw %d events, want the %d queued before Close", len(lines), n-1)
+			case !tc.close && offGoroutine != 1:
+				// The last event is passed on by the Drain above.
+				t.Fatalf("%d events were passed on off the Queue's goroutine, want 1", offGoroutine)
+			}
+		})
+	}
+}
+
+// fillPastTheBatch reports n events to q, directly or through a Stage:
+// kickAt of them, which wake q's goroutine; once busy is closed (the
+// goroutine is passing them on), a batch more, then one.
+func fillPastTheBatch(q *Queue, stage bool, busy <-chan struct{}, n int) {
+	var o Observer = q
+	var s *Stage
+	if stage {
+		s = q.Stage()
+		o = s
+	}
+	buf := make([]byte, 0, 16)
+	for i := range n {
+		event(o, buf, 1, i, nil)
+		if s != nil && (i == kickAt-1 || i == n-2 || i == n-1) {
+			s.Commit()
+		}
+		if i == kickAt-1 {
+			<-busy
+		}
+	}
+	if s != nil {
+		s.Release()
+	}
+}
+
+// waitParked waits until the goroutine whose stack holds fn is parked,
+// and returns its stack; it fails t if done closes first, or the
+// goroutine does not park within ten seconds.
+func waitParked(t *testing.T, done <-chan struct{}, fn string) string {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			t.Fatal("the exchange went on without waiting")
+		default:
+		}
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, fn) && (strings.Contains(g, "[sync.Cond.Wait") || strings.Contains(g, "[sync.Mutex.Lock")) {
+				return g
+			}
+		}
+		runtime.Gosched()
+	}
+	t.Fatal("the exchange never waited")
+	return ""
 }

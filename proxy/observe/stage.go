@@ -118,9 +118,10 @@ func (s *Stage) stage(o *Observation) bool {
 }
 
 // Commit hands the staged events to the Queue, after what it holds. When
-// the Queue's batch has no room for them, Commit passes that batch on
-// first, in the caller's goroutine, as Observe does; when the Queue is
-// closed, the events are dropped, as later observations are.
+// the Queue's batch has no room for them, Commit waits for the Queue's
+// goroutine to take that batch, or passes it on first, in the caller's
+// goroutine, as Observe does; when the Queue is closed, the events are
+// dropped, as later observations are.
 func (s *Stage) Commit() {
 	if len(s.b.slots) == 0 {
 		return
@@ -143,20 +144,21 @@ func (s *Stage) Release() {
 }
 
 // commit appends the events of staged to the batch being filled, and
-// reports false when that batch has no room for them all. A closed Queue
-// takes them, to drop them.
+// reports false when that batch has no room for them all, and the Queue's
+// goroutine is not on its way to take it (roomFor). A closed Queue takes
+// them, to drop them.
 func (q *Queue) commit(staged *batch) bool {
 	q.qmu.Lock()
-	f := q.fill
 	if q.closed {
 		q.qmu.Unlock()
 		return true
 	}
-	n := len(f.slots)
-	if !f.room(len(staged.slots), len(staged.buf), len(staged.fired)) {
+	if !q.roomFor(len(staged.slots), len(staged.buf), len(staged.fired)) {
 		q.qmu.Unlock()
 		return false
 	}
+	f := q.fill
+	n := len(f.slots)
 	f.append(staged)
 	if n < classifyBelow && len(f.slots) >= classifyBelow {
 		q.behind.Store(true)
