@@ -218,7 +218,12 @@ func (b *batch) pack(sl *slot, o *Observation) {
 	sl.method = b.part(e.Data, sl.data, e.RPCMethod)
 	sl.rpcID = b.part(e.Data, sl.data, e.RPCID)
 	sl.delivered = b.keep(e.Delivered)
-	sl.deliveredID = b.part(e.Delivered, sl.delivered, e.DeliveredID)
+	if e.Delivered != nil {
+		sl.deliveredID = b.part(e.Delivered, sl.delivered, e.DeliveredID)
+	} else {
+		// Delivered as it came: the id the client got is the block's.
+		sl.deliveredID = b.part(e.Raw, sl.raw, e.DeliveredID)
+	}
 	sl.fired = span{}
 	if o.Fired != nil {
 		sl.fired = span{uint32(len(b.fired)), uint32(len(o.Fired)) + 1}

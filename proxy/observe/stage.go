@@ -182,9 +182,14 @@ func (b *batch) append(staged *batch) {
 	for i := range staged.slots {
 		d := &b.slots[n+i]
 		*d = staged.slots[i]
-		for _, sp := range [...]*span{&d.raw, &d.typ, &d.id, &d.data, &d.method, &d.rpcID, &d.delivered, &d.deliveredID} {
-			sp.move(at)
-		}
+		d.raw.move(at)
+		d.typ.move(at)
+		d.id.move(at)
+		d.data.move(at)
+		d.method.move(at)
+		d.rpcID.move(at)
+		d.delivered.move(at)
+		d.deliveredID.move(at)
 		d.fired.move(firedAt)
 	}
 }
