@@ -54,31 +54,38 @@ func (pm *pump) block(e *sse.Event) bool {
 	}
 	pm.view(e, &msg)
 	pm.current().oev.Unclassified = late
-	var act faults.EventAction
 	var out outcome
+	var fired []faults.Firing
 	switch {
 	case pm.lose > 0:
 		out = pm.swallow()
 	case pm.sp == nil:
 		out = pm.deliver(e, 0, 0)
 	default:
-		act = pm.sp.Event(&pm.current().oev.Event)
-		if len(act.Fired) > 0 && pm.p.opts.LogFaults {
-			// Built only when logged: the per-event path must not allocate.
-			pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.current().oev.Index), act.Fired)
-		}
-		out = pm.apply(e, &act)
+		out, fired = pm.decide(e)
 	}
 	// The observers see an event before the client can: flushed first,
 	// it could reach the client, and the client act on it (resume, send
 	// DELETE), before the verifier knew it was sent. It leaves at the
 	// next read, with the rest of its burst.
 	if out.held {
-		pm.holdObservation(e, out, act.Fired)
+		pm.holdObservation(e, out, fired)
 	} else {
-		pm.observeEvent(e, out, act.Fired)
+		pm.observeEvent(e, out, fired)
 	}
 	return out.goOn
+}
+
+// decide asks the stream plan what to do with e, the current event, and
+// carries it out; it returns what came of it and the faults that fired.
+// (Apart from block, so that a stream with no plan sets up no decision.)
+func (pm *pump) decide(e *sse.Event) (outcome, []faults.Firing) {
+	act := pm.sp.Event(&pm.current().oev.Event)
+	if len(act.Fired) > 0 && pm.p.opts.LogFaults {
+		// Built only when logged: the per-event path must not allocate.
+		pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(pm.current().oev.Index), act.Fired)
+	}
+	return pm.apply(e, &act), act.Fired
 }
 
 // classifyLater reports whether the JSON-RPC identity of the next event's
