@@ -55,7 +55,7 @@ func readEach(t *testing.T, r *Reader, ev string) int {
 }
 
 // TestBurstReadsWiden: while a burst keeps filling the buffer, the Reader
-// reads up to burstRead bytes at a time; when the burst ends with nothing
+// reads up to burstRead bytes at a time, then up to bulkRead; when the burst ends with nothing
 // buffered it gives the burst buffer back and waits holding none. Every
 // event comes out whole.
 func TestBurstReadsWiden(t *testing.T) {
@@ -74,9 +74,10 @@ func TestBurstReadsWiden(t *testing.T) {
 			wide++
 		}
 	}
-	// 86 KB: the idle read, one minRead read, then reads of up to 32 KiB.
-	if reads := len(src.room); reads > 8 || wide < 2 {
-		t.Errorf("%d reads offering %v bytes; want the burst read %d bytes at a time", reads, src.room, burstRead)
+	// 86 KB: the idle read, one minRead read, one burstRead read, then
+	// the rest in one bulkRead read.
+	if reads := len(src.room); reads > 8 || wide < 2 || slices.Max(src.room) <= burstRead {
+		t.Errorf("%d reads offering %v bytes; want the burst read %d, then %d bytes at a time", reads, src.room, burstRead, bulkRead)
 	}
 	// The first read after the burst waited with nothing buffered, into
 	// the small array.
@@ -104,16 +105,16 @@ func TestBurstReadsStraightIntoBuffer(t *testing.T) {
 	if len(ev) != idleRead {
 		t.Fatalf("event of %d bytes, want %d", len(ev), idleRead)
 	}
-	// The idle read (one event), the small buffer, then three burst
-	// buffers; then, after a wait, one event.
-	n := (idleRead + minRead + 3*burstRead) / len(ev)
+	// The idle read (one event), the small buffer, a burst buffer, then
+	// two bulk buffers; then, after a wait, one event.
+	n := (idleRead + minRead + burstRead + 2*bulkRead) / len(ev)
 	src := &sizeReader{pieces: []string{strings.Repeat(ev, n), ev}}
 	r := NewReader(src, 0)
 	src.r = r
 	if got := readEach(t, r, ev); got != n+1 {
 		t.Fatalf("%d events, want %d", got, n+1)
 	}
-	want := []int{idleRead, minRead, burstRead, burstRead, burstRead, burstRead, idleRead}
+	want := []int{idleRead, minRead, burstRead, bulkRead, bulkRead, bulkRead, idleRead}
 	if !slices.Equal(src.room, want) {
 		t.Errorf("reads offered %v bytes; want %v: no idle read while the reads fill the buffer", src.room, want)
 	}
@@ -124,19 +125,28 @@ func TestBurstReadsStraightIntoBuffer(t *testing.T) {
 	}
 }
 
-// TestBurstKeepsSmallLimit: a Reader whose block limit is below burstRead
-// never takes the burst buffer, so its memory bound holds.
+// TestBurstKeepsSmallLimit: a Reader whose block limit is below a pooled
+// buffer's size never takes that buffer, so its memory bound holds: below
+// burstRead it keeps to minRead (and grows), below bulkRead it widens to
+// burstRead only.
 func TestBurstKeepsSmallLimit(t *testing.T) {
 	ev := "data: " + strings.Repeat("x", 100) + "\n\n"
-	src := &sizeReader{pieces: []string{strings.Repeat(ev, 500)}}
-	r := NewReader(src, 1024)
-	src.r = r
-	for {
-		if _, err := r.Next(); err != nil {
-			break
+	for _, limit := range []int{1024, 64 << 10} {
+		src := &sizeReader{pieces: []string{strings.Repeat(ev, 3*bulkRead/len(ev))}}
+		r := NewReader(src, limit)
+		src.r = r
+		largest := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			largest = max(largest, cap(r.buf))
+			if c := cap(r.buf); c > limit+minRead {
+				t.Fatalf("limit %d: buffer capacity %d, want at most %d", limit, c, limit+minRead)
+			}
 		}
-		if c := cap(r.buf); c > 1024+minRead {
-			t.Fatalf("buffer capacity %d, want at most %d", c, 1024+minRead)
+		if limit > burstRead && largest != burstRead {
+			t.Errorf("limit %d: largest buffer %d, want the burst buffer (%d)", limit, largest, burstRead)
 		}
 	}
 }

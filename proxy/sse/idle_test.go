@@ -31,9 +31,9 @@ func (p *probeReader) Read(b []byte) (int, error) {
 // TestIdleReaderHoldsNoBuffer: a Reader waiting for its source with
 // nothing buffered holds no buffer; one waiting for the rest of a block
 // keeps it, and the block is whole; a buffer grown by a block larger than
-// the burst buffer is kept.
+// the largest pooled buffer is kept.
 func TestIdleReaderHoldsNoBuffer(t *testing.T) {
-	large := "data: " + string(make([]byte, 2*burstRead)) + "\n\n"
+	large := "data: " + string(make([]byte, 2*bulkRead)) + "\n\n"
 	src := &probeReader{pieces: []string{"data: a\n\n", "data: b\n\n", "data: c", "\n\n", large, "data: d\n\n"}}
 	r := NewReader(src, 0)
 	src.r = r
@@ -48,7 +48,7 @@ func TestIdleReaderHoldsNoBuffer(t *testing.T) {
 		}
 		data = append(data, string(e.Data))
 	}
-	if len(data) != 5 || data[0] != "a" || data[1] != "b" || data[2] != "c" || len(data[3]) != 2*burstRead || data[4] != "d" {
+	if len(data) != 5 || data[0] != "a" || data[1] != "b" || data[2] != "c" || len(data[3]) != 2*bulkRead || data[4] != "d" {
 		t.Fatalf("events %q", data)
 	}
 	// Reads: "data: a\n\n" (idle), "data: b\n\n" (idle), "data: c" (idle),
