@@ -9,7 +9,7 @@ import "sync"
 // 4 KiB. A stream whose reader reads more than gatherSize at a time (a
 // stream in bulk, sse.Reader.Room) gathers up to gatherBulk, as much as
 // the reader's largest pooled read: the write to the client is as large as
-// the read, which halved the writes per event of a bulk stream and took a
+// the read, which made a bulk stream's writes four times fewer and took a
 // tenth off its CPU per event (docs/performance.md).
 const (
 	gatherSize = 32 << 10

@@ -49,7 +49,7 @@ func (r *Reader) widen() {
 	default:
 		return
 	}
-	pool := r.pool + 1
+	pool := r.pool + 1 // the pools are numbered from the smallest buffer up
 	n := copy(next, r.buf[:r.end])
 	r.releaseBuf()
 	r.buf, r.end, r.pool = next, n, pool

@@ -55,9 +55,9 @@ func readEach(t *testing.T, r *Reader, ev string) int {
 }
 
 // TestBurstReadsWiden: while a burst keeps filling the buffer, the Reader
-// reads up to burstRead bytes at a time, then up to bulkRead; when the burst ends with nothing
-// buffered it gives the burst buffer back and waits holding none. Every
-// event comes out whole.
+// reads up to burstRead bytes at a time, then up to bulkRead; when the
+// burst ends with nothing buffered it gives the buffer back and waits
+// holding none. Every event comes out whole.
 func TestBurstReadsWiden(t *testing.T) {
 	ev := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n"
 	burst := strings.Repeat(ev, 1000) // ~86 KB, as one upstream write
