@@ -22,7 +22,7 @@ func (v *Verifier) ledgerSize() int {
 	for _, s := range v.sessions {
 		n += s.ids.up.len() + s.ids.down.len() + len(s.pending) + s.answered.len() + len(s.logicals)
 		for _, l := range s.logicals {
-			n += len(l.events) + len(l.kept)
+			n += l.events.len() + len(l.kept)
 		}
 	}
 	return n

@@ -26,9 +26,9 @@ func (l *logical) eventID(e *evRec) []byte {
 // addEvent enters an event with an id into l's ring, evicting the oldest
 // once the ring holds idWindow.
 func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Duration) {
-	i, oldest := len(l.events), 0 // oldest: the oldest slot the new event leaves
+	i, oldest := l.events.len(), 0 // oldest: the oldest slot the new event leaves
 	if i < idWindow {
-		l.events = append(l.events, evRec{})
+		l.events.add()
 	} else {
 		i = l.evNext
 		if l.evNext++; l.evNext == idWindow {
@@ -40,7 +40,7 @@ func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Durati
 	if len(l.evIDs)+len(id) > cap(l.evIDs) {
 		l.compactIDs(i, oldest, len(id))
 	}
-	er := &l.events[i]
+	er := l.events.at(i)
 	n := len(l.evIDs)
 	er.off, er.n = l.evBase+uint32(n), uint32(len(id))
 	// The arena has room, as compactIDs left it: no append to grow it.
@@ -56,7 +56,7 @@ func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Durati
 func (l *logical) compactIDs(slot, oldest, extra int) {
 	from := l.evBase + uint32(len(l.evIDs)) // no live id
 	if oldest != slot {
-		from = l.events[oldest].off
+		from = l.events.at(oldest).off
 	}
 	live := l.evIDs[from-l.evBase:]
 	need := max(2*len(live), 256) + extra
@@ -72,5 +72,5 @@ func (l *logical) compactIDs(slot, oldest, extra int) {
 // stream sent before is forgotten. A ring filled again starts at its
 // first slot, so that its slots stay in the order the events came.
 func (l *logical) dropEvents() {
-	l.events, l.evIDs, l.evSpare, l.evNext = nil, nil, nil, 0
+	l.events, l.evIDs, l.evSpare, l.evNext = evRing{}, nil, nil, 0
 }

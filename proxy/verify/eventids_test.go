@@ -24,18 +24,18 @@ func TestEventIDsFollowTheRing(t *testing.T) {
 	}
 	check := func(step string) {
 		t.Helper()
-		if len(l.events) > idWindow {
-			t.Fatalf("%s: %d events in the ring, bound %d", step, len(l.events), idWindow)
+		if l.events.len() > idWindow {
+			t.Fatalf("%s: %d events in the ring, bound %d", step, l.events.len(), idWindow)
 		}
-		for i := range l.events {
-			e := &l.events[i]
+		for i := range l.events.len() {
+			e := l.events.at(i)
 			if got := string(l.eventID(e)); got != want[e.pos] {
 				t.Fatalf("%s: slot %d (pos %d) gives id %q, want %q", step, i, e.pos, got, want[e.pos])
 			}
 		}
-		if n := len(l.events); l.evFolded && n == idWindow {
+		if n := l.events.len(); l.evFolded && n == idWindow {
 			// The oldest slot holds the oldest event: the ring is in order.
-			if first := l.events[l.evNext].pos; first != pos-idWindow {
+			if first := l.events.at(l.evNext).pos; first != pos-idWindow {
 				t.Fatalf("%s: oldest slot holds pos %d, want %d", step, first, pos-idWindow)
 			}
 		}

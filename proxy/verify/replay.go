@@ -160,9 +160,9 @@ func (v *Verifier) replaySkipped(x *exch) bool {
 	if !r.known || l == nil {
 		return false
 	}
-	n := len(l.events)
+	n := l.events.len()
 	for i := range n {
-		e := &l.events[(l.evNext+i)%n]
+		e := l.events.at((l.evNext + i) % n)
 		if e.pos > r.pos && e.pos < r.top && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
 			return true
 		}
@@ -196,8 +196,8 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 		return
 	}
 	l := x.srv
-	n := len(l.events)
-	if l.evFolded && n > 0 && l.events[l.evNext].pos > r.pos+1 {
+	n := l.events.len()
+	if l.evFolded && n > 0 && l.events.at(l.evNext).pos > r.pos+1 {
 		v.excuse(cReplayComplete, "a replay reaching back beyond the ledger's window")
 		return
 	}
@@ -205,7 +205,7 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 	var missing []string
 	count := 0
 	for i := range n {
-		e := &l.events[(l.evNext+i)%n]
+		e := l.events.at((l.evNext + i) % n)
 		if e.pos > r.pos && e.pos < below && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
 			count++
 			if len(missing) < 10 {
