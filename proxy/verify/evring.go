@@ -20,9 +20,12 @@ type evRing struct {
 	n      int // records held: slots 0 to n-1
 }
 
-// evFirst is how many records the first chunk holds: a power of two that
-// divides idWindow.
-const evFirst = 8
+// evFirst is how many records the first chunk holds: a power of two
+// (2^evFirstLog) that divides idWindow.
+const (
+	evFirstLog = 3
+	evFirst    = 1 << evFirstLog
+)
 
 // len is how many records the ring holds.
 func (r *evRing) len() int { return r.n }
@@ -34,7 +37,7 @@ func (r *evRing) at(i int) *evRec {
 		return &r.chunks[0][i]
 	}
 	b := bits.Len(uint(i)) - 1 // i's chunk starts at 2^b
-	return &r.chunks[b-bits.TrailingZeros(evFirst)+1][i-1<<b]
+	return &r.chunks[b-evFirstLog+1][i-1<<b]
 }
 
 // add makes room for one more record and returns its slot, allocating a
