@@ -57,8 +57,11 @@ const (
 //     clients wait until their timeout (typescript-sdk#2739), the Go
 //     clients fail at once.
 //   - stateless-cut resets the TypeScript v2 client's subscriptions/listen
-//     stream after its acknowledgement; the client does not listen again
-//     (client.listens-again, a MAY, warns).
+//     stream after its acknowledgement, on the list_changed the server
+//     publishes when the cut call ends (modern-server.mjs
+//     --notify-list-changed), so that the reset does not wait on another
+//     run's call; the client does not listen again (client.listens-again,
+//     a MAY, warns).
 //   - buffering-proxy leaves alone the streams of the TypeScript servers,
 //     which send X-Accel-Buffering: no, as nginx does: no fault fires. On
 //     the Go SDK's and mcp-go's it buffers, and their pairs pass.

@@ -9,8 +9,10 @@
 // Its slow-count tool sends one progress notification per step and honours
 // the request's abort signal: in 2026-07-28 closing the response stream is the
 // cancellation of the request, and the server must send nothing more for it.
-// With --notify-list-changed, each completed call publishes
-// notifications/tools/list_changed to the open subscriptions/listen streams.
+// With --notify-list-changed, each call that ends, completed or cancelled,
+// publishes notifications/tools/list_changed to the open
+// subscriptions/listen streams: a client that listens while its call is cut
+// gets a notification after the cut, whatever else the server is doing.
 //
 // Usage: node modern-server.mjs [--legacy stateless|reject] [--response-mode auto|sse|json]
 //                               [--notify-list-changed]
@@ -69,11 +71,11 @@ function newServer() {
         }
         await sleep(delayMs, signal);
       }
+      if (notifyListChanged) handler.notify.toolsChanged();
       if (signal.aborted) {
         console.log(`CANCELLED ${ctx.mcpReq.id}`);
         throw new Error(`slow-count: request ${ctx.mcpReq.id} cancelled`);
       }
-      if (notifyListChanged) handler.notify.toolsChanged();
       return {
         content: [{ type: 'text', text: `counted to ${count}` }],
         structuredContent: { counted: count, streamClosed: false },
