@@ -2,45 +2,59 @@ package proxy
 
 import "sync"
 
-// gatherSize bounds what the pump gathers before writing it to the client:
-// the events of one read from the upstream leave in one write, rather than
-// one write per event through net/http's small buffers (2 KiB for the
-// response, 4 KiB for the connection), which cost one system call per
-// 4 KiB. A stream whose reader reads more than gatherSize at a time (a
-// stream in bulk, sse.Reader.Room) gathers up to gatherBulk, as much as
-// the reader's largest pooled read: the write to the client is as large as
-// the read, which made a bulk stream's writes four times fewer and took a
-// tenth off its CPU per event (docs/performance.md).
+// The gathering buffer bounds what the pump gathers before writing it to
+// the client: the events of one read from the upstream leave in one write,
+// rather than one write per event through net/http's small buffers (2 KiB
+// for the response, 4 KiB for the connection), which cost one system call
+// per 4 KiB. It is as large as one read of the stream's reader can deliver
+// (sse.Reader.Room): gatherSmall while the reader reads 4 KiB at a time (a
+// paced stream, or each of ten thousand quiet ones, which then hold 4 KiB
+// while they write rather than 32), gatherSize once a burst widens its
+// reads, and gatherBulk, as much as the reader's largest pooled read, for
+// a stream in bulk: the write to the client is as large as the read, which
+// made a bulk stream's writes four times fewer and took a tenth off its
+// CPU per event (docs/performance.md). A pump with no reader yet takes
+// gatherSize.
 const (
-	gatherSize = 32 << 10
-	gatherBulk = 128 << 10
+	gatherSmall = 4 << 10
+	gatherSize  = 32 << 10
+	gatherBulk  = 128 << 10
 )
 
-// gatherPool and gatherBulkPool hold the gathering buffers of pumps that
-// have flushed: a stream holds one only between its first write after a
+// The pools hold the gathering buffers of pumps that have flushed, one
+// pool per size: a stream holds one only between its first write after a
 // flush and the next flush, so an idle stream holds none.
 var (
-	gatherPool     = sync.Pool{New: func() any { b := make([]byte, 0, gatherSize); return &b }}
-	gatherBulkPool = sync.Pool{New: func() any { b := make([]byte, 0, gatherBulk); return &b }}
+	gatherSmallPool = sync.Pool{New: func() any { b := make([]byte, 0, gatherSmall); return &b }}
+	gatherPool      = sync.Pool{New: func() any { b := make([]byte, 0, gatherSize); return &b }}
+	gatherBulkPool  = sync.Pool{New: func() any { b := make([]byte, 0, gatherBulk); return &b }}
 )
 
 // takeGather takes a gathering buffer as large as one read of pm's reader
 // can deliver.
 func (pm *pump) takeGather() *[]byte {
-	if pm.rd != nil && pm.rd.Room() > gatherSize {
+	switch {
+	case pm.rd == nil:
+		return gatherPool.Get().(*[]byte)
+	case pm.rd.Room() > gatherSize:
 		return gatherBulkPool.Get().(*[]byte)
+	case pm.rd.Room() > gatherSmall:
+		return gatherPool.Get().(*[]byte)
 	}
-	return gatherPool.Get().(*[]byte)
+	return gatherSmallPool.Get().(*[]byte)
 }
 
 // putGather gives g back to the pool it came from.
 func putGather(g *[]byte) {
 	*g = (*g)[:0]
-	if cap(*g) == gatherBulk {
+	switch cap(*g) {
+	case gatherBulk:
 		gatherBulkPool.Put(g)
-		return
+	case gatherSmall:
+		gatherSmallPool.Put(g)
+	default:
+		gatherPool.Put(g)
 	}
-	gatherPool.Put(g)
 }
 
 // send writes b to the client by way of the gathering buffer: the bytes go
@@ -56,7 +70,7 @@ func (pm *pump) send(b []byte) error {
 		if err := pm.drain(); err != nil {
 			return err
 		}
-		if len(b) >= gatherSize {
+		if len(b) >= cap(g) {
 			_, err := pm.w.Write(b)
 			return err
 		}
