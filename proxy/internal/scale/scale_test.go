@@ -30,6 +30,8 @@ import (
 //	                  spent per event during those rounds
 //	writes/event      its write system calls per event (reads/event: its
 //	                  reads), from /proc/PID/io
+//	alloc-B/event     the bytes it allocated on the heap per event
+//	gcs/round         the garbage collections it completed per round
 //
 // then, in fray-vs-reverseproxy, the ratios mem-ratio (fray's rss per
 // stream over ReverseProxy's) and events-ratio (fray's events/s over
@@ -95,6 +97,8 @@ func BenchmarkScale(b *testing.B) {
 			events := float64(b.N * n * scaleEvents)
 			b.ReportMetric(float64(cpu1.Writes-cpu0.Writes)/events, "writes/event")
 			b.ReportMetric(float64(cpu1.Reads-cpu0.Reads)/events, "reads/event")
+			b.ReportMetric(float64(cpu1.Allocs-cpu0.Allocs)/events, "alloc-B/event")
+			b.ReportMetric(float64(cpu1.GCs-cpu0.GCs)/float64(b.N), "gcs/round")
 			b.ReportMetric(res.rss/1024, "rss-KiB/stream")
 			b.ReportMetric(res.freshRSS/1024, "fresh-rss-KiB/stream")
 			b.ReportMetric(res.heap/1024, "heap-KiB/stream")

@@ -34,6 +34,10 @@ type Stats struct {
 	// missing.
 	Reads  uint64 `json:"reads"`
 	Writes uint64 `json:"writes"`
+	// Allocs is the bytes the process has allocated on the heap so far,
+	// and GCs the garbage collections it has completed.
+	Allocs uint64 `json:"allocs"`
+	GCs    uint64 `json:"gcs"`
 }
 
 var statNames = []string{
@@ -41,6 +45,8 @@ var statNames = []string{
 	"/memory/classes/heap/unused:bytes",
 	"/memory/classes/heap/stacks:bytes",
 	"/sched/goroutines:goroutines",
+	"/gc/heap/allocs:bytes",
+	"/gc/cycles/total:gc-cycles",
 }
 
 // ReadStats reads this process's Stats. With gc it first collects garbage
@@ -71,6 +77,8 @@ func ReadStats(gc bool) Stats {
 		CPU:         cpuTime(),
 		Reads:       procIO("syscr:"),
 		Writes:      procIO("syscw:"),
+		Allocs:      val(4),
+		GCs:         val(5),
 	}
 }
 
