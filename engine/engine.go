@@ -107,7 +107,8 @@ func New(opts Options) (*Engine, error) {
 	}
 	// The trace is judged again offline (fray check): it must hold the
 	// observations in the order the verifier saw them. The queue passes
-	// each observation to all of them before the next one to any.
+	// them on in one order, each of them, or each run of queued events,
+	// to all of these in turn (observe.Tee).
 	e.queue = observe.NewQueue(observe.Tee(e.verifier, tr, met, opts.Watch))
 	popts := opts.proxyOptions()
 	popts.Observer = e.queue

@@ -274,3 +274,26 @@ func TestPerEventSeriesConcurrent(t *testing.T) {
 		t.Errorf("after concurrent observations, Metrics scrapes\n%s\nwant\n%s", text(t, got), text(t, want))
 	}
 }
+
+// TestRunsCountAsObservations: observations passed in runs (ObserveRun, as
+// the engine's queue passes its events on), requests among the events,
+// scrape after every run as client_golang's own counters and histogram
+// read when given them one at a time.
+func TestRunsCountAsObservations(t *testing.T) {
+	m := metrics.New(metrics.Options{NoRuntime: true})
+	ref := newReference()
+	obs := observations(2, 3000)
+	for i, runs := 0, 0; i < len(obs); runs++ {
+		run := make([]observe.Observation, min(1+runs%40, len(obs)-i))
+		for j := range run {
+			run[j] = *obs[i+j]
+			ref.Observe(obs[i+j])
+		}
+		m.ObserveRun(run)
+		i += len(run)
+		got, want := perEventFamilies(t, m.Registry()), perEventFamilies(t, ref.reg)
+		if !equalFamilies(got, want) {
+			t.Fatalf("after run %d (observation %d), Metrics scrapes\n%s\nclient_golang's own would scrape\n%s", runs, i, text(t, got), text(t, want))
+		}
+	}
+}

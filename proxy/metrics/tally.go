@@ -78,16 +78,37 @@ func newTally(latencyBounds []float64, kinds []string) *tally {
 // that fired on it.
 func (t *tally) event(e *observe.Event, at time.Duration, fired []faults.Firing) {
 	t.mu.Lock()
+	late := t.eventLocked(e, at, fired)
+	t.mu.Unlock()
+	if late {
+		t.countLate(fired)
+	}
+}
+
+// events counts the events of run, every one an event observation, as
+// event counts each, under one lock. It reports whether a firing was of
+// a kind registered after the tally was made, for countLate.
+func (t *tally) events(run []observe.Observation) (late bool) {
+	t.mu.Lock()
+	for i := range run {
+		o := &run[i]
+		if t.eventLocked(o.Event, o.At, o.Fired) {
+			late = true
+		}
+	}
+	t.mu.Unlock()
+	return late
+}
+
+// eventLocked counts an event and its firings; it reports whether there
+// were firings of kinds registered late. t.mu is held.
+func (t *tally) eventLocked(e *observe.Event, at time.Duration, fired []faults.Firing) (late bool) {
 	t.fromUpstream++
 	if e.Fate == observe.Delivered {
 		t.toClient += uint64(max(e.Copies, 0))
 		t.added.observe(max(e.DeliveredAt-at, 0).Seconds())
 	}
-	late := t.countFirings(fired)
-	t.mu.Unlock()
-	if late {
-		t.countLate(fired)
-	}
+	return t.countFirings(fired)
 }
 
 // fired counts the faults that fired on something other than an event.

@@ -416,6 +416,28 @@ type End struct {
 	Error string
 }
 
+// RunObserver is an Observer that also takes a run of observations at
+// once, as if each were passed to Observe in turn: the Queue passes its
+// queued events on this way, so that an observer that locks takes its lock
+// once per run rather than once per event. The run, and what its
+// observations point to, are valid only during the call.
+type RunObserver interface {
+	Observer
+	ObserveRun(run []Observation)
+}
+
+// ObserveRun passes run to ob, in order: at once when ob is a RunObserver,
+// one observation at a time otherwise.
+func ObserveRun(ob Observer, run []Observation) {
+	if r, ok := ob.(RunObserver); ok {
+		r.ObserveRun(run)
+		return
+	}
+	for i := range run {
+		ob.Observe(&run[i])
+	}
+}
+
 // Func adapts a function to Observer.
 type Func func(o *Observation)
 
@@ -423,7 +445,9 @@ type Func func(o *Observation)
 func (f Func) Observe(o *Observation) { f(o) }
 
 // Tee returns an Observer that passes each observation to each of obs in
-// turn; nil entries are skipped. With none left it returns nil.
+// turn, and each run (ObserveRun) to each of them in turn, so that every
+// one of them sees the observations in the same order; nil entries are
+// skipped. With none left it returns nil.
 func Tee(obs ...Observer) Observer {
 	var out tee
 	for _, o := range obs {
@@ -445,5 +469,11 @@ type tee []Observer
 func (t tee) Observe(o *Observation) {
 	for _, ob := range t {
 		ob.Observe(o)
+	}
+}
+
+func (t tee) ObserveRun(run []Observation) {
+	for _, ob := range t {
+		ObserveRun(ob, run)
 	}
 }

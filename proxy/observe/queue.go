@@ -58,14 +58,14 @@ import (
 type Queue struct {
 	next Observer
 
-	// mu is held while observations are passed to next: one at a time,
-	// in queue order. It guards obs and ev, where each queued event is
-	// unpacked to be passed on.
-	mu  sync.Mutex
-	obs Observation
-	ev  Event
+	// mu is held while observations are passed to next, in queue order,
+	// queued events a run at a time (ObserveRun). It guards runs and evs,
+	// where they are unpacked to be passed on.
+	mu   sync.Mutex
+	runs [runLen]Observation
+	evs  [runLen]Event
 
-	// The goroutine that passes events on writes obs and ev for every
+	// The goroutine that passes events on writes runs and evs for every
 	// event, and the exchanges write qmu and what it guards for every
 	// event: apart, on cache lines of their own, neither takes the
 	// other's lines from its core at each event.
@@ -123,6 +123,8 @@ const (
 	classifyBelow = 256
 	// kickDelay: a Kick's events are passed on within this.
 	kickDelay = 5 * time.Millisecond
+	// runLen is how many queued events are passed on at once, at most.
+	runLen = 32
 )
 
 // batch is queued events: each one packed in a slot, their bytes in buf
@@ -469,12 +471,17 @@ func (q *Queue) drainLocked() (closed bool) {
 	closed = q.closed
 	q.swapped.Broadcast()
 	q.qmu.Unlock()
-	for i := range b.slots {
-		b.unpack(&b.slots[i], &q.obs, &q.ev)
-		q.ev.Classify()
-		q.next.Observe(&q.obs)
+	used := min(len(b.slots), runLen)
+	for i := 0; i < len(b.slots); i += runLen {
+		run := q.runs[:min(len(b.slots)-i, runLen)]
+		for j := range run {
+			b.unpack(&b.slots[i+j], &run[j], &q.evs[j])
+			q.evs[j].Classify()
+		}
+		ObserveRun(q.next, run)
 	}
-	q.obs, q.ev = Observation{}, Event{}
+	clear(q.runs[:used])
+	clear(q.evs[:used])
 	b.reset()
 	return closed
 }

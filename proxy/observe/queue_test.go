@@ -729,3 +729,52 @@ func waitParked(t *testing.T, done <-chan struct{}, fn string) string {
 	t.Fatal("the exchange never waited")
 	return ""
 }
+
+// runRecorder is a lineRecorder that also takes runs (RunObserver), and
+// keeps the length of each.
+type runRecorder struct {
+	lineRecorder
+	runs []int
+}
+
+func (r *runRecorder) ObserveRun(run []Observation) {
+	r.runs = append(r.runs, len(run))
+	for i := range run {
+		r.lineRecorder.Observe(&run[i])
+	}
+}
+
+// TestQueuePassesRuns: the Queue passes its queued events on in runs of
+// at most runLen to an observer that takes runs, and one at a time to one
+// that does not, both behind a Tee and in the same order: every event, in
+// the order queued, with the bytes it was reported with, then what came
+// after them.
+func TestQueuePassesRuns(t *testing.T) {
+	runs, ones := &runRecorder{}, &lineRecorder{}
+	q := NewQueue(Tee(runs, ones))
+	defer q.Close()
+	buf := make([]byte, 0, 16)
+	const n = 3*runLen + 5
+	var want []string
+	for i := range n {
+		event(q, buf, 1, i, nil)
+		want = append(want, fmt.Sprintf("1 event %d id=%d data=%d", i, i, i))
+	}
+	q.Observe(&Observation{Kind: KindRequest, Exchange: 2})
+	want = append(want, "2 request 0")
+	for name, got := range map[string][]string{"runs": runs.seen(), "one at a time": ones.seen()} {
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: the observer saw %q, want %q", name, got, want)
+		}
+	}
+	// The events in runs of at most runLen (a batch's events are passed
+	// on when the Queue's goroutine takes it, so where one run ends
+	// depends on when it did); the request, no queued event, alone.
+	total, longest := 0, 0
+	for _, l := range runs.runs {
+		total, longest = total+l, max(longest, l)
+	}
+	if total != n || longest > runLen || longest < 2 {
+		t.Errorf("runs of %v: %d events, the longest %d; want all %d in runs of at most %d, not one at a time", runs.runs, total, longest, n, runLen)
+	}
+}

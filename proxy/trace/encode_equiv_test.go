@@ -387,3 +387,35 @@ func TestIntegersAsStrconv(t *testing.T) {
 		}
 	}
 }
+
+// TestObserveRunWritesAsObserve: a Writer passed observations in runs
+// (ObserveRun, as the engine's queue passes its events on) writes the
+// trace, byte for byte, that one passed them one at a time writes.
+func TestObserveRunWritesAsObserve(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	obs := make([]*observe.Observation, 2000)
+	for i := range obs {
+		obs[i] = randomObservation(r)
+	}
+	opts := WriterOptions{Header: Header{Started: time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)}}
+	want := encodeAll(t, opts, obs)
+	var b bytes.Buffer
+	w, err := NewWriter(&b, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, runs := 0, 0; i < len(obs); runs++ {
+		run := make([]observe.Observation, min(1+runs%40, len(obs)-i))
+		for j := range run {
+			run[j] = *obs[i+j]
+		}
+		w.ObserveRun(run)
+		i += len(run)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("in runs, the Writer wrote %d bytes that differ from the %d it writes one observation at a time", b.Len(), len(want))
+	}
+}

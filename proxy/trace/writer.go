@@ -154,6 +154,21 @@ func (w *Writer) writeHeader(h *Header) {
 func (w *Writer) Observe(o *observe.Observation) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.observe(o)
+}
+
+// ObserveRun writes a run of observations, a line each, in order, under
+// one lock (observe.RunObserver).
+func (w *Writer) ObserveRun(run []observe.Observation) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range run {
+		w.observe(&run[i])
+	}
+}
+
+// observe writes o; w.mu is held.
+func (w *Writer) observe(o *observe.Observation) {
 	if w.err != nil || w.done {
 		return
 	}

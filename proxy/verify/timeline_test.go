@@ -27,6 +27,8 @@ type timeline struct {
 	protocol map[string]string
 	// rev is the revision an initialize negotiates.
 	rev string
+	// log, when set, keeps every observation fed, for a test to feed again.
+	log *[]observe.Observation
 }
 
 func newTimeline(t *testing.T, opts Options) *timeline {
@@ -64,6 +66,9 @@ type xch struct {
 
 func (tl *timeline) observe(o *observe.Observation) {
 	tl.v.Observe(o)
+	if tl.log != nil {
+		*tl.log = append(*tl.log, *o)
+	}
 }
 
 func (x *xch) head(k observe.Kind) *observe.Observation {

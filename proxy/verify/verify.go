@@ -145,6 +145,21 @@ func New(opts Options) *Verifier {
 func (v *Verifier) Observe(o *observe.Observation) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.observe(o)
+}
+
+// ObserveRun records a run of observations, in order, under one lock
+// (observe.RunObserver). It copies what it keeps.
+func (v *Verifier) ObserveRun(run []observe.Observation) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for i := range run {
+		v.observe(&run[i])
+	}
+}
+
+// observe records o; v.mu is held.
+func (v *Verifier) observe(o *observe.Observation) {
 	v.last = max(v.last, o.At)
 	if len(o.Fired) > 0 || o.Kind == observe.KindEnd {
 		// Most observations, events above all, report no firing.
