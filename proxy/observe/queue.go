@@ -49,6 +49,12 @@ import (
 // takes a Stage (stage.go) and commits them at once: one lock for the
 // burst rather than one per event.
 //
+// Queued events are passed on in runs of up to runLen: to an observer that
+// takes runs (RunObserver; a Tee passes each run to each of its observers
+// in turn) at once, so that an observer with a lock takes it once per run,
+// and to any other one at a time. The sequence each observer sees is the
+// same either way.
+//
 // An event the exchange left Unclassified (a Queue is a Classifier) is
 // classified as it is passed on, so that its JSON-RPC scan too runs off
 // the exchange's path.
