@@ -24,9 +24,14 @@ func (l *logical) eventID(e *evRec) []byte {
 }
 
 // addEvent enters an event with an id into l's ring, evicting the oldest
-// once the ring holds idWindow.
+// once the ring holds idWindow. pos is its place in the stream: one more
+// than the last event's, the first one's since the ring was empty aside.
 func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Duration) {
 	i, oldest := l.events.len(), 0 // oldest: the oldest slot the new event leaves
+	if i == 0 {
+		l.evFirst = pos
+	}
+	l.evLast = pos
 	if i < idWindow {
 		l.events.add()
 	} else {
@@ -46,7 +51,23 @@ func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Durati
 	// The arena has room, as compactIDs left it: no append to grow it.
 	l.evIDs = l.evIDs[:n+len(id)]
 	copy(l.evIDs[n:], id)
-	er.pos, er.dispatched, er.at = pos, dispatched, at
+	er.atd = int64(at) << 1
+	if dispatched {
+		er.atd |= 1
+	}
+}
+
+// eventPos is the place in the stream of the event in slot i of l's ring.
+// The slots are filled in the order the events come, from the first slot
+// once the ring is empty, and again from the first once it holds idWindow:
+// the event in slot i is the last one entered there.
+func (l *logical) eventPos(i int) int64 {
+	entered := l.evLast - l.evFirst + 1
+	if entered <= idWindow {
+		return l.evFirst + int64(i)
+	}
+	newest := int((entered - 1) % idWindow)
+	return l.evLast - int64((newest-i+idWindow)%idWindow)
 }
 
 // compactIDs moves the live ids, those of every event but the one in slot

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEventIDsFollowTheRing: every event in a logical stream's ring
@@ -14,11 +15,14 @@ import (
 func TestEventIDsFollowTheRing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	l := &logical{}
-	want := map[int64]string{} // by pos
+	want := map[int64]string{}      // by pos
+	at := map[int64]time.Duration{} // by pos
 	var pos int64
 	add := func() {
 		id := strconv.FormatInt(pos, 10) + strings.Repeat("x", rng.IntN(60))
-		l.addEvent([]byte(id), pos, true, 0)
+		// Times of either sign, up to a century: a record keeps them whole.
+		at[pos] = time.Duration(rng.Int64N(int64(100*365*24*time.Hour))) - time.Hour
+		l.addEvent([]byte(id), pos, pos%3 != 0, at[pos])
 		want[pos] = id
 		pos++
 	}
@@ -28,14 +32,17 @@ func TestEventIDsFollowTheRing(t *testing.T) {
 			t.Fatalf("%s: %d events in the ring, bound %d", step, l.events.len(), idWindow)
 		}
 		for i := range l.events.len() {
-			e := l.events.at(i)
-			if got := string(l.eventID(e)); got != want[e.pos] {
-				t.Fatalf("%s: slot %d (pos %d) gives id %q, want %q", step, i, e.pos, got, want[e.pos])
+			e, p := l.events.at(i), l.eventPos(i)
+			if got := string(l.eventID(e)); got != want[p] {
+				t.Fatalf("%s: slot %d (pos %d) gives id %q, want %q", step, i, p, got, want[p])
+			}
+			if e.at() != at[p] || e.dispatched() != (p%3 != 0) {
+				t.Fatalf("%s: slot %d (pos %d) holds time %v, dispatched %v; want %v, %v", step, i, p, e.at(), e.dispatched(), at[p], p%3 != 0)
 			}
 		}
 		if n := l.events.len(); l.evFolded && n == idWindow {
 			// The oldest slot holds the oldest event: the ring is in order.
-			if first := l.events.at(l.evNext).pos; first != pos-idWindow {
+			if first := l.eventPos(l.evNext); first != pos-idWindow {
 				t.Fatalf("%s: oldest slot holds pos %d, want %d", step, first, pos-idWindow)
 			}
 		}

@@ -17,12 +17,12 @@ func TestEvRingNeverMoves(t *testing.T) {
 			t.Fatalf("add %d returned slot %d", i, got)
 		}
 		e := r.at(i)
-		e.pos = int64(i)
+		e.atd = int64(i)
 		first = append(first, e)
 	}
 	for i := range idWindow {
-		if e := r.at(i); e != first[i] || e.pos != int64(i) {
-			t.Fatalf("slot %d moved or lost its record: pos %d", i, e.pos)
+		if e := r.at(i); e != first[i] || e.atd != int64(i) {
+			t.Fatalf("slot %d moved or lost its record: it holds %d", i, e.atd)
 		}
 	}
 	held := 0

@@ -130,7 +130,9 @@ type logical struct {
 	evBase   uint32 // the place of evIDs[0] among all the ids entered
 	evNext   int
 	evFolded bool
-	respSent bool // the upstream sent a response to one of its requests
+	evFirst  int64 // the place of the first event entered since the ring was empty
+	evLast   int64 // the place of the last event entered
+	respSent bool  // the upstream sent a response to one of its requests
 	kept     []*kept
 
 	// Client side.
@@ -176,13 +178,22 @@ type logical struct {
 	blamed string
 }
 
-// evRec is one event of a logical stream, kept to judge a replay.
+// evRec is one event of a logical stream, kept to judge a replay: 16
+// bytes, for a ring that holds up to idWindow of them for every stream.
+// Its place in the stream is not kept: the ring's slots follow the order
+// the events came in, and logical.eventPos counts it from the slot.
 type evRec struct {
-	off, n     uint32 // its id's place among all the logical stream's ids (eventids.go), and length
-	pos        int64
-	dispatched bool
-	at         time.Duration
+	off, n uint32 // its id's place among all the logical stream's ids (eventids.go), and length
+	// atd is when it came (a time.Duration), shifted left one bit, with
+	// the low bit set when it was dispatched.
+	atd int64
 }
+
+// at is when the event came.
+func (e *evRec) at() time.Duration { return time.Duration(e.atd >> 1) }
+
+// dispatched reports whether the event was dispatched (it had data).
+func (e *evRec) dispatched() bool { return e.atd&1 != 0 }
 
 // kept is a JSON-RPC message the upstream sent that did not reach the
 // client whole the first time.

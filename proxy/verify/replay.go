@@ -162,8 +162,9 @@ func (v *Verifier) replaySkipped(x *exch) bool {
 	}
 	n := l.events.len()
 	for i := range n {
-		e := l.events.at((l.evNext + i) % n)
-		if e.pos > r.pos && e.pos < r.top && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
+		slot := (l.evNext + i) % n
+		e, pos := l.events.at(slot), l.eventPos(slot)
+		if pos > r.pos && pos < r.top && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
 			return true
 		}
 	}
@@ -197,7 +198,7 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 	}
 	l := x.srv
 	n := l.events.len()
-	if l.evFolded && n > 0 && l.events.at(l.evNext).pos > r.pos+1 {
+	if l.evFolded && n > 0 && l.eventPos(l.evNext) > r.pos+1 {
 		v.excuse(cReplayComplete, "a replay reaching back beyond the ledger's window")
 		return
 	}
@@ -205,8 +206,9 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 	var missing []string
 	count := 0
 	for i := range n {
-		e := l.events.at((l.evNext + i) % n)
-		if e.pos > r.pos && e.pos < below && e.dispatched && e.at < x.at && !r.replayed[string(l.eventID(e))] {
+		slot := (l.evNext + i) % n
+		e, pos := l.events.at(slot), l.eventPos(slot)
+		if pos > r.pos && pos < below && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
 			count++
 			if len(missing) < 10 {
 				missing = append(missing, string(l.eventID(e)))
