@@ -24,8 +24,9 @@ func (l *logical) eventID(e *evRec) []byte {
 }
 
 // addEvent enters an event with an id into l's ring, evicting the oldest
-// once the ring holds idWindow. pos is its place in the stream: one more
-// than the last event's, the first one's since the ring was empty aside.
+// once the ring holds idWindow. pos is its place in the stream, one more
+// than the last event's but for the first event since the ring was empty:
+// the ring counts its records' places from it (eventPos).
 func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Duration) {
 	i, oldest := l.events.len(), 0 // oldest: the oldest slot the new event leaves
 	if i == 0 {
