@@ -185,7 +185,8 @@ type logical struct {
 type evRec struct {
 	off, n uint32 // its id's place among all the logical stream's ids (eventids.go), and length
 	// atd is when it came (a time.Duration), shifted left one bit, with
-	// the low bit set when it was dispatched.
+	// the low bit set when it was dispatched: times within ±146 years
+	// of the run's start are kept whole.
 	atd int64
 }
 
