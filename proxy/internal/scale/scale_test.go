@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -118,17 +119,17 @@ func BenchmarkScale(b *testing.B) {
 		// does falls on both alike: their own rounds above ran tens of
 		// seconds apart.
 		var rf, rr rounds
-		for j := range b.N {
-			turn := []*rounds{&rr, &rf}
-			order := []*setup{held[reverseProxy], held[fray]}
-			if j%2 == 1 {
-				turn[0], turn[1], order[0], order[1] = turn[1], turn[0], order[1], order[0]
-			}
-			for k := range turn {
-				if err := turn[k].add(ctx, order[k]); err != nil {
+		pair := []struct {
+			r *rounds
+			s *setup
+		}{{&rr, held[reverseProxy]}, {&rf, held[fray]}}
+		for range b.N {
+			for _, p := range pair {
+				if err := p.r.add(ctx, p.s); err != nil {
 					b.Fatal(err)
 				}
 			}
+			slices.Reverse(pair)
 		}
 		mem, ev, cpu := f.rss/rp.rss, rf.eventsPerSec()/rr.eventsPerSec(), rf.cpuPerEvent()/rr.cpuPerEvent()
 		b.ReportMetric(0, "ns/op")
