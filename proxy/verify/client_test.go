@@ -253,6 +253,26 @@ func TestLastEventID(t *testing.T) {
 			t.Errorf("evidence names exchange %d, want the GET %d", c.Evidence[0].Exchange, g.num)
 		}
 	})
+	t.Run("a GET sent before the stream was cut is not its reconnection", func(t *testing.T) {
+		// The standalone GET's answer is observed after the cut of a
+		// call it was sent before, as happens when its goroutine is
+		// slower: it is the standalone stream, and the client, which
+		// did not come back, owes a reconnection still.
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		g := tl.get("s1")
+		tl.wait(time.Millisecond)
+		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
+		g.stream200().send(ev{noID: true})
+		tl.wait(31 * time.Second)
+		r := tl.report()
+		expect(t, r, checks.ClientLastEventID, report.StatusSkip, 0)
+		c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
+		if len(c.Evidence) == 1 && c.Evidence[0].Exchange == g.num {
+			t.Errorf("the evidence names the standalone GET %d as the reconnection", g.num)
+		}
+		g.end(observe.ClientGone)
+	})
 	t.Run("a GET to another path is not a reconnection", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.initialize("s1")

@@ -155,11 +155,13 @@ func (v *Verifier) judgeSentID(l *logical, x *exch) {
 
 // plainGet places a GET without Last-Event-ID: the reconnection of a
 // stream that ended before its response with an id delivered (a finding),
-// or the standalone stream.
+// or the standalone stream. A GET the client sent before that stream ended
+// is no reconnection of it, though its answer may be observed after the
+// end: the two come from goroutines of their own.
 func (v *Verifier) plainGet(x *exch) *logical {
 	s := x.sess
 	l := s.oldestPending()
-	if l == nil || l.path != x.path {
+	if l == nil || l.path != x.path || x.at < l.since {
 		return nil
 	}
 	if s.openGets == 0 && !l.lastResume {
