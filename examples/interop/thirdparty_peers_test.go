@@ -58,13 +58,16 @@ var (
 		Tool: "trigger-long-running-operation", Args: map[string]any{"duration": 3.2, "steps": 8},
 		Progress: 8, Expect: "Long running operation completed", SideCallAfter: 150 * time.Millisecond,
 	}
-	// callBridged is callLongRunning through mcp-proxy, which may lose the
-	// call's last progress notification (see the ts←mcp-proxy pair), so
-	// five of the six suffice; any other loss, a duplicate or a foreign
-	// progress still fails the client.
+	// callBridged is callLongRunning through mcp-proxy, which loses the
+	// call's last progress notifications when the result overtakes them:
+	// in most runs it sends five of the six, in some all six, and once,
+	// on a busy machine, four. So any first k suffice here; a gap, a
+	// duplicate or a foreign progress still fails the client. Through fray,
+	// checkDeliveredProgress holds the client to exactly the notifications
+	// fray's trace shows it delivered.
 	callBridged = toolCall{
 		Tool: "trigger-long-running-operation", Args: map[string]any{"duration": 0.6, "steps": 6},
-		Progress: 6, ProgressMin: 5, Expect: "Long running operation completed",
+		Progress: 6, ProgressMin: 1, Expect: "Long running operation completed",
 	}
 )
 

@@ -1,6 +1,8 @@
 package interop_test
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,12 +10,17 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/frayproxy/fray/engine"
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )
@@ -131,4 +138,78 @@ func fileName(pair, profile string) string {
 		profile = "none"
 	}
 	return strings.NewReplacer("/", "_", " ", "_").Replace(pair + "__" + profile)
+}
+
+// checkDeliveredProgress holds the client of a fray run to exactly the
+// progress notifications that fray's trace shows it delivered, in order
+// and as many times as each was delivered, and, with no profile, to every
+// one the server sent: fray, transparent, drops none. It judges what the
+// server sent from what fray saw of it, where a count would blame fray
+// for notifications the server never sent.
+func checkDeliveredProgress(t *testing.T, o frayOutcome) {
+	t.Helper()
+	name := cmp.Or(o.Profile, "none")
+	tr, err := trace.ReadFile(o.Trace, trace.ReadOptions{})
+	if err != nil {
+		t.Errorf("%s: read the trace: %v", name, err)
+		return
+	}
+	var sent int
+	var delivered []float64
+	for _, ob := range tr.Observations {
+		e := ob.Event
+		if ob.Kind != observe.KindEvent || e == nil {
+			continue
+		}
+		p, ok := progressOf(e.Data)
+		if !ok {
+			continue
+		}
+		sent++
+		if e.Fate != observe.Delivered {
+			if o.Profile == "" {
+				t.Errorf("none: fray did not deliver progress %v (fate %s) with no fault", p, e.Fate)
+			}
+			continue
+		}
+		if e.Delivered != nil {
+			// The block went out changed (a retry set, an id
+			// rewritten): the client got the data it carried then.
+			if p, ok = progressOf(sseData(e.Delivered)); !ok {
+				t.Errorf("%s: delivered event %d carries no progress, its upstream block did", name, e.Index)
+				continue
+			}
+		}
+		for range max(e.Copies, 1) {
+			delivered = append(delivered, p)
+		}
+	}
+	got := o.Client.ProgressValues
+	t.Logf("%s: the server sent %d progress notifications, fray delivered %v, the client got %v", name, sent, delivered, got)
+	if !slices.Equal(got, delivered) {
+		t.Errorf("%s: the client got progress %v, but fray delivered %v", name, got, delivered)
+	}
+}
+
+// progressOf returns params.progress of a notifications/progress message.
+func progressOf(data []byte) (float64, bool) {
+	m := jsonrpc.Scan(data)
+	if m.Kind != mcp.RPCNotification || !m.MethodIs("notifications/progress") {
+		return 0, false
+	}
+	p, err := strconv.ParseFloat(string(jsonrpc.Lookup(m.Params, "progress")), 64)
+	return p, err == nil
+}
+
+// sseData returns the data of an SSE event block: its data lines' values
+// joined by newlines.
+func sseData(block []byte) []byte {
+	var data [][]byte
+	for line := range bytes.Lines(block) {
+		line = bytes.TrimRight(line, "\r\n")
+		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			data = append(data, bytes.TrimPrefix(v, []byte(" ")))
+		}
+	}
+	return bytes.Join(data, []byte("\n"))
 }
