@@ -22,6 +22,7 @@ import (
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
+	"github.com/frayproxy/fray/proxy/sse"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 
@@ -201,15 +202,12 @@ func progressOf(data []byte) (float64, bool) {
 	return p, err == nil
 }
 
-// sseData returns the data of an SSE event block: its data lines' values
-// joined by newlines.
+// sseData returns the data of an SSE event block, as fray's own reader
+// parses it.
 func sseData(block []byte) []byte {
-	var data [][]byte
-	for line := range bytes.Lines(block) {
-		line = bytes.TrimRight(line, "\r\n")
-		if v, ok := bytes.CutPrefix(line, []byte("data:")); ok {
-			data = append(data, bytes.TrimPrefix(v, []byte(" ")))
-		}
+	e, err := sse.NewReader(bytes.NewReader(block), len(block)+1).Next()
+	if err != nil {
+		return nil
 	}
-	return bytes.Join(data, []byte("\n"))
+	return e.Data
 }
