@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -134,7 +135,7 @@ func TestCheckBadTraces(t *testing.T) {
 	}{
 		{"missing", []string{"check", filepath.Join(dir, "nope.jsonl")}, exitUsage, "nope.jsonl"},
 		{"not a trace", []string{"check", write("report.json", []byte(`{"schema":1}`+"\n"))}, exitUsage, "report.json:1: not a fray trace"},
-		{"newer", []string{"check", write("new.jsonl", bytes.Replace(whole, []byte(`"fray_trace":2`), []byte(`"fray_trace":9`), 1))}, exitUsage, "version 9 is newer"},
+		{"newer", []string{"check", write("new.jsonl", bytes.Replace(whole, fmt.Appendf(nil, `"fray_trace":%d`, trace.Version), []byte(`"fray_trace":9`), 1))}, exitUsage, "version 9 is newer"},
 		{"truncated", []string{"check", cut}, exitUsage, "the last line is cut"},
 		{"two files", []string{"check", cut, cut}, exitUsage, "one trace file"},
 	} {

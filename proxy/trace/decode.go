@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -195,6 +196,35 @@ func bytesOf(name string, s, b64 *string) ([]byte, bool, error) {
 	return nil, false, nil
 }
 
+// rawOf decodes an event's block: from raw or raw_b64, or from
+// raw_parts, the text before the message's JSON, the JSON as it came and
+// the text after it.
+func rawOf(w *wireEvent) ([]byte, error) {
+	if w.RawParts == nil {
+		b, _, err := bytesOf("event.raw", w.Raw, w.RawB64)
+		return b, err
+	}
+	if w.Raw != nil || w.RawB64 != nil {
+		return nil, fmt.Errorf("event has both raw_parts and raw; a trace writes one of them")
+	}
+	if n := len(w.RawParts); n != 3 {
+		return nil, fmt.Errorf("event.raw_parts has %d parts, want 3: the text before the message, the message, the text after it", n)
+	}
+	var before, after string
+	if json.Unmarshal(w.RawParts[0], &before) != nil {
+		return nil, fmt.Errorf("event.raw_parts[0] is %.40s, want the text before the message as a string", w.RawParts[0])
+	}
+	if json.Unmarshal(w.RawParts[2], &after) != nil {
+		return nil, fmt.Errorf("event.raw_parts[2] is %.40s, want the text after the message as a string", w.RawParts[2])
+	}
+	msg := w.RawParts[1]
+	if len(msg) == 0 || msg[0] != '{' && msg[0] != '[' {
+		return nil, fmt.Errorf("event.raw_parts[1] is %.40s, want the message, a JSON object or array", msg)
+	}
+	raw := make([]byte, 0, len(before)+len(msg)+len(after))
+	return append(append(append(raw, before...), msg...), after...), nil
+}
+
 func nonEmpty(b []byte) []byte {
 	if len(b) == 0 {
 		return nil
@@ -212,7 +242,7 @@ func decodeEvent(w *wireEvent) (*observe.Event, error) {
 		Fate:  fate, DeliveredAt: us(w.DeliveredAtUS), Copies: w.Copies, Corrupted: w.Corrupted,
 	}
 	var err error
-	if e.Raw, _, err = bytesOf("event.raw", w.Raw, w.RawB64); err != nil {
+	if e.Raw, err = rawOf(w); err != nil {
 		return nil, err
 	}
 	if e.Type, _, err = bytesOf("event.type", w.Type, w.TypeB64); err != nil {

@@ -146,6 +146,20 @@ func randomObservation(r *rand.Rand) *observe.Observation {
 	return o
 }
 
+// messageTexts are JSON-RPC messages as an event's data may hold them:
+// compact and not, batches, blanks around them, escapes, text beyond
+// ASCII (U+2028 among it), and the smallest object and array.
+var messageTexts = []string{
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":17}}`,
+	`{ "jsonrpc" : "2.0", "id" : 3, "result" : { "content" : [ ] } }`,
+	`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"x"}}]`,
+	` {"jsonrpc":"2.0","id":"a\"b\\c\u0000","result":{}}` + "\t",
+	"\t\t" + `{"jsonrpc":"2.0","method":"m"}` + "  ",
+	`{"jsonrpc":"2.0","id":1,"result":"é €"}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"\u2028\"}",
+	`{}`, `[]`,
+}
+
 // randomEvent returns an event whose raw block and other texts are hostile,
 // "endpoint" events among them for the redaction of their query.
 func randomEvent(r *rand.Rand) *observe.Event {
@@ -161,6 +175,16 @@ func randomEvent(r *rand.Rand) *observe.Event {
 	if r.IntN(6) == 0 {
 		ev.Type = []byte("endpoint")
 		ev.Raw = append([]byte("event: endpoint\ndata: /messages?session_id="), append(txt(), "&api_key=k\n\n"...)...)
+	}
+	if r.IntN(4) == 0 && string(ev.Type) != "endpoint" {
+		// A message whose data is a part of its block, as the proxy's
+		// blocks are: raw_parts, unless the JSON or the text around it
+		// rules that out.
+		before := append(append([]byte("id: "), hostileText(r)...), "\ndata: "...)
+		msg := messageTexts[r.IntN(len(messageTexts))]
+		ev.Raw = append(append(before, msg...), []string{"\n\n", "\r\n\r\n", "\n\xff\n"}[r.IntN(3)]...)
+		ev.Data = ev.Raw[len(before) : len(before)+len(msg)]
+		ev.Parsed, ev.Dispatched, ev.RPCKind = true, opt(), mcp.RPCKind(r.IntN(5))
 	}
 	if ev.HasID {
 		ev.ID = txt()

@@ -2,7 +2,10 @@ package trace
 
 import (
 	"encoding/base64"
+	"encoding/binary"
+	"unsafe"
 
+	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -27,7 +30,7 @@ func appendEvent(b []byte, ev *observe.Event, red *redactor) []byte {
 	b = append(b, `,"event":{`...)
 	b = append(b, `"index":`...)
 	b = appendInt(b, int64(ev.Index))
-	b = appendBytesAs(b, `,"raw":`, `,"raw_b64":"`, raw)
+	b = appendRaw(b, ev, raw)
 	if ev.Parsed {
 		b = append(b, `,"parsed":true`...)
 	}
@@ -111,4 +114,78 @@ func appendBytesAs(b []byte, m, m64 string, v []byte) []byte {
 	b = append(b[:start], m64...)
 	b = base64.StdEncoding.AppendEncode(b, v)
 	return append(b, '"')
+}
+
+// appendRaw appends the raw member of ev, whose block is raw: as raw_parts
+// when rawParts finds its data's JSON in it, otherwise as raw (or
+// raw_b64). raw_parts writes the message as it came, with no escaping,
+// where most of a traced event's cost was escaping the quotes of its
+// JSON.
+func appendRaw(b []byte, ev *observe.Event, raw []byte) []byte {
+	if from, to, ok := rawParts(ev, raw); ok {
+		start := len(b)
+		b, ok = appendValidString(append(b, `,"raw_parts":[`...), raw[:from])
+		if ok {
+			b = append(append(append(b, ','), raw[from:to]...), ',')
+			if b, ok = appendValidString(b, raw[to:]); ok {
+				return append(b, ']')
+			}
+		}
+		b = b[:start] // the text around the JSON is not UTF-8
+	}
+	return appendBytesAs(b, `,"raw":`, `,"raw_b64":"`, raw)
+}
+
+// rawParts finds, in raw, the JSON of a message the event's data holds,
+// so that raw can be written as the text before it, the JSON as it came,
+// and the text after it: raw[:from], raw[from:to], raw[to:]. It does when
+// the data was classified as JSON-RPC (so it is JSON: jsonrpc.Scan said
+// so), lies in raw as one piece (one data line), is an object or an
+// array, and is all ASCII: a trace line must be UTF-8, and escapes
+// U+2028 and U+2029, which ASCII rules out at the cost of one look at
+// eight bytes at a time.
+func rawParts(ev *observe.Event, raw []byte) (from, to int, ok bool) {
+	d := ev.Data
+	if ev.RPCKind == mcp.RPCNone || !ev.Parsed || !ev.Dispatched || len(d) == 0 || len(d) > len(raw) {
+		return 0, 0, false
+	}
+	// Only the addresses are compared; nothing is read through them.
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(d))) - uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	if off > uintptr(len(raw)-len(d)) {
+		return 0, 0, false
+	}
+	from, to = int(off), int(off)+len(d)
+	// A data line holds no line end; the JSON may have blanks around it,
+	// which go with the text around it.
+	for from < to && (raw[from] == ' ' || raw[from] == '\t') {
+		from++
+	}
+	for to > from && (raw[to-1] == ' ' || raw[to-1] == '\t') {
+		to--
+	}
+	if to-from < 2 || !(raw[from] == '{' && raw[to-1] == '}' || raw[from] == '[' && raw[to-1] == ']') || !isASCII(raw[from:to]) {
+		return 0, 0, false
+	}
+	return from, to, true
+}
+
+// isASCII reports whether every byte of s is below 0x80, looking at 32
+// bytes a turn in four words that do not wait for each other.
+func isASCII(s []byte) bool {
+	var a, b, c, d uint64
+	for len(s) >= 32 {
+		a |= binary.LittleEndian.Uint64(s)
+		b |= binary.LittleEndian.Uint64(s[8:])
+		c |= binary.LittleEndian.Uint64(s[16:])
+		d |= binary.LittleEndian.Uint64(s[24:])
+		s = s[32:]
+	}
+	for len(s) >= 8 {
+		a |= binary.LittleEndian.Uint64(s)
+		s = s[8:]
+	}
+	for _, x := range s {
+		b |= uint64(x)
+	}
+	return (a|b|c|d)&highs == 0
 }

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
@@ -17,7 +18,12 @@ import (
 // absent when the body names none); a request of a format 1 trace has an
 // unknown name, and the checks that compare it with the Mcp-Name header
 // do not judge it.
-const Version = 2
+//
+// Format 3 may write an event's block as raw_parts (the text before its
+// message, the message's JSON as it came, the text after it) rather than
+// as raw: a reader of format 2 would take such an event for one with no
+// block.
+const Version = 3
 
 // versionNames is the first format that records a request's name.
 const versionNames = 2
@@ -177,27 +183,30 @@ type wireResp struct {
 }
 
 type wireEvent struct {
-	Index          int          `json:"index"`
-	Raw            *string      `json:"raw"`
-	RawB64         *string      `json:"raw_b64"`
-	Parsed         bool         `json:"parsed"`
-	Type           *string      `json:"type"`
-	TypeB64        *string      `json:"type_b64"`
-	ID             *string      `json:"id"`
-	IDB64          *string      `json:"id_b64"`
-	Retry          *int64       `json:"retry"`
-	Priming        bool         `json:"priming"`
-	Dispatched     bool         `json:"dispatched"`
-	Message        *wireMessage `json:"message"`
-	Fate           string       `json:"fate"`
-	DeliveredAtUS  int64        `json:"delivered_at_us"`
-	Delivered      *string      `json:"delivered"`
-	DeliveredB64   *string      `json:"delivered_b64"`
-	DeliveredID    *string      `json:"delivered_id"`
-	DeliveredIDB64 *string      `json:"delivered_id_b64"`
-	DeliveredRetry *int64       `json:"delivered_retry"`
-	Copies         int          `json:"copies"`
-	Corrupted      bool         `json:"corrupted"`
+	Index  int     `json:"index"`
+	Raw    *string `json:"raw"`
+	RawB64 *string `json:"raw_b64"`
+	// RawParts: the block as the text before its message, the message's
+	// JSON as it came, and the text after it (format 3).
+	RawParts       []json.RawMessage `json:"raw_parts"`
+	Parsed         bool              `json:"parsed"`
+	Type           *string           `json:"type"`
+	TypeB64        *string           `json:"type_b64"`
+	ID             *string           `json:"id"`
+	IDB64          *string           `json:"id_b64"`
+	Retry          *int64            `json:"retry"`
+	Priming        bool              `json:"priming"`
+	Dispatched     bool              `json:"dispatched"`
+	Message        *wireMessage      `json:"message"`
+	Fate           string            `json:"fate"`
+	DeliveredAtUS  int64             `json:"delivered_at_us"`
+	Delivered      *string           `json:"delivered"`
+	DeliveredB64   *string           `json:"delivered_b64"`
+	DeliveredID    *string           `json:"delivered_id"`
+	DeliveredIDB64 *string           `json:"delivered_id_b64"`
+	DeliveredRetry *int64            `json:"delivered_retry"`
+	Copies         int               `json:"copies"`
+	Corrupted      bool              `json:"corrupted"`
 }
 
 type wireEnd struct {

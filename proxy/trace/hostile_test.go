@@ -28,11 +28,11 @@ func hostileTraces(good []byte) []hostileTrace {
 		return append(b, bytes.Join(lines[at-1:], nil)...)
 	}
 	return []hostileTrace{
-		{"version 0", swap(`{"fray_trace":2,`, `{"fray_trace":0,`), ErrNotTrace, 1, "format version 0"},
-		{"negative version", swap(`{"fray_trace":2,`, `{"fray_trace":-1,`), ErrNotTrace, 1, "format version -1"},
-		{"version as a string", swap(`{"fray_trace":2,`, `{"fray_trace":"1",`), ErrNotTrace, 1, "not a fray trace"},
-		{"version past int64", swap(`{"fray_trace":2,`, `{"fray_trace":99999999999999999999,`), ErrNotTrace, 1, "not a fray trace"},
-		{"version far newer", swap(`{"fray_trace":2,`, `{"fray_trace":2147483647,`), ErrNewer, 1, "newer"},
+		{"version 0", swap(`{"fray_trace":3,`, `{"fray_trace":0,`), ErrNotTrace, 1, "format version 0"},
+		{"negative version", swap(`{"fray_trace":3,`, `{"fray_trace":-1,`), ErrNotTrace, 1, "format version -1"},
+		{"version as a string", swap(`{"fray_trace":3,`, `{"fray_trace":"1",`), ErrNotTrace, 1, "not a fray trace"},
+		{"version past int64", swap(`{"fray_trace":3,`, `{"fray_trace":99999999999999999999,`), ErrNotTrace, 1, "not a fray trace"},
+		{"version far newer", swap(`{"fray_trace":3,`, `{"fray_trace":2147483647,`), ErrNewer, 1, "newer"},
 		{"start time not a time", swap(`"started":"2025-11-25T10:00:00.123456789Z"`, `"started":"yesterday"`), ErrSyntax, 1, `started "yesterday"`},
 		{"NaN time", swap(`"at_us":4000`, `"at_us":NaN`), ErrSyntax, 4, "not a JSON object"},
 		{"infinite time", swap(`"at_us":4000`, `"at_us":1e400`), ErrSyntax, 4, "not a JSON object"},
@@ -41,6 +41,10 @@ func hostileTraces(good []byte) []hostileTrace {
 		{"fractional time", swap(`"at_us":4000`, `"at_us":4000.5`), ErrSyntax, 4, "not a JSON object"},
 		{"bad base64", swap(`"id_b64":"//4="`, `"id_b64":"!!not base64"`), ErrSyntax, 6, "id_b64"},
 		{"base64 of the wrong alphabet", swap(`"id_b64":"//4="`, `"id_b64":"__4="`), ErrSyntax, 6, "id_b64"},
+		{"raw_parts of two parts", swap(`,"\t\n\n"]`, `]`), ErrSyntax, 5, "raw_parts has 2 parts, want 3"},
+		{"raw_parts with a number before the message", swap(`"raw_parts":["event: message\nid: 2\ndata:  "`, `"raw_parts":[17`), ErrSyntax, 5, "raw_parts[0] is 17"},
+		{"raw_parts with a string for the message", swap(`,{"jsonrpc":"2.0","id":0,"result":{}},`, `,"x",`), ErrSyntax, 5, `raw_parts[1] is "x"`},
+		{"raw_parts and raw", swap(`"raw_parts":[`, `"raw":"x","raw_parts":[`), ErrSyntax, 5, "both raw_parts and raw"},
 		{"unknown kind", swap(`"kind":"end","at_us":10000`, `"kind":"exit","at_us":10000`), ErrSyntax, 9, `kind "exit"`},
 		{"kind without its member", swap(`"end":{"cause":"fault-closed"}`, `"ended":{}`), ErrSyntax, 9, "without its end member"},
 		{"exchange past uint64", swap(`"exchange":4,`, `"exchange":18446744073709551616,`), ErrSyntax, 14, "not a JSON object"},

@@ -152,6 +152,44 @@ func (e *refEnc) bytes(k string, b []byte) {
 	e.b = append(e.b, '"')
 }
 
+// raw writes an event's block raw: as raw_parts, the text before the
+// JSON, the JSON as it is and the text after it, when the event's data
+// is a classified message found in raw as one piece, an object or array
+// of ASCII bytes once the blanks around it are left to the text, and the
+// text is UTF-8; as raw (or raw_b64) otherwise.
+func (e *refEnc) raw(ev *observe.Event, raw []byte) {
+	d := ev.Data
+	if ev.RPCKind != mcp.RPCNone && ev.Parsed && ev.Dispatched && len(d) > 0 {
+		for from := 0; from+len(d) <= len(raw); from++ {
+			if &raw[from] != &d[0] {
+				continue
+			}
+			to := from + len(d)
+			for from < to && (raw[from] == ' ' || raw[from] == '\t') {
+				from++
+			}
+			for to > from && (raw[to-1] == ' ' || raw[to-1] == '\t') {
+				to--
+			}
+			msg := raw[from:to]
+			ascii := true
+			for _, c := range msg {
+				ascii = ascii && c < utf8.RuneSelf
+			}
+			object := len(msg) >= 2 && msg[0] == '{' && msg[len(msg)-1] == '}'
+			array := len(msg) >= 2 && msg[0] == '[' && msg[len(msg)-1] == ']'
+			if ascii && (object || array) && utf8.Valid(raw[:from]) && utf8.Valid(raw[to:]) {
+				e.key("raw_parts")
+				e.b = append(refAppendString(append(e.b, '['), raw[:from]), ',')
+				e.b = append(refAppendString(append(append(e.b, msg...), ','), raw[to:]), ']')
+				return
+			}
+			break
+		}
+	}
+	e.bytes("raw", raw)
+}
+
 func (e *refEnc) bytesNonEmpty(k string, b []byte) {
 	if len(b) > 0 {
 		e.bytes(k, b)
@@ -453,7 +491,7 @@ func refEncodeEvent(e *refEnc, ev *observe.Event, red *redactor) {
 	}
 	e.object("event")
 	e.int("index", int64(ev.Index))
-	e.bytes("raw", raw)
+	e.raw(ev, raw)
 	e.flag("parsed", ev.Parsed)
 	e.bytesNonEmpty("type", ev.Type)
 	if ev.HasID {

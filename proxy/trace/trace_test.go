@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -25,6 +26,10 @@ import (
 // variants (bytes that are not UTF-8, an id that is set but empty).
 func sample() []*observe.Observation {
 	ms := time.Millisecond
+	// A block whose data is a part of it, as the proxy's blocks are, with
+	// blanks around its JSON: written as raw_parts.
+	msg := []byte("event: message\nid: 2\ndata:  {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\t\n\n")
+	msgData := msg[bytes.Index(msg, []byte("data: "))+6 : len(msg)-2]
 	return []*observe.Observation{
 		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: mcp.StreamPost,
 			Request: &observe.Request{Method: "POST", Path: "/mcp",
@@ -38,7 +43,7 @@ func sample() []*observe.Observation {
 			Event: &observe.Event{Event: mcp.Event{Index: 0, Raw: []byte("id: 1\nretry: 500\ndata:\n\n"), Parsed: true, ID: []byte("1"), HasID: true, Retry: 500, HasRetry: true, Priming: true}, Fate: observe.Delivered, DeliveredAt: 4 * ms, DeliveredID: []byte("1"), DeliveredHasID: true, DeliveredRetry: 500, DeliveredHasRetry: true, Copies: 1}},
 		{Kind: observe.KindEvent, At: 5 * ms, Exchange: 1, Stream: mcp.StreamPost, Session: "s-1", SessionSeq: 1,
 			Fired: []faults.Firing{{Index: 0, Kind: "strip-id", Traits: faults.HidesIDs}, {Index: 2, Kind: "duplicate", Traits: faults.Duplicates}},
-			Event: &observe.Event{Event: mcp.Event{Index: 1, Raw: []byte("event: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Parsed: true, Type: []byte("message"), ID: []byte("2"), HasID: true, Dispatched: true, Data: []byte(`{"jsonrpc":"2.0","id":0,"result":{}}`), RPCKind: mcp.RPCResponse, RPCID: []byte("0")}, Fate: observe.Delivered, DeliveredAt: 6 * ms, Delivered: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Copies: 2, Corrupted: true}},
+			Event: &observe.Event{Event: mcp.Event{Index: 1, Raw: msg, Parsed: true, Type: []byte("message"), ID: []byte("2"), HasID: true, Dispatched: true, Data: msgData, RPCKind: mcp.RPCResponse, RPCID: []byte("0")}, Fate: observe.Delivered, DeliveredAt: 6 * ms, Delivered: []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n\n"), Copies: 2, Corrupted: true}},
 		{Kind: observe.KindEvent, At: 7 * ms, Exchange: 1, Stream: mcp.StreamPost, Fired: []faults.Firing{{Index: 1, Kind: "lose", Traits: faults.EndsStream | faults.WithholdsEvents}},
 			Event: &observe.Event{Event: mcp.Event{Index: 2, Raw: []byte("id: \xff\xfe\ndata: \xc3\x28 \u2028\n\n"), Parsed: true, ID: []byte("\xff\xfe"), HasID: true, Dispatched: true, Data: []byte("\xc3\x28 \u2028"), RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Fate: observe.Lost}},
 		{Kind: observe.KindEvent, At: 8 * ms, Exchange: 1, Stream: mcp.StreamPost,
@@ -288,7 +293,7 @@ func TestUnreadableTraces(t *testing.T) {
 	plain := traceBytes(t, false)
 	lines := bytes.SplitAfter(plain, []byte("\n"))
 	gz := traceBytes(t, true)
-	newer := bytes.Replace(plain, []byte(`{"fray_trace":2,`), []byte(`{"fray_trace":3,`), 1)
+	newer := bytes.Replace(plain, fmt.Appendf(nil, `{"fray_trace":%d,`, Version), fmt.Appendf(nil, `{"fray_trace":%d,`, Version+1), 1)
 	gzNewer := func() []byte {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -311,8 +316,8 @@ func TestUnreadableTraces(t *testing.T) {
 		{"empty", nil, ErrNotTrace, 0, "the file is empty"},
 		{"not a trace", []byte("{\"schema\":1,\"verdict\":\"pass\"}\n"), ErrNotTrace, 1, "not a fray trace"},
 		{"binary", bytes.Repeat([]byte{0, 1, 2}, 100), ErrNotTrace, 1, "not a fray trace"},
-		{"newer", newer, ErrNewer, 1, "version 3 is newer"},
-		{"newer gzip", gzNewer, ErrNewer, 1, "version 3 is newer"},
+		{"newer", newer, ErrNewer, 1, fmt.Sprintf("version %d is newer", Version+1)},
+		{"newer gzip", gzNewer, ErrNewer, 1, fmt.Sprintf("version %d is newer", Version+1)},
 		{"end line cut", plain[:len(plain)-10], ErrTruncated, n - 1, "the last line is cut"},
 		{"observation cut", cutLast, ErrTruncated, n - 2, "the last line is cut"},
 		{"no end line", bytes.Join(lines[:n-2], nil), ErrTruncated, n - 2, "stops before its end line"},
