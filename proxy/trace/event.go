@@ -142,8 +142,8 @@ func appendRaw(b []byte, ev *observe.Event, raw []byte) []byte {
 // the data was classified as JSON-RPC (so it is JSON: jsonrpc.Scan said
 // so), lies in raw as one piece (one data line), is an object or an
 // array, and is all ASCII: a trace line must be UTF-8, and escapes
-// U+2028 and U+2029, which ASCII rules out at the cost of one look at
-// eight bytes at a time.
+// U+2028 and U+2029, which ASCII rules out at the cost of one pass over
+// the JSON a word at a time (isASCII).
 func rawParts(ev *observe.Event, raw []byte) (from, to int, ok bool) {
 	d := ev.Data
 	if ev.RPCKind == mcp.RPCNone || !ev.Parsed || !ev.Dispatched || len(d) == 0 || len(d) > len(raw) {
