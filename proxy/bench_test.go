@@ -22,8 +22,10 @@ import (
 //	direct:        client <-> upstream
 //	reverseproxy:  client <-> httputil.ReverseProxy (FlushInterval -1) <-> upstream
 //	fray:          client <-> proxy.Proxy, nothing observing <-> upstream
-//	fray-shipped:  client <-> the engine fray proxy runs, the verifier and
-//	               the metrics observing every event <-> upstream
+//	fray-shipped:  client <-> the engine as `fray proxy --admin` runs it
+//	               (engine.ProxyOptions): the verifier and the metrics
+//	               observing every event, a profile the admin API may
+//	               swap in (none yet) <-> upstream
 //	fray-traced:   fray-shipped with a trace written to a file (--trace)
 //
 // over HTTP/1.1 keep-alive connections on 127.0.0.1, in two regimes, one
@@ -136,11 +138,13 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 	}
 	serve("fray", p, frayTransport)
 
-	// What `fray proxy` runs: the engine on its own transport, the
-	// verifier and the metrics observing every event; then the same with
-	// --trace.
+	// What `fray proxy --upstream URL --admin ADDR` runs, its options
+	// made by the function the command uses: the engine on its own
+	// transport, the verifier and the metrics observing every event, and
+	// a profile that the admin API may swap (none yet); then the same
+	// with --trace.
 	for _, traced := range []bool{false, true} {
-		opts := engine.Options{Upstream: upURL, Metrics: true}
+		cmd := engine.ProxyCommand{Upstream: upURL, Admin: true, RequestBodyTimeout: proxy.DefaultRequestBodyTimeout}
 		name := "fray-shipped"
 		if traced {
 			w, err := trace.Create(filepath.Join(dir, "bench.jsonl"), trace.WriterOptions{})
@@ -149,9 +153,9 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUp
 				tb.Fatal(err)
 			}
 			stop = append(stop, func() { _ = w.Close() })
-			opts.Trace, name = w, "fray-traced"
+			cmd.Trace, name = w, "fray-traced"
 		}
-		eng, err := engine.New(opts)
+		eng, err := engine.New(engine.ProxyOptions(cmd))
 		if err != nil {
 			done()
 			tb.Fatal(err)
