@@ -37,7 +37,8 @@ func (r *classifyingRecorder) Observe(o *observe.Observation) {
 
 // TestClassificationLeftToTheObserver: the proxy leaves the JSON-RPC
 // classification of an event to an observer that is a Classifier exactly
-// when nothing on the stream's path reads it: with no profile, or with
+// when nothing on the stream's path reads it: with no profile, with one
+// that has no fault (as `fray proxy --admin` runs before a swap), or with
 // one no fault of which can hit the stream, but not when a fault can, nor
 // for the answer to an initialize (read for the session's revision), nor
 // for an observer that is not a Classifier. Either way the observer gets
@@ -73,6 +74,12 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 	// tools/call stream's events (it drops the progress notification,
 	// which the observer sees all the same).
 	elsewhere := plan("[[fault]]\nkind = \"drop\"\nstream = \"get\"\n")
+	// The profile `fray proxy --admin` keeps in force before one is
+	// swapped in: none, with no fault.
+	none, err := profiles.NewActive(&profiles.Profile{Name: "none"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	here := plan("[[fault]]\nkind = \"drop\"\nrpc_method = \"notifications/progress\"\n")
 
 	call := []string{
@@ -87,6 +94,7 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 		leftToObs bool
 	}{
 		{"no profile", func(o *proxy.Options, r *classifyingRecorder) { o.Observer = r }, tcall, call, true},
+		{"a profile with no fault", func(o *proxy.Options, r *classifyingRecorder) { o.Observer, o.Faults = r, none }, tcall, call, true},
 		{"no fault can hit the stream", func(o *proxy.Options, r *classifyingRecorder) { o.Observer, o.Faults = r, elsewhere }, tcall, call, true},
 		{"a fault can hit the stream", func(o *proxy.Options, r *classifyingRecorder) { o.Observer, o.Faults = r, here }, tcall, call, false},
 		{"the answer to an initialize", func(o *proxy.Options, r *classifyingRecorder) { o.Observer = r },

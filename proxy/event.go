@@ -92,12 +92,12 @@ func (pm *pump) decide(e *sse.Event) (outcome, []faults.Firing) {
 // data can be left to the observer: it is a Classifier (the engine's
 // queue) that finds it off the stream's path and has room to now, and
 // nothing on the path reads it. The stream's faults do, unless none can
-// hit the stream (and a plan that starts with the first event has not
-// started yet), and so does the answer to an initialize, which the proxy
-// reads for the session's protocol revision.
+// hit the stream (startPlan then leaves it no plan; and a plan that starts
+// with the first event has not started yet), and so does the answer to an
+// initialize, which the proxy reads for the session's protocol revision.
 func (pm *pump) classifyLater() bool {
 	return pm.p.classifier != nil && !pm.ex.initReq && !(pm.index == 0 && pm.planLater) &&
-		(pm.sp == nil || faults.Inert(pm.sp)) && pm.p.classifier.Classifies()
+		pm.sp == nil && pm.p.classifier.Classifies()
 }
 
 // view fills the current event's view from e: the one description of the

@@ -273,6 +273,12 @@ func (pm *pump) startPlan() bool {
 		pm.reset()
 		return false
 	}
+	if faults.Inert(pm.sp) {
+		// No fault can hit the stream, now or later (a stream keeps the
+		// faults it started with): its events take the way of a proxy
+		// with no plan, as `fray proxy --admin` has with no profile yet.
+		pm.sp = nil
+	}
 	return true
 }
 
