@@ -103,13 +103,16 @@ func (pm *pump) classifyLater() bool {
 // view fills the current event's view from e: the one description of the
 // block that the fault decision and the observers read.
 func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message) {
-	pm.current().oev = observe.Event{Event: mcp.Event{
-		Index: pm.index, Raw: e.Raw, Parsed: true,
-		Type: e.Type, ID: e.ID, HasID: e.HasID, Retry: e.Retry, HasRetry: e.HasRetry,
-		Priming: e.Priming(), Dispatched: e.Dispatched, Data: e.Data,
-		RPCKind: msg.Kind, RPCMethod: msg.Method, RPCID: msg.ID,
-		SinceStream: pm.readAt.Sub(pm.started), SinceRun: pm.readAt.Sub(pm.p.start),
-	}}
+	// Cleared, then set field by field, in place: a composite literal
+	// would be built aside and copied over, twice the stores on every
+	// event.
+	v := &pm.current().oev
+	*v = observe.Event{}
+	v.Index, v.Raw, v.Parsed = pm.index, e.Raw, true
+	v.Type, v.ID, v.HasID, v.Retry, v.HasRetry = e.Type, e.ID, e.HasID, e.Retry, e.HasRetry
+	v.Priming, v.Dispatched, v.Data = e.Priming(), e.Dispatched, e.Data
+	v.RPCKind, v.RPCMethod, v.RPCID = msg.Kind, msg.Method, msg.ID
+	v.SinceStream, v.SinceRun = pm.readAt.Sub(pm.started), pm.readAt.Sub(pm.p.start)
 	pm.index++
 }
 
