@@ -112,7 +112,7 @@ func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message) {
 	v.Type, v.ID, v.HasID, v.Retry, v.HasRetry = e.Type, e.ID, e.HasID, e.Retry, e.HasRetry
 	v.Priming, v.Dispatched, v.Data = e.Priming(), e.Dispatched, e.Data
 	v.RPCKind, v.RPCMethod, v.RPCID = msg.Kind, msg.Method, msg.ID
-	v.SinceStream, v.SinceRun = pm.readAt.Sub(pm.started), pm.readAt.Sub(pm.p.start)
+	v.SinceStream, v.SinceRun = pm.readRun-pm.startRun, pm.readRun
 	pm.index++
 }
 
@@ -304,7 +304,7 @@ func (pm *pump) observeHead(act *faults.StreamAction) {
 	}
 	o := &pm.current().obs
 	*o = observe.Observation{Response: resp, Fired: fired}
-	pm.p.head(o, observe.KindResponse, pm.ex, pm.started.Sub(pm.p.start))
+	pm.p.head(o, observe.KindResponse, pm.ex, pm.startRun)
 	pm.observe(o)
 }
 
@@ -323,7 +323,7 @@ func (pm *pump) observeEvent(e *sse.Event, out outcome, fired []faults.Firing) {
 // (out), and returns when it was read, since the proxy started.
 func (pm *pump) describeEvent(e *sse.Event, out outcome) time.Duration {
 	pm.observeHead(nil)
-	at := pm.readAt.Sub(pm.p.start)
+	at := pm.readRun
 	o := &pm.current().oev
 	o.Fate, o.Copies, o.Corrupted = out.fate, out.copies, out.corrupted
 	if out.fate == observe.Delivered {

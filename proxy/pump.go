@@ -73,6 +73,10 @@ type pump struct {
 	// timed: the pump needs the time of each read (observers or faults).
 	timed  bool
 	readAt time.Time // when the last read from the upstream returned
+	// readRun and startRun are readAt and started since the proxy
+	// started, taken once per read and once per stream, so that an event
+	// finds its times ready.
+	readRun, startRun time.Duration
 
 	// What observers are told. The current block's view and its
 	// observation live in es, which the stream holds only while it has
@@ -109,6 +113,7 @@ func (t *timedRead) Read(b []byte) (int, error) {
 	n, err := t.body.Read(b)
 	if t.pm.timed {
 		t.pm.readAt = t.pm.p.clock.Now()
+		t.pm.readRun = t.pm.readAt.Sub(t.pm.p.start)
 	}
 	if t.pm.idle != nil && n > 0 {
 		t.pm.idle.touch(t.pm.readAt)
@@ -185,7 +190,8 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	pm := &pump{p: p, w: w, rc: http.NewResponseController(w), r: r, resp: resp, ex: ex, cancel: cancel, cause: observe.ClientGone}
 	pm.timed = p.observing() || p.opts.Faults != nil
 	pm.started = p.clock.Now()
-	pm.readAt = pm.started
+	pm.startRun = pm.started.Sub(p.start)
+	pm.readAt, pm.readRun = pm.started, pm.startRun
 	// Deferred first, so that it runs last: the reset of an HTTP/2 stream
 	// comes after its events and its end were observed.
 	defer pm.abortIfAsked()
