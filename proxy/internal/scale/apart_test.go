@@ -281,3 +281,55 @@ func apartRead(ctx context.Context, s *apartSetup, up *apartUpstream, n int, pac
 	}
 	return lat, nil
 }
+
+// TestApartHarness runs BenchmarkApart's harness with a few events: each
+// setup carries a paced and a bulk stream whole and in order, a paced
+// event's latency is never negative, and the proxy children are the ones
+// that carried the streams (their CPU time grew).
+func TestApartHarness(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	up := newApartUpstream()
+	defer up.Close()
+	setups := []*apartSetup{{name: direct, url: up.URL}}
+	for _, mode := range []string{reverseProxy, fray} {
+		c, err := scale.StartChild(ctx, scale.ChildConfig{Mode: mode, Listen: "127.0.0.1:0", Upstream: up.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		setups = append(setups, &apartSetup{name: mode, url: "http://" + c.Addr, child: c})
+	}
+	for _, s := range setups {
+		t.Run(s.name, func(t *testing.T) {
+			s.client = &http.Client{Transport: &http.Transport{}}
+			defer s.client.CloseIdleConnections()
+			cpu0, err := childCPU(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lat, err := apartRead(ctx, s, up, 20, time.Millisecond, 1, []time.Duration{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(lat) != 20 {
+				t.Fatalf("%d latencies for 20 paced events", len(lat))
+			}
+			for i, l := range lat {
+				if l < 0 {
+					t.Errorf("event %d: latency %v", i, l)
+				}
+			}
+			if _, err := apartRead(ctx, s, up, 2*apartBulk+7, 0, apartBulk, nil); err != nil {
+				t.Fatal(err)
+			}
+			cpu1, err := childCPU(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.child != nil && cpu1 <= cpu0 {
+				t.Errorf("the %s child used no CPU time while it carried the streams (%v, then %v)", s.name, cpu0, cpu1)
+			}
+		})
+	}
+}
