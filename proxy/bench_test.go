@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"context"
 	"flag"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/internal/benchsse"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 
@@ -69,8 +71,6 @@ func BenchmarkStream(b *testing.B) {
 var benchOnly = flag.String("stream.setups", "", "comma-separated setups BenchmarkStream runs (all when empty)")
 
 const (
-	// benchPath is where the upstream serves its stream.
-	benchPath = "/mcp"
 	// benchPace is the gap between events in the latency phase (at least:
 	// timers may be coarser): wide
 	// enough that an event never queues behind the one before it.
@@ -88,19 +88,19 @@ const (
 // benchSetup is one way to the upstream.
 type benchSetup struct {
 	name string
-	url  string // base URL; the stream is at benchPath
+	url  string // base URL; the stream is at benchsse.Path
 }
 
 // newBenchSetups starts the upstream and the proxies; the trace, when
 // one is written, goes under dir. done stops them all.
-func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchUpstream, done func()) {
+func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchsse.Upstream, done func()) {
 	var stop []func()
 	done = func() {
 		for _, f := range slices.Backward(stop) {
 			f()
 		}
 	}
-	up = newBenchUpstream()
+	up = benchsse.NewUpstream()
 	stop = append(stop, up.Close)
 	upURL, err := url.Parse(up.URL)
 	if err != nil {
@@ -177,14 +177,14 @@ type benchTally struct {
 
 // benchRegime streams b.N events through every setup, batch events per
 // upstream write, in rounds; with paced, it measures latency too.
-func benchRegime(b *testing.B, setups []benchSetup, up *benchUpstream, batch int, paced bool) {
+func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch int, paced bool) {
 	clients := make([]*http.Client, len(setups))
 	for i, s := range setups {
 		clients[i] = &http.Client{Transport: newBenchTransport()}
 		defer clients[i].CloseIdleConnections()
 		// Open the connections (client's and proxy's) before the clock
 		// starts.
-		if err := benchRead(clients[i], benchStreamURL(s.url, 1, 0, batch), 1, up.base, nil); err != nil {
+		if err := benchsse.Read(context.Background(), clients[i], benchsse.URL(s.url, 1, 0, batch), 1, up.Base, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -197,7 +197,7 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchUpstream, batch int
 			t := &tally[i]
 			cpu0, ok0 := processCPU()
 			start := time.Now()
-			err := benchRead(clients[i], benchStreamURL(setups[i].url, per, 0, batch), per, up.base, nil)
+			err := benchsse.Read(context.Background(), clients[i], benchsse.URL(setups[i].url, per, 0, batch), per, up.Base, nil)
 			elapsed := time.Since(start)
 			cpu1, ok1 := processCPU()
 			if err != nil {
@@ -216,7 +216,7 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchUpstream, batch int
 			for k := range setups {
 				i := (r + k) % len(setups)
 				lat := make([]time.Duration, n)
-				if err := benchRead(clients[i], benchStreamURL(setups[i].url, n, benchPace, 1), n, up.base, lat); err != nil {
+				if err := benchsse.Read(context.Background(), clients[i], benchsse.URL(setups[i].url, n, benchPace, 1), n, up.Base, lat); err != nil {
 					b.Fatal(err)
 				}
 				tally[i].lat = append(tally[i].lat, lat...)

@@ -1,18 +1,13 @@
 package scale_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/proxy/internal/benchsse"
 	"github.com/frayproxy/fray/proxy/internal/scale"
 )
 
@@ -25,11 +20,13 @@ import (
 // proxy built of net/http's parts finds their code and data warm from the
 // client's and the upstream's use of the same functions a moment before,
 // which a proxy in a process of its own does not; fray's own code has no
-// such help in either. Two regimes, as BenchmarkStream's:
+// such help in either. The stream is BenchmarkStream's (benchsse: ~95-byte
+// progress notifications, each carrying its send time), in its two
+// regimes:
 //
-//   - paced: the upstream writes one event every benchPace (200 µs), each
-//     carrying its send time, and the client reports the one-way p50-µs
-//     and p99-µs; a proxy's added latency is its figure minus direct's.
+//   - paced: the upstream writes one event every apartPace (200 µs), and
+//     the client reports the one-way p50-µs and p99-µs; a proxy's added
+//     latency is its figure minus direct's.
 //   - bulk: the upstream writes apartBulk events per write, as fast as the
 //     client takes them (events/s).
 //
@@ -39,22 +36,29 @@ import (
 // floors of BenchmarkStream's acceptance, for information. The setups take
 // turns over apartRounds rounds, each round starting one setup later.
 //
-//	go test -run XXX -bench BenchmarkApart -benchtime 20000x ./proxy/internal/scale/
+//	go test -run XXX -bench BenchmarkApart -benchtime 400000x ./proxy/internal/scale/
 func BenchmarkApart(b *testing.B) {
 	ctx := context.Background()
-	up := newApartUpstream()
-	defer up.Close()
+	up, setups := startApart(ctx, b)
+	b.Run("paced", func(b *testing.B) { apartRegime(b, ctx, setups, up, true) })
+	b.Run("bulk", func(b *testing.B) { apartRegime(b, ctx, setups, up, false) })
+}
+
+// startApart starts the upstream in this process and the proxies as
+// children; all stop when tb's test ends.
+func startApart(ctx context.Context, tb testing.TB) (*benchsse.Upstream, []*apartSetup) {
+	up := benchsse.NewUpstream()
+	tb.Cleanup(up.Close)
 	setups := []*apartSetup{{name: direct, url: up.URL}}
 	for _, mode := range []string{reverseProxy, fray} {
 		c, err := scale.StartChild(ctx, scale.ChildConfig{Mode: mode, Listen: "127.0.0.1:0", Upstream: up.URL})
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		defer c.Close()
+		tb.Cleanup(func() { _ = c.Close() })
 		setups = append(setups, &apartSetup{name: mode, url: "http://" + c.Addr, child: c})
 	}
-	b.Run("paced", func(b *testing.B) { apartRegime(b, ctx, setups, up, true) })
-	b.Run("bulk", func(b *testing.B) { apartRegime(b, ctx, setups, up, false) })
+	return up, setups
 }
 
 // apartSetup is one way to the upstream: direct, or through a proxy child.
@@ -84,7 +88,7 @@ const (
 
 // apartRegime streams b.N events (paced: at most apartMaxPaced) through
 // every setup in rounds taken in turn, and reports and logs the figures.
-func apartRegime(b *testing.B, ctx context.Context, setups []*apartSetup, up *apartUpstream, paced bool) {
+func apartRegime(b *testing.B, ctx context.Context, setups []*apartSetup, up *benchsse.Upstream, paced bool) {
 	n, pace, batch := b.N, time.Duration(0), apartBulk
 	if paced {
 		n, pace, batch = min(b.N, apartMaxPaced), apartPace, 1
@@ -94,7 +98,7 @@ func apartRegime(b *testing.B, ctx context.Context, setups []*apartSetup, up *ap
 		s.client = &http.Client{Transport: &http.Transport{ForceAttemptHTTP2: false, MaxIdleConnsPerHost: 2}}
 		defer s.client.CloseIdleConnections()
 		// Open the connections before the clock starts.
-		if _, err := apartRead(ctx, s, up, 1, 0, batch, nil); err != nil {
+		if err := benchsse.Read(ctx, s.client, benchsse.URL(s.url, 1, 0, batch), 1, up.Base, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -105,14 +109,14 @@ func apartRegime(b *testing.B, ctx context.Context, setups []*apartSetup, up *ap
 			i := (r + k) % len(setups)
 			var lat []time.Duration
 			if paced {
-				lat = make([]time.Duration, 0, per)
+				lat = make([]time.Duration, per)
 			}
 			cpu0, err := childCPU(ctx, setups[i])
 			if err != nil {
 				b.Fatal(err)
 			}
 			start := time.Now()
-			lat, err = apartRead(ctx, setups[i], up, per, pace, batch, lat)
+			err = benchsse.Read(ctx, setups[i].client, benchsse.URL(setups[i].url, per, pace, batch), per, up.Base, lat)
 			elapsed := time.Since(start)
 			if err != nil {
 				b.Fatal(err)
@@ -177,111 +181,6 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
-// apartUpstream serves /stream?n=N&pace=NS&batch=B: N events, one batch of
-// B per write and flush, every pace when it is not 0. Each event carries
-// its sequence number and its send time, in nanoseconds since base on the
-// monotonic clock, which the client shares (it runs in the same process).
-type apartUpstream struct {
-	*httptest.Server
-	base time.Time
-}
-
-func newApartUpstream() *apartUpstream {
-	u := &apartUpstream{base: time.Now()}
-	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
-	return u
-}
-
-func (u *apartUpstream) serve(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	n, err1 := strconv.Atoi(q.Get("n"))
-	pace, err2 := strconv.ParseInt(q.Get("pace"), 10, 64)
-	batch, err3 := strconv.Atoi(q.Get("batch"))
-	if r.URL.Path != "/stream" || err1 != nil || err2 != nil || err3 != nil || batch < 1 {
-		http.Error(w, "want /stream?n=N&pace=NS&batch=B", http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	f := w.(http.Flusher)
-	f.Flush()
-	var tick <-chan time.Time
-	if pace > 0 {
-		t := time.NewTicker(time.Duration(pace))
-		defer t.Stop()
-		tick = t.C
-	}
-	buf := make([]byte, 0, batch*128)
-	for i := 0; i < n; {
-		if tick != nil {
-			<-tick
-		}
-		buf = buf[:0]
-		sent := time.Since(u.base)
-		for j := 0; j < batch && i < n; j, i = j+1, i+1 {
-			buf = scale.AppendEvent(buf, i)
-			// The send time goes in a comment line of the same block.
-			buf = buf[:len(buf)-1]
-			buf = append(buf, ": t="...)
-			buf = strconv.AppendInt(buf, int64(sent), 10)
-			buf = append(buf, "\n\n"...)
-		}
-		if _, err := w.Write(buf); err != nil {
-			return
-		}
-		f.Flush()
-	}
-}
-
-// apartRead reads n events from s's stream (paced every pace, batch per
-// write), checking that they arrive whole and in order; with lat non-nil
-// it appends each event's one-way latency to it.
-func apartRead(ctx context.Context, s *apartSetup, up *apartUpstream, n int, pace time.Duration, batch int, lat []time.Duration) ([]time.Duration, error) {
-	url := fmt.Sprintf("%s/stream?n=%d&pace=%d&batch=%d", s.url, n, pace, batch)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return lat, err
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return lat, err
-	}
-	defer func() {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}()
-	if resp.StatusCode != http.StatusOK {
-		return lat, fmt.Errorf("%s: %s", s.name, resp.Status)
-	}
-	br := bufio.NewReaderSize(resp.Body, 64<<10)
-	want := 0
-	for want < n {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return lat, fmt.Errorf("%s: after %d of %d events: %w", s.name, want, n, err)
-		}
-		switch {
-		case bytes.HasPrefix(line, []byte("id: ")):
-			id, err := strconv.Atoi(string(bytes.TrimSpace(line[4:])))
-			if err != nil || id != want {
-				return lat, fmt.Errorf("%s: event id %q, want %d", s.name, bytes.TrimSpace(line), want)
-			}
-		case bytes.HasPrefix(line, []byte(": t=")):
-			if lat != nil {
-				sent, err := strconv.ParseInt(string(bytes.TrimSpace(line[4:])), 10, 64)
-				if err != nil {
-					return lat, fmt.Errorf("%s: send time %q: %w", s.name, line, err)
-				}
-				lat = append(lat, time.Since(up.base)-time.Duration(sent))
-			}
-			want++
-		}
-	}
-	return lat, nil
-}
-
 // TestApartHarness runs BenchmarkApart's harness with a few events: each
 // setup carries a paced and a bulk stream whole and in order, a paced
 // event's latency is never negative, and the proxy children are the ones
@@ -289,17 +188,7 @@ func apartRead(ctx context.Context, s *apartSetup, up *apartUpstream, n int, pac
 func TestApartHarness(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	up := newApartUpstream()
-	defer up.Close()
-	setups := []*apartSetup{{name: direct, url: up.URL}}
-	for _, mode := range []string{reverseProxy, fray} {
-		c, err := scale.StartChild(ctx, scale.ChildConfig{Mode: mode, Listen: "127.0.0.1:0", Upstream: up.URL})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		setups = append(setups, &apartSetup{name: mode, url: "http://" + c.Addr, child: c})
-	}
+	up, setups := startApart(ctx, t)
 	for _, s := range setups {
 		t.Run(s.name, func(t *testing.T) {
 			s.client = &http.Client{Transport: &http.Transport{}}
@@ -308,19 +197,17 @@ func TestApartHarness(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lat, err := apartRead(ctx, s, up, 20, time.Millisecond, 1, []time.Duration{})
-			if err != nil {
+			lat := make([]time.Duration, 20)
+			if err := benchsse.Read(ctx, s.client, benchsse.URL(s.url, len(lat), time.Millisecond, 1), len(lat), up.Base, lat); err != nil {
 				t.Fatal(err)
 			}
-			if len(lat) != 20 {
-				t.Fatalf("%d latencies for 20 paced events", len(lat))
-			}
 			for i, l := range lat {
-				if l < 0 {
+				if l <= 0 || l > time.Minute {
 					t.Errorf("event %d: latency %v", i, l)
 				}
 			}
-			if _, err := apartRead(ctx, s, up, 2*apartBulk+7, 0, apartBulk, nil); err != nil {
+			n := 2*apartBulk + 7 // a short last write
+			if err := benchsse.Read(ctx, s.client, benchsse.URL(s.url, n, 0, apartBulk), n, up.Base, nil); err != nil {
 				t.Fatal(err)
 			}
 			cpu1, err := childCPU(ctx, s)
