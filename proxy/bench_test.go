@@ -231,18 +231,11 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch
 		}
 		if paced {
 			slices.Sort(t.lat)
-			b.ReportMetric(benchMicros(benchQuantile(t.lat, 0.50)), s.name+":p50-µs")
-			b.ReportMetric(benchMicros(benchQuantile(t.lat, 0.99)), s.name+":p99-µs")
+			b.ReportMetric(benchsse.Micros(benchsse.Quantile(t.lat, 0.50)), s.name+":p50-µs")
+			b.ReportMetric(benchsse.Micros(benchsse.Quantile(t.lat, 0.99)), s.name+":p99-µs")
 		}
 	}
 }
-
-// benchQuantile returns the q-quantile of sorted (nearest rank).
-func benchQuantile(sorted []time.Duration, q float64) time.Duration {
-	return sorted[int(q*float64(len(sorted)-1)+0.5)]
-}
-
-func benchMicros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 func newBenchTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()

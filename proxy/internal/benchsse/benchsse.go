@@ -174,3 +174,11 @@ func digits(b []byte) (n int64, rest []byte, ok bool) {
 	}
 	return n, b[i:], i > 0
 }
+
+// Quantile returns the q-quantile of sorted latencies (nearest rank).
+func Quantile(sorted []time.Duration, q float64) time.Duration {
+	return sorted[int(q*float64(len(sorted)-1)+0.5)]
+}
+
+// Micros is d in microseconds, as the benchmarks report latencies.
+func Micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

@@ -140,8 +140,8 @@ func apartRegime(b *testing.B, ctx context.Context, setups []*apartSetup, up *be
 		fig[s.name] = t
 		if paced {
 			slices.Sort(t.lat)
-			b.ReportMetric(micros(quantile(t.lat, 0.5)), s.name+":p50-µs")
-			b.ReportMetric(micros(quantile(t.lat, 0.99)), s.name+":p99-µs")
+			b.ReportMetric(benchsse.Micros(benchsse.Quantile(t.lat, 0.5)), s.name+":p50-µs")
+			b.ReportMetric(benchsse.Micros(benchsse.Quantile(t.lat, 0.99)), s.name+":p99-µs")
 		} else {
 			b.ReportMetric(float64(t.events)/t.elapsed.Seconds(), s.name+":events/s")
 		}
@@ -152,10 +152,12 @@ func apartRegime(b *testing.B, ctx context.Context, setups []*apartSetup, up *be
 	d, rp, f := fig[direct], fig[reverseProxy], fig[fray]
 	cpu := (float64(f.cpu) / float64(f.events)) / (float64(rp.cpu) / float64(rp.events))
 	if paced {
-		added := func(t *apartTally) time.Duration { return quantile(t.lat, 0.5) - quantile(d.lat, 0.5) }
+		added := func(t *apartTally) time.Duration {
+			return benchsse.Quantile(t.lat, 0.5) - benchsse.Quantile(d.lat, 0.5)
+		}
 		ratio := float64(added(f)) / float64(added(rp))
 		b.Logf("paced, added p50: reverseproxy %.1f µs, fray %.1f µs: fray/reverseproxy %.2f (BenchmarkStream's floor: <= 1.2, %s)",
-			micros(added(rp)), micros(added(f)), ratio, verdict(ratio <= 1.2))
+			benchsse.Micros(added(rp)), benchsse.Micros(added(f)), ratio, verdict(ratio <= 1.2))
 		b.Logf("paced, the proxy process's CPU per event: fray/reverseproxy %.2f (for information)", cpu)
 		return
 	}
@@ -174,12 +176,6 @@ func childCPU(ctx context.Context, s *apartSetup) (time.Duration, error) {
 	st, err := s.child.Stats(ctx, false)
 	return st.CPU, err
 }
-
-func quantile(sorted []time.Duration, q float64) time.Duration {
-	return sorted[int(q*float64(len(sorted)-1)+0.5)]
-}
-
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 // TestApartHarness runs BenchmarkApart's harness with a few events: each
 // setup carries a paced and a bulk stream whole and in order, a paced

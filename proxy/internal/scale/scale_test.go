@@ -119,14 +119,15 @@ func BenchmarkScale(b *testing.B) {
 		// other order from the last), so that whatever else the machine
 		// does falls on both alike: their own rounds above ran tens of
 		// seconds apart.
-		var rf, rr rounds
+		// rf and rr sum all the rounds, pf and pr hold the current pair's:
+		// the verdict is the median of the pairs' ratios, so that one round
+		// the machine slowed for, which the sum charges to whichever setup
+		// ran then, does not decide it.
+		var rf, rr, pf, pr rounds
 		pair := []struct {
 			r, this *rounds
 			s       *setup
-		}{{&rr, new(rounds), held[reverseProxy]}, {&rf, new(rounds), held[fray]}}
-		// Each pair's own ratio too: the verdict is their median, so that
-		// one round the machine slowed for, which the sum over all rounds
-		// charges to whichever setup ran then, does not decide it.
+		}{{&rr, &pr, held[reverseProxy]}, {&rf, &pf, held[fray]}}
 		var ratios []float64
 		for range pairsPerOp * b.N {
 			for _, p := range pair {
@@ -137,14 +138,6 @@ func BenchmarkScale(b *testing.B) {
 				p.r.merge(p.this)
 			}
 			slices.Reverse(pair)
-			var pf, pr *rounds
-			for _, p := range pair {
-				if p.r == &rf {
-					pf = p.this
-				} else {
-					pr = p.this
-				}
-			}
 			ratios = append(ratios, pf.eventsPerSec()/pr.eventsPerSec())
 		}
 		mem, pooled, cpu := f.rss/rp.rss, rf.eventsPerSec()/rr.eventsPerSec(), rf.cpuPerEvent()/rr.cpuPerEvent()
