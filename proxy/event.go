@@ -36,7 +36,8 @@ func (pm *pump) block(e *sse.Event) bool {
 	}
 	var msg jsonrpc.Message
 	late := e.Dispatched && pm.classifyLater()
-	if e.Dispatched && !late {
+	scanned := e.Dispatched && !late
+	if scanned {
 		msg = jsonrpc.Scan(e.Data)
 		if pm.ex.initReq && msg.Kind == mcp.RPCResponse {
 			pm.p.noteInitialize(pm.ex, e.Data)
@@ -52,7 +53,7 @@ func (pm *pump) block(e *sse.Event) bool {
 	} else if string(e.Type) == "endpoint" && pm.ex.Stream == mcp.StreamLegacy {
 		pm.rewriteEndpoint(e)
 	}
-	pm.view(e, &msg)
+	pm.view(e, &msg, scanned)
 	pm.current().oev.Unclassified = late
 	var out outcome
 	var fired []faults.Firing
@@ -101,8 +102,9 @@ func (pm *pump) classifyLater() bool {
 }
 
 // view fills the current event's view from e: the one description of the
-// block that the fault decision and the observers read.
-func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message) {
+// block that the fault decision and the observers read. msg is the
+// JSON-RPC identity of e's data, scanned when jsonrpc.Scan found it there.
+func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message, scanned bool) {
 	// Cleared, then set field by field, in place: a composite literal
 	// would be built aside and copied over, twice the stores on every
 	// event.
@@ -111,7 +113,7 @@ func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message) {
 	v.Index, v.Raw, v.Parsed = pm.index, e.Raw, true
 	v.Type, v.ID, v.HasID, v.Retry, v.HasRetry = e.Type, e.ID, e.HasID, e.Retry, e.HasRetry
 	v.Priming, v.Dispatched, v.Data = e.Priming(), e.Dispatched, e.Data
-	v.RPCKind, v.RPCMethod, v.RPCID = msg.Kind, msg.Method, msg.ID
+	v.RPCKind, v.RPCMethod, v.RPCID, v.Scanned = msg.Kind, msg.Method, msg.ID, scanned
 	v.SinceStream, v.SinceRun = pm.readRun-pm.startRun, pm.readRun
 	pm.index++
 }

@@ -178,6 +178,6 @@ func (pm *pump) held(e *sse.Event) {
 	if e.Dispatched {
 		msg = jsonrpc.Scan(e.Data)
 	}
-	pm.view(e, &msg)
+	pm.view(e, &msg, e.Dispatched)
 	pm.observeEvent(e, outcome{fate: observe.Lost}, nil)
 }

@@ -319,6 +319,10 @@ type Event struct {
 	// its observer, a Classifier, to find in Data. What a Classifier
 	// passes on never has it set.
 	Unclassified bool
+	// Scanned: RPCKind, RPCMethod and RPCID are what jsonrpc.Scan finds
+	// in Data, as the proxy classifies every dispatched event, so that a
+	// trace can leave them out and find them there again.
+	Scanned bool
 }
 
 // Classify finds the JSON-RPC identity of an Unclassified event's data,
@@ -328,7 +332,7 @@ func (e *Event) Classify() {
 		return
 	}
 	m := jsonrpc.Scan(e.Data)
-	e.RPCKind, e.RPCMethod, e.RPCID, e.Unclassified = m.Kind, m.Method, m.ID, false
+	e.RPCKind, e.RPCMethod, e.RPCID, e.Unclassified, e.Scanned = m.Kind, m.Method, m.ID, false, true
 }
 
 // Message is the JSON-RPC identity of a message in a request or a JSON

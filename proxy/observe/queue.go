@@ -188,6 +188,7 @@ const (
 	fDeliveredHasRetry
 	fCorrupted
 	fUnclassified
+	fScanned
 )
 
 func flagIf(b bool, f slotFlags) slotFlags {
@@ -216,7 +217,7 @@ func (b *batch) pack(sl *slot, o *Observation) {
 	sl.flags = flagIf(e.Parsed, fParsed) | flagIf(e.HasID, fHasID) | flagIf(e.HasRetry, fHasRetry) |
 		flagIf(e.Priming, fPriming) | flagIf(e.Dispatched, fDispatched) |
 		flagIf(e.DeliveredHasID, fDeliveredHasID) | flagIf(e.DeliveredHasRetry, fDeliveredHasRetry) |
-		flagIf(e.Corrupted, fCorrupted) | flagIf(e.Unclassified, fUnclassified)
+		flagIf(e.Corrupted, fCorrupted) | flagIf(e.Unclassified, fUnclassified) | flagIf(e.Scanned, fScanned)
 	// The fields of a block are parts of its raw bytes, and the JSON-RPC
 	// identity parts of its data, as a rule: they are copied with them.
 	sl.raw = b.keep(e.Raw)
@@ -253,7 +254,7 @@ func (b *batch) unpack(sl *slot, o *Observation, e *Event) {
 	e.Fate, e.DeliveredAt = sl.fate, sl.deliveredAt
 	e.Delivered, e.DeliveredID, e.DeliveredHasID = b.bytes(sl.delivered), b.bytes(sl.deliveredID), f&fDeliveredHasID != 0
 	e.DeliveredRetry, e.DeliveredHasRetry = sl.deliveredRetry, f&fDeliveredHasRetry != 0
-	e.Copies, e.Corrupted, e.Unclassified = sl.copies, f&fCorrupted != 0, f&fUnclassified != 0
+	e.Copies, e.Corrupted, e.Unclassified, e.Scanned = sl.copies, f&fCorrupted != 0, f&fUnclassified != 0, f&fScanned != 0
 
 	o.Kind, o.At, o.Exchange, o.Stream = KindEvent, sl.at, sl.exchange, sl.stream
 	o.Session, o.SessionSeq, o.Protocol = sl.session, sl.sessionSeq, sl.protocol
