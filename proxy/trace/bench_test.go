@@ -19,7 +19,7 @@ func BenchmarkObserveEvent(b *testing.B) {
 	}
 	raw := []byte("id: 17\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":17}}\n\n")
 	o := &observe.Observation{Kind: observe.KindEvent, Exchange: 3, Stream: mcp.StreamPost, Session: "0a1b2c", SessionSeq: 1,
-		Protocol: "2025-11-25", Event: &observe.Event{Event: mcp.Event{Index: 17, Raw: raw, Parsed: true, ID: raw[4:6], HasID: true, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Fate: observe.Delivered, DeliveredID: raw[4:6], DeliveredHasID: true, Copies: 1}}
+		Protocol: "2025-11-25", Event: &observe.Event{Event: mcp.Event{Index: 17, Raw: raw, Parsed: true, ID: raw[4:6], HasID: true, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Scanned: true, Fate: observe.Delivered, DeliveredID: raw[4:6], DeliveredHasID: true, Copies: 1}}
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -48,7 +48,8 @@ func BenchmarkObserveBulkEvent(b *testing.B) {
 			at := 2345678 * time.Microsecond
 			o := &observe.Observation{Kind: observe.KindEvent, At: at, Exchange: 3, Stream: mcp.StreamGet, Session: "0a1b2c3d4e5f", SessionSeq: 1,
 				Protocol: "2025-11-25", Event: &observe.Event{Event: mcp.Event{Index: 123456, Raw: raw, Parsed: true, ID: raw[4:11], HasID: true, Dispatched: true,
-					Data: bm.data, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Fate: observe.Delivered, DeliveredAt: at, Copies: 1}}
+					Data: bm.data, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")}, Scanned: true,
+					Fate: observe.Delivered, DeliveredAt: at, DeliveredID: raw[4:11], DeliveredHasID: true, Copies: 1}}
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {

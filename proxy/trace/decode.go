@@ -8,16 +8,19 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )
 
-// decodeObservation turns a line's members into an Observation.
-func decodeObservation(w *wireObs) (*observe.Observation, error) {
+// decodeObservation turns a line's members, of a trace of format version,
+// into an Observation.
+func decodeObservation(w *wireObs, version int) (*observe.Observation, error) {
 	k, ok := observe.ParseKind(w.Kind)
 	if !ok {
 		return nil, fmt.Errorf("kind %q is unknown", w.Kind)
@@ -49,7 +52,7 @@ func decodeObservation(w *wireObs) (*observe.Observation, error) {
 		if w.Event == nil {
 			return nil, fmt.Errorf("an event line without its event member")
 		}
-		o.Event, err = decodeEvent(w.Event)
+		o.Event, err = decodeEvent(w.Event, o.At, version)
 	case observe.KindEnd:
 		if w.End == nil {
 			return nil, fmt.Errorf("an end line without its end member")
@@ -232,14 +235,25 @@ func nonEmpty(b []byte) []byte {
 	return b
 }
 
-func decodeEvent(w *wireEvent) (*observe.Event, error) {
+// decodeEvent turns an event member, of an observation at at in a trace of
+// format version, into an Event; for format 4 it finds again what the
+// writer left out (appendEvent).
+func decodeEvent(w *wireEvent, at time.Duration, version int) (*observe.Event, error) {
 	fate, ok := observe.ParseFate(w.Fate)
 	if !ok {
 		return nil, fmt.Errorf("event.fate %q is unknown", w.Fate)
 	}
+	found := version >= versionFound
+	delivered := found && fate == observe.Delivered
 	e := &observe.Event{
 		Event: mcp.Event{Index: w.Index, Parsed: w.Parsed, Priming: w.Priming, Dispatched: w.Dispatched},
-		Fate:  fate, DeliveredAt: us(w.DeliveredAtUS), Copies: w.Copies, Corrupted: w.Corrupted,
+		Fate:  fate, Copies: w.Copies, Corrupted: w.Corrupted,
+	}
+	switch {
+	case w.DeliveredAtUS != nil:
+		e.DeliveredAt = us(*w.DeliveredAtUS)
+	case delivered:
+		e.DeliveredAt = at
 	}
 	var err error
 	if e.Raw, err = rawOf(w); err != nil {
@@ -268,7 +282,18 @@ func decodeEvent(w *wireEvent) (*observe.Event, error) {
 		}
 	}
 	if e.Parsed && e.Dispatched {
-		e.Data = dataOf(e.Raw)
+		// The message a format 4 writer left out is found again in the
+		// data, which is then a part of the block, as the proxy's view
+		// has it: a writer leaves the message out again, the JSON being
+		// JSON-RPC. Other data is a copy, since the message the line
+		// names says nothing of whether it is JSON.
+		derive := found && w.Message == nil && w.RawParts != nil
+		e.Data = dataOf(e.Raw, derive)
+		if derive {
+			m := jsonrpc.Scan(e.Data)
+			e.RPCKind, e.RPCMethod, e.RPCID = m.Kind, m.Method, m.ID
+			_, _, e.Scanned = rawParts(e, e.Raw)
+		}
 	}
 	var has bool
 	if e.Delivered, has, err = bytesOf("event.delivered", w.Delivered, w.DeliveredB64); err != nil {
@@ -279,6 +304,9 @@ func decodeEvent(w *wireEvent) (*observe.Event, error) {
 	}
 	if e.DeliveredID, e.DeliveredHasID, err = bytesOf("event.delivered_id", w.DeliveredID, w.DeliveredIDB64); err != nil {
 		return nil, err
+	}
+	if delivered && !e.DeliveredHasID && !w.DeliveredNoID {
+		e.DeliveredID, e.DeliveredHasID = e.ID, e.HasID
 	}
 	if w.DeliveredRetry != nil {
 		e.DeliveredRetry, e.DeliveredHasRetry = *w.DeliveredRetry, true
@@ -299,12 +327,22 @@ func decodeEnd(w *wireEnd) (*observe.End, error) {
 }
 
 // dataOf is the data a client dispatches for the event block raw, as the
-// live view had it: a trace keeps the block, not its parts.
-func dataOf(raw []byte) []byte {
+// live view had it: a trace keeps the block, not its parts. With part,
+// data that is one piece of the block (one data line) is that part of
+// raw; other data is a copy.
+func dataOf(raw []byte, part bool) []byte {
 	rd := sse.NewReader(bytes.NewReader(raw), len(raw)+1)
 	e, err := rd.Next()
 	if err != nil || e.Data == nil {
 		return nil
+	}
+	if part && len(e.Raw) == len(raw) && len(e.Data) > 0 {
+		// The reader's block holds raw's bytes; only the addresses are
+		// compared.
+		off := uintptr(unsafe.Pointer(unsafe.SliceData(e.Data))) - uintptr(unsafe.Pointer(unsafe.SliceData(e.Raw)))
+		if off <= uintptr(len(raw)-len(e.Data)) {
+			return raw[off : int(off)+len(e.Data) : int(off)+len(e.Data)]
+		}
 	}
 	return bytes.Clone(e.Data)
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/base64"
 	"encoding/binary"
+	"time"
 	"unsafe"
 
 	"github.com/frayproxy/fray/mcp"
@@ -18,19 +19,25 @@ import (
 // The pieces appended on their own are 16 bytes at most: the compiler
 // copies a constant that short with a few moves, and calls memmove for a
 // longer one. (Those passed to appendBytesAs are left whole.)
-func appendEvent(b []byte, ev *observe.Event, red *redactor) []byte {
-	raw, delivered := ev.Raw, ev.Delivered
+//
+// What a reader finds again is left out (format 4): the message member of
+// an event written as raw_parts whose JSON-RPC identity the proxy scanned
+// from its data (Scanned), which the reader scans again in the JSON the
+// line holds; and for an event delivered at, the time it was read, when
+// it left then, and its id when the client got the event's own.
+func appendEvent(b []byte, ev *observe.Event, at time.Duration, red *redactor) []byte {
+	raw, block := ev.Raw, ev.Delivered
 	if string(ev.Type) == "endpoint" {
 		// A legacy endpoint's URL carries the session id in its query.
 		raw = red.endpoint(raw)
-		if delivered != nil {
-			delivered = red.endpoint(delivered)
+		if block != nil {
+			block = red.endpoint(block)
 		}
 	}
 	b = append(b, `,"event":{`...)
 	b = append(b, `"index":`...)
 	b = appendInt(b, int64(ev.Index))
-	b = appendRaw(b, ev, raw)
+	b, parts := appendRaw(b, ev, raw)
 	if ev.Parsed {
 		b = append(b, `,"parsed":true`...)
 	}
@@ -51,7 +58,7 @@ func appendEvent(b []byte, ev *observe.Event, red *redactor) []byte {
 		b = append(b, `,"dispatched":`...)
 		b = append(b, `true`...)
 	}
-	if ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0 {
+	if (ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0) && !(parts && ev.Scanned) {
 		b = append(b, `,"message":{`...)
 		b = append(b, `"kind":`...)
 		b = appendName(b, ev.RPCKind.String())
@@ -65,16 +72,22 @@ func appendEvent(b []byte, ev *observe.Event, red *redactor) []byte {
 	}
 	b = append(b, `,"fate":`...)
 	b = appendName(b, ev.Fate.String())
-	if at := ev.DeliveredAt.Microseconds(); at != 0 {
+	delivered := ev.Fate == observe.Delivered
+	if dat := ev.DeliveredAt.Microseconds(); delivered && dat != at.Microseconds() || !delivered && dat != 0 {
 		b = append(b, `,"delivered_at`...)
 		b = append(b, `_us":`...)
-		b = appendInt(b, at)
+		b = appendInt(b, dat)
 	}
-	if delivered != nil {
-		b = appendBytesAs(b, `,"delivered":`, `,"delivered_b64":"`, delivered)
+	if block != nil {
+		b = appendBytesAs(b, `,"delivered":`, `,"delivered_b64":"`, block)
 	}
-	if ev.DeliveredHasID {
+	switch {
+	case delivered && ev.DeliveredHasID == ev.HasID && string(ev.DeliveredID) == string(ev.ID):
+	case ev.DeliveredHasID:
 		b = appendBytesAs(b, `,"delivered_id":`, `,"delivered_id_b64":"`, ev.DeliveredID)
+	case delivered:
+		b = append(b, `,"delivered_no`...)
+		b = append(b, `_id":true`...)
 	}
 	if ev.DeliveredHasRetry {
 		b = append(b, `,"delivered_`...)
@@ -120,20 +133,20 @@ func appendBytesAs(b []byte, m, m64 string, v []byte) []byte {
 // when rawParts finds its data's JSON in it, otherwise as raw (or
 // raw_b64). raw_parts writes the message as it came, with no escaping,
 // where most of a traced event's cost was escaping the quotes of its
-// JSON.
-func appendRaw(b []byte, ev *observe.Event, raw []byte) []byte {
+// JSON. It reports whether it wrote raw_parts.
+func appendRaw(b []byte, ev *observe.Event, raw []byte) ([]byte, bool) {
 	if from, to, ok := rawParts(ev, raw); ok {
 		start := len(b)
 		b, ok = appendValidString(append(b, `,"raw_parts":[`...), raw[:from])
 		if ok {
 			b = append(append(append(b, ','), raw[from:to]...), ',')
 			if b, ok = appendValidString(b, raw[to:]); ok {
-				return append(b, ']')
+				return append(b, ']'), true
 			}
 		}
 		b = b[:start] // the text around the JSON is not UTF-8
 	}
-	return appendBytesAs(b, `,"raw":`, `,"raw_b64":"`, raw)
+	return appendBytesAs(b, `,"raw":`, `,"raw_b64":"`, raw), false
 }
 
 // rawParts finds, in raw, the JSON of a message the event's data holds,

@@ -23,7 +23,19 @@ import (
 // message, the message's JSON as it came, the text after it) rather than
 // as raw: a reader of format 2 would take such an event for one with no
 // block.
-const Version = 3
+//
+// Format 4 leaves out what a reader finds again. An event written as
+// raw_parts with no message member has the JSON-RPC identity of the JSON
+// the line holds (a reader of format 3 would take it for no message); a
+// delivered event
+// with no delivered_at_us left when it was read, and one with no
+// delivered_id gave the client its own id, unless delivered_no_id says
+// it gave none (a reader of format 3 would take either for none).
+const Version = 4
+
+// versionFound is the first format that leaves out what a reader finds
+// again.
+const versionFound = 4
 
 // versionNames is the first format that records a request's name.
 const versionNames = 2
@@ -199,14 +211,17 @@ type wireEvent struct {
 	Dispatched     bool              `json:"dispatched"`
 	Message        *wireMessage      `json:"message"`
 	Fate           string            `json:"fate"`
-	DeliveredAtUS  int64             `json:"delivered_at_us"`
+	DeliveredAtUS  *int64            `json:"delivered_at_us"`
 	Delivered      *string           `json:"delivered"`
 	DeliveredB64   *string           `json:"delivered_b64"`
 	DeliveredID    *string           `json:"delivered_id"`
 	DeliveredIDB64 *string           `json:"delivered_id_b64"`
-	DeliveredRetry *int64            `json:"delivered_retry"`
-	Copies         int               `json:"copies"`
-	Corrupted      bool              `json:"corrupted"`
+	// DeliveredNoID: the client got no id, where the event had one
+	// (format 4).
+	DeliveredNoID  bool   `json:"delivered_no_id"`
+	DeliveredRetry *int64 `json:"delivered_retry"`
+	Copies         int    `json:"copies"`
+	Corrupted      bool   `json:"corrupted"`
 }
 
 type wireEnd struct {

@@ -28,11 +28,11 @@ func hostileTraces(good []byte) []hostileTrace {
 		return append(b, bytes.Join(lines[at-1:], nil)...)
 	}
 	return []hostileTrace{
-		{"version 0", swap(`{"fray_trace":3,`, `{"fray_trace":0,`), ErrNotTrace, 1, "format version 0"},
-		{"negative version", swap(`{"fray_trace":3,`, `{"fray_trace":-1,`), ErrNotTrace, 1, "format version -1"},
-		{"version as a string", swap(`{"fray_trace":3,`, `{"fray_trace":"1",`), ErrNotTrace, 1, "not a fray trace"},
-		{"version past int64", swap(`{"fray_trace":3,`, `{"fray_trace":99999999999999999999,`), ErrNotTrace, 1, "not a fray trace"},
-		{"version far newer", swap(`{"fray_trace":3,`, `{"fray_trace":2147483647,`), ErrNewer, 1, "newer"},
+		{"version 0", swap(`{"fray_trace":4,`, `{"fray_trace":0,`), ErrNotTrace, 1, "format version 0"},
+		{"negative version", swap(`{"fray_trace":4,`, `{"fray_trace":-1,`), ErrNotTrace, 1, "format version -1"},
+		{"version as a string", swap(`{"fray_trace":4,`, `{"fray_trace":"1",`), ErrNotTrace, 1, "not a fray trace"},
+		{"version past int64", swap(`{"fray_trace":4,`, `{"fray_trace":99999999999999999999,`), ErrNotTrace, 1, "not a fray trace"},
+		{"version far newer", swap(`{"fray_trace":4,`, `{"fray_trace":2147483647,`), ErrNewer, 1, "newer"},
 		{"start time not a time", swap(`"started":"2025-11-25T10:00:00.123456789Z"`, `"started":"yesterday"`), ErrSyntax, 1, `started "yesterday"`},
 		{"NaN time", swap(`"at_us":4000`, `"at_us":NaN`), ErrSyntax, 4, "not a JSON object"},
 		{"infinite time", swap(`"at_us":4000`, `"at_us":1e400`), ErrSyntax, 4, "not a JSON object"},
@@ -53,7 +53,7 @@ func hostileTraces(good []byte) []hostileTrace {
 		{"a JSON array", insert(3, "[1,2,3]\n"), ErrSyntax, 3, "not a JSON object"},
 		{"a second header", insert(3, string(lines[0])), ErrSyntax, 3, "a second header line"},
 		{"a line after the end", append(bytes.Clone(good), lines[1]...), ErrSyntax, len(lines), "after the end line"},
-		{"end line miscounts", swap(`"observations":15`, `"observations":16`), ErrSyntax, len(lines) - 1, "counts 16 observations"},
+		{"end line miscounts", swap(`"observations":16`, `"observations":17`), ErrSyntax, len(lines) - 1, "counts 17 observations"},
 		{"first line longer than a header", append(bytes.Repeat([]byte("a"), maxHeaderLine+1<<20), '\n'), ErrNotTrace, 0, "hold no line"},
 	}
 }

@@ -32,7 +32,7 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 	case o.Response != nil:
 		encodeResponse(e, o.Response, red)
 	case o.Event != nil:
-		e.b = appendEvent(e.b, o.Event, red)
+		e.b = appendEvent(e.b, o.Event, o.At, red)
 	case o.End != nil:
 		encodeEnd(e, o.End)
 	case o.Profile != nil:

@@ -355,7 +355,7 @@ func (r *Reader) parse(line []byte) *observe.Observation {
 		r.err = r.errorf(r.line, ErrSyntax, "a second header line")
 		return nil
 	}
-	o, err := decodeObservation(&w)
+	o, err := decodeObservation(&w, r.header.Version)
 	if err != nil {
 		r.err = r.errorf(r.line, ErrSyntax, "%v", err)
 		return nil

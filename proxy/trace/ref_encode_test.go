@@ -3,13 +3,16 @@ package trace
 // This file keeps the encoder as it was before it was made faster, as the
 // reference the tests hold the current one to: the trace format is read
 // by fray check, fray replay, the timeline and users' tools, so every
-// observation must encode to exactly the bytes it did.
+// observation must encode to exactly the bytes it did, as the format
+// (now 4) says.
 
 import (
+	"bytes"
 	"encoding/base64"
 	"maps"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/frayproxy/fray/checks"
@@ -156,8 +159,9 @@ func (e *refEnc) bytes(k string, b []byte) {
 // JSON, the JSON as it is and the text after it, when the event's data
 // is a classified message found in raw as one piece, an object or array
 // of ASCII bytes once the blanks around it are left to the text, and the
-// text is UTF-8; as raw (or raw_b64) otherwise.
-func (e *refEnc) raw(ev *observe.Event, raw []byte) {
+// text is UTF-8; as raw (or raw_b64) otherwise. It reports whether it
+// wrote raw_parts.
+func (e *refEnc) raw(ev *observe.Event, raw []byte) bool {
 	d := ev.Data
 	if ev.RPCKind != mcp.RPCNone && ev.Parsed && ev.Dispatched && len(d) > 0 {
 		for from := 0; from+len(d) <= len(raw); from++ {
@@ -182,12 +186,13 @@ func (e *refEnc) raw(ev *observe.Event, raw []byte) {
 				e.key("raw_parts")
 				e.b = append(refAppendString(append(e.b, '['), raw[:from]), ',')
 				e.b = append(refAppendString(append(append(e.b, msg...), ','), raw[to:]), ']')
-				return
+				return true
 			}
 			break
 		}
 	}
 	e.bytes("raw", raw)
+	return false
 }
 
 func (e *refEnc) bytesNonEmpty(k string, b []byte) {
@@ -371,7 +376,7 @@ func refEncodeObservation(e *refEnc, o *observe.Observation, red *redactor) {
 	case o.Response != nil:
 		refEncodeResponse(e, o.Response, red)
 	case o.Event != nil:
-		refEncodeEvent(e, o.Event, red)
+		refEncodeEvent(e, o.Event, o.At, red)
 	case o.End != nil:
 		refEncodeEnd(e, o.End)
 	case o.Profile != nil:
@@ -480,7 +485,7 @@ func refEncodeResponse(e *refEnc, r *observe.Response, red *redactor) {
 	e.close()
 }
 
-func refEncodeEvent(e *refEnc, ev *observe.Event, red *redactor) {
+func refEncodeEvent(e *refEnc, ev *observe.Event, at time.Duration, red *redactor) {
 	raw, delivered := ev.Raw, ev.Delivered
 	if string(ev.Type) == "endpoint" {
 		// A legacy endpoint's URL carries the session id in its query.
@@ -491,7 +496,7 @@ func refEncodeEvent(e *refEnc, ev *observe.Event, red *redactor) {
 	}
 	e.object("event")
 	e.int("index", int64(ev.Index))
-	e.raw(ev, raw)
+	parts := e.raw(ev, raw)
 	e.flag("parsed", ev.Parsed)
 	e.bytesNonEmpty("type", ev.Type)
 	if ev.HasID {
@@ -502,7 +507,9 @@ func refEncodeEvent(e *refEnc, ev *observe.Event, red *redactor) {
 	}
 	e.flag("priming", ev.Priming)
 	e.flag("dispatched", ev.Dispatched)
-	if ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0 {
+	// Format 4: the message of an event written as raw_parts, scanned
+	// from its data, is found again in the JSON the line holds.
+	if (ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0) && !(parts && ev.Scanned) {
 		e.object("message")
 		e.str("kind", ev.RPCKind.String())
 		e.bytesNonEmpty("method", ev.RPCMethod)
@@ -510,12 +517,24 @@ func refEncodeEvent(e *refEnc, ev *observe.Event, red *redactor) {
 		e.close()
 	}
 	e.str("fate", ev.Fate.String())
-	e.intNonZero("delivered_at_us", ev.DeliveredAt.Microseconds())
+	// Format 4: a delivered event's time and id are left out when they
+	// are the time it was read and its own id.
+	if ev.Fate == observe.Delivered {
+		if ev.DeliveredAt.Microseconds() != at.Microseconds() {
+			e.int("delivered_at_us", ev.DeliveredAt.Microseconds())
+		}
+	} else {
+		e.intNonZero("delivered_at_us", ev.DeliveredAt.Microseconds())
+	}
 	if delivered != nil {
 		e.bytes("delivered", delivered)
 	}
-	if ev.DeliveredHasID {
+	switch {
+	case ev.Fate == observe.Delivered && ev.DeliveredHasID == ev.HasID && bytes.Equal(ev.DeliveredID, ev.ID):
+	case ev.DeliveredHasID:
 		e.bytes("delivered_id", ev.DeliveredID)
+	case ev.Fate == observe.Delivered:
+		e.flag("delivered_no_id", true)
 	}
 	if ev.DeliveredHasRetry {
 		e.int("delivered_retry", ev.DeliveredRetry)

@@ -19,6 +19,7 @@ import (
 	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -30,6 +31,12 @@ func sample() []*observe.Observation {
 	// blanks around its JSON: written as raw_parts.
 	msg := []byte("event: message\nid: 2\ndata:  {\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\t\n\n")
 	msgData := msg[bytes.Index(msg, []byte("data: "))+6 : len(msg)-2]
+	// A notification as the proxy reports one that went through as it
+	// came: its identity scanned from its data, delivered when read, with
+	// its own id (format 4 writes none of the three).
+	note := []byte("id: 5\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
+	noteData := note[len("id: 5\ndata: ") : len(note)-2]
+	noteMsg := jsonrpc.Scan(noteData)
 	return []*observe.Observation{
 		{Kind: observe.KindRequest, At: 1500 * time.Microsecond, Exchange: 1, Stream: mcp.StreamPost,
 			Request: &observe.Request{Method: "POST", Path: "/mcp",
@@ -69,6 +76,10 @@ func sample() []*observe.Observation {
 		{Kind: observe.KindProfile, At: 16 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileSwap, Name: "swapped", Seed: 9,
 			Text: "name = \"swapped\"\n", Faults: 3, Checks: map[string]checks.Severity{"client.backoff": checks.Off, "server.priming-event": checks.Error}}},
 		{Kind: observe.KindProfile, At: 17 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileDisable, Name: "swapped", Seed: 9, Fault: 2}},
+		{Kind: observe.KindEvent, At: 18 * ms, Exchange: 5, Stream: mcp.StreamGet, Session: "s-1", SessionSeq: 1, Protocol: "2025-11-25",
+			Event: &observe.Event{Event: mcp.Event{Index: 0, Raw: note, Parsed: true, ID: note[4:5], HasID: true, Dispatched: true, Data: noteData,
+				RPCKind: noteMsg.Kind, RPCMethod: noteMsg.Method, RPCID: noteMsg.ID}, Scanned: true,
+				Fate: observe.Delivered, DeliveredAt: 18 * ms, DeliveredID: note[4:5], DeliveredHasID: true, Copies: 1}},
 	}
 }
 

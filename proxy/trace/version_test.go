@@ -1,8 +1,12 @@
 package trace
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // TestFormatOneNamesAreUnknown: a format 1 trace never recorded the name a
@@ -27,5 +31,60 @@ func TestFormatOneNamesAreUnknown(t *testing.T) {
 		if m.NameUnknown != tc.unknown || m.HasName {
 			t.Errorf("format %s: NameUnknown %v, HasName %v; want %v, false", tc.version, m.NameUnknown, m.HasName, tc.unknown)
 		}
+	}
+}
+
+// TestFormatFourLeavesOutWhatIsFoundAgain: format 4 writes an event the
+// proxy delivered as it came with no message, no delivered_at_us and no
+// delivered_id, and a reader finds all three again; the same members
+// absent from a format 3 line still mean no message, no delivery time and
+// no id, as they did when it was written. A client that got no id where
+// the event had one is said so.
+func TestFormatFourLeavesOutWhatIsFoundAgain(t *testing.T) {
+	obs := sample()
+	note := obs[len(obs)-1]
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, WriterOptions{NoRedact: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Observe(note)
+	w.Observe(obs[3]) // its strip-id fault left the client no id
+	if err := w.Finish(End{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	for _, m := range []string{`"message"`, `"delivered_at_us"`, `"delivered_id"`} {
+		if strings.Contains(lines[1], m) {
+			t.Errorf("format 4 wrote %s for an event delivered as it came:\n%s", m, lines[1])
+		}
+	}
+	if !strings.Contains(lines[2], `"delivered_no_id":true`) {
+		t.Errorf("the event the client got with no id does not say so:\n%s", lines[2])
+	}
+	read := func(version string) *observe.Event {
+		t.Helper()
+		src := strings.Replace(buf.String(), `{"fray_trace":4,`, `{"fray_trace":`+version+`,`, 1)
+		r, err := NewReader(strings.NewReader(src), "t.jsonl", ReadOptions{})
+		if err != nil {
+			t.Fatalf("format %s: %v", version, err)
+		}
+		o, err := r.Next()
+		if err != nil {
+			t.Fatalf("format %s: %v", version, err)
+		}
+		return o.Event
+	}
+	got, want := read("4"), note.Event
+	if got.RPCKind != want.RPCKind || string(got.RPCMethod) != string(want.RPCMethod) || !got.Scanned ||
+		got.DeliveredAt != want.DeliveredAt || string(got.DeliveredID) != string(want.DeliveredID) || !got.DeliveredHasID {
+		t.Errorf("format 4 read back kind %v method %q scanned %v, delivered at %v with id %q (%v); want %v %q true, %v with %q (true)",
+			got.RPCKind, got.RPCMethod, got.Scanned, got.DeliveredAt, got.DeliveredID, got.DeliveredHasID,
+			want.RPCKind, want.RPCMethod, want.DeliveredAt, want.DeliveredID)
+	}
+	old := read("3")
+	if old.RPCKind != mcp.RPCNone || old.Scanned || old.DeliveredAt != 0 || old.DeliveredHasID {
+		t.Errorf("the same line in format 3 read as kind %v scanned %v, delivered at %v, with an id %v; want none of them",
+			old.RPCKind, old.Scanned, old.DeliveredAt, old.DeliveredHasID)
 	}
 }
