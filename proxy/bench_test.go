@@ -35,9 +35,10 @@ import (
 //
 //   - paced: the upstream writes and flushes one event at a time, as fast
 //     as the client takes them (events/s), then paces min(b.N,
-//     benchMaxPaced) events with a ticker, each carrying its send time, and
-//     the client reports the one-way p50-µs and p99-µs. Direct's latency is
-//     the base; a proxy's added latency is its figure minus direct's.
+//     benchMaxPaced) events with a ticker, each carrying its send time, in
+//     benchLatRounds turns, and the client reports the one-way p50-µs and
+//     p99-µs. Direct's latency is the base; a proxy's added latency is its
+//     figure minus direct's.
 //   - bulk: the upstream writes benchBulk events (~95-byte progress
 //     notifications) per write, as fast as the client takes them
 //     (events/s).
@@ -83,6 +84,13 @@ const (
 	benchBulk = 1000
 	// benchRounds is how many times each setup takes its turn.
 	benchRounds = 4
+	// benchLatRounds is how many times each setup takes its turn in the
+	// latency phase: 250 paced events, 50 ms, a turn. An added latency is
+	// a few microseconds, the difference of two p50s; the host's load
+	// changes over seconds, and turns this short let every setup sample
+	// the same load, where turns of 250 ms moved the ratio by 2× from run
+	// to run.
+	benchLatRounds = 20
 )
 
 // benchSetup is one way to the upstream.
@@ -211,8 +219,8 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch
 	}
 	b.StopTimer()
 	if paced {
-		n := max(min(b.N, benchMaxPaced)/benchRounds, 1)
-		for r := range benchRounds {
+		n := max(min(b.N, benchMaxPaced)/benchLatRounds, 1)
+		for r := range benchLatRounds {
 			for k := range setups {
 				i := (r + k) % len(setups)
 				lat := make([]time.Duration, n)
