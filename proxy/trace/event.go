@@ -83,6 +83,7 @@ func appendEvent(b []byte, ev *observe.Event, at time.Duration, red *redactor) [
 	}
 	switch {
 	case delivered && ev.DeliveredHasID == ev.HasID && string(ev.DeliveredID) == string(ev.ID):
+		// The client got the event's own id, or none as it had none.
 	case ev.DeliveredHasID:
 		b = appendBytesAs(b, `,"delivered_id":`, `,"delivered_id_b64":"`, ev.DeliveredID)
 	case delivered:
