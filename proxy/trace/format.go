@@ -27,10 +27,9 @@ import (
 // Format 4 leaves out what a reader finds again. An event written as
 // raw_parts with no message member has the JSON-RPC identity of the JSON
 // the line holds (a reader of format 3 would take it for no message); a
-// delivered event
-// with no delivered_at_us left when it was read, and one with no
-// delivered_id gave the client its own id, unless delivered_no_id says
-// it gave none (a reader of format 3 would take either for none).
+// delivered event with no delivered_at_us left when it was read, and one
+// with no delivered_id gave the client its own id, unless delivered_no_id
+// says it gave none (a reader of format 3 would take either for none).
 const Version = 4
 
 // versionFound is the first format that leaves out what a reader finds
