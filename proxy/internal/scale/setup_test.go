@@ -53,6 +53,9 @@ type setup struct {
 	fresh    memory // the first n streams into a fresh process
 	memory   memory // n streams again, after the first n came and went
 	upMemory memory // the upstream's, for the streams open now
+	// idle is the measured process's goroutines with no stream open, as
+	// the first measurement found them.
+	idle int
 }
 
 // memory is a process's Stats before the streams opened and once all of
@@ -179,8 +182,14 @@ func (s *setup) openMeasured(ctx context.Context, target string, n int) (m memor
 	if err := s.upstreamHolds(ctx, 0); err != nil {
 		return m, err
 	}
+	if err := s.measuredIdle(ctx); err != nil {
+		return m, err
+	}
 	if m.before, err = s.measured().Stats(ctx, true); err != nil {
 		return m, err
+	}
+	if s.idle == 0 {
+		s.idle = m.before.Goroutines
 	}
 	if s.upMemory.before, err = s.up.Stats(ctx, true); err != nil {
 		return m, err
@@ -198,6 +207,31 @@ func (s *setup) openMeasured(ctx context.Context, target string, n int) (m memor
 		return m, err
 	}
 	return m, nil
+}
+
+// measuredIdle waits until the measured process is back to the goroutines
+// it had with no stream open (once the first measurement has found them):
+// a proxy ends its streams a moment after the upstream sees them closed,
+// and memory read before then still holds streams that came and went,
+// which made a proxy that was slow to end them look small per stream.
+func (s *setup) measuredIdle(ctx context.Context) error {
+	if s.idle == 0 {
+		return nil
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st, err := s.measured().Stats(ctx, false)
+		if err != nil {
+			return err
+		}
+		if st.Goroutines <= s.idle {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: %d goroutines a minute after its streams ended, want %d at most", s.name, st.Goroutines, s.idle)
+		}
+		time.Sleep(20 * time.Millisecond) // polling a count in another process
+	}
 }
 
 // upstreamHolds waits until the upstream holds exactly n streams: streams
