@@ -8,6 +8,7 @@ import (
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/sse"
 )
 
 // Queue passes observations on to an observer with the events taken off
@@ -57,7 +58,9 @@ import (
 //
 // An event the exchange left Unclassified (a Queue is a Classifier) is
 // classified as it is passed on, so that its JSON-RPC scan too runs off
-// the exchange's path.
+// the exchange's path; and a read's whole blocks that the exchange
+// queued unparsed (a Queue is a Chunker, chunk.go) are parsed then, each
+// passed on as the event the exchange would have reported.
 //
 // A Queue is safe for concurrent use. Its goroutine starts when events
 // first fall due and ends with Close. The zero value is not usable; call NewQueue.
@@ -70,6 +73,11 @@ type Queue struct {
 	mu   sync.Mutex
 	runs [runLen]Observation
 	evs  [runLen]Event
+	// parser parses chunks (ObserveChunk) as they are passed on, under
+	// mu; chunk is where a queued one is unpacked.
+	parser   sse.Reader
+	chunkObs Observation
+	chunkEv  Event
 
 	// The goroutine that passes events on writes runs and evs for every
 	// event, and the exchanges write qmu and what it guards for every
@@ -189,6 +197,9 @@ const (
 	fCorrupted
 	fUnclassified
 	fScanned
+	// fChunk: the slot holds a chunk's blocks (ObserveChunk), its event
+	// what they share.
+	fChunk
 )
 
 func flagIf(b bool, f slotFlags) slotFlags {
@@ -289,7 +300,7 @@ func NewQueue(next Observer) *Queue {
 // queued before it was.
 func (q *Queue) Observe(o *Observation) {
 	if o.Kind == KindEvent && o.Event != nil {
-		if q.queue(o) {
+		if q.queue(o, 0) {
 			return
 		}
 		o.Event.Classify()
@@ -301,11 +312,12 @@ func (q *Queue) Observe(o *Observation) {
 	}
 }
 
-// queue copies event o into the batch being filled. It reports false when
-// it could not: the Queue is closed, the batch has no room, or o carries
-// more than an event (a request, a response, an end or a profile change),
-// which a slot does not hold; the caller then passes o on itself.
-func (q *Queue) queue(o *Observation) bool {
+// queue copies event o into the batch being filled, its slot marked with
+// mark (fChunk, or none). It reports false when it could not: the Queue is
+// closed, the batch has no room, or o carries more than an event (a
+// request, a response, an end or a profile change), which a slot does not
+// hold; the caller then passes o on itself.
+func (q *Queue) queue(o *Observation, mark slotFlags) bool {
 	if !eventOnly(o) {
 		return false
 	}
@@ -320,7 +332,9 @@ func (q *Queue) queue(o *Observation) bool {
 	if len(b.slots) == classifyBelow {
 		q.behind.Store(true)
 	}
-	b.pack(&b.slots[len(b.slots)-1], o)
+	sl := &b.slots[len(b.slots)-1]
+	b.pack(sl, o)
+	sl.flags |= mark
 	due := len(b.slots) >= kickAt && q.due()
 	q.qmu.Unlock()
 	if due {
@@ -479,16 +493,31 @@ func (q *Queue) drainLocked() (closed bool) {
 	q.swapped.Broadcast()
 	q.qmu.Unlock()
 	used := min(len(b.slots), runLen)
-	for i := 0; i < len(b.slots); i += runLen {
-		run := q.runs[:min(len(b.slots)-i, runLen)]
-		for j := range run {
-			b.unpack(&b.slots[i+j], &run[j], &q.evs[j])
-			q.evs[j].Classify()
+	n := 0 // events unpacked in q.runs, not yet passed on
+	for i := range b.slots {
+		sl := &b.slots[i]
+		if sl.flags&fChunk != 0 {
+			if n > 0 {
+				ObserveRun(q.next, q.runs[:n])
+				n = 0
+			}
+			b.unpack(sl, &q.chunkObs, &q.chunkEv)
+			q.passChunk(&q.chunkObs)
+			continue
 		}
-		ObserveRun(q.next, run)
+		b.unpack(sl, &q.runs[n], &q.evs[n])
+		q.evs[n].Classify()
+		if n++; n == runLen {
+			ObserveRun(q.next, q.runs[:n])
+			n = 0
+		}
+	}
+	if n > 0 {
+		ObserveRun(q.next, q.runs[:n])
 	}
 	clear(q.runs[:used])
 	clear(q.evs[:used])
+	q.chunkObs, q.chunkEv = Observation{}, Event{}
 	b.reset()
 	return closed
 }
