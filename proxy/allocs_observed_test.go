@@ -24,6 +24,32 @@ type numberedStream struct {
 	next int
 	buf  []byte
 	rd   bytes.Reader
+	// paced: each read delivers one event, as from a paced upstream, so
+	// that every read is a chunk (proxy.Options.Observer, a Chunker).
+	paced bool
+	one   oneEventReads
+}
+
+// oneEventReads reads r one event at a time.
+type oneEventReads struct{ r *bytes.Reader }
+
+func (o *oneEventReads) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c, err := o.r.ReadByte()
+		if err != nil {
+			if n > 0 {
+				return n, nil
+			}
+			return 0, io.EOF
+		}
+		p[n] = c
+		n++
+		if n >= 2 && p[n-1] == '\n' && p[n-2] == '\n' {
+			break
+		}
+	}
+	return n, nil
 }
 
 func (s *numberedStream) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -38,10 +64,15 @@ func (s *numberedStream) RoundTrip(r *http.Request) (*http.Response, error) {
 		s.buf = append(s.buf, "}}\n\n"...)
 	}
 	s.rd.Reset(s.buf)
+	var body io.Reader = &s.rd
+	if s.paced {
+		s.one.r = &s.rd
+		body = &s.one
+	}
 	return &http.Response{
 		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header:  http.Header{"Content-Type": {"text/event-stream"}},
-		Body:    io.NopCloser(&s.rd),
+		Body:    io.NopCloser(body),
 		Request: r, ContentLength: -1,
 	}, nil
 }
@@ -56,8 +87,12 @@ func TestNoAllocationPerEventObserved(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocations are not counted under the race detector")
 	}
-	for _, tt := range []struct{ name, profile string }{
-		{"no faults", ""},
+	for _, tt := range []struct {
+		name, profile string
+		paced         bool
+	}{
+		{"no faults", "", false},
+		{"no faults, an event a read", "", true},
 		{"firing faults", `
 [[fault]]
 kind = "drop"
@@ -72,18 +107,19 @@ retry = "2s"
 [[fault]]
 kind = "rewrite-id"
 id = "{id}-x"
-`},
+`, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			const n = 1000
-			up := &numberedStream{}
+			up := &numberedStream{paced: tt.paced}
 			u, _ := url.Parse("http://upstream.invalid")
 			v := verify.New(verify.Options{})
 			m := metrics.New(metrics.Options{NoRuntime: true})
 			// As the engine passes them on: events through a queue.
 			q := observe.NewQueue(observe.Tee(v, m))
 			defer q.Close()
-			opts := proxy.Options{Upstream: u, Transport: up, Observer: q}
+			c := &chunkCounter{Queue: q}
+			opts := proxy.Options{Upstream: u, Transport: up, Observer: c}
 			if tt.profile != "" {
 				prof, err := profiles.Parse("firing.toml", strings.NewReader(tt.profile))
 				if err != nil {
@@ -119,6 +155,9 @@ id = "{id}-x"
 				t.Errorf("%.3f allocations per event (%.0f for %d events, %.0f for %d)", perEvent, one, n, two, 2*n)
 			}
 			q.Drain()
+			if tt.paced && c.chunks.Load() < n {
+				t.Errorf("%d reads of one event each went to the queue as chunks; the test is of that way", c.chunks.Load())
+			}
 			if v.Progress().Events < 20*n {
 				t.Errorf("the verifier saw %d events", v.Progress().Events)
 			}

@@ -105,16 +105,9 @@ func (pm *pump) classifyLater() bool {
 // block that the fault decision and the observers read. msg is the
 // JSON-RPC identity of e's data, scanned when jsonrpc.Scan found it there.
 func (pm *pump) view(e *sse.Event, msg *jsonrpc.Message, scanned bool) {
-	// Cleared, then set field by field, in place: a composite literal
-	// would be built aside and copied over, twice the stores on every
-	// event.
 	v := &pm.current().oev
-	*v = observe.Event{}
-	v.Index, v.Raw, v.Parsed = pm.index, e.Raw, true
-	v.Type, v.ID, v.HasID, v.Retry, v.HasRetry = e.Type, e.ID, e.HasID, e.Retry, e.HasRetry
-	v.Priming, v.Dispatched, v.Data = e.Priming(), e.Dispatched, e.Data
+	v.SetBlock(pm.index, e, pm.readRun-pm.startRun, pm.readRun)
 	v.RPCKind, v.RPCMethod, v.RPCID, v.Scanned = msg.Kind, msg.Method, msg.ID, scanned
-	v.SinceStream, v.SinceRun = pm.readRun-pm.startRun, pm.readRun
 	pm.index++
 }
 

@@ -117,6 +117,9 @@ type Proxy struct {
 	// stager: the Observer, when it takes a stream's events a burst at a
 	// time (pump.observe).
 	stager observe.Stager
+	// chunker: the Observer, when it takes the whole blocks of a read
+	// unparsed (pump.chunk).
+	chunker observe.Chunker
 
 	// via is the name this proxy gives itself in Via headers, unique to
 	// it, so that a request that comes back to it is known (a loop).
@@ -168,6 +171,7 @@ func New(opts Options) (*Proxy, error) {
 	p.kicker, _ = opts.Observer.(observe.Kicker)
 	p.classifier, _ = opts.Observer.(observe.Classifier)
 	p.stager, _ = opts.Observer.(observe.Stager)
+	p.chunker, _ = opts.Observer.(observe.Chunker)
 	var id [4]byte
 	_, _ = rand.Read(id[:])
 	p.via = "fray-" + hex.EncodeToString(id[:])

@@ -24,6 +24,13 @@ import (
 //	    -> view (one mcp.Event: what the plan decides on and the observers see)
 //	    -> decide (the stream plan) -> carry out (writes) -> outcome -> observation
 //
+// A stream no fault can hit, whose observer is a Chunker, takes a shorter
+// way for a read that brings nothing but whole blocks (chunk.go):
+//
+//	upstream body -> timedRead -> sse.Reader.ReadChunk -> Chunker (a copy) -> write
+//
+// and the Chunker parses the blocks later, off the stream's path.
+//
 // This file holds the I/O; event.go the way from a block to its outcome.
 type pump struct {
 	p      *Proxy
@@ -93,6 +100,9 @@ type pump struct {
 	// burst: an event was reported since the stream last wrote or waited;
 	// the next one goes by way of the Stage.
 	burst bool
+	// chunks: the stream's reads that bring whole blocks go to the
+	// Chunker unparsed (chunk.go).
+	chunks bool
 }
 
 // timedRead is the upstream body as the SSE reader sees it. Before the
@@ -214,6 +224,14 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 		}
 	}
 	for {
+		if pm.chunks && pm.p.chunker.Classifies() {
+			if c, blocks := rd.ReadChunk(chunkMax); c != nil {
+				if !pm.chunk(c, blocks) {
+					return
+				}
+				continue
+			}
+		}
 		e, err := rd.Next()
 		if err != nil {
 			pm.finish(err)
@@ -251,6 +269,7 @@ func (p *Proxy) putReader(rd *sse.Reader) {
 func (pm *pump) startPlan() bool {
 	plan := pm.p.opts.Faults
 	if plan == nil {
+		pm.chunks = pm.mayChunk()
 		return true
 	}
 	pm.ex.Exchange.Response = pm.resp.Header
@@ -285,6 +304,7 @@ func (pm *pump) startPlan() bool {
 		// with no plan, as `fray proxy --admin` has with no profile yet.
 		pm.sp = nil
 	}
+	pm.chunks = pm.mayChunk()
 	return true
 }
 
