@@ -19,11 +19,13 @@ import (
 // lines, at a block's edge past the stream's start), Index the first
 // one's, the times of their read (SinceStream, SinceRun, DeliveredAt),
 // and their fate, Delivered as they came, Copies 1; nothing else is set.
-// Classifies says whether the Chunker keeps up, so that the stream parses
-// itself while it does not.
+// Chunks says whether the Chunker takes chunks now: while it has little
+// else to do. A Chunker that is busy leaves the parse where it was, on the
+// streams' goroutines, so that the work moves only onto a side that has
+// room for it.
 type Chunker interface {
 	ObserveChunk(o *Observation)
-	Classifier
+	Chunks() bool
 }
 
 // SetBlock clears e and sets it to the view of b, a parsed block, the
@@ -39,6 +41,15 @@ func (e *Event) SetBlock(index int, b *sse.Event, sinceStream, sinceRun time.Dur
 	e.SinceStream, e.SinceRun = sinceStream, sinceRun
 }
 
+var _ Chunker = (*Queue)(nil)
+
+// Chunks reports whether the Queue takes chunks now (Chunker): while
+// fewer than chunkBelow events wait in the batch being filled. A paced
+// stream's events, a few between two kicks, leave the Queue's goroutine
+// idle most of the time; ten thousand busy streams do not, and parse their
+// own reads.
+func (q *Queue) Chunks() bool { return !q.crowded.Load() }
+
 // ObserveChunk queues the chunk o (Chunker), or passes its events on at
 // once, after what was queued before, when the batch has no room.
 func (q *Queue) ObserveChunk(o *Observation) {
@@ -48,35 +59,66 @@ func (q *Queue) ObserveChunk(o *Observation) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.drainLocked() {
-		q.passChunk(o)
+		q.passRun(q.unpackChunk(o, 0))
+		clear(q.runs[:])
+		clear(q.evs[:])
 	}
 }
 
-// passChunk parses the blocks of chunk o and passes each on as the event
-// the stream would have reported, delivered as it came; mu is held. Each
-// goes on its own: its slices point into the parser's buffer, which the
-// next block reuses.
-func (q *Queue) passChunk(o *Observation) {
+// chunkArena is how many bytes of chunk events a run holds: a run of
+// runLen events of the largest chunk the proxy sends fits.
+const chunkArena = runLen * 2 << 10
+
+// unpackChunk parses the blocks of chunk o into the run being built,
+// q.runs[:n], each the event the stream would have reported, delivered as
+// it came, passes the run on whenever it is full, and returns its length;
+// mu is held. A block's bytes are copied into the arena, which the run
+// keeps until it is passed on, so that the events of many chunks (a
+// thousand paced streams) go on in runs, as queued events do; a block
+// larger than the arena goes on alone, from the parser's buffer.
+func (q *Queue) unpackChunk(o *Observation, n int) int {
 	c := o.Event
+	q.chunkSrc.Reset(c.Raw)
 	p := &q.parser
-	p.ResetChunk(c.Raw)
+	p.ResetChunk(&q.chunkSrc)
 	defer p.Reset(nil)
-	run := q.runs[:1]
-	ob, e := &run[0], &q.evs[0]
+	a := &q.arena
 	for i := c.Index; ; i++ {
 		b, err := p.Next()
 		if err != nil {
-			break
+			return n
 		}
+		need := len(b.Raw) + len(b.Data) // Data is a copy when its lines were joined
+		if !a.room(0, need, 0) {
+			n = q.passRun(n)
+		}
+		e := &q.evs[n]
 		e.SetBlock(i, b, c.SinceStream, c.SinceRun)
+		alone := !a.room(0, need, 0)
+		if !alone {
+			raw := a.keep(e.Raw)
+			e.Type, e.ID, e.Data = a.bytes(a.part(e.Raw, raw, e.Type)), a.bytes(a.part(e.Raw, raw, e.ID)), a.bytes(a.part(e.Raw, raw, e.Data))
+			e.Raw = a.bytes(raw)
+		}
 		e.Fate, e.Copies, e.DeliveredAt = c.Fate, c.Copies, c.DeliveredAt
-		e.DeliveredID, e.DeliveredHasID = b.ID, b.HasID
-		e.DeliveredRetry, e.DeliveredHasRetry = b.Retry, b.HasRetry
-		e.Unclassified = b.Dispatched
+		e.DeliveredID, e.DeliveredHasID = e.ID, e.HasID
+		e.DeliveredRetry, e.DeliveredHasRetry = e.Retry, e.HasRetry
+		e.Unclassified = e.Dispatched
 		e.Classify()
-		*ob = *o
-		ob.Event = e
-		ObserveRun(q.next, run)
+		q.runs[n] = *o
+		q.runs[n].Event = e
+		if n++; n == runLen || alone {
+			n = q.passRun(n)
+		}
 	}
-	*ob, *e = Observation{}, Event{}
+}
+
+// passRun passes the run q.runs[:n] on, and empties the arena its chunk
+// events share; it returns 0, the length of the next run. mu is held.
+func (q *Queue) passRun(n int) int {
+	if n > 0 {
+		ObserveRun(q.next, q.runs[:n])
+	}
+	q.arena.buf = q.arena.buf[:0]
+	return 0
 }

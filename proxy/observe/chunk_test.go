@@ -3,8 +3,10 @@ package observe
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +90,7 @@ func TestQueueChunkPassesEachBlock(t *testing.T) {
 	}{
 		{"queued", chunkOfFive},
 		{"passed on at once", big},
+		{"a block larger than a run's bytes", "data: " + strings.Repeat("y", chunkArena) + "\n\n" + chunkOfFive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &copyRecorder{}
@@ -132,5 +135,32 @@ func TestQueueChunkNoAllocation(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("a chunk allocates %.2f times", allocs)
+	}
+}
+
+// TestQueueChunksGoOnInRuns: the events of queued chunks, one event each
+// as from paced streams, go on to an observer that takes runs in runs, as
+// queued events do, in the order queued, with the bytes of each.
+func TestQueueChunksGoOnInRuns(t *testing.T) {
+	runs := &runRecorder{}
+	q := NewQueue(runs)
+	defer q.Close()
+	const n = 2*runLen + 3
+	var want []string
+	for i := range n {
+		chunk := fmt.Sprintf("id: %d\ndata: %d\n\n", i, i)
+		q.ObserveChunk(chunkObservation(uint64(i), chunk, 0, time.Second))
+		want = append(want, fmt.Sprintf("%d event %s id=%d data=%d", i, chunk, i, i))
+	}
+	q.Drain()
+	if got := runs.seen(); !slices.Equal(got, want) {
+		t.Fatalf("the observer saw %q, want %q", got, want)
+	}
+	longest := 0
+	for _, l := range runs.runs {
+		longest = max(longest, l)
+	}
+	if longest < 2 || longest > runLen {
+		t.Fatalf("runs of %v: want the chunks' events in runs of at most %d, not one at a time", runs.runs, runLen)
 	}
 }

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"bytes"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,9 +74,12 @@ type Queue struct {
 	mu   sync.Mutex
 	runs [runLen]Observation
 	evs  [runLen]Event
-	// parser parses chunks (ObserveChunk) as they are passed on, under
-	// mu; chunk is where a queued one is unpacked.
+	// parser parses chunks (ObserveChunk) as they are passed on, from
+	// chunkSrc, into arena (chunk.go); chunkObs and chunkEv are where a
+	// queued one is unpacked.
 	parser   sse.Reader
+	chunkSrc bytes.Reader
+	arena    batch
 	chunkObs Observation
 	chunkEv  Event
 
@@ -94,7 +98,10 @@ type Queue struct {
 	// Classifies to read without qmu. It is written only when that
 	// changes, not at every event, so that reading it costs the
 	// exchanges nothing.
-	behind  atomic.Bool
+	behind atomic.Bool
+	// crowded is whether fill holds chunkBelow events or more, for
+	// Chunks, written as behind is.
+	crowded atomic.Bool
 	closed  bool
 	started bool // start has run, or is not to run
 	running bool // start started the goroutine
@@ -135,6 +142,10 @@ const (
 	// filled, the goroutine is behind, and exchanges classify their events
 	// themselves (Classifies).
 	classifyBelow = 256
+	// chunkBelow: with this many events waiting in the batch being
+	// filled, the goroutine has work enough, and exchanges parse their
+	// reads themselves rather than send them as chunks (Chunks).
+	chunkBelow = 64
 	// kickDelay: a Kick's events are passed on within this.
 	kickDelay = 5 * time.Millisecond
 	// runLen is how many queued events are passed on at once, at most.
@@ -289,7 +300,7 @@ func (b *batch) bytes(s span) []byte {
 // NewQueue returns a Queue that passes observations on to next.
 func NewQueue(next Observer) *Queue {
 	q := &Queue{
-		next: next, fill: newBatch(), spare: newBatch(),
+		next: next, fill: newBatch(), spare: newBatch(), arena: batch{buf: make([]byte, 0, chunkArena)},
 		wake: make(chan struct{}, 1), newTimer: newTimer, stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	q.swapped.L = &q.qmu
@@ -329,7 +340,10 @@ func (q *Queue) queue(o *Observation, mark slotFlags) bool {
 	}
 	b := q.fill
 	b.slots = b.slots[:len(b.slots)+1]
-	if len(b.slots) == classifyBelow {
+	switch len(b.slots) {
+	case chunkBelow:
+		q.crowded.Store(true)
+	case classifyBelow:
 		q.behind.Store(true)
 	}
 	sl := &b.slots[len(b.slots)-1]
@@ -488,33 +502,30 @@ func (q *Queue) drainLocked() (closed bool) {
 	if q.behind.Load() != (len(q.fill.slots) >= classifyBelow) {
 		q.behind.Store(len(q.fill.slots) >= classifyBelow)
 	}
+	if q.crowded.Load() != (len(q.fill.slots) >= chunkBelow) {
+		q.crowded.Store(len(q.fill.slots) >= chunkBelow)
+	}
 	q.kicked, q.soon = false, false
 	closed = q.closed
 	q.swapped.Broadcast()
 	q.qmu.Unlock()
-	used := min(len(b.slots), runLen)
-	n := 0 // events unpacked in q.runs, not yet passed on
+	n, used := 0, 0 // events in the run being built; the most it held
 	for i := range b.slots {
 		sl := &b.slots[i]
 		if sl.flags&fChunk != 0 {
-			if n > 0 {
-				ObserveRun(q.next, q.runs[:n])
-				n = 0
-			}
 			b.unpack(sl, &q.chunkObs, &q.chunkEv)
-			q.passChunk(&q.chunkObs)
+			n = q.unpackChunk(&q.chunkObs, n)
+			used = runLen
 			continue
 		}
 		b.unpack(sl, &q.runs[n], &q.evs[n])
 		q.evs[n].Classify()
+		used = max(used, n+1)
 		if n++; n == runLen {
-			ObserveRun(q.next, q.runs[:n])
-			n = 0
+			n = q.passRun(n)
 		}
 	}
-	if n > 0 {
-		ObserveRun(q.next, q.runs[:n])
-	}
+	q.passRun(n)
 	clear(q.runs[:used])
 	clear(q.evs[:used])
 	q.chunkObs, q.chunkEv = Observation{}, Event{}

@@ -160,6 +160,9 @@ func (q *Queue) commit(staged *batch) bool {
 	f := q.fill
 	n := len(f.slots)
 	f.append(staged)
+	if n < chunkBelow && len(f.slots) >= chunkBelow {
+		q.crowded.Store(true)
+	}
 	if n < classifyBelow && len(f.slots) >= classifyBelow {
 		q.behind.Store(true)
 	}

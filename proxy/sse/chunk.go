@@ -91,21 +91,17 @@ func chunkBlocks(b []byte) (blocks int, ok bool) {
 }
 
 // ResetChunk makes r read src, bytes of a stream that starts at a block's
-// edge past the stream's start (a chunk): no BOM is looked for.
-func (r *Reader) ResetChunk(src []byte) {
-	r.Reset(&r.chunk)
-	r.chunk = chunkSource{b: src}
+// edge past the stream's start (a chunk): no BOM is looked for. r reads
+// src straight into a buffer of its own, made once and kept by later
+// Resets, rather than waiting as for a network source: src has all its
+// bytes already.
+func (r *Reader) ResetChunk(src io.Reader) {
+	r.Reset(src)
 	r.begun = true
-}
-
-// chunkSource reads a chunk.
-type chunkSource struct{ b []byte }
-
-func (s *chunkSource) Read(p []byte) (int, error) {
-	if len(s.b) == 0 {
-		return 0, io.EOF
+	if r.pool != ownBuf {
+		r.releaseBuf()
 	}
-	n := copy(p, s.b)
-	s.b = s.b[n:]
-	return n, nil
+	if r.buf == nil {
+		r.buf = make([]byte, minRead)
+	}
 }

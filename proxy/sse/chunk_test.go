@@ -1,6 +1,7 @@
 package sse
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -19,7 +20,7 @@ func readWithChunks(t *testing.T, src io.Reader, limit int) (out []snap, chunks 
 	for {
 		if c, blocks := r.ReadChunk(limit); c != nil {
 			chunks++
-			later.ResetChunk(c)
+			later.ResetChunk(bytes.NewReader(c))
 			n := 0
 			for {
 				e, err := later.Next()

@@ -77,7 +77,6 @@ type Reader struct {
 	more   bool           // the last read filled what it was offered: more is likely waiting
 	small  [idleRead]byte // what an idle Reader reads into
 	ev     Event
-	chunk  chunkSource // src, for ResetChunk
 }
 
 // A Waiter is a source that can wait for its next bytes without being
