@@ -13,9 +13,9 @@ import (
 // when ReadChunk gives one, parsed by a Reader of its own (ResetChunk),
 // Next otherwise. It returns what both made of the stream, and how many
 // chunks there were.
-func readWithChunks(t *testing.T, src io.Reader, limit int) (out []snap, chunks int, err error) {
+func readWithChunks(t *testing.T, src io.Reader, maxBlock, limit int) (out []snap, chunks int, err error) {
 	t.Helper()
-	r := NewReader(src, 0)
+	r := NewReader(src, maxBlock)
 	var later Reader
 	for {
 		if c, blocks := r.ReadChunk(limit); c != nil {
@@ -102,7 +102,7 @@ func TestReadChunkMatchesNext(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, n, err := readWithChunks(t, &piecesReader{pieces: slicesClone(pieces)}, 1024)
+		got, n, err := readWithChunks(t, &piecesReader{pieces: slicesClone(pieces)}, 0, 1024)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,6 +123,30 @@ func TestReadChunkMatchesNext(t *testing.T) {
 	if chunks < 1000 || streams < 300 {
 		t.Fatalf("only %d chunks in %d of 400 streams", chunks, streams)
 	}
+}
+
+// FuzzReadChunk: any bytes, in reads that break anywhere, under any block
+// limit and chunk limit, read a chunk at a time where ReadChunk gives one
+// (each parsed apart) give the blocks Next alone gives, and the same end.
+func FuzzReadChunk(f *testing.F) {
+	f.Add([]byte("data: a\n\nid: 1\ndata: b\n\n: c\n\n\n"), []byte{9, 14, 5, 1}, uint16(1024))
+	f.Add([]byte("\ufeffdata: a\r\n\r\ndata: b\n\n"), []byte{13, 9}, uint16(40))
+	f.Fuzz(func(t *testing.T, input, sizes []byte, limit uint16) {
+		maxBlock := 16 + int(limit)%2048
+		want, wantErr := readAll(t, &chunkReader{data: input, sizes: chunkSizes(sizes)}, maxBlock)
+		got, _, gotErr := readWithChunks(t, &chunkReader{data: input, sizes: chunkSizes(sizes)}, maxBlock, int(limit>>4))
+		if !errors.Is(gotErr, wantErr) && gotErr != wantErr {
+			t.Fatalf("ended with %v, want %v", gotErr, wantErr)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d blocks with chunks, %d with Next", len(got), len(want))
+		}
+		for j := range want {
+			if !snapEqual(got[j], want[j]) {
+				t.Fatalf("block %d:\nwith chunks %+v\nwith Next   %+v", j, got[j], want[j])
+			}
+		}
+	})
 }
 
 // TestReadChunkRefuses: what is not a chunk stays for Next, which returns
