@@ -13,13 +13,12 @@ const chunkMax = 1024
 // mayChunk reports whether the stream's reads may go to the observer as
 // chunks (observe.Chunker) once its plan has started: blocks fray writes
 // on as they came, whatever they hold. That takes a stream no fault can
-// hit (none armed at its start, no plan for its events), whose events the
-// proxy does not read itself: not the answer to an initialize (the
-// session's revision), not a legacy stream (its endpoint event is
-// rewritten).
+// hit (no plan, or one that startPlan found inert: nothing armed at the
+// stream's start either), whose events the proxy does not read itself:
+// not the answer to an initialize (the session's revision), not a legacy
+// stream (its endpoint event is rewritten).
 func (pm *pump) mayChunk() bool {
-	return pm.p.chunker != nil && pm.sp == nil && pm.lim == nil && pm.stopTTL == nil && pm.idle == nil &&
-		!pm.ex.initReq && pm.ex.Stream != mcp.StreamLegacy
+	return pm.p.chunker != nil && pm.sp == nil && !pm.ex.initReq && pm.ex.Stream != mcp.StreamLegacy
 }
 
 // chunk reports c, the whole blocks of one read (sse.Reader.ReadChunk),

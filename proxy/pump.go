@@ -224,7 +224,7 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 		}
 	}
 	for {
-		if pm.chunks && pm.p.chunker.Chunks() {
+		if pm.chunks && rd.AtEdge() && pm.p.chunker.Chunks() {
 			if c, blocks := rd.ReadChunk(chunkMax); c != nil {
 				if !pm.chunk(c, blocks) {
 					return

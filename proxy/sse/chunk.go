@@ -26,10 +26,10 @@ func (r *Reader) ReadChunk(limit int) (chunk []byte, blocks int) {
 	if r.src == nil {
 		return nil, 0
 	}
-	r.consume()
-	if !r.atEdge() {
+	if !r.AtEdge() {
 		return nil, 0
 	}
+	r.consume()
 	limit = min(limit, r.max, maxChunk)
 	r.fill()
 	// A read that ends an idle wait takes a few bytes (fillIdle); the rest
@@ -63,12 +63,13 @@ func endsBlock(b []byte) bool {
 // lines, fewer than maxLines allows any Reader.
 const maxChunk = 2048
 
-// atEdge reports whether the Reader stands between two blocks with
+// AtEdge reports whether the Reader stands between two blocks with
 // nothing buffered and no state carried to the next block: past the start
 // of the stream (its BOM check), not after a CR that an LF may complete,
-// parsing, with no error.
-func (r *Reader) atEdge() bool {
-	return r.begun && r.start == r.end && !r.pendingLF && !r.unparsed && r.err == nil
+// parsing, with no error. Only there may ReadChunk read a chunk; a caller
+// asks first, for the price of a few loads, before it does more.
+func (r *Reader) AtEdge() bool {
+	return r.begun && r.done == r.end && !r.pendingLF && !r.unparsed && r.err == nil
 }
 
 // chunkBlocks counts the blocks of b, which starts at a block's edge and
