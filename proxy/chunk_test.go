@@ -25,6 +25,17 @@ import (
 type chunkCounter struct {
 	*observe.Queue
 	chunks atomic.Int64
+	// refuse, when set, refuses chunks at random, as a busy Queue does,
+	// so that a stream parses some reads and sends others as chunks. (One
+	// stream asks, from its goroutine.)
+	refuse *rand.Rand
+}
+
+func (c *chunkCounter) Chunks() bool {
+	if c.refuse != nil && c.refuse.IntN(2) == 0 {
+		return false
+	}
+	return c.Queue.Chunks()
 }
 
 func (c *chunkCounter) ObserveChunk(o *observe.Observation) {
@@ -213,22 +224,25 @@ func completeBlocks(t *testing.T, b []byte) int {
 
 // TestChunksReportWhatParsingDid: a stream whose reads go to the Queue as
 // chunks reports to the observer the very events it reports when it parses
-// every read itself, field for field, whatever the blocks hold and however
-// the reads break them; each before the client has it; and chunks are
-// taken (most reads here are whole blocks).
+// every read itself, field for field, in the same order, whatever the
+// blocks hold, however the reads break them and whenever the Queue
+// refuses chunks (as a busy one does); each before the client has it; and
+// chunks are taken (most reads here are whole blocks).
 func TestChunksReportWhatParsingDid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	var chunks, reads int64
 	for i := range 12 {
 		method := []string{http.MethodGet, http.MethodPost}[i%2]
 		pieces, edges := chunkyStream(rng, 10+rng.IntN(40))
-		reads += int64(len(pieces))
-		run := func(chunky bool) []string {
+		run := func(chunky, refuse bool) []string {
 			rec := &eventRecorder{}
 			q := observe.NewQueue(rec)
 			defer q.Close()
 			var ob observe.Observer = noChunks{q}
 			c := &chunkCounter{Queue: q}
+			if refuse {
+				c.refuse = rand.New(rand.NewPCG(uint64(i), 3))
+			}
 			if chunky {
 				ob = c
 			}
@@ -236,13 +250,17 @@ func TestChunksReportWhatParsingDid(t *testing.T) {
 			chunks += c.chunks.Load()
 			return rec.events
 		}
-		parsed, chunked := run(false), run(true)
-		if len(parsed) != len(chunked) {
-			t.Fatalf("stream %d (%s): %d events parsed on the path, %d with chunks", i, method, len(parsed), len(chunked))
-		}
-		for j := range parsed {
-			if parsed[j] != chunked[j] {
-				t.Fatalf("stream %d (%s), event %d:\nparsed  %s\nchunked %s", i, method, j, parsed[j], chunked[j])
+		parsed := run(false, false)
+		for _, refuse := range []bool{false, true} {
+			reads += int64(len(pieces))
+			chunked := run(true, refuse)
+			if len(parsed) != len(chunked) {
+				t.Fatalf("stream %d (%s, refusing at random %v): %d events parsed on the path, %d with chunks", i, method, refuse, len(parsed), len(chunked))
+			}
+			for j := range parsed {
+				if parsed[j] != chunked[j] {
+					t.Fatalf("stream %d (%s, refusing at random %v), event %d:\nparsed  %s\nchunked %s", i, method, refuse, j, parsed[j], chunked[j])
+				}
 			}
 		}
 	}
