@@ -8,6 +8,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,10 @@ import (
 // setup's name: events/s, p50-µs, p99-µs (paced), and cpu-ns/event, the
 // user and system CPU time of the whole process (upstream, proxy and
 // client: all run in it) from getrusage around the timed reads, divided
-// by the events. ns/op is meaningless here. The ratios the acceptance asks
+// by the events; and, on Linux, steal-%: the share of the machine's CPU
+// time its hypervisor gave to other work while the setup's reads ran
+// (hostSteal), which says how contended the figures beside it are. ns/op
+// is meaningless here. The ratios the acceptance asks
 // for are computed from the output by
 //
 //	go test -run XXX -bench BenchmarkStream -benchtime 200000x -count 5 ./proxy/ | go run ./proxy/internal/benchcmp
@@ -180,6 +184,8 @@ type benchTally struct {
 	elapsed time.Duration
 	cpu     time.Duration
 	cpuOK   bool
+	steal   time.Duration
+	stealOK bool
 	lat     []time.Duration
 }
 
@@ -203,11 +209,13 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch
 		for k := range setups {
 			i := (r + k) % len(setups)
 			t := &tally[i]
+			steal0, sok0 := hostSteal()
 			cpu0, ok0 := processCPU()
 			start := time.Now()
 			err := benchsse.Read(context.Background(), clients[i], benchsse.URL(setups[i].url, per, 0, batch), per, up.Base, nil)
 			elapsed := time.Since(start)
 			cpu1, ok1 := processCPU()
+			steal1, sok1 := hostSteal()
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -215,6 +223,8 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch
 			t.elapsed += elapsed
 			t.cpu += cpu1 - cpu0
 			t.cpuOK = ok0 && ok1
+			t.steal += steal1 - steal0
+			t.stealOK = sok0 && sok1
 		}
 	}
 	b.StopTimer()
@@ -236,6 +246,9 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch
 		b.ReportMetric(float64(t.events)/t.elapsed.Seconds(), s.name+":events/s")
 		if t.cpuOK {
 			b.ReportMetric(float64(t.cpu.Nanoseconds())/float64(t.events), s.name+":cpu-ns/event")
+		}
+		if t.stealOK {
+			b.ReportMetric(100*t.steal.Seconds()/(t.elapsed.Seconds()*float64(runtime.NumCPU())), s.name+":steal-%")
 		}
 		if paced {
 			slices.Sort(t.lat)

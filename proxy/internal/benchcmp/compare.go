@@ -34,7 +34,12 @@ const (
 	unitCPU    = "cpu-ns/event"
 	unitP50    = "p50-µs"
 	unitP99    = "p99-µs"
+	unitSteal  = "steal-%"
 )
+
+// stealNote is the steal, in percent of the machine's CPU time, from which
+// Write says that the figures are of a contended machine.
+const stealNote = 5.0
 
 // minAdded floors the reverse proxy's added latency when it is the
 // denominator of a ratio: on a noisy machine the measured difference can be
@@ -122,10 +127,15 @@ func (r *Ratio) ok() bool {
 }
 
 // Table is one regime's medians: setup -> unit -> median over runs.
+// Steal is the highest of the setups' median steal-% (the share of the
+// machine's CPU time its hypervisor gave to other work while the setup
+// ran), and HasSteal whether the input reported one.
 type Table struct {
-	Regime string
-	Runs   int
-	Median map[string]map[string]float64
+	Regime   string
+	Runs     int
+	Median   map[string]map[string]float64
+	Steal    float64
+	HasSteal bool
 }
 
 // Comparison is the tables of the regimes in the input and the ratios
@@ -165,13 +175,16 @@ func Compare(res Results, lim Limits) (*Comparison, error) {
 		}
 		t := Table{Regime: regime, Runs: len(runs), Median: map[string]map[string]float64{}}
 		for _, setup := range setupOrder {
-			for _, unit := range []string{unitEvents, unitCPU, unitP50, unitP99} {
+			for _, unit := range []string{unitEvents, unitCPU, unitP50, unitP99, unitSteal} {
 				if m, ok := median(collect(runs, func(r Run) (float64, bool) { return get(r, setup, unit) })); ok {
 					if t.Median[setup] == nil {
 						t.Median[setup] = map[string]float64{}
 					}
 					t.Median[setup][unit] = m
 				}
+			}
+			if v, ok := t.Median[setup][unitSteal]; ok {
+				t.Steal, t.HasSteal = max(t.Steal, v), true
 			}
 		}
 		c.Tables = append(c.Tables, t)
@@ -272,7 +285,7 @@ func median(v []float64) (float64, bool) {
 // Write prints each regime's table of medians and the ratios.
 func (c *Comparison) Write(w io.Writer) {
 	for _, t := range c.Tables {
-		fmt.Fprintf(w, "\n%s (medians of %d runs)\n%-13s %12s %13s %9s %9s %10s\n", t.Regime, t.Runs, "setup", "events/s", "cpu-ns/event", "p50-µs", "p99-µs", "added-p50")
+		fmt.Fprintf(w, "\n%s (medians of %d runs)\n%-13s %12s %13s %9s %9s %10s %8s\n", t.Regime, t.Runs, "setup", "events/s", "cpu-ns/event", "p50-µs", "p99-µs", "added-p50", "steal-%")
 		for _, s := range setupOrder {
 			m := t.Median[s]
 			if m == nil {
@@ -288,7 +301,12 @@ func (c *Comparison) Write(w io.Writer) {
 			if p, ok := m[unitP50]; ok && s != modeDirect {
 				add = fmt.Sprintf("%.1f", p-t.Median[modeDirect][unitP50])
 			}
-			fmt.Fprintf(w, "%-13s %12s %13s %9s %9s %10s\n", s, cell(unitEvents, "%.0f"), cell(unitCPU, "%.0f"), cell(unitP50, "%.1f"), cell(unitP99, "%.1f"), add)
+			fmt.Fprintf(w, "%-13s %12s %13s %9s %9s %10s %8s\n", s, cell(unitEvents, "%.0f"), cell(unitCPU, "%.0f"), cell(unitP50, "%.1f"), cell(unitP99, "%.1f"), add, cell(unitSteal, "%.1f"))
+		}
+	}
+	for _, t := range c.Tables {
+		if t.HasSteal && t.Steal >= stealNote {
+			fmt.Fprintf(w, "\n%s: the host took up to %.0f%% of this machine's CPU time while a setup ran (steal-%%): these figures are of a contended machine, whose ratios spread wider than a quiet one's\n", t.Regime, t.Steal)
 		}
 	}
 	fmt.Fprintln(w)

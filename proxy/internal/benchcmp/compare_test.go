@@ -17,6 +17,8 @@ type m struct {
 	events, cpu   float64
 	p50, p99      float64 // paced only
 	omitP50, omit bool
+	steal         float64 // printed when hasSteal
+	hasSteal      bool
 }
 
 // line is one BenchmarkStream line as the benchmark prints it.
@@ -30,6 +32,9 @@ func line(regime string, ms ...m) string {
 		fmt.Fprintf(&b, "\t %g %s:cpu-ns/event\t %g %s:events/s", x.cpu, x.setup, x.events, x.setup)
 		if regime == "paced" && !x.omitP50 {
 			fmt.Fprintf(&b, "\t %g %s:p50-µs\t %g %s:p99-µs", x.p50, x.setup, x.p99, x.setup)
+		}
+		if x.hasSteal {
+			fmt.Fprintf(&b, "\t %g %s:steal-%%", x.steal, x.setup)
 		}
 	}
 	return b.String() + "\n"
@@ -183,5 +188,51 @@ func TestRatios(t *testing.T) {
 	}
 	if got := ratio(t, c, "paced  fray-shipped/reverseproxy added p50"); got != 1/minAdded {
 		t.Errorf("floored added p50 = %v, want %v", got, 1/minAdded)
+	}
+}
+
+// TestSteal: the steal each setup reported is shown in its regime's table,
+// as a median over runs; a regime whose highest median reaches stealNote
+// is said to have run on a contended machine, one below it is not; and
+// steal changes no verdict.
+func TestSteal(t *testing.T) {
+	bulk := func(steal float64) string {
+		return line("bulk",
+			m{setup: "reverseproxy", events: 2500000, cpu: 350, steal: 0, hasSteal: true},
+			m{setup: "fray-shipped", events: 1500000, cpu: 700, steal: steal, hasSteal: true},
+			m{setup: "fray-traced", events: 1200000, cpu: 1000, steal: 1, hasSteal: true})
+	}
+	for _, tt := range []struct {
+		name      string
+		runs      []float64 // fray-shipped's steal in each run
+		wantSteal string    // fray-shipped's cell
+		contended bool
+	}{
+		{"quiet", []float64{0, 1, 4.9}, "1.0", false},
+		{"busy", []float64{30, 2, 20}, "20.0", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := header
+			for _, s := range tt.runs {
+				in += bulk(s)
+			}
+			var out bytes.Buffer
+			err := run(strings.NewReader(in), &out, nil, DefaultLimits)
+			if err == nil || !strings.Contains(err.Error(), "no BenchmarkStream/paced") || strings.Contains(err.Error(), "bulk ") {
+				t.Errorf("err = %v, want only the missing paced regime", err)
+			}
+			row := ""
+			for l := range strings.Lines(out.String()) {
+				if strings.HasPrefix(l, "fray-shipped ") {
+					row = l
+				}
+			}
+			if f := strings.Fields(row); len(f) != 7 || f[6] != tt.wantSteal {
+				t.Errorf("fray-shipped row %q: want steal-%% %s in its last column", row, tt.wantSteal)
+			}
+			if got := strings.Contains(out.String(), "bulk: the host took up to"); got != tt.contended {
+				t.Errorf("contended machine said: %v, want %v:\n%s", got, tt.contended, out.String())
+			}
+		})
 	}
 }

@@ -9,7 +9,11 @@
 // runs (-count) of each setup's events/s, CPU per event, p50 and p99
 // latency and added p50; then the ratios, each computed within a run (the
 // setups of a run take turns on the same machine) and reduced to their
-// median over runs, with the lowest and highest run beside it. It exits 1 when a ratio misses its bound, or when the
+// median over runs, with the lowest and highest run beside it. Where the
+// benchmark reports steal-% (Linux), the table shows it, and a regime in
+// which the hypervisor took 5% or more of the machine's CPU time from a
+// setup is said to have run on a contended machine; steal changes no
+// verdict. It exits 1 when a ratio misses its bound, or when the
 // input holds a failure or lacks a setup or a regime; 2 on bad flags. An
 // input with one regime alone (-bench BenchmarkStream/paced) has that
 // regime compared and printed all the same, and exits 1 naming the other.
