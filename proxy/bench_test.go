@@ -53,7 +53,7 @@ import (
 // client: all run in it) from getrusage around the timed reads, divided
 // by the events; and, on Linux, steal-%: the share of the machine's CPU
 // time its hypervisor gave to other work while the setup's reads ran
-// (hostSteal), which says how contended the figures beside it are. ns/op
+// (benchsse.HostSteal), which says how contended the figures beside it are. ns/op
 // is meaningless here. The ratios the acceptance asks
 // for are computed from the output by
 //
@@ -209,13 +209,13 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch
 		for k := range setups {
 			i := (r + k) % len(setups)
 			t := &tally[i]
-			steal0, sok0 := hostSteal()
+			steal0, sok0 := benchsse.HostSteal()
 			cpu0, ok0 := processCPU()
 			start := time.Now()
 			err := benchsse.Read(context.Background(), clients[i], benchsse.URL(setups[i].url, per, 0, batch), per, up.Base, nil)
 			elapsed := time.Since(start)
 			cpu1, ok1 := processCPU()
-			steal1, sok1 := hostSteal()
+			steal1, sok1 := benchsse.HostSteal()
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -57,8 +57,8 @@ func TestBenchStreamHarness(t *testing.T) {
 			t.Errorf("process CPU %v then %v (%v, %v): not read", c0, c1, ok0, ok1)
 		}
 		// Steal is zero on a machine of its own, and never goes back.
-		s0, sok0 := hostSteal()
-		s1, sok1 := hostSteal()
+		s0, sok0 := benchsse.HostSteal()
+		s1, sok1 := benchsse.HostSteal()
 		if !sok0 || !sok1 || s0 < 0 || s1 < s0 {
 			t.Errorf("host steal %v then %v (%v, %v): not read", s0, s1, sok0, sok1)
 		}

@@ -10,7 +10,8 @@
 // Upstream's Base: the client must run in the same process as the
 // Upstream. Both are used by BenchmarkStream (package proxy), where the
 // proxy shares that process, and by BenchmarkApart (proxy/internal/scale),
-// where each proxy is a process of its own.
+// where each proxy is a process of its own. HostSteal tells both how
+// contended the machine was while they measured.
 package benchsse
 
 import (

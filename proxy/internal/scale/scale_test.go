@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/proxy/internal/benchsse"
 	"github.com/frayproxy/fray/proxy/internal/scale"
 )
 
@@ -40,7 +41,9 @@ import (
 // up meanwhile does so for both: the ratios mem-ratio (fray's rss per
 // stream over ReverseProxy's), events-ratio (fray's events/s over
 // ReverseProxy's in those rounds) and cpu-ratio (its CPU per event over
-// ReverseProxy's), and each one's events/s there; and fails when fray
+// ReverseProxy's), each one's events/s there, and on Linux steal-%, the
+// share of the machine's CPU time its host gave to other work while the
+// pairs ran (benchsse.HostSteal); and fails when fray
 // holds more memory per stream than ReverseProxy or delivers less than
 // 0.9× its events/s. The client holds both setups' streams then, one
 // socket each: within the same file limit as a proxy, which holds two per
@@ -129,6 +132,8 @@ func BenchmarkScale(b *testing.B) {
 			s       *setup
 		}{{&rr, &pr, held[reverseProxy]}, {&rf, &pf, held[fray]}}
 		var ratios []float64
+		steal0, sok0 := benchsse.HostSteal()
+		start := time.Now()
 		for range pairsPerOp * b.N {
 			for _, p := range pair {
 				*p.this = rounds{}
@@ -140,6 +145,8 @@ func BenchmarkScale(b *testing.B) {
 			slices.Reverse(pair)
 			ratios = append(ratios, pf.eventsPerSec()/pr.eventsPerSec())
 		}
+		took := time.Since(start)
+		steal1, sok1 := benchsse.HostSteal()
 		mem, pooled, cpu := f.rss/rp.rss, rf.eventsPerSec()/rr.eventsPerSec(), rf.cpuPerEvent()/rr.cpuPerEvent()
 		ev := median(ratios)
 		b.ReportMetric(0, "ns/op")
@@ -149,6 +156,13 @@ func BenchmarkScale(b *testing.B) {
 		b.ReportMetric(cpu, "cpu-ratio")
 		b.ReportMetric(rr.eventsPerSec(), "reverseproxy:events/s")
 		b.ReportMetric(rf.eventsPerSec(), "fray:events/s")
+		if sok0 && sok1 {
+			// How much of the machine its host gave to other work
+			// meanwhile: a contended machine's ratios spread wider.
+			steal := 100 * (steal1 - steal0).Seconds() / (took.Seconds() * float64(runtime.NumCPU()))
+			b.ReportMetric(steal, "steal-%")
+			b.Logf("the host took %.1f%% of this machine's CPU time while the pairs ran (steal)", steal)
+		}
 		b.Logf("memory per idle stream: direct %.1f KiB, reverseproxy %.1f KiB, fray %.1f KiB: fray/reverseproxy %.2f (want <= 1): %s",
 			results[direct].rss/1024, rp.rss/1024, f.rss/1024, mem, verdict(mem <= 1))
 		b.Logf("events/s at %d streams, rounds taken in turn: fray/reverseproxy %.2f, the median of %d pairs' ratios (want >= 0.9): %s; pairs from %.2f to %.2f",

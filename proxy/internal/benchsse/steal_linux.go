@@ -1,6 +1,6 @@
 //go:build linux
 
-package proxy_test
+package benchsse
 
 import (
 	"bytes"
@@ -13,13 +13,13 @@ import (
 // Linux architecture Go runs on.
 const clockTick = time.Second / 100
 
-// hostSteal returns the time the hypervisor has run other work while the
+// HostSteal returns the time the hypervisor has run other work while the
 // machine's CPUs wanted to run, summed over them, since boot: the "steal"
 // column of /proc/stat. On a virtual machine whose host is busy it grows
 // at up to one second a second per CPU, and every figure a benchmark
 // takes then is of a contended machine. It reports false where the
 // kernel does not say (no /proc, or a line without the column).
-func hostSteal() (time.Duration, bool) {
+func HostSteal() (time.Duration, bool) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
 		return 0, false
