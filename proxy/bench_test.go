@@ -53,9 +53,9 @@ import (
 // client: all run in it) from getrusage around the timed reads, divided
 // by the events; and, on Linux, steal-%: the share of the machine's CPU
 // time its hypervisor gave to other work while the setup's reads ran
-// (benchsse.HostSteal), which says how contended the figures beside it are. ns/op
-// is meaningless here. The ratios the acceptance asks
-// for are computed from the output by
+// (benchsse.HostSteal), which says how contended the figures beside it
+// are. ns/op is meaningless here. The ratios the acceptance asks for are
+// computed from the output by
 //
 //	go test -run XXX -bench BenchmarkStream -benchtime 200000x -count 5 ./proxy/ | go run ./proxy/internal/benchcmp
 func BenchmarkStream(b *testing.B) {

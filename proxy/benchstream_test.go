@@ -56,7 +56,7 @@ func TestBenchStreamHarness(t *testing.T) {
 		if !ok0 || !ok1 || c1 <= c0 {
 			t.Errorf("process CPU %v then %v (%v, %v): not read", c0, c1, ok0, ok1)
 		}
-		// Steal is zero on a machine of its own, and never goes back.
+		// The host's steal is read, and never goes back.
 		s0, sok0 := benchsse.HostSteal()
 		s1, sok1 := benchsse.HostSteal()
 		if !sok0 || !sok1 || s0 < 0 || s1 < s0 {
