@@ -8,7 +8,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -248,7 +247,7 @@ func benchRegime(b *testing.B, setups []benchSetup, up *benchsse.Upstream, batch
 			b.ReportMetric(float64(t.cpu.Nanoseconds())/float64(t.events), s.name+":cpu-ns/event")
 		}
 		if t.stealOK {
-			b.ReportMetric(100*t.steal.Seconds()/(t.elapsed.Seconds()*float64(runtime.NumCPU())), s.name+":steal-%")
+			b.ReportMetric(benchsse.StealPercent(t.steal, t.elapsed), s.name+":steal-%")
 		}
 		if paced {
 			slices.Sort(t.lat)

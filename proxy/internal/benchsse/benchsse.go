@@ -23,6 +23,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"time"
 )
@@ -183,3 +184,10 @@ func Quantile(sorted []time.Duration, q float64) time.Duration {
 
 // Micros is d in microseconds, as the benchmarks report latencies.
 func Micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// StealPercent is steal, the growth of HostSteal over elapsed, as a share
+// of the machine's CPU time then: 100 when the host ran other work on
+// every CPU for all of it.
+func StealPercent(steal, elapsed time.Duration) float64 {
+	return 100 * steal.Seconds() / (elapsed.Seconds() * float64(runtime.NumCPU()))
+}

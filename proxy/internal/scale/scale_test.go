@@ -159,7 +159,7 @@ func BenchmarkScale(b *testing.B) {
 		if sok0 && sok1 {
 			// How much of the machine its host gave to other work
 			// meanwhile: a contended machine's ratios spread wider.
-			steal := 100 * (steal1 - steal0).Seconds() / (took.Seconds() * float64(runtime.NumCPU()))
+			steal := benchsse.StealPercent(steal1-steal0, took)
 			b.ReportMetric(steal, "steal-%")
 			b.Logf("the host took %.1f%% of this machine's CPU time while the pairs ran (steal)", steal)
 		}
