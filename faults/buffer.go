@@ -3,7 +3,7 @@ package faults
 import (
 	"strings"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // bufferKind holds events back and releases them in bursts, as a reverse

@@ -3,7 +3,7 @@ package faults
 import (
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // closeKind ends a stream cleanly, once, at the first of:

@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // corruptKind breaks the JSON in the data of matching events that carry a
 // JSON-RPC message; the pump decides how (truncation, a stray byte).

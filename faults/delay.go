@@ -3,7 +3,7 @@ package faults
 import (
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // delayKind holds matching events (and the stream behind them) for delay

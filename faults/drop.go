@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // dropKind keeps matching events from the client, as if the server never
 // sent them.

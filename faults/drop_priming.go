@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // dropPrimingKind drops priming events (an id with empty data, SEP-1699),
 // so the client has no id to resume from until a later event brings one.

@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // dropRequestKind swallows matching requests: they never reach the server.
 // The client is answered 202 Accepted, or with hang = true left waiting

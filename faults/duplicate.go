@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // duplicateKind writes matching events again, copies extra times (default
 // 1), as a replay racing a live write does.

@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // fragmentKind writes every matching event in pieces of at most max_piece
 // bytes, each flushed on its own, so clients must reassemble lines and

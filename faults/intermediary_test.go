@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // heldAt lists the indexes of events whose action holds them back.

@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // keepaliveNoiseKind injects `lines` SSE comment lines (default 1) before
 // every matching event: keep-alives that carry no id and make no progress.

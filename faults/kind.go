@@ -3,7 +3,7 @@ package faults
 import (
 	"fmt"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // Target says what a kind acts on, and so how its probability is drawn.

@@ -3,7 +3,7 @@ package faults
 import (
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // latencyKind delays the response to matching requests by delay plus a

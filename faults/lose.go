@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // loseKind acts out a dying connection, once per stream: after
 // after_events matching events (default 0) have gone through, the next

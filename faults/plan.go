@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // ExchangeAction is a Plan's decision for an exchange, carried out by the

@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // prefilter narrows, for one event, a stream's slots down to those whose

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // TestPrefilterAgreesWithEveryFault drives random event sequences through

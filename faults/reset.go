@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // resetKind aborts the client's connection with a TCP RST, once, by the
 // same triggers as close. A reset cannot follow a written event, so it

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // rewriteHeaderKind sets one header of the forwarded request to a value

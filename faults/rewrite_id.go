@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // rewriteIDKind replaces the id of matching events that have one. The id
 // parameter is a template: "{id}" stands for the original id, so "{id}-x"

@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // rewriteLastEventIDKind changes the Last-Event-ID of matching requests.
 // id is a template like rewrite-id's: with "{id}" it rewrites requests

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // selectorKeys are the keys every fault may carry besides its kind's

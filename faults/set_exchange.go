@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // Exchange decides for an exchange. Faults fire in index order; durations
 // add up, flags combine, and where values cannot be combined (a status, a

@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // setRetryKind adds or replaces the retry field of matching events (every
 // matching event, so pair it with a selector such as priming = true). On

@@ -4,7 +4,7 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // Stream returns the decisions for a stream opened in answer to ex. Only

@@ -3,7 +3,7 @@ package faults
 import (
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // stallKind stops the stream, once, before the first event that matches

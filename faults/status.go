@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // statusKind answers matching requests itself, without forwarding them:

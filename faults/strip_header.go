@@ -3,7 +3,7 @@ package faults
 import (
 	"net/http"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // stripHeaderKind removes one header from matching exchanges: from the

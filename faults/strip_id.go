@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // stripIDKind removes the id field from matching events that have one.
 var stripIDKind = Kind{

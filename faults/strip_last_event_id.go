@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // stripLastEventIDKind removes Last-Event-ID from matching requests that
 // carry it, so the server cannot replay what the client missed.

@@ -1,6 +1,6 @@
 package faults
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // stripRetryKind removes the retry field from matching events that carry
 // one; events without one are left alone and do not count as firings.

@@ -3,7 +3,7 @@ package faults
 import (
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // trigger says when close and reset act on a stream; exactly one is given.

@@ -4,7 +4,7 @@ import (
 	"sync/atomic"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // Active is the profile in force, which an admin may swap while the proxy

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 func exchange(stream mcp.StreamType, seq int, method string) *mcp.Exchange {

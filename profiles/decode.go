@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // decoder turns a decoded TOML document into a Profile, collecting every

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 func builtinPlan(t *testing.T, name string) faults.Plan {

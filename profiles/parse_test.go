@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

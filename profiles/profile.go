@@ -18,8 +18,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/pelletier/go-toml/v2"
 )
 

@@ -1,185 +1,145 @@
-package proxy_test
+package proxy
 
 import (
-	"bufio"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
-	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// resetOnPath resets the streams of one path at their second event and
-// leaves every other stream alone.
-type resetOnPath struct{ path string }
+// resetEveryStream resets each kind of stream at its second event.
+const resetEveryStream = `name = "reset-everything"
+[[fault]]
+kind = "reset"
+stream = ["post", "get", "resume"]
+after_events = 1
+`
 
-func (p resetOnPath) Exchange(*mcp.Exchange) faults.ExchangeAction { return faults.ExchangeAction{} }
-func (p resetOnPath) Stream(ex *mcp.Exchange) faults.StreamPlan {
-	if ex.Path != p.path {
-		return &scriptPlan{}
-	}
-	return &scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseReset})}
-}
-
-// countingListener counts the connections it accepts.
-type countingListener struct {
-	net.Listener
-	n atomic.Int32
-}
-
-func (l *countingListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err == nil {
-		l.n.Add(1)
-	}
-	return c, err
-}
-
-// TestHTTP2BothSides streams SSE through fray over HTTP/2 on both sides
-// (a TLS listener served by proxy.Serve, an h2 upstream reached through
-// proxy.NewTransport), byte for byte, and checks that a reset fault on one
-// h2 stream resets that stream only: a stream beside it on the same
-// connection goes on to its end, and the connection serves the next
-// request.
-func TestHTTP2BothSides(t *testing.T) {
-	checkNoLeaks(t)
-	release := make(chan struct{})
-	var upProtos sync.Map // path -> proto the upstream saw
-	var upConns atomic.Int32
-	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		upProtos.Store(r.URL.Path, r.Proto)
-		sseHeader(w)
-		if r.URL.Path != "/keep" {
-			writePieces(w, split(threeEvents, 20)...)
-			return
-		}
-		writePieces(w, "id: k1\ndata: first\n\n")
-		select {
-		case <-release:
-		case <-r.Context().Done():
-			return
-		}
-		writePieces(w, "id: k2\ndata: second\n\n")
-	}))
-	up.EnableHTTP2 = true
-	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			upConns.Add(1)
-		}
-	}
-	up.StartTLS()
-	defer up.Close()
-	upPool := x509.NewCertPool()
-	upPool.AddCert(up.Certificate())
-	tr := proxy.NewTransport(&tls.Config{RootCAs: upPool})
-	defer tr.CloseIdleConnections()
-	u, _ := url.Parse(up.URL)
-	p, err := proxy.New(proxy.Options{Upstream: u, Transport: tr, Faults: resetOnPath{"/reset"}})
+// TestResetIsObservedOverHTTP2: fray's own reset of an HTTP/2 client
+// stream, where the connection cannot be taken over, is recorded like the
+// HTTP/1.1 one, for every kind of stream and whatever the upstream speaks:
+// the firing, the event it cut and the stream's end by a fault reach the
+// observers, the report counts the fault, and no check blames a peer.
+func TestResetIsObservedOverHTTP2(t *testing.T) {
+	prof, err := profiles.Parse("reset.toml", strings.NewReader(resetEveryStream))
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, upH2 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("h2 upstream %v", upH2), func(t *testing.T) {
+			// The POST stream's events are p1..p3, the standalone stream's
+			// g1..g3; a resumption from p1 replays p2 and p3.
+			up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				note := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"
+				answer := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+				switch {
+				case r.Method == http.MethodPost:
+					io.WriteString(w, "id: p1\ndata: \n\nid: p2\n"+note+"id: p3\n"+answer)
+				case r.Header.Get("Last-Event-ID") == "p1":
+					io.WriteString(w, "id: p2\n"+note+"id: p3\n"+answer)
+				default:
+					io.WriteString(w, "id: g1\ndata: \n\nid: g2\n"+note+"id: g3\n"+note)
+				}
+			}))
+			opts := Options{Profile: prof}
+			if upH2 {
+				up.EnableHTTP2 = true
+				up.StartTLS()
+				pool := x509.NewCertPool()
+				pool.AddCert(up.Certificate())
+				opts.UpstreamTLS = &tls.Config{RootCAs: pool}
+			} else {
+				up.Start()
+			}
+			defer up.Close()
+			opts.Upstream, _ = url.Parse(up.URL)
 
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := &countingListener{Listener: inner}
-	addr := serveOn(t, ln, p, &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
-	})
-	cert, _ := x509.ParseCertificate(certDER)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	defer ctr.CloseIdleConnections()
-	client := &http.Client{Transport: ctr, Timeout: 20 * time.Second}
-	base := "https://" + addr
+			var mu sync.Mutex
+			seen := map[mcp.StreamType][]string{}
+			opts.Watch = observe.Func(func(o *observe.Observation) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, f := range o.Fired {
+					seen[o.Stream] = append(seen[o.Stream], "fired "+f.Kind)
+				}
+				if o.Event != nil && o.Event.Fate == observe.Cut {
+					seen[o.Stream] = append(seen[o.Stream], fmt.Sprintf("cut event %d", o.Event.Index))
+				}
+				if o.End != nil {
+					seen[o.Stream] = append(seen[o.Stream], "end "+o.End.Cause.String())
+				}
+			})
+			eng, err := New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fray := httptest.NewUnstartedServer(eng.Handler())
+			fray.EnableHTTP2 = true
+			fray.StartTLS()
+			defer fray.Close()
+			client := fray.Client()
 
-	get := func(path string) *http.Response {
-		t.Helper()
-		resp, err := client.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.ProtoMajor != 2 {
-			t.Fatalf("%s: the client got %s, want HTTP/2", path, resp.Proto)
-		}
-		return resp
-	}
-
-	resp := get("/mcp")
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || string(body) != threeEvents {
-		t.Fatalf("over h2: %q, %v; want %q", body, err, threeEvents)
-	}
-
-	keep := get("/keep")
-	defer keep.Body.Close()
-	kr := bufio.NewReader(keep.Body)
-	if first, err := readBlock(kr); err != nil || first != "id: k1\ndata: first\n\n" {
-		t.Fatalf("first block of /keep: %q, %v", first, err)
-	}
-	reset := get("/reset")
-	got, err := io.ReadAll(reset.Body)
-	reset.Body.Close()
-	if err == nil || !strings.Contains(err.Error(), "INTERNAL_ERROR") {
-		t.Fatalf("the reset stream ended with %v, want an RST_STREAM", err)
-	}
-	if want := threeEvents[:strings.Index(threeEvents, "\n\n")+2]; string(got) != want {
-		t.Errorf("before the reset: %q, want %q", got, want)
-	}
-
-	close(release)
-	rest, err := io.ReadAll(kr)
-	if err != nil || string(rest) != "id: k2\ndata: second\n\n" {
-		t.Fatalf("the stream beside the reset one: %q, %v", rest, err)
-	}
-	resp = get("/mcp")
-	body, err = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || string(body) != threeEvents {
-		t.Fatalf("after the reset: %q, %v", body, err)
-	}
-
-	if n := ln.n.Load(); n != 1 {
-		t.Errorf("fray accepted %d connections, want the one: a reset closed it", n)
-	}
-	if n := upConns.Load(); n != 1 {
-		t.Errorf("the upstream saw %d connections, want one: cancelling a stream closed it", n)
-	}
-	for _, path := range []string{"/mcp", "/keep", "/reset"} {
-		if v, _ := upProtos.Load(path); v != "HTTP/2.0" {
-			t.Errorf("the upstream saw %s over %v, want HTTP/2.0", path, v)
-		}
+			for _, req := range []*http.Request{
+				newReq(t, http.MethodPost, fray.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, nil),
+				newReq(t, http.MethodGet, fray.URL+"/mcp", "", map[string]string{"Accept": "text/event-stream"}),
+				newReq(t, http.MethodGet, fray.URL+"/mcp", "", map[string]string{"Accept": "text/event-stream", "Last-Event-ID": "p1"}),
+			} {
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if resp.ProtoMajor != 2 {
+					t.Fatalf("the client got %s, want HTTP/2", resp.Proto)
+				}
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err == nil || !strings.Contains(err.Error(), "INTERNAL_ERROR") {
+					t.Errorf("%s: the stream ended with %v, want an RST_STREAM", req.Method, err)
+				}
+			}
+			r, err := eng.Finish(eng.Stop(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			want := []string{"fired reset", "cut event 1", "end fault-reset"}
+			for _, st := range []mcp.StreamType{mcp.StreamPost, mcp.StreamGet, mcp.StreamResume} {
+				if got := strings.Join(seen[st], ", "); got != strings.Join(want, ", ") {
+					t.Errorf("%s stream: observed %q, want %q", st, got, want)
+				}
+			}
+			if n := faultCount(r, "reset"); n != 3 {
+				t.Errorf("the report counts %d resets, want 3", n)
+			}
+			for _, c := range r.Checks {
+				if c.Status == "fail" || c.Status == "warn" {
+					t.Errorf("%s %s: %+v", c.ID, c.Status, c.Evidence)
+				}
+			}
+		})
 	}
 }
 
-// readBlock reads one SSE block ending in an empty LF line.
-func readBlock(r *bufio.Reader) (string, error) {
-	var b strings.Builder
-	for {
-		line, err := r.ReadString('\n')
-		b.WriteString(line)
-		if err != nil || line == "\n" {
-			return b.String(), err
-		}
+func newReq(t *testing.T, method, url, body string, header map[string]string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
 	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	return req
 }

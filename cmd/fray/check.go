@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )
@@ -63,8 +63,8 @@ func checkTrace(path string, partial bool) (report.Report, string, error) {
 		return report.Report{}, "", badTrace(err)
 	}
 	defer rd.Close()
-	r, note, err := engine.Check(rd)
-	if errors.Is(err, engine.ErrProfileText) {
+	r, note, err := proxy.Check(rd)
+	if errors.Is(err, proxy.ErrProfileText) {
 		return report.Report{}, "", usagef("trace %s: %v", path, err)
 	}
 	if err != nil {

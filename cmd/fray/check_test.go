@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/internal/scripted"
+	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/internal/scripted"
+	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/examples/gosdk/refpeer"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -72,7 +72,7 @@ func runDemo(c *cli.Context) error {
 	}
 	stdout := c.App.Writer
 	view := newDemoView(stdout)
-	opts, page, err := engineOptions(c, c.App.ErrWriter, engine.Options{Watch: view, Drain: proxyDrain}, prof, seed)
+	opts, page, err := engineOptions(c, c.App.ErrWriter, proxy.Options{Watch: view, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

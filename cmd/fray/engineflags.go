@@ -7,8 +7,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 
@@ -74,16 +74,16 @@ func seedOf(p *profiles.Profile, seed *uint64) uint64 {
 // with what every command that runs an engine shares: the profile and its
 // seed, the logger (on errw), --log-faults, and the trace headed by the
 // profile. The trace is opened last, once every flag was found good.
-func engineOptions(c *cli.Context, errw io.Writer, opts engine.Options, prof *profiles.Profile, seed *uint64) (engine.Options, timelineOut, error) {
+func engineOptions(c *cli.Context, errw io.Writer, opts proxy.Options, prof *profiles.Profile, seed *uint64) (proxy.Options, timelineOut, error) {
 	log, err := newLogger(c, errw)
 	if err != nil {
-		return engine.Options{}, timelineOut{}, err
+		return proxy.Options{}, timelineOut{}, err
 	}
 	opts.Profile, opts.Seed, opts.Logger, opts.LogFaults = prof, seed, log, c.Bool("log-faults")
 	var page timelineOut
 	if lookupFlag(c.Command, "trace") != nil {
 		if opts.Trace, page, err = openTrace(c, prof, seedOf(prof, seed)); err != nil {
-			return engine.Options{}, timelineOut{}, err
+			return proxy.Options{}, timelineOut{}, err
 		}
 	}
 	return opts, page, nil
@@ -91,8 +91,8 @@ func engineOptions(c *cli.Context, errw io.Writer, opts engine.Options, prof *pr
 
 // newEngine builds the engine of opts; on error the trace it would have
 // written is ended, so that no file is left without its end line.
-func newEngine(opts engine.Options) (*engine.Engine, error) {
-	eng, err := engine.New(opts)
+func newEngine(opts proxy.Options) (*proxy.Engine, error) {
+	eng, err := proxy.New(opts)
 	if err != nil {
 		if opts.Trace != nil {
 			_ = opts.Trace.Finish(trace.End{})

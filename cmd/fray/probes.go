@@ -11,9 +11,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
-	"github.com/frayproxy/fray/probes"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/profiles/probes"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -162,7 +162,7 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	if err != nil {
 		return report.Report{}, err
 	}
-	eng, err := newEngine(engine.Options{Upstream: set.origin, Drain: proxyDrain, Profile: prof, Logger: log, LogFaults: c.Bool("log-faults")})
+	eng, err := newEngine(proxy.Options{Upstream: set.origin, Drain: proxyDrain, Profile: prof, Logger: log, LogFaults: c.Bool("log-faults")})
 	if err != nil {
 		return report.Report{}, err
 	}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/examples/gosdk/refpeer"
-	"github.com/frayproxy/fray/internal/scripted"
-	"github.com/frayproxy/fray/probes"
+	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/profiles/probes"
 )
 
 // TestProbeClientHelper is a client of the probe tests when

@@ -11,9 +11,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/admin"
+	"github.com/frayproxy/fray/proxy/forward"
 )
 
 func proxyCommand() *cli.Command {
@@ -36,8 +36,8 @@ func proxyCommand() *cli.Command {
 				Usage: "admin API bearer `TOKEN`"},
 			&cli.IntFlag{Name: "max-exchanges", DefaultText: "none", Usage: "most open exchanges, then 503"},
 			&cli.DurationFlag{Name: "response-timeout", DefaultText: "none", Usage: "wait for a head, then 504"},
-			&cli.DurationFlag{Name: "request-body-timeout", Value: proxy.DefaultRequestBodyTimeout, Usage: "wait for a body, then 408"},
-			&cli.IntFlag{Name: "max-block", Value: engine.DefaultProxyMaxBlock, DefaultText: "1048576 bytes", Usage: "largest event parsed"},
+			&cli.DurationFlag{Name: "request-body-timeout", Value: forward.DefaultRequestBodyTimeout, Usage: "wait for a body, then 408"},
+			&cli.IntFlag{Name: "max-block", Value: proxy.DefaultProxyMaxBlock, DefaultText: "1048576 bytes", Usage: "largest event parsed"},
 			&cli.DurationFlag{Name: "report-every", DefaultText: "off", Usage: "rewrite --report every `DURATION`"},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runProxy,
@@ -46,8 +46,8 @@ func proxyCommand() *cli.Command {
 }
 
 // proxySettings are fray proxy's own flags, checked, as engine options.
-func proxySettings(c *cli.Context) (engine.Options, error) {
-	var opts engine.Options
+func proxySettings(c *cli.Context) (proxy.Options, error) {
+	var opts proxy.Options
 	if c.NArg() > 0 {
 		return opts, usagef("proxy takes no arguments, got %q", c.Args().Slice())
 	}
@@ -57,7 +57,7 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if c.IsSet("report-every") && (c.Duration("report-every") <= 0 || c.String("report") == "" || c.String("report") == stdoutPath) {
 		return opts, usagef("--report-every %s: needs --report FILE (a file, not stdout) and a positive interval", c.Duration("report-every"))
 	}
-	upstream, err := proxy.ParseUpstream(c.String("upstream"))
+	upstream, err := forward.ParseUpstream(c.String("upstream"))
 	if err != nil {
 		return opts, usagef("--upstream: %v", err)
 	}
@@ -70,13 +70,13 @@ func proxySettings(c *cli.Context) (engine.Options, error) {
 	if c.Duration("request-body-timeout") < 0 {
 		return opts, usagef("--request-body-timeout %s: must not be negative", c.Duration("request-body-timeout"))
 	}
-	tlsConfig, err := proxy.UpstreamTLS(c.String("upstream-ca"))
+	tlsConfig, err := forward.UpstreamTLS(c.String("upstream-ca"))
 	if err != nil {
 		return opts, usagef("--upstream-ca: %v", err)
 	}
 	// The same assembly as the scale benchmark and the soak test measure;
 	// engineOptions adds the profile, the logger and the trace.
-	opts = engine.ProxyOptions(engine.ProxyCommand{
+	opts = proxy.ProxyOptions(proxy.ProxyCommand{
 		Upstream:           upstream,
 		UpstreamTLS:        tlsConfig,
 		MaxBlock:           c.Int("max-block"),
@@ -93,7 +93,7 @@ func runProxy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	lnTLS, err := proxy.ListenerTLS(c.String("tls-cert"), c.String("tls-key"))
+	lnTLS, err := forward.ListenerTLS(c.String("tls-cert"), c.String("tls-key"))
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -168,11 +168,11 @@ func runProxy(c *cli.Context) error {
 
 // proxyDrain is how long exchanges in flight get to finish after SIGINT or
 // SIGTERM.
-const proxyDrain = engine.ProxyDrain
+const proxyDrain = proxy.ProxyDrain
 
 // startAdmin serves the admin API when --admin is given. The returned
 // channel yields the server's result once ctx ends.
-func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan error, error) {
+func startAdmin(ctx context.Context, c *cli.Context, eng *proxy.Engine) (<-chan error, error) {
 	done := make(chan error, 1)
 	addr := c.String("admin")
 	if addr == "" {
@@ -194,7 +194,7 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *engine.Engine) (<-chan
 	sayf(c, c.App.ErrWriter, "admin API on http://%s%s", ln.Addr(), guarded)
 	// Pages a browser shows are refused first, whatever the token.
 	h := admin.SameOrigin(admin.RequireToken(eng.AdminHandler(), token), ln.Addr(), addr)
-	go func() { done <- proxy.Serve(ctx, ln, h, nil, time.Second) }()
+	go func() { done <- forward.Serve(ctx, ln, h, nil, time.Second) }()
 	return done, nil
 }
 

@@ -10,10 +10,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/admin"
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/trace"
 	"github.com/frayproxy/fray/proxy/trace/replay"
 )
@@ -90,7 +90,7 @@ func runReplay(c *cli.Context) error {
 	var h http.Handler = rs
 	if prof != nil {
 		var wait func()
-		if h, wait, err = behindFray(ctx, rs, engine.Options{Profile: prof, Seed: seed, Logger: log}); err != nil {
+		if h, wait, err = behindFray(ctx, rs, proxy.Options{Profile: prof, Seed: seed, Logger: log}); err != nil {
 			return err
 		}
 		defer wait()
@@ -102,7 +102,7 @@ func runReplay(c *cli.Context) error {
 	defer ln.Close()
 	sayf(c, c.App.ErrWriter, "replaying %s (%d observations, faults %s) on http://%s",
 		args[0], len(tr.Observations), c.String("faults"), ln.Addr())
-	err = proxy.Serve(ctx, ln, h, nil, 2*time.Second)
+	err = forward.Serve(ctx, ln, h, nil, 2*time.Second)
 	st := rs.Stats()
 	sayf(c, c.App.ErrWriter, "replay answered %d requests from the trace (%d unmatched), %d events; Last-Event-IDs received: %q",
 		st.Matched, st.Unmatched, st.Events, st.Resumes)
@@ -113,7 +113,7 @@ func runReplay(c *cli.Context) error {
 // returns a fray engine in front of it with opts' profile: the same fault
 // code as a live run, acting on what the server sent. wait returns once
 // the inner server has stopped, stopping it if ctx has not ended.
-func behindFray(ctx context.Context, rs *replay.Server, opts engine.Options) (h http.Handler, wait func(), err error) {
+func behindFray(ctx context.Context, rs *replay.Server, opts proxy.Options) (h http.Handler, wait func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay: listen for the recorded server: %w", err)
@@ -122,10 +122,10 @@ func behindFray(ctx context.Context, rs *replay.Server, opts engine.Options) (h 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = proxy.Serve(ctx, ln, rs, nil, time.Second)
+		_ = forward.Serve(ctx, ln, rs, nil, time.Second)
 	}()
 	opts.Upstream = &url.URL{Scheme: "http", Host: ln.Addr().String()}
-	eng, err := engine.New(opts)
+	eng, err := proxy.New(opts)
 	if err != nil {
 		cancel()
 		<-done

@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/timeline"
 	"github.com/frayproxy/fray/proxy/trace"
@@ -74,7 +74,7 @@ func timelineInput(path string, partial bool) (timeline.Input, error) {
 	if err != nil {
 		return timeline.Input{}, badTrace(err)
 	}
-	r, note, err := engine.Judge(t)
+	r, note, err := proxy.Judge(t)
 	if err != nil {
 		return timeline.Input{}, usagef("trace %s: %v", path, err)
 	}

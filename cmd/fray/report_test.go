@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/internal/scripted"
+	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/proxy/report"
 )
 

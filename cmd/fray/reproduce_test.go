@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/internal/scripted"
+	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -57,7 +57,7 @@ func runFlags(c *cli.Context) (runSettings, error) {
 	if c.String("upstream") == "" {
 		return s, usagef("run needs --upstream URL, the server's MCP endpoint")
 	}
-	if _, err := proxy.ParseUpstream(c.String("upstream")); err != nil {
+	if _, err := forward.ParseUpstream(c.String("upstream")); err != nil {
 		return s, usagef("--upstream: %v", err)
 	}
 	s.endpoint, _ = url.Parse(c.String("upstream"))
@@ -100,7 +100,7 @@ func runRun(c *cli.Context) error {
 	if out.progress != nil {
 		stdout = out.progress.Around(stdout)
 	}
-	opts, page, err := engineOptions(c, errw, engine.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
+	opts, page, err := engineOptions(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}

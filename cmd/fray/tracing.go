@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/timeline"
 	"github.com/frayproxy/fray/proxy/trace"
@@ -55,7 +55,7 @@ func (t timelineOut) write(errw io.Writer) error {
 // openTrace starts the trace --trace asks for, or a temporary one for
 // --html alone, headed by the profile in force at the start (nil: none)
 // and its seed; nil without either. It returns what --html asks for.
-func openTrace(c *cli.Context, prof *profiles.Profile, seed uint64) (engine.Trace, timelineOut, error) {
+func openTrace(c *cli.Context, prof *profiles.Profile, seed uint64) (proxy.Trace, timelineOut, error) {
 	path := c.String("trace")
 	page := timelineOut{page: c.String("html"), trace: path}
 	if path == "" && page.page != "" {
@@ -90,7 +90,7 @@ func openTrace(c *cli.Context, prof *profiles.Profile, seed uint64) (engine.Trac
 // profile, its seed and every change made while the recorded run went on,
 // so that the same client and server meet the same faults again;
 // otherwise --profile and --seed.
-func runProfile(c *cli.Context) (*profiles.Profile, *uint64, []engine.Change, error) {
+func runProfile(c *cli.Context) (*profiles.Profile, *uint64, []proxy.Change, error) {
 	path := c.String("reproduce")
 	if path == "" {
 		prof, seed, err := profileOption(c)
@@ -104,7 +104,7 @@ func runProfile(c *cli.Context) (*profiles.Profile, *uint64, []engine.Change, er
 		return nil, nil, nil, badTrace(err)
 	}
 	defer rd.Close()
-	prof, changes, err := engine.Reproduce(rd)
+	prof, changes, err := proxy.Reproduce(rd)
 	if err != nil {
 		return nil, nil, nil, usagef("--reproduce %s: %v", path, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/engine"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )
@@ -134,7 +134,7 @@ func checkTraceFile(t *testing.T, path string) report.Report {
 		t.Fatalf("open %s: %v", path, err)
 	}
 	defer rd.Close()
-	rep, _, err := engine.Check(rd)
+	rep, _, err := proxy.Check(rd)
 	if err != nil {
 		t.Fatalf("check %s: %v", path, err)
 	}

@@ -3,7 +3,7 @@ package interop_test
 import (
 	"strings"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/examples/mcpgo/mcpgopeer"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 

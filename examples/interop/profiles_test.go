@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
 )
 
 // TestPollingServerProfile runs each SDK's client against its own SDK's
@@ -84,9 +84,9 @@ func startFrayWithProfile(t *testing.T, upstream, name string) (string, *wireLog
 	}
 	buf := &syncBuffer{}
 	logger := slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	eng, err := engine.New(engine.Options{Upstream: u, Logger: logger, Profile: prof, LogFaults: true})
+	eng, err := proxy.New(proxy.Options{Upstream: u, Logger: logger, Profile: prof, LogFaults: true})
 	if err != nil {
-		t.Fatalf("engine.New: %v", err)
+		t.Fatalf("proxy.New: %v", err)
 	}
 	wire := &wireLog{}
 	srv := httptest.NewServer(wire.wrap(eng.Handler()))

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/engine"
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/sse"
@@ -67,7 +67,7 @@ func frayRunThirdParty(ctx context.Context, t *testing.T, up upstream, name stri
 	if err != nil {
 		return fail(err)
 	}
-	opts := engine.Options{Upstream: u, Seed: seedOverride, AnswerDeadline: thirdPartyAnswerDeadline}
+	opts := proxy.Options{Upstream: u, Seed: seedOverride, AnswerDeadline: thirdPartyAnswerDeadline}
 	header := trace.Header{Started: time.Now()}
 	if name != "" {
 		prof, err := profiles.Builtin(name)
@@ -85,7 +85,7 @@ func frayRunThirdParty(ctx context.Context, t *testing.T, up upstream, name stri
 		return fail(err)
 	}
 	opts.Trace = tw
-	eng, err := engine.New(opts)
+	eng, err := proxy.New(opts)
 	if err != nil {
 		_ = tw.Finish(trace.End{})
 		return fail(err)

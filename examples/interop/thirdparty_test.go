@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/examples/mcpgo/mcpgopeer"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // thirdPartyPair is a client and a server of which at least one is not the

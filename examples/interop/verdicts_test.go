@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -133,7 +133,7 @@ func verdictRun(ctx context.Context, t *testing.T, up upstream, name string, cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.New(engine.Options{Upstream: u, Profile: prof, Seed: seed})
+	eng, err := proxy.New(proxy.Options{Upstream: u, Profile: prof, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/frayproxy/fray/engine"
+	"github.com/frayproxy/fray/proxy"
 )
 
 // exchange is one HTTP exchange seen by a wireLog.
@@ -158,9 +158,9 @@ func startFray(t *testing.T, upstream string) (string, *wireLog) {
 	if err != nil {
 		t.Fatalf("upstream %q: %v", upstream, err)
 	}
-	eng, err := engine.New(engine.Options{Upstream: u, Logger: testLogger(t)})
+	eng, err := proxy.New(proxy.Options{Upstream: u, Logger: testLogger(t)})
 	if err != nil {
-		t.Fatalf("engine.New: %v", err)
+		t.Fatalf("proxy.New: %v", err)
 	}
 	log := &wireLog{}
 	srv := httptest.NewServer(log.wrap(eng.Handler()))

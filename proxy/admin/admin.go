@@ -22,9 +22,9 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // Control is what the admin API reads and changes: the profile in force.

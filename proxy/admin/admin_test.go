@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 func newServer(t *testing.T) (*httptest.Server, *profiles.Active) {

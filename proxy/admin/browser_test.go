@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/frayproxy/fray/internal/browsertest"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
+	"github.com/frayproxy/fray/proxy/internal/browsertest"
 )
 
 // attackPage is what a web page can try against an admin API it reaches

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/metrics"
 	"github.com/frayproxy/fray/proxy/observe"
 )

@@ -23,8 +23,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 

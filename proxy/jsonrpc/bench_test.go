@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 var benchMessages = []struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // FuzzScan checks Scan, ScanBatch, Lookup and ProtocolVersion against

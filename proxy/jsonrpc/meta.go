@@ -3,7 +3,7 @@ package jsonrpc
 import (
 	"strconv"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // This file reads the members 2026-07-28 added to requests and answers:

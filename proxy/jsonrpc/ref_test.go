@@ -9,7 +9,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 type refMember struct {

@@ -14,7 +14,7 @@
 // All functions are safe for concurrent use; they keep no state.
 package jsonrpc
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // Message is what Scan learns about one JSON-RPC message. The byte slices
 // point into the scanned data and are valid as long as it is. The zero

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // want is what a table test expects of a Message; string fields use "-"

@@ -1,6 +1,6 @@
 package jsonrpc
 
-import "github.com/frayproxy/fray/mcp"
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // ProtocolVersion returns result.protocolVersion of msg, the JSON of an
 // initialize response (an SSE event's data or an application/json body),

@@ -18,12 +18,12 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/metrics"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
-// jumpClock is a proxy.Clock whose time moves only when told, and whose
+// jumpClock is a forward.Clock whose time moves only when told, and whose
 // timers fire at once, moving the time forward by their duration: a delay
 // fault then adds exactly its delay to an event, without waiting.
 type jumpClock struct {
@@ -141,7 +141,7 @@ func TestScrapeAfterTraffic(t *testing.T) {
 	checks := []report.Check{{ID: "client.retry-honoured", Count: 2}, {ID: "server.priming-event", Count: 0}}
 	m := metrics.New(metrics.Options{Findings: func() []report.Check { return checks }})
 	clock := &jumpClock{now: time.Unix(1_000_000, 0)}
-	p, err := proxy.New(proxy.Options{Upstream: upURL, Faults: active, Observer: m, Clock: clock})
+	p, err := forward.New(forward.Options{Upstream: upURL, Faults: active, Observer: m, Clock: clock})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // Observer receives observations. The proxy calls Observe from the

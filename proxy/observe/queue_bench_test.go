@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // BenchmarkQueueEventCold measures what queueing one event costs the

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // lineRecorder keeps a line per observation it is passed, with the bytes of

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // The statuses of a conformance check, as the MCP conformance suite

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // JUnit XML, in the shape CI systems read (Jenkins, GitLab, GitHub

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 

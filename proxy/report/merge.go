@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // Merge combines the reports of several fray instances (e.g. one per

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // SchemaVersion is the version of the JSON report's schema. It grows when a

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/internal/browsertest"
+	"github.com/frayproxy/fray/proxy/internal/browsertest"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

@@ -10,10 +10,10 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )

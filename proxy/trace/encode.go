@@ -4,8 +4,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // enc appends one JSON object to a reused buffer, after the lines it may

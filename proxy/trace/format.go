@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // Version is the trace format this package writes and the newest it

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // sessionHeader is the header whose redaction also hides session ids

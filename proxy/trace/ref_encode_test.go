@@ -15,8 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

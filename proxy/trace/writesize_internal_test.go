@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

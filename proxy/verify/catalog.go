@@ -1,6 +1,6 @@
 package verify
 
-import "github.com/frayproxy/fray/checks"
+import "github.com/frayproxy/fray/proxy/checks"
 
 // checkID indexes the checks the verifier applies, in the catalog's order.
 // Each constant's comment says how the verifier applies its check: where

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 )
 
 // Inferring what never crossed fray. A server that closes its own stream

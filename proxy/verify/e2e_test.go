@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
 	"github.com/frayproxy/fray/examples/gosdk/refpeer"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/verify"
 )
@@ -52,7 +52,7 @@ func TestRealGoPeersPass(t *testing.T) {
 			u, _ := url.Parse(up.URL)
 
 			v := verify.New(verify.Options{Profile: tt.profile})
-			opts := proxy.Options{Upstream: u, Observer: v}
+			opts := forward.Options{Upstream: u, Observer: v}
 			if tt.profile != "" {
 				prof, err := profiles.Builtin(tt.profile)
 				if err != nil {
@@ -64,7 +64,7 @@ func TestRealGoPeersPass(t *testing.T) {
 				}
 				opts.Faults = faults.Plan(plan)
 			}
-			p, err := proxy.New(opts)
+			p, err := forward.New(opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )

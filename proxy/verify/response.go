@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/frayproxy/fray/checks"
-	"github.com/frayproxy/fray/mcp"
+	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

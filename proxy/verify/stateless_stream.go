@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

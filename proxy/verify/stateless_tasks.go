@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 

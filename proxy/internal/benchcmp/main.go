@@ -2,7 +2,7 @@
 // fray, as `fray proxy` runs it (the verifier and the metrics attached),
 // against httputil.ReverseProxy on the same upstream:
 //
-//	go test -run XXX -bench BenchmarkStream -benchtime 200000x -count 5 ./proxy/ | go run ./proxy/internal/benchcmp
+//	go test -run XXX -bench BenchmarkStream -benchtime 200000x -count 5 ./proxy/forward/ | go run ./proxy/internal/benchcmp
 //
 // It copies its input to stdout, then prints, for each regime (paced: one
 // event per upstream write; bulk: a thousand per write), the median over

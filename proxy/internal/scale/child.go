@@ -19,9 +19,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/frayproxy/fray/engine"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 
@@ -93,7 +93,7 @@ func runChild() error {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		cancel()
 	}()
-	go func() { _ = proxy.Serve(ctx, cln, control, nil, time.Second) }()
+	go func() { _ = forward.Serve(ctx, cln, control, nil, time.Second) }()
 	fmt.Printf("ready %s %s\n", ln.Addr(), cln.Addr())
 	return serve(ctx, ln)
 }
@@ -103,7 +103,7 @@ func runChild() error {
 // until ctx ends.
 func childServer(cfg ChildConfig, control *http.ServeMux) (func(ctx context.Context, ln net.Listener) error, error) {
 	serveHandler := func(h http.Handler) func(context.Context, net.Listener) error {
-		return func(ctx context.Context, ln net.Listener) error { return proxy.Serve(ctx, ln, h, nil, time.Second) }
+		return func(ctx context.Context, ln net.Listener) error { return forward.Serve(ctx, ln, h, nil, time.Second) }
 	}
 	switch cfg.Mode {
 	case ModeUpstream:
@@ -152,21 +152,21 @@ func childServer(cfg ChildConfig, control *http.ServeMux) (func(ctx context.Cont
 func newReverseProxy(up *url.URL) http.Handler {
 	rp := httputil.NewSingleHostReverseProxy(up)
 	rp.FlushInterval = -1
-	rp.Transport = proxy.NewTransport(nil)
+	rp.Transport = forward.NewTransport(nil)
 	return rp
 }
 
 // newFray is fray as `fray proxy --upstream URL --admin ADDR` runs it,
-// its options assembled by engine.ProxyOptions as that command assembles
+// its options assembled by proxy.ProxyOptions as that command assembles
 // them: the verifier and the metrics always attached, the logger at info
 // on stderr, the profile when one is named, and with cfg.Trace the trace
 // written as --trace writes it. The control API serves the admin API's
 // metrics at GET /metrics. With cfg.ReportEvery the verdict is made every
 // minute of fray's clock, as `--report FILE --report-every 1m` has it made.
-func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (*engine.Engine, error) {
-	cmd := engine.ProxyCommand{
+func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (*proxy.Engine, error) {
+	cmd := proxy.ProxyCommand{
 		Upstream:           up,
-		RequestBodyTimeout: proxy.DefaultRequestBodyTimeout, // the flag's default
+		RequestBodyTimeout: forward.DefaultRequestBodyTimeout, // the flag's default
 		Admin:              true,
 		Logger:             slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	}
@@ -188,13 +188,13 @@ func newFray(cfg ChildConfig, up *url.URL, control *http.ServeMux) (*engine.Engi
 		}
 		cmd.Trace = w
 	}
-	opts := engine.ProxyOptions(cmd)
+	opts := proxy.ProxyOptions(cmd)
 	speed := 1.0
 	if cfg.Speed > 0 && cfg.Speed != 1 {
 		speed = cfg.Speed
 		opts.Clock = newFastClock(speed)
 	}
-	eng, err := engine.New(opts)
+	eng, err := proxy.New(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// fastClock is a proxy.Clock that runs speed times faster than real time
+// fastClock is a forward.Clock that runs speed times faster than real time
 // from its creation: the fault schedule, delays and timers all move that
 // much faster.
 type fastClock struct {

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/forward"
 )
 
 // newFloor is the least an SSE proxy built on net/http can hold per
@@ -16,7 +16,7 @@ import (
 // for a stream, below which no proxy built on them goes. fray's GET
 // streams to an http upstream do without the transport, and go below it.
 func newFloor(up *url.URL) http.Handler {
-	t := proxy.NewTransport(nil)
+	t := forward.NewTransport(nil)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		out := r.Clone(r.Context())
 		out.URL.Scheme, out.URL.Host, out.RequestURI = up.Scheme, up.Host, ""

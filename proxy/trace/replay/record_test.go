@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy"
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 
@@ -36,7 +36,7 @@ func recordTS(ctx context.Context, t *testing.T, profile string, clientArgs ...s
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.New(proxy.Options{Upstream: u, Faults: active, Observer: tw})
+	p, err := forward.New(forward.Options{Upstream: u, Faults: active, Observer: tw})
 	if err != nil {
 		t.Fatal(err)
 	}

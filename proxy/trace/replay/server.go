@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/frayproxy/fray/mcp"
 	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )

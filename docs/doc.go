@@ -1,4 +1,0 @@
-// Package docs holds fray's reference documentation, as Markdown. Its
-// tests hold the documents to the code: the layout to the tree, the
-// tables to the catalogs they describe.
-package docs

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package proxy_test
-
-import "time"
-
-// processCPU reports false: the process's CPU time is read on Unix only.
-func processCPU() (time.Duration, bool) { return 0, false }

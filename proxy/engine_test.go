@@ -1,0 +1,206 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// TestEngineShutdown stops an engine with a POST in flight and a
+// standalone GET stream open: the POST gets the drain to finish and its
+// client the whole answer; the GET stream, which never ends by itself, is
+// ended by fray cleanly (a clean end of the body, not a reset), and none
+// of fray's own ending reaches the observers.
+func TestEngineShutdown(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	release := make(chan struct{})
+	postArrived := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(200)
+		if r.Method == http.MethodPost {
+			io.WriteString(w, "id: 1\ndata: \n\n")
+			w.(http.Flusher).Flush()
+			close(postArrived)
+			<-release
+			io.WriteString(w, "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			return
+		}
+		io.WriteString(w, ": ok\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	defer up.CloseClientConnections()
+
+	// Which exchanges' ends the observers saw, by stream type.
+	var postEnds, getEnds atomic.Int64
+	watch := observe.Func(func(o *observe.Observation) {
+		if o.Kind != observe.KindEnd {
+			return
+		}
+		switch o.Stream {
+		case mcp.StreamPost:
+			postEnds.Add(1)
+		case mcp.StreamGet:
+			getEnds.Add(1)
+		}
+	})
+	u, _ := url.Parse(up.URL)
+	eng, err := New(Options{Upstream: u, Watch: watch, Drain: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stop := context.WithCancel(ctx)
+	shutdownBegan := make(chan struct{})
+	eng.onShutdown = func() { close(shutdownBegan) }
+	done := make(chan Stopped, 1)
+	go func() { done <- eng.Serve(serveCtx, ctx, ln, nil) }()
+	base := "http://" + ln.Addr().String()
+
+	// The standalone stream, open until fray ends it.
+	get, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	get.Header.Set("Accept", "text/event-stream")
+	getResp, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer getResp.Body.Close()
+	if line, err := bufio.NewReader(getResp.Body).ReadString('\n'); err != nil || line != ": ok\n" {
+		t.Fatalf("standalone stream began %q, %v", line, err)
+	}
+
+	// The POST, held by the upstream until shutdown has begun.
+	postBody := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp",
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			postBody <- "error: " + err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			postBody <- "error: " + err.Error()
+			return
+		}
+		postBody <- string(b)
+	}()
+	<-postArrived
+	stop()
+	<-shutdownBegan
+	close(release)
+
+	got := <-postBody
+	if !strings.Contains(got, `"result":{}`) {
+		t.Errorf("the POST in flight at shutdown got %q, want its whole answer", got)
+	}
+	// The standalone stream ends cleanly: EOF, not an error.
+	if _, err := io.Copy(io.Discard, getResp.Body); err != nil {
+		t.Errorf("the standalone stream ended with %v, want a clean end", err)
+	}
+	var st Stopped
+	select {
+	case st = <-done:
+	case <-ctx.Done():
+		t.Fatal("serve did not return")
+	}
+	if st.Err != nil {
+		t.Errorf("serve: %v", st.Err)
+	}
+	if !st.Drained || st.Open != 1 {
+		t.Errorf("drained=%v open=%d, want true and 1 (the standalone stream)", st.Drained, st.Open)
+	}
+	if st.At <= 0 {
+		t.Errorf("cut at %v", st.At)
+	}
+	// The POST ended during the drain, the peers' doing: observed. The
+	// standalone stream was ended by fray after the cut: not observed.
+	if n := postEnds.Load(); n != 1 {
+		t.Errorf("observers saw %d ends of the POST, want 1", n)
+	}
+	if n := getEnds.Load(); n != 0 {
+		t.Errorf("observers saw %d ends of the standalone stream fray ended, want 0", n)
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		t.Error("fray still accepts connections after shutdown")
+	}
+}
+
+// TestEngineShutdownNotDrained: an exchange that outlasts the drain is
+// ended by fray, and the stop says so, so that the final report does not
+// judge what it still owed.
+func TestEngineShutdownNotDrained(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	arrived := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: 1\ndata: \n\n")
+		w.(http.Flusher).Flush()
+		close(arrived)
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	defer up.CloseClientConnections()
+	u, _ := url.Parse(up.URL)
+	eng, err := New(Options{Upstream: u, Drain: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stop := context.WithCancel(ctx)
+	done := make(chan Stopped, 1)
+	go func() { done <- eng.Serve(serveCtx, ctx, ln, nil) }()
+	clientErr := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln.Addr().String()+"/mcp",
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		clientErr <- err
+	}()
+	<-arrived
+	stop()
+	st := <-done
+	if st.Drained || st.Open != 1 {
+		t.Errorf("drained=%v open=%d, want false and 1", st.Drained, st.Open)
+	}
+	if err := <-clientErr; err != nil {
+		t.Errorf("the client saw %v, want a clean end of the stream", err)
+	}
+	r, err := eng.Finish(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema == 0 || r.Verdict == "" {
+		t.Errorf("final report %+v", r)
+	}
+}

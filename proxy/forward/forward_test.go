@@ -1,0 +1,249 @@
+package forward_test
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/frayproxy/fray/proxy/forward"
+)
+
+// TestForwardsEveryMethodUnderTheBasePath checks the request a server sees
+// through fray: path and query under the upstream's base, the MCP headers
+// untouched, the hop-by-hop ones gone, and a Via added as RFC 9110 asks.
+func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
+	checkNoLeaks(t)
+	type seen struct {
+		method, path, rawQuery, body string
+		header                       http.Header
+	}
+	got := make(chan seen, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.URL.Path, r.URL.RawQuery, string(b), r.Header.Clone()}
+		w.Header().Set("X-Answer", "yes")
+		w.Header().Set("Mcp-Session-Id", "s-1")
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = io.WriteString(w, "answer")
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL+"/base")
+
+	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
+		t.Run(method, func(t *testing.T) {
+			req, _ := http.NewRequest(method, fray+"/mcp/x?a=1&b=%20two", strings.NewReader("hello"))
+			req.Header.Set("Mcp-Session-Id", "sess-42")
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+			req.Header.Set("Last-Event-ID", "ev-7")
+			req.Header.Set("Authorization", "Bearer secret")
+			req.Header.Set("Connection", "X-Hop")
+			req.Header.Set("X-Hop", "1")
+			req.Header.Set("Keep-Alive", "timeout=5")
+			req.Header.Set("Proxy-Authorization", "Basic x")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusTeapot || string(body) != "answer" || resp.Header.Get("X-Answer") != "yes" ||
+				resp.Header.Get("Mcp-Session-Id") != "s-1" {
+				t.Fatalf("client got %d %q %v", resp.StatusCode, body, resp.Header)
+			}
+			s := <-got
+			if s.method != method || s.path != "/base/mcp/x" || s.rawQuery != "a=1&b=%20two" {
+				t.Errorf("upstream saw %s %s?%s", s.method, s.path, s.rawQuery)
+			}
+			if method != "GET" && method != "OPTIONS" && s.body != "hello" {
+				t.Errorf("upstream body %q", s.body)
+			}
+			for k, want := range map[string]string{
+				"Mcp-Session-Id": "sess-42", "Mcp-Protocol-Version": "2025-11-25",
+				"Last-Event-Id": "ev-7", "Authorization": "Bearer secret",
+			} {
+				if v := s.header.Get(k); v != want {
+					t.Errorf("upstream %s = %q, want %q", k, v, want)
+				}
+			}
+			for _, k := range []string{"X-Hop", "Keep-Alive", "Proxy-Authorization"} {
+				if v := s.header.Get(k); v != "" {
+					t.Errorf("hop-by-hop %s forwarded as %q", k, v)
+				}
+			}
+			if v := s.header.Get("Via"); !regexp.MustCompile(`^1\.1 fray-[0-9a-f]{8}$`).MatchString(v) {
+				t.Errorf("Via = %q, want 1.1 fray-ID", v)
+			}
+		})
+	}
+}
+
+// TestRootMapsToTheBasePath: with --upstream http://h/mcp, fray's "/" is the
+// server's "/mcp", not "/mcp/" (which many servers do not route).
+func TestRootMapsToTheBasePath(t *testing.T) {
+	paths := make(chan string, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths <- r.URL.Path
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL+"/mcp")
+	for client, want := range map[string]string{"/": "/mcp", "/sub": "/mcp/sub"} {
+		resp, err := http.Get(fray + client)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := <-paths; got != want {
+			t.Errorf("client %s reached upstream %s, want %s", client, got, want)
+		}
+	}
+}
+
+// TestUnreachableUpstreamIs502 checks the answer and the log line when
+// nothing listens at the upstream.
+func TestUnreachableUpstreamIs502(t *testing.T) {
+	checkNoLeaks(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	fray, logs := front(t, dead)
+	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway {
+		t.Fatalf("status %d, want 502", resp.StatusCode)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "fray: upstream "+dead) || !strings.Contains(lines[0], "refused") {
+		t.Fatalf("502 body %q: want one line naming the upstream and the error", body)
+	}
+	recs := logs.find("upstream failed")
+	if len(recs) != 1 || recs[0]["upstream"] != dead || !strings.Contains(recs[0]["error"], "refused") {
+		t.Fatalf("log: %v\n%s", recs, logs.text())
+	}
+}
+
+// TestConnectIsRefused: fray forwards only to its upstream.
+func TestConnectIsRefused(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("CONNECT reached the upstream")
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, _ = io.WriteString(conn, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+	buf := make([]byte, 64)
+	n, _ := io.ReadAtLeast(conn, buf, 12)
+	if !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 405") {
+		t.Fatalf("CONNECT answered %q", buf[:n])
+	}
+}
+
+// TestRequestBodyLimit: a POST larger than the limit is refused with 413
+// and never forwarded.
+func TestRequestBodyLimit(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("oversized body reached the upstream")
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.MaxRequestBody = 1000 })
+	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(strings.Repeat("x", 1001)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "1000 bytes") {
+		t.Fatalf("got %d %q", resp.StatusCode, body)
+	}
+}
+
+// TestHostHeader: a Host naming fray is replaced by the upstream's, as a
+// direct client would have sent; any other Host (a DNS-rebinding attempt)
+// reaches the server as sent, so the server's own Host checks still apply.
+func TestHostHeader(t *testing.T) {
+	hosts := make(chan string, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hosts <- r.Host
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL)
+	frayPort := fray[strings.LastIndexByte(fray, ':'):]
+	for sent, want := range map[string]string{
+		"":                            strings.TrimPrefix(up.URL, "http://"),
+		"localhost" + frayPort:        strings.TrimPrefix(up.URL, "http://"),
+		"evil.example.com":            "evil.example.com",
+		"evil.example.com" + frayPort: "evil.example.com" + frayPort,
+	} {
+		req, _ := http.NewRequest("GET", fray+"/mcp", nil)
+		if sent != "" {
+			req.Host = sent
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := <-hosts; got != want {
+			t.Errorf("client Host %q reached the server as %q, want %q", sent, got, want)
+		}
+	}
+}
+
+// TestLoopIsRefused: fray whose upstream is fray itself refuses the
+// request that comes back to it with 508 and a one-line reason, instead of
+// forwarding it round and round; a request that went through another fray
+// first is forwarded.
+func TestLoopIsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://" + ln.Addr().String())
+	p, err := forward.New(forward.Options{Upstream: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: p}
+	go srv.Serve(ln)
+	defer srv.Close()
+	resp, err := http.Post(u.String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusLoopDetected || !strings.Contains(string(body), "loop detected") {
+		t.Errorf("a request fray sent itself: %s %q, want 508 saying so", resp.Status, body)
+	}
+
+	var seen atomic.Int32
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
+	defer up.Close()
+	base, _ := front(t, up.URL)
+	req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
+	req.Header.Set("Via", "1.1 fray-0123abcd, 1.1 other")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || seen.Load() != 1 {
+		t.Errorf("a request through another fray: %s, upstream saw %d", resp.Status, seen.Load())
+	}
+}

@@ -1,0 +1,165 @@
+package forward_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/forward"
+)
+
+// front starts fray in front of upstream and returns fray's URL and a log
+// recorder that sees every debug line.
+func front(t *testing.T, upstream string, mod ...func(*forward.Options)) (string, *logRecorder) {
+	t.Helper()
+	u, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &logRecorder{}
+	opts := forward.Options{Upstream: u, Logger: slog.New(rec)}
+	for _, m := range mod {
+		m(&opts)
+	}
+	p, err := forward.New(opts)
+	if err != nil {
+		t.Fatalf("proxy.New: %v", err)
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return srv.URL, rec
+}
+
+// logRecorder is a slog.Handler that keeps every record, for tests that
+// assert on what fray logged.
+type logRecorder struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.recs = append(l.recs, r.Clone())
+	l.mu.Unlock()
+	return nil
+}
+
+// find returns the attributes of every record with message msg, as strings.
+func (l *logRecorder) find(msg string) []map[string]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []map[string]string
+	for _, r := range l.recs {
+		if r.Message != msg {
+			continue
+		}
+		m := map[string]string{"level": r.Level.String()}
+		r.Attrs(func(a slog.Attr) bool { m[a.Key] = a.Value.String(); return true })
+		out = append(out, m)
+	}
+	return out
+}
+
+// text renders all records, for failure messages.
+func (l *logRecorder) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b bytes.Buffer
+	for _, r := range l.recs {
+		b.WriteString(r.Level.String() + " " + r.Message)
+		r.Attrs(func(a slog.Attr) bool { b.WriteString(" " + a.Key + "=" + a.Value.String()); return true })
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// checkNoLeaks fails the test if goroutines started during it are still
+// running once everything is closed. It waits (bounded) for them to exit,
+// as servers close connections asynchronously.
+func checkNoLeaks(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			n := runtime.NumGoroutine()
+			if n <= before {
+				return
+			}
+			if time.Now().After(deadline) {
+				buf := make([]byte, 1<<20)
+				buf = buf[:runtime.Stack(buf, true)]
+				t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf)
+				return
+			}
+			runtime.Gosched()
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+}
+
+// chunkWriter writes an SSE body in the given pieces, flushing each.
+func writePieces(w http.ResponseWriter, pieces ...string) {
+	f := w.(http.Flusher)
+	for _, p := range pieces {
+		_, _ = w.Write([]byte(p))
+		f.Flush()
+	}
+}
+
+func sseHeader(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+}
+
+type proxyOptions = forward.Options
+
+// tcpServer accepts connections on a loopback port and serves each with
+// serve on a goroutine of its own; at cleanup it stops accepting, closes
+// every connection (fray's idle keep-alive ones too) and waits for every
+// goroutine. It returns the address.
+func tcpServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() { serve(c) })
+		}
+	})
+	return ln.Addr().String()
+}

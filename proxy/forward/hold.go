@@ -1,0 +1,183 @@
+package forward
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/frayproxy/fray/proxy/jsonrpc"
+	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/sse"
+)
+
+// Holding a stream. A cutting fault with hold = true ends the client's
+// side of a stream but not the server's: fray goes on reading the
+// upstream's stream and swallows what comes, as a connection that died in
+// the client's direction only would. The server believes those events
+// delivered, so the replay the client's resumption asks for is checked
+// against every event the server produced while the client was away, not
+// only those fray happened to see before the cut:
+//
+//	client <-x  fray  <- upstream      (the handler has returned; a holder
+//	                                    goroutine reads on, reporting each
+//	                                    event as lost)
+//
+// A hold ends, and the stream's end is reported (at the time the client's
+// side ended), when the upstream ends the stream, when the client sends
+// its next GET or DELETE for the session (before that request is
+// forwarded or reported, so the server replays on the new stream and the
+// verifier sees the end first), after HoldBound, or when the proxy's
+// holds are released (ReleaseHolds, at shutdown).
+
+// HoldBound is the longest fray holds a stream whose client does not come
+// back.
+const HoldBound = 30 * time.Second
+
+// errHoldEnded cancels a held stream's upstream request.
+var errHoldEnded = errors.New("proxy: hold ended")
+
+// hold is one held stream. Its stop is safe to call from any goroutine,
+// more than once.
+type hold struct {
+	ctx  context.Context
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// holds are the streams being held, by the client's session id. The zero
+// value is ready; it is safe for concurrent use.
+type holds struct {
+	mu sync.Mutex
+	by map[string][]*hold
+	wg sync.WaitGroup
+}
+
+// add registers a hold for session.
+func (hs *holds) add(session string) *hold {
+	ctx, stop := context.WithCancel(context.Background())
+	h := &hold{ctx: ctx, stop: stop, done: make(chan struct{})}
+	hs.mu.Lock()
+	if hs.by == nil {
+		hs.by = map[string][]*hold{}
+	}
+	hs.by[session] = append(hs.by[session], h)
+	hs.wg.Add(1)
+	hs.mu.Unlock()
+	return h
+}
+
+// end unregisters h, whose holder has reported its end.
+func (hs *holds) end(session string, h *hold) {
+	hs.mu.Lock()
+	list := hs.by[session]
+	for i, o := range list {
+		if o == h {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(hs.by, session)
+	} else {
+		hs.by[session] = list
+	}
+	hs.mu.Unlock()
+	h.stop()
+	close(h.done)
+	hs.wg.Done()
+}
+
+// release ends the holds of session and waits until each has reported
+// its end.
+func (hs *holds) release(session string) {
+	hs.mu.Lock()
+	list := append([]*hold(nil), hs.by[session]...)
+	hs.mu.Unlock()
+	for _, h := range list {
+		h.stop()
+	}
+	for _, h := range list {
+		<-h.done
+	}
+}
+
+// ReleaseHolds ends every held stream and waits until each has reported
+// its end. The engine calls it when it stops; it is safe to call at any
+// time, from any goroutine.
+func (p *Proxy) ReleaseHolds() {
+	p.holds.mu.Lock()
+	var all []*hold
+	for _, list := range p.holds.by {
+		all = append(all, list...)
+	}
+	p.holds.mu.Unlock()
+	for _, h := range all {
+		h.stop()
+	}
+	p.holds.wg.Wait()
+}
+
+// releaseFor ends the holds a request of the client's ends: its next GET
+// or DELETE for the session.
+func (p *Proxy) releaseFor(ex *exchange) {
+	if ex.Method == http.MethodGet || ex.Method == http.MethodDelete {
+		p.holds.release(ex.Session)
+	}
+}
+
+// endOrHold runs as the handler's pump ends: it reports the stream's end,
+// or, when a fault asked for a hold, hands the upstream's stream to a
+// holder goroutine that reports it when the hold ends.
+func (pm *pump) endOrHold() {
+	if !pm.holding || pm.rd == nil || pm.cause == observe.ClientGone {
+		pm.observeEnd()
+		if pm.rd != nil {
+			pm.p.putReader(pm.rd)
+		}
+		return
+	}
+	pm.ex.held.Store(true)
+	pm.endAt = pm.p.since()
+	h := pm.p.holds.add(pm.ex.Session)
+	go pm.hold(h)
+}
+
+// hold reads the upstream's stream until the hold ends, reporting each
+// block as lost, then reports the stream's end and lets the upstream go.
+func (pm *pump) hold(h *hold) {
+	defer pm.p.holds.end(pm.ex.Session, h)
+	defer pm.resp.Body.Close()
+	defer pm.cancel(errHoldEnded)
+	defer pm.p.putReader(pm.rd)
+	defer pm.observeEnd()
+	stop := context.AfterFunc(h.ctx, func() { pm.cancel(errHoldEnded) })
+	defer stop()
+	bound := pm.p.clock.AfterFunc(HoldBound, h.stop)
+	defer bound()
+	for {
+		e, err := pm.rd.Next()
+		if err != nil {
+			return
+		}
+		pm.held(e)
+	}
+}
+
+// held reports one block read while holding: the client never gets it.
+func (pm *pump) held(e *sse.Event) {
+	if e.Unparsed || !e.Complete {
+		pm.current().oev = observe.Event{Event: mcp.Event{Index: pm.index, Raw: e.Raw}}
+		pm.index++
+		pm.observeEvent(nil, outcome{fate: observe.Lost}, nil)
+		return
+	}
+	var msg jsonrpc.Message
+	if e.Dispatched {
+		msg = jsonrpc.Scan(e.Data)
+	}
+	pm.view(e, &msg, e.Dispatched)
+	pm.observeEvent(e, outcome{fate: observe.Lost}, nil)
+}

@@ -1,0 +1,198 @@
+package forward_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/forward"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// heldUpstream primes each POST stream, then sends three events when told
+// (more), and stays open until its client goes away, which it reports on
+// gone. A GET is answered 200 with no body.
+type heldUpstream struct {
+	more chan struct{}
+	gone chan struct{}
+}
+
+func (u *heldUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprint(w, "id: a0\nretry: 10\ndata:\n\n")
+	w.(http.Flusher).Flush()
+	select {
+	case <-u.more:
+	case <-r.Context().Done():
+		close(u.gone)
+		return
+	}
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(w, "id: a%d\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":%d}}\n\n", i, i)
+	}
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
+	close(u.gone)
+}
+
+// obsLog keeps the observations, and signals when lost reaches n.
+type obsLog struct {
+	mu     sync.Mutex
+	lines  []string
+	lost   int
+	want   int
+	enough chan struct{}
+}
+
+func (l *obsLog) Observe(o *observe.Observation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch o.Kind {
+	case observe.KindEvent:
+		l.lines = append(l.lines, fmt.Sprintf("%d event %s %s", o.Exchange, o.Event.ID, o.Event.Fate))
+		if o.Event.Fate == observe.Lost {
+			l.lost++
+			if l.lost == l.want {
+				close(l.enough)
+			}
+		}
+	case observe.KindEnd:
+		l.lines = append(l.lines, fmt.Sprintf("%d end %s at %v", o.Exchange, o.End.Cause, o.At > 0))
+	case observe.KindRequest:
+		l.lines = append(l.lines, fmt.Sprintf("%d request %s", o.Exchange, o.Request.Method))
+	}
+}
+
+func (l *obsLog) text() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// holdingFray starts a heldUpstream and fray in front of it, cutting every
+// POST stream at its priming event and holding it.
+func holdingFray(t *testing.T) (*heldUpstream, *forward.Proxy, string, *obsLog) {
+	t.Helper()
+	prof, err := profiles.Parse("hold.toml", strings.NewReader(`
+[[fault]]
+kind = "close"
+stream = "post"
+after_priming = true
+hold = true
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := profiles.NewActive(prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := &heldUpstream{more: make(chan struct{}), gone: make(chan struct{})}
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
+	log := &obsLog{want: 3, enough: make(chan struct{})}
+	p, err := forward.New(forward.Options{Upstream: u, Faults: plan, Observer: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray := httptest.NewServer(p)
+	t.Cleanup(fray.Close)
+	return up, p, fray.URL, log
+}
+
+// cutCall POSTs a tools/call for session s1 and reads what the client gets:
+// the priming event, then a clean end.
+func cutCall(t *testing.T, fray string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Session-Id", "s1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		got = append(got, sc.Text())
+	}
+	resp.Body.Close()
+	if strings.Join(got, "|") != "id: a0|retry: 10|data:|" {
+		t.Fatalf("the client got %q, want the priming event and a clean end", got)
+	}
+}
+
+// TestReleaseHoldsEndsEveryHold: a held stream whose client never comes
+// back ends when the proxy's holds are released (as the engine does when
+// it stops): its end is observed and the server's connection let go
+// before ReleaseHolds returns, so no goroutine is left behind.
+func TestReleaseHoldsEndsEveryHold(t *testing.T) {
+	up, p, fray, log := holdingFray(t)
+	cutCall(t, fray)
+	p.ReleaseHolds()
+	if got := log.text(); !strings.HasSuffix(got, "1 end fault-closed at true") {
+		t.Errorf("observations after ReleaseHolds:\n%s", got)
+	}
+	select {
+	case <-up.gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server's stream is still open after ReleaseHolds")
+	}
+}
+
+// TestHoldReadsOnUntilTheClientResumes: a close with hold ends the
+// client's stream at the priming event, but fray goes on reading the
+// server's stream: the events the server sends meanwhile are observed as
+// lost, the server's connection stays open, and the client's next GET for
+// the session ends the hold (the upstream request is cancelled, the end
+// observed) before that GET is reported or forwarded.
+func TestHoldReadsOnUntilTheClientResumes(t *testing.T) {
+	up, p, fray, log := holdingFray(t)
+	defer p.ReleaseHolds()
+	cutCall(t, fray)
+
+	close(up.more)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	select {
+	case <-log.enough:
+	case <-ctx.Done():
+		t.Fatalf("fray did not read on after the cut:\n%s", log.text())
+	}
+	select {
+	case <-up.gone:
+		t.Fatal("the server's stream was closed while fray held it")
+	default:
+	}
+
+	get, _ := http.NewRequest(http.MethodGet, fray+"/mcp", nil)
+	get.Header.Set("Mcp-Session-Id", "s1")
+	get.Header.Set("Last-Event-ID", "a0")
+	gresp, err := http.DefaultClient.Do(get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gresp.Body.Close()
+	select {
+	case <-up.gone:
+	case <-ctx.Done():
+		t.Fatal("the client's GET did not end the hold")
+	}
+	want := "1 request POST\n1 event a0 delivered\n1 event a1 lost\n1 event a2 lost\n1 event a3 lost\n1 end fault-closed at true\n2 request GET"
+	if got := log.text(); !strings.HasPrefix(got, want) {
+		t.Errorf("observations:\n%s\nwant them to begin:\n%s", got, want)
+	}
+}

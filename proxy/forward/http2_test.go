@@ -1,0 +1,185 @@
+package forward_test
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/forward"
+	"github.com/frayproxy/fray/proxy/mcp"
+)
+
+// resetOnPath resets the streams of one path at their second event and
+// leaves every other stream alone.
+type resetOnPath struct{ path string }
+
+func (p resetOnPath) Exchange(*mcp.Exchange) faults.ExchangeAction { return faults.ExchangeAction{} }
+func (p resetOnPath) Stream(ex *mcp.Exchange) faults.StreamPlan {
+	if ex.Path != p.path {
+		return &scriptPlan{}
+	}
+	return &scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseReset})}
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	n atomic.Int32
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.n.Add(1)
+	}
+	return c, err
+}
+
+// TestHTTP2BothSides streams SSE through fray over HTTP/2 on both sides
+// (a TLS listener served by forward.Serve, an h2 upstream reached through
+// forward.NewTransport), byte for byte, and checks that a reset fault on one
+// h2 stream resets that stream only: a stream beside it on the same
+// connection goes on to its end, and the connection serves the next
+// request.
+func TestHTTP2BothSides(t *testing.T) {
+	checkNoLeaks(t)
+	release := make(chan struct{})
+	var upProtos sync.Map // path -> proto the upstream saw
+	var upConns atomic.Int32
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		upProtos.Store(r.URL.Path, r.Proto)
+		sseHeader(w)
+		if r.URL.Path != "/keep" {
+			writePieces(w, split(threeEvents, 20)...)
+			return
+		}
+		writePieces(w, "id: k1\ndata: first\n\n")
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		writePieces(w, "id: k2\ndata: second\n\n")
+	}))
+	up.EnableHTTP2 = true
+	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			upConns.Add(1)
+		}
+	}
+	up.StartTLS()
+	defer up.Close()
+	upPool := x509.NewCertPool()
+	upPool.AddCert(up.Certificate())
+	tr := forward.NewTransport(&tls.Config{RootCAs: upPool})
+	defer tr.CloseIdleConnections()
+	u, _ := url.Parse(up.URL)
+	p, err := forward.New(forward.Options{Upstream: u, Transport: tr, Faults: resetOnPath{"/reset"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	certDER, keyDER := selfSigned(t)
+	key, err := x509.ParseECPrivateKey(keyDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &countingListener{Listener: inner}
+	addr := serveOn(t, ln, p, &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
+		MinVersion:   tls.VersionTLS12,
+	})
+	cert, _ := x509.ParseCertificate(certDER)
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	defer ctr.CloseIdleConnections()
+	client := &http.Client{Transport: ctr, Timeout: 20 * time.Second}
+	base := "https://" + addr
+
+	get := func(path string) *http.Response {
+		t.Helper()
+		resp, err := client.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.ProtoMajor != 2 {
+			t.Fatalf("%s: the client got %s, want HTTP/2", path, resp.Proto)
+		}
+		return resp
+	}
+
+	resp := get("/mcp")
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(body) != threeEvents {
+		t.Fatalf("over h2: %q, %v; want %q", body, err, threeEvents)
+	}
+
+	keep := get("/keep")
+	defer keep.Body.Close()
+	kr := bufio.NewReader(keep.Body)
+	if first, err := readBlock(kr); err != nil || first != "id: k1\ndata: first\n\n" {
+		t.Fatalf("first block of /keep: %q, %v", first, err)
+	}
+	reset := get("/reset")
+	got, err := io.ReadAll(reset.Body)
+	reset.Body.Close()
+	if err == nil || !strings.Contains(err.Error(), "INTERNAL_ERROR") {
+		t.Fatalf("the reset stream ended with %v, want an RST_STREAM", err)
+	}
+	if want := threeEvents[:strings.Index(threeEvents, "\n\n")+2]; string(got) != want {
+		t.Errorf("before the reset: %q, want %q", got, want)
+	}
+
+	close(release)
+	rest, err := io.ReadAll(kr)
+	if err != nil || string(rest) != "id: k2\ndata: second\n\n" {
+		t.Fatalf("the stream beside the reset one: %q, %v", rest, err)
+	}
+	resp = get("/mcp")
+	body, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(body) != threeEvents {
+		t.Fatalf("after the reset: %q, %v", body, err)
+	}
+
+	if n := ln.n.Load(); n != 1 {
+		t.Errorf("fray accepted %d connections, want the one: a reset closed it", n)
+	}
+	if n := upConns.Load(); n != 1 {
+		t.Errorf("the upstream saw %d connections, want one: cancelling a stream closed it", n)
+	}
+	for _, path := range []string{"/mcp", "/keep", "/reset"} {
+		if v, _ := upProtos.Load(path); v != "HTTP/2.0" {
+			t.Errorf("the upstream saw %s over %v, want HTTP/2.0", path, v)
+		}
+	}
+}
+
+// readBlock reads one SSE block ending in an empty LF line.
+func readBlock(r *bufio.Reader) (string, error) {
+	var b strings.Builder
+	for {
+		line, err := r.ReadString('\n')
+		b.WriteString(line)
+		if err != nil || line == "\n" {
+			return b.String(), err
+		}
+	}
+}

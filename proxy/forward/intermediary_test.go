@@ -1,0 +1,234 @@
+package forward_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// manualClock moves only when the test says so; Advance runs, on the
+// test's goroutine, every timer that falls due, those armed by timers
+// included.
+type manualClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*manualTimer
+}
+
+type manualTimer struct {
+	at   time.Time
+	f    func()
+	done bool
+}
+
+func (c *manualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *manualClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &manualTimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.done
+		t.done = true
+		return was
+	}
+}
+
+func (c *manualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	for {
+		c.mu.Lock()
+		var due *manualTimer
+		for _, t := range c.timers {
+			if !t.done && !t.at.After(c.now) {
+				due = t
+				break
+			}
+		}
+		if due != nil {
+			due.done = true
+		}
+		c.mu.Unlock()
+		if due == nil {
+			return
+		}
+		due.f()
+	}
+}
+
+const callBody = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}`
+
+// TestIdleCloseCountsSilenceFromTheLastRead: a stream that goes on
+// sending is not cut when the silence has passed since its start, only
+// once it has passed since its last byte, and then cleanly.
+func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
+	checkNoLeaks(t)
+	ev := []string{"id: p\ndata:\n\n", "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n", ": keep-alive\n\n"}
+	step := []chan struct{}{make(chan struct{}), make(chan struct{})}
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, ev[0])
+		for i, s := range step {
+			select {
+			case <-s:
+				writePieces(w, ev[i+1])
+			case <-r.Context().Done():
+				return
+			}
+		}
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	clock := &manualClock{now: time.Unix(0, 0)}
+	plan := scriptPlan{start: faults.StreamAction{CloseIdle: 125 * time.Second}}
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
+	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(callBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	read := func(want string) {
+		t.Helper()
+		b := make([]byte, len(want))
+		if _, err := io.ReadFull(resp.Body, b); err != nil || string(b) != want {
+			t.Fatalf("read %q, %v; want %q", b, err, want)
+		}
+	}
+	read(ev[0])
+	clock.Advance(124 * time.Second)
+	close(step[0])
+	read(ev[1]) // read by fray at 124s
+	clock.Advance(2 * time.Second)
+	close(step[1])
+	read(ev[2]) // still open at 126s; a comment is a byte too
+	clock.Advance(124 * time.Second)
+	clock.Advance(time.Second) // 125s after the last byte
+	rest, err := io.ReadAll(resp.Body)
+	if err != nil || len(rest) != 0 {
+		t.Errorf("after the silence: %q, %v; want a clean end", rest, err)
+	}
+}
+
+// TestBufferReleasesHeldEventsInOneBurst reads the response's chunks raw:
+// the held events leave in the same flush as the event that releases
+// them, and the stream's end releases what is still held.
+func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
+	checkNoLeaks(t)
+	ev := []string{"id: p\ndata:\n\n", "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n",
+		"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n", "id: 3\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"}
+	decided := make(chan struct{})
+	next, last := make(chan struct{}), make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, ev[0], ev[1])
+		<-next
+		writePieces(w, ev[2])
+		<-last
+		writePieces(w, ev[3])
+	}))
+	defer up.Close()
+	// Events 0, 1 and 3 are held; 2 releases 0 and 1; the end releases 3.
+	var mu sync.Mutex
+	var seen []string
+	beforeRelease := -1 // events observed when event 2 came
+	plan := scriptPlan{event: func(e *mcp.Event) faults.EventAction {
+		switch e.Index {
+		case 1:
+			close(decided)
+		case 2:
+			mu.Lock()
+			beforeRelease = len(seen)
+			mu.Unlock()
+		}
+		return faults.EventAction{Buffer: e.Index != 2}
+	}}
+	obs := observe.Func(func(o *observe.Observation) {
+		if o.Event != nil {
+			mu.Lock()
+			seen = append(seen, fmt.Sprintf("%d %s", o.Event.Index, o.Event.Fate))
+			mu.Unlock()
+		}
+	})
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
+	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(callBody), callBody)
+	br := bufio.NewReader(conn)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line == "\r\n" {
+			break
+		}
+	}
+	<-decided
+	// Whatever fray flushed of events 0 and 1 is on the wire before it
+	// reads event 2, so a chunk of them alone would come first.
+	close(next)
+	if got := chunk(t, br); got != ev[0]+ev[1]+ev[2] {
+		t.Errorf("first chunk %q, want the held events with the one that released them", got)
+	}
+	close(last)
+	var rest strings.Builder
+	for c := chunk(t, br); c != ""; c = chunk(t, br) {
+		rest.WriteString(c)
+	}
+	if rest.String() != ev[3] {
+		t.Errorf("after the burst %q, want the event the end released", rest.String())
+	}
+	// A held event is reported when it leaves, in order; the observer
+	// has them all once the stream is over (the end is reported last).
+	conn.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(seen, ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" || beforeRelease != 0 {
+		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held", got, beforeRelease)
+	}
+}
+
+// chunk reads one chunk of a chunked body; "" for the last.
+func chunk(t *testing.T, br *bufio.Reader) string {
+	t.Helper()
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
+	if err != nil {
+		t.Fatalf("chunk size %q: %v", line, err)
+	}
+	b := make([]byte, n+2)
+	if _, err := io.ReadFull(br, b); err != nil {
+		t.Fatal(err)
+	}
+	return string(b[:n])
+}

@@ -1,0 +1,88 @@
+package forward_test
+
+import (
+	"bufio"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestLegacyEndpointIsRewritten: the 2024-11-05 endpoint event is rewritten
+// so the client's POSTs come back through fray and reach the server's
+// message endpoint, whatever form the server wrote the URL in.
+func TestLegacyEndpointIsRewritten(t *testing.T) {
+	checkNoLeaks(t)
+	for _, tc := range []struct {
+		name     string
+		base     string // upstream base path
+		endpoint func(upstream string) string
+		want     func(fray string) string
+		postPath string // what the upstream must see
+	}{
+		{"relative", "", func(string) string { return "/messages?sessionId=abc" },
+			func(string) string { return "/messages?sessionId=abc" }, "/messages"},
+		{"relative-no-slash", "", func(string) string { return "messages?session_id=abc&x=1" },
+			func(string) string { return "/messages?session_id=abc&x=1" }, "/messages"},
+		{"absolute", "", func(up string) string { return up + "/messages?sessionId=abc" },
+			func(fray string) string { return fray + "/messages?sessionId=abc" }, "/messages"},
+		{"under-base", "/api", func(string) string { return "/api/messages?sessionId=abc" },
+			func(string) string { return "/messages?sessionId=abc" }, "/api/messages"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			posted := make(chan string, 1)
+			var upURL string
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					b, _ := io.ReadAll(r.Body)
+					posted <- r.URL.Path + "?" + r.URL.RawQuery + " " + string(b)
+					w.WriteHeader(http.StatusAccepted)
+					return
+				}
+				sseHeader(w)
+				writePieces(w, "event: endpoint\ndata: "+tc.endpoint(upURL)+"\n\n")
+				<-r.Context().Done()
+			}))
+			defer up.Close()
+			upURL = up.URL
+			fray, logs := front(t, up.URL+tc.base)
+			resp, err := http.Get(fray + "/sse")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			ev, _ := br.ReadString('\n')
+			data, _ := br.ReadString('\n')
+			if ev != "event: endpoint\n" {
+				t.Fatalf("first line %q", ev)
+			}
+			got := strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n")
+			if want := tc.want(fray); got != want {
+				t.Fatalf("endpoint %q, want %q", got, want)
+			}
+			target := got
+			if strings.HasPrefix(target, "/") {
+				target = fray + target
+			}
+			pr, err := http.Post(target, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr.Body.Close()
+			if p := <-posted; !strings.HasPrefix(p, tc.postPath+"?") || !strings.HasSuffix(p, `"method":"ping"}`) {
+				t.Fatalf("upstream got POST %q", p)
+			}
+			var legacyPost bool
+			for _, rec := range logs.find("exchange") {
+				if rec["method"] == "POST" && rec["stream"] == "legacy" && rec["rpc_method"] == "ping" {
+					legacyPost = true
+				}
+			}
+			if !legacyPost {
+				t.Fatalf("the POST was not classified as legacy:\n%s", logs.text())
+			}
+		})
+	}
+}

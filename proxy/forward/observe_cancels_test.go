@@ -1,0 +1,60 @@
+package forward_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/frayproxy/fray/proxy/forward"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// TestObservedRequestNamesCancelledIDs: a POST of notifications/cancelled
+// tells observers which request the client gave up on, so that the
+// verifier does not wait for that request's response.
+func TestObservedRequestNamesCancelledIDs(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer up.Close()
+	var (
+		mu      sync.Mutex
+		cancels [][]string
+	)
+	obs := observe.Func(func(o *observe.Observation) {
+		if o.Kind == observe.KindRequest {
+			mu.Lock()
+			cancels = append(cancels, slices.Clone(o.Request.Cancels))
+			mu.Unlock()
+		}
+	})
+	fray, _ := front(t, up.URL, func(o *forward.Options) { o.Observer = obs })
+	bodies := []string{
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-7","reason":"user"}}`,
+		`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":4}}]`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"requestId":6}}`,
+	}
+	for _, b := range bodies {
+		resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := [][]string{{`"a-7"`}, {`3`}, nil}
+	if len(cancels) != len(want) {
+		t.Fatalf("%d requests observed, want %d", len(cancels), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(cancels[i], want[i]) {
+			t.Errorf("request %d: Cancels = %q, want %q", i, cancels[i], want[i])
+		}
+	}
+}

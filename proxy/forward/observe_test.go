@@ -1,0 +1,131 @@
+package forward_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/forward"
+	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// recorder keeps a one-line summary of each observation.
+type recorder struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (r *recorder) Observe(o *observe.Observation) {
+	var s string
+	switch o.Kind {
+	case observe.KindRequest:
+		q := o.Request
+		s = fmt.Sprintf("request %s %s lei=%v:%q msgs=%s", q.Method, q.Path, q.HasLastEventID, q.LastEventID, messages(q.Messages))
+	case observe.KindResponse:
+		s = fmt.Sprintf("response %d %s sse=%v session=%q", o.Response.Status, o.Response.Origin, o.Response.EventStream, o.Response.Session)
+	case observe.KindEvent:
+		e := o.Event
+		s = fmt.Sprintf("event %d id=%q %s copies=%d delivered-id=%v:%q retry=%v msg=%s:%s", e.Index, e.ID, e.Fate, e.Copies,
+			e.DeliveredHasID, e.DeliveredID, e.DeliveredHasRetry, e.RPCKind, e.RPCID)
+	case observe.KindEnd:
+		s = fmt.Sprintf("end %s msgs=%s", o.End.Cause, messages(o.End.Messages))
+	}
+	if len(o.Fired) > 0 {
+		s += " fired=["
+		for i, f := range o.Fired {
+			if i > 0 {
+				s += " "
+			}
+			s += fmt.Sprintf("{%d %s}", f.Index, f.Kind)
+		}
+		s += "]"
+	}
+	r.mu.Lock()
+	r.seen = append(r.seen, s)
+	r.mu.Unlock()
+}
+
+func (r *recorder) lines() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.seen...)
+}
+
+// TestObservationsTellWhatHappened: an observer sees each request,
+// response, event with its fate and the fields the client got, and the
+// end of each exchange with its cause, in order.
+func TestObservationsTellWhatHappened(t *testing.T) {
+	checkNoLeaks(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept") == "application/json" {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Mcp-Session-Id", "s1")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+			return
+		}
+		sseHeader(w)
+		writePieces(w, threeEvents)
+	}))
+	defer up.Close()
+	fired := []faults.Firing{{Index: 0, Kind: "test"}}
+	plan := &scriptPlan{event: func(ev *mcp.Event) faults.EventAction {
+		switch ev.Index {
+		case 0:
+			return faults.EventAction{StripRetry: true, Fired: fired}
+		case 1:
+			return faults.EventAction{Drop: true, Fired: fired}
+		}
+		return faults.EventAction{Duplicate: 1, Close: faults.CloseAfter, Fired: fired}
+	}}
+	rec := &recorder{}
+	fray, _ := front(t, up.URL, func(o *forward.Options) { o.Faults = plan; o.Observer = rec })
+
+	req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	req.Header.Set("Accept", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	req, _ = http.NewRequest("GET", fray+"/mcp", nil)
+	req.Header.Set("Last-Event-ID", "0")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	want := []string{
+		`request POST /mcp lei=false:"" msgs=[{request initialize 1}]`,
+		`response 200 upstream sse=false session="s1"`,
+		`end complete msgs=[{response  1}]`,
+		`request GET /mcp lei=true:"0" msgs=[]`,
+		`response 200 upstream sse=true session=""`,
+		`event 0 id="p" delivered copies=1 delivered-id=true:"p" retry=false msg=none: fired=[{0 test}]`,
+		`event 1 id="1" dropped copies=0 delivered-id=false:"" retry=false msg=notification: fired=[{0 test}]`,
+		`event 2 id="2" delivered copies=2 delivered-id=true:"2" retry=false msg=response:7 fired=[{0 test}]`,
+		`end fault-closed msgs=[]`,
+	}
+	got := rec.lines()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("observations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// messages formats JSON-RPC identities as kind, method and id.
+func messages(ms []observe.Message) string {
+	var parts []string
+	for _, m := range ms {
+		parts = append(parts, fmt.Sprintf("{%s %s %s}", m.Kind, m.Method, m.ID))
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}

@@ -1,7 +1,0 @@
-//go:build race
-
-package proxy_test
-
-// raceEnabled: the race detector is on. It makes sync.Pool drop items at
-// random, so allocation counts mean nothing then.
-const raceEnabled = true
