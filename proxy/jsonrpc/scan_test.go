@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -351,5 +352,31 @@ func TestNoAllocs(t *testing.T) {
 	})
 	if n != 0 {
 		t.Errorf("%v allocations per run, want 0", n)
+	}
+}
+
+// TestSkipNested: values nested around the 64 levels the skip's stack
+// holds in one word, and around the nesting limit, valid or broken at the
+// innermost level, are JSON to Scan exactly when they are to encoding/json.
+func TestSkipNested(t *testing.T) {
+	nest := func(levels int, inner string, object bool) string {
+		open, close := `[1,`, `]`
+		if object {
+			open, close = `{"k":`, `}`
+		}
+		return strings.Repeat(open, levels) + inner + strings.Repeat(close, levels)
+	}
+	inners := []string{`"x"`, `{}`, `[]`, `{"a":[true,null,-1.5e3]}`, `"\u00e9\n"`,
+		`tru`, `{"a"}`, `[1,]`, `{,}`, "\"\x01\"", `01`, `{"a":1,}`, `[1 2]`, `"\ud800"`}
+	for _, levels := range []int{0, 1, 62, 63, 64, 65, 128, 129, maxDepth - 3, maxDepth - 2, maxDepth - 1} {
+		for _, object := range []bool{false, true} {
+			for _, inner := range inners {
+				in := `{"id":1,"result":` + nest(levels, inner, object) + `}`
+				got := Scan([]byte(in)).Kind != mcp.RPCNone
+				if want := json.Valid([]byte(in)); got != want {
+					t.Errorf("%d levels (objects %v) around %q: Scan calls it JSON %v, encoding/json %v", levels, object, inner, got, want)
+				}
+			}
+		}
 	}
 }
