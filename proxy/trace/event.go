@@ -2,8 +2,8 @@ package trace
 
 import (
 	"encoding/base64"
-	"encoding/binary"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/frayproxy/fray/proxy/mcp"
@@ -157,7 +157,7 @@ func appendRaw(b []byte, ev *observe.Event, raw []byte) ([]byte, bool) {
 // so), lies in raw as one piece (one data line), is an object or an
 // array, and is all ASCII: a trace line must be UTF-8, and escapes
 // U+2028 and U+2029, which ASCII rules out at the cost of one pass over
-// the JSON a word at a time (isASCII).
+// the JSON (isASCII).
 func rawParts(ev *observe.Event, raw []byte) (from, to int, ok bool) {
 	d := ev.Data
 	if ev.RPCKind == mcp.RPCNone || !ev.Parsed || !ev.Dispatched || len(d) == 0 || len(d) > len(raw) {
@@ -183,23 +183,12 @@ func rawParts(ev *observe.Event, raw []byte) (from, to int, ok bool) {
 	return from, to, true
 }
 
-// isASCII reports whether every byte of s is below 0x80, looking at 32
-// bytes a turn in four words that do not wait for each other.
+// isASCII reports whether every byte of s is below 0x80.
 func isASCII(s []byte) bool {
-	var a, b, c, d uint64
-	for len(s) >= 32 {
-		a |= binary.LittleEndian.Uint64(s)
-		b |= binary.LittleEndian.Uint64(s[8:])
-		c |= binary.LittleEndian.Uint64(s[16:])
-		d |= binary.LittleEndian.Uint64(s[24:])
-		s = s[32:]
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return false
+		}
 	}
-	for len(s) >= 8 {
-		a |= binary.LittleEndian.Uint64(s)
-		s = s[8:]
-	}
-	for _, x := range s {
-		b |= uint64(x)
-	}
-	return (a|b|c|d)&highs == 0
+	return true
 }
