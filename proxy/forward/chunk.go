@@ -30,9 +30,9 @@ func (pm *pump) mayChunk() bool {
 // c is all the read brought, so nothing else is gathered to go with it
 // (the read flushed what came before): it goes straight to the response's
 // buffer, as ReverseProxy writes, which the flush before the next read
-// sends. Taking a gathering buffer from its pool, copying into it and
-// giving it back cost a paced event about 2 µs more between the read and
-// the write (docs/performance.md).
+// sends. A gathering buffer would add a copy, and a pool's take and give,
+// to a paced event's path between the read and the write, which the
+// latency budget of a paced event counts (docs/performance.md).
 func (pm *pump) chunk(c []byte, blocks int) bool {
 	pm.observeHead(nil)
 	es := pm.current()

@@ -11,10 +11,8 @@ import "sync"
 // paced stream, or each of ten thousand quiet ones, which then hold 4 KiB
 // while they write rather than 32), gatherSize once a burst widens its
 // reads, and gatherBulk, as much as the reader's largest pooled read, for
-// a stream in bulk: the write to the client is as large as the read, which
-// made a bulk stream's writes four times fewer and took a tenth off its
-// CPU per event (docs/performance.md). A pump with no reader yet takes
-// gatherSize.
+// a stream in bulk: the write to the client is as large as the read, one
+// system call per read. A pump with no reader yet takes gatherSize.
 const (
 	gatherSmall = 4 << 10
 	gatherSize  = 32 << 10

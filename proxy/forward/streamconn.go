@@ -23,10 +23,12 @@ import (
 //
 // http.Transport gives every connection a read loop and a write loop
 // goroutine, a persistConn and two buffers, for the whole life of the
-// stream; a stream idle for hours holds them all while carrying nothing,
-// and they were a fifth of what fray held per idle stream. Here an idle
-// stream holds its socket, a small read buffer and the body's state, and no
-// goroutine but the handler's, which it holds anyway. The wire code is the
+// stream; a stream idle for hours holds them all while carrying nothing.
+// Here an idle stream holds its socket, a small read buffer and the body's
+// state, and no goroutine but the handler's, which it holds anyway. This
+// private client exists for one budget: at 10,000 idle streams fray holds
+// no more memory per stream than httputil.ReverseProxy
+// (docs/performance.md). The wire code is the
 // standard library's (Request.Write, ReadResponse), so the upstream sees
 // the bytes http.Transport would have sent. What the transport does better,
 // reuse of keep-alive connections, a stream that lasts the life of its

@@ -20,10 +20,8 @@ type Stager interface {
 // with no lock, in memory that only that goroutine writes, and hands them
 // to its Queue at once when committed: a read from the upstream that
 // brings a burst of events takes the Queue's lock once, not once per
-// event. A lock per event cost more than the lock: each one waited for
-// the event's stores into the Queue's batch, lines the Queue's goroutine
-// last read on the other core, to complete, where one copy of the whole
-// burst lets them overlap.
+// event, and the burst is copied into the Queue's batch, which the Queue's
+// goroutine reads on the other core, in one go.
 //
 // A Stage keeps the order of what it is given: an observation other than
 // an event (a response head, an end) is passed on after the events staged

@@ -96,11 +96,9 @@ type Waiter interface {
 // than almost any event of the MCP traffic has, so that the read rarely
 // completes one. The rest of a burst is then read with a pooled buffer, in
 // the same fill, before fray has any event to flush: the whole burst leaves
-// in one write to the client rather than two. (At 256 bytes, the first two
-// events of a burst left on their own: at 2,000 streams each receiving
-// bursts of 10 events, fray made 0.22 writes per event to ReverseProxy's
-// 0.10.) Bytes that end the wait and complete no event cost one more read,
-// from what the connection has already buffered.
+// in one write to the client rather than two. Bytes that end the wait and
+// complete no event cost one more read, from what the connection has
+// already buffered.
 const idleRead = 64
 
 // bufPool holds the minRead-byte buffers of Readers that are waiting for
