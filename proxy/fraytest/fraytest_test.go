@@ -3,15 +3,20 @@ package fraytest_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/fraytest"
+	"github.com/frayproxy/fray/proxy/trace"
 )
 
 // recorder stands for the testing.TB of a test under test: it keeps what
@@ -124,5 +129,72 @@ func TestNewRejectsBadOptions(t *testing.T) {
 				t.Errorf("New: %v, want an error naming %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTraceAndSettle: Trace records the run to a file that fray check
+// judges as the live run was judged; Settle bounds how long Close waits
+// for a stream the client left open, which fray then ends.
+func TestTraceAndSettle(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", scripted.NewServer(scripted.ServerOptions{}))
+	mux.HandleFunc("GET /hold", func(w http.ResponseWriter, r *http.Request) {
+		// An event stream that stays open until its client or fray ends it.
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, ": open\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	f, err := fraytest.New(srv.URL+"/mcp", fraytest.Profile("polling-server"), fraytest.Trace(path), fraytest.Settle(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: f.URL, Calls: 1}); err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	// An event stream the client never closes.
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(f.URL, "/mcp")+"/hold", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(io.Discard, resp.Body)
+		ended <- err
+	}()
+	begun := time.Now()
+	live, err := f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begun); took > time.Second {
+		t.Errorf("Close took %v with Settle(100ms), want well under the default 2s", took)
+	}
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Fatal("the open stream was not ended by Close")
+	}
+	rd, err := trace.Open(path, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if h := rd.Header(); h.Profile != "polling-server" || h.Seed != 1 {
+		t.Errorf("trace header: profile %q seed %d, want polling-server 1", h.Profile, h.Seed)
+	}
+	offline, _, err := proxy.Check(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if offline.Verdict != live.Verdict || offline.Totals.Exchanges != live.Totals.Exchanges || offline.Totals.Exchanges == 0 {
+		t.Errorf("fray check of the trace: %s with %d exchanges; the live run: %s with %d", offline.Verdict, offline.Totals.Exchanges, live.Verdict, live.Totals.Exchanges)
 	}
 }
