@@ -172,10 +172,20 @@ func deref(s *string) string {
 	return *s
 }
 
+// The status codes a response in a trace may have (RFC 9110 §15: three
+// digits, 1xx to 5xx); a replay writes the status as it is.
+const (
+	minStatus = 100
+	maxStatus = 599
+)
+
 func decodeResponse(w *wireResp) (*observe.Response, error) {
 	origin, ok := observe.ParseOrigin(w.Origin)
 	if !ok {
 		return nil, fmt.Errorf("response.origin %q is unknown", w.Origin)
+	}
+	if w.Status < minStatus || w.Status > maxStatus {
+		return nil, fmt.Errorf("response.status %d is outside %d-%d, the status codes HTTP has", w.Status, minStatus, maxStatus)
 	}
 	return &observe.Response{
 		Status: w.Status, Origin: origin, Header: header(w.Header), EventStream: w.EventStream,

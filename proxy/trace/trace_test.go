@@ -335,6 +335,8 @@ func TestUnreadableTraces(t *testing.T) {
 		{"gzip cut", gz[:len(gz)*2/3], ErrTruncated, 0, "gzip stream is cut"},
 		{"gzip trailer cut", gz[:len(gz)-4], ErrTruncated, 0, "gzip stream is cut"},
 		{"bad line", bytes.Replace(plain, []byte(`"fate":"lost"`), []byte(`"fate":"eaten"`), 1), ErrSyntax, 6, `event.fate "eaten" is unknown`},
+		{"status 1000", bytes.Replace(plain, []byte(`"status":200`), []byte(`"status":1000`), 1), ErrSyntax, statusLine(lines), "response.status 1000 is outside 100-599"},
+		{"status 99", bytes.Replace(plain, []byte(`"status":200`), []byte(`"status":99`), 1), ErrSyntax, statusLine(lines), "response.status 99 is outside 100-599"},
 		{"garbage line", append(append(bytes.Join(lines[:3], nil), "not json\n"...), bytes.Join(lines[3:], nil)...), ErrSyntax, 4, "not a JSON object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -354,6 +356,29 @@ func TestUnreadableTraces(t *testing.T) {
 				t.Errorf("error %q does not name the file and %q", err, tc.msg)
 			}
 		})
+	}
+}
+
+// statusLine is the number of the first line of a trace that holds
+// "status":200.
+func statusLine(lines [][]byte) int {
+	for i, l := range lines {
+		if bytes.Contains(l, []byte(`"status":200`)) {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+func TestCreatedPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	writeAll(t, path, WriterOptions{Header: testHeader}, sample(), 20*time.Millisecond)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := fi.Mode().Perm(); m != 0o600 {
+		t.Errorf("trace created with mode %#o, want 0600: it keeps session ids", m)
 	}
 }
 

@@ -48,9 +48,11 @@ type Writer struct {
 var _ observe.Observer = (*Writer)(nil)
 
 // Create creates (or truncates) the file at path and returns a Writer on
-// it, gzip-compressed when path ends in ".gz".
+// it, gzip-compressed when path ends in ".gz". A file it creates gets mode
+// 0600: a trace keeps session ids and, by default, the headers it does not
+// redact. A file that exists keeps its mode.
 func Create(path string, opts WriterOptions) (*Writer, error) {
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}

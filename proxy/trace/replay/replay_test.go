@@ -274,3 +274,24 @@ func TestEndsWithSession(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusOutOfRangeRefused(t *testing.T) {
+	for _, st := range []int{0, 99, 600, 1000} {
+		obs := conv()
+		for _, o := range obs {
+			if o.Kind == observe.KindResponse {
+				r := *o.Response
+				r.Status = st
+				o.Response = &r
+				break
+			}
+		}
+		_, err := New(Options{Observations: obs})
+		if err == nil || !strings.Contains(err.Error(), "outside 100-599") {
+			t.Errorf("status %d: err = %v, want a refusal naming 100-599", st, err)
+		}
+	}
+	if _, err := New(Options{Observations: conv()}); err != nil {
+		t.Errorf("recorded statuses refused: %v", err)
+	}
+}

@@ -98,6 +98,9 @@ func New(opts Options) (*Server, error) {
 	if opts.Speed == 0 {
 		opts.Speed = 1
 	}
+	if err := checkStatuses(opts.Observations); err != nil {
+		return nil, err
+	}
 	s := &Server{opts: opts, script: newScript(opts.Observations), log: opts.Logger, clock: opts.Clock,
 		done: make(chan struct{}), used: map[uint64]bool{}, ids: map[string]map[string]string{}, sent: map[string]map[string]bool{},
 		gone: map[string]chan struct{}{}}
@@ -498,4 +501,20 @@ func (s *Server) finish(ctx context.Context, ex *recExchange, start time.Time) {
 // session is deleted, or Close is called.
 func (s *Server) hold(ctx context.Context) {
 	<-ctx.Done()
+}
+
+// checkStatuses refuses a recorded response whose status net/http cannot
+// write (WriteHeader panics outside 100-999) or HTTP does not have
+// (outside 100-599). The trace reader refuses these with the line; this
+// holds for observations given otherwise.
+func checkStatuses(obs []*observe.Observation) error {
+	for _, o := range obs {
+		if o.Kind != observe.KindResponse || o.Response == nil {
+			continue
+		}
+		if st := o.Response.Status; st < 100 || st > 599 {
+			return fmt.Errorf("replay: exchange %d: response status %d is outside 100-599; fix or drop that response", o.Exchange, st)
+		}
+	}
+	return nil
 }
