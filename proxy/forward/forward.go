@@ -387,12 +387,16 @@ func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 		_ = rc.SetReadDeadline(time.Now().Add(d))
 	}
 	body, err := readBounded(r.Body, p.opts.MaxRequestBody)
-	if d > 0 {
-		_ = rc.SetReadDeadline(time.Time{})
-	}
 	if err != nil {
+		// The deadline stays: net/http reads what is left of the body
+		// after the answer (up to 256 KiB, to keep the connection), and
+		// a body that missed its deadline must not hold the connection
+		// past it. The read fails at once and the connection closes.
 		p.requestBodyError(w, r, err, d)
 		return nil, false
+	}
+	if d > 0 {
+		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, true
 }

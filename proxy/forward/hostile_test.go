@@ -616,3 +616,48 @@ func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
 		t.Errorf("the client got %q, want %q", got, want)
 	}
 }
+
+// TestStalledBodyClosed: a POST whose body stops arriving gets its 408
+// and then its connection closed, whatever the body's size and framing:
+// net/http must not go on waiting for the rest of the body after the
+// answer.
+func TestStalledBodyClosed(t *testing.T) {
+	checkNoLeaks(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("%s was forwarded", r.URL.Path)
+	}))
+	defer up.Close()
+	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.RequestBodyTimeout = 300 * time.Millisecond })
+	addr := strings.TrimPrefix(fray, "http://")
+	for _, tc := range []struct{ name, framing, sent string }{
+		{"small length", "Content-Length: 1000", "{"},
+		{"large length", "Content-Length: 10000000", "{"},
+		{"chunked", "Transfer-Encoding: chunked", "1\r\n{\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			head := fmt.Sprintf("POST /stall HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%s\r\n\r\n%s", addr, tc.framing, tc.sent)
+			if _, err := io.WriteString(c, head); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(c)
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("%v, want a 408", err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestTimeout {
+				t.Fatalf("status %d, want 408", resp.StatusCode)
+			}
+			if n, err := br.Read(make([]byte, 1)); err != io.EOF {
+				t.Errorf("after the 408: read %d bytes, %v; want the connection closed (EOF)", n, err)
+			}
+		})
+	}
+}
