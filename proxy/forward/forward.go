@@ -315,7 +315,12 @@ func (p *Proxy) upstreamPath(cu *url.URL) (path, rawPath string) {
 // the inverse of upstreamPath. It reports false for a path outside the
 // upstream's base.
 func (p *Proxy) clientPath(upstreamPath string) (string, bool) {
-	base := p.upstream.Path
+	return clientPathUnder(p.upstream.Path, upstreamPath)
+}
+
+// clientPathUnder is clientPath for an upstream whose base path is base,
+// in the same form (decoded or escaped) as upstreamPath.
+func clientPathUnder(base, upstreamPath string) (string, bool) {
 	if base == "" {
 		return upstreamPath, true
 	}

@@ -32,18 +32,26 @@ func (pm *pump) rewriteEndpoint(e *sse.Event) {
 			"endpoint", redactQuery(raw), "base", p.upstream.Path)
 		return
 	}
-	p.legacy.addSSE(pm.r.URL.Path)
-	p.legacy.addMessages(cp)
-	rel := url.URL{Path: cp, RawQuery: target.RawQuery}
+	// The path keeps the form the server wrote it in: decoded, %2F would
+	// become a slash, and "/%2F/evil.example/x" the authority of
+	// "///evil.example/x" to a WHATWG parser.
+	rawPath, _ := clientPathUnder(p.upstream.EscapedPath(), target.EscapedPath())
+	rel := url.URL{Path: cp, RawPath: rawPath, RawQuery: target.RawQuery}
 	out := rel.String()
 	if u, err := url.Parse(raw); err == nil && u.IsAbs() {
 		scheme := "http"
 		if pm.r.TLS != nil {
 			scheme = "https"
 		}
-		abs := url.URL{Scheme: scheme, Host: pm.r.Host, Path: cp, RawQuery: target.RawQuery}
+		abs := url.URL{Scheme: scheme, Host: pm.r.Host, Path: cp, RawPath: rawPath, RawQuery: target.RawQuery}
 		out = abs.String()
+	} else if namesHost(out) {
+		p.log.Warn("legacy endpoint, relative to fray, would name another host (it starts with //); left as is",
+			"endpoint", redactQuery(raw), "base", p.upstream.Path)
+		return
 	}
+	p.legacy.addSSE(pm.r.URL.Path)
+	p.legacy.addMessages(cp)
 	e.SetField("data", []byte(out))
 	ex.Stream = mcp.StreamLegacy
 	if sid := legacySessionID(target.Query()); sid != "" {
@@ -52,4 +60,11 @@ func (pm *pump) rewriteEndpoint(e *sse.Event) {
 	}
 	p.log.LogAttrs(pm.r.Context(), slog.LevelDebug, "legacy endpoint rewritten",
 		append(ex.logAttrs(), slog.String("from", raw), slog.String("to", out))...)
+}
+
+// namesHost reports whether a relative URL reference starts with an
+// authority: two slashes, or a backslash in either place, which a WHATWG
+// parser reads as a slash in an http URL.
+func namesHost(ref string) bool {
+	return len(ref) >= 2 && (ref[0] == '/' || ref[0] == '\\') && (ref[1] == '/' || ref[1] == '\\')
 }

@@ -86,3 +86,45 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 		})
 	}
 }
+
+// TestLegacyEndpointKeepsEscapes: the rewrite keeps the path as the server
+// escaped it, so that "/%2F/evil.example/x" does not become
+// "///evil.example/x", which a WHATWG parser (Node's) reads as a URL on
+// evil.example; and a rewrite that would start with "//" is not made, with
+// a warning.
+func TestLegacyEndpointKeepsEscapes(t *testing.T) {
+	checkNoLeaks(t)
+	const warning = "legacy endpoint, relative to fray, would name another host (it starts with //); left as is"
+	for _, tc := range []struct {
+		name, base, endpoint, want string
+		warned                     bool
+	}{
+		{"escaped slash", "", "/%2F/evil.example/x?sessionId=abc", "/%2F/evil.example/x?sessionId=abc", false},
+		{"escaped under base", "/api", "/api/a%2Fb?sessionId=abc", "/a%2Fb?sessionId=abc", false},
+		{"double slash under base", "/api", "/api//evil.example/x?sessionId=abc", "/api//evil.example/x?sessionId=abc", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				sseHeader(w)
+				writePieces(w, "event: endpoint\ndata: "+tc.endpoint+"\n\n")
+				<-r.Context().Done()
+			}))
+			defer up.Close()
+			fray, logs := front(t, up.URL+tc.base)
+			resp, err := http.Get(fray + "/sse")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			_, _ = br.ReadString('\n')
+			data, _ := br.ReadString('\n')
+			if got := strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n"); got != tc.want {
+				t.Errorf("endpoint %q, want %q", got, tc.want)
+			}
+			if warned := len(logs.find(warning)) > 0; warned != tc.warned {
+				t.Errorf("warned %v, want %v:\n%s", warned, tc.warned, logs.text())
+			}
+		})
+	}
+}
