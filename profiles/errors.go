@@ -17,6 +17,9 @@ var (
 	ErrType = errors.New("wrong type")
 	// ErrRange: a value of the right type but not allowed.
 	ErrRange = errors.New("out of range")
+	// ErrSize: the profile is larger than MaxSize, or nests deeper than
+	// a profile can; nothing of it was decoded.
+	ErrSize = errors.New("too large")
 	// ErrUnknownProfile: Resolve or Builtin got a name no built-in has.
 	ErrUnknownProfile = errors.New("unknown profile")
 )

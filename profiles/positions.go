@@ -13,19 +13,39 @@ type pos struct{ line, col int }
 // place is where a key and its value were written.
 type place struct{ key, value pos }
 
+// maxDepth bounds how deep a profile's keys nest: the parts of a dotted
+// key, the tables and arrays around it. A profile needs five at most; a
+// document nested deeper would only cost memory to decode.
+const maxDepth = 32
+
 // positions maps key paths ("fault[2].delay", "checks.client.retry") to
 // where they were written. go-toml's decoder gives positions only for
 // syntax errors, so the document is walked a second time with its
-// parser to place every key and value.
+// parser to place every key and value. The paths are kept as a tree of
+// their parts, each part once, so that the index takes memory in
+// proportion to the document, however long its dotted keys.
 type positions struct {
 	lineStarts []int
-	at         map[string]place
+	root       posNode
+	// deep is where the first part nested past maxDepth was written;
+	// deepAt is set when there is one.
+	deep   pos
+	deepAt bool
 }
 
-// indexPositions walks data, which must already have decoded without a
-// syntax error; if the parser still stops, the keys seen so far are kept.
+// posNode is one part of a key path ("fault", "[2]", "delay") and where
+// the path to it was first written.
+type posNode struct {
+	pl    place
+	set   bool
+	depth int
+	kids  map[string]*posNode
+}
+
+// indexPositions walks data; if the parser stops on a syntax error, the
+// keys seen so far are kept.
 func indexPositions(data []byte) *positions {
-	ix := &positions{at: map[string]place{}, lineStarts: []int{0}}
+	ix := &positions{lineStarts: []int{0}}
 	for i, c := range data {
 		if c == '\n' {
 			ix.lineStarts = append(ix.lineStarts, i+1)
@@ -33,73 +53,110 @@ func indexPositions(data []byte) *positions {
 	}
 	var p unstable.Parser
 	p.Reset(data)
-	arrays := map[string]int{}
-	prefix := ""
+	arrays := map[*posNode]int{}
+	table := &ix.root
 	for p.NextExpression() {
 		n := p.Expression()
 		switch n.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			prefix = ix.header(n, arrays)
+			table = ix.header(n, arrays)
 		case unstable.KeyValue:
-			ix.keyValue(prefix, n)
+			if table != nil {
+				ix.keyValue(table, n)
+			}
 		}
 	}
 	return ix
 }
 
-// header records a [table] or [[array]] header and returns its path.
-func (ix *positions) header(n *unstable.Node, arrays map[string]int) string {
-	path := ""
+// child returns part's node under n, making it; nil past maxDepth, when
+// it records at as the place of the first such part.
+func (ix *positions) child(n *posNode, part string, at pos) *posNode {
+	if n == nil {
+		return nil
+	}
+	if c := n.kids[part]; c != nil {
+		return c
+	}
+	if n.depth >= maxDepth {
+		if !ix.deepAt {
+			ix.deep, ix.deepAt = at, true
+		}
+		return nil
+	}
+	if n.kids == nil {
+		n.kids = map[string]*posNode{}
+	}
+	c := &posNode{depth: n.depth + 1}
+	n.kids[part] = c
+	return c
+}
+
+// place records pl for n unless it has a place already.
+func (n *posNode) place(pl place) {
+	if n != nil && !n.set {
+		n.pl, n.set = pl, true
+	}
+}
+
+// header records a [table] or [[array]] header and returns its node.
+func (ix *positions) header(n *unstable.Node, arrays map[*posNode]int) *posNode {
+	node := &ix.root
 	var at pos
 	it := n.Key()
-	for it.Next() {
+	for it.Next() && node != nil {
 		k := it.Node()
-		path = joinKey(path, string(k.Data))
 		at = ix.of(k.Raw)
+		node = ix.child(node, keyPart(string(k.Data)), at)
 		// Every table the header names, an array's own name included, is
 		// placed where it first appears.
-		ix.set(path, place{at, at})
+		node.place(place{at, at})
+		if node == nil {
+			break
+		}
 		if it.IsLast() && n.Kind == unstable.ArrayTable {
-			arrays[path]++
-			path = indexKey(path, arrays[path]-1)
-		} else if c, ok := arrays[path]; ok {
-			path = indexKey(path, c-1)
+			arrays[node]++
+			node = ix.child(node, indexPart(arrays[node]-1), at)
+		} else if c, ok := arrays[node]; ok {
+			node = ix.child(node, indexPart(c-1), at)
 		}
 	}
-	ix.set(path, place{at, at})
-	return path
+	node.place(place{at, at})
+	return node
 }
 
-// keyValue records a key = value line under prefix.
-func (ix *positions) keyValue(prefix string, n *unstable.Node) {
-	path := prefix
+// keyValue records a key = value line under the table node.
+func (ix *positions) keyValue(table *posNode, n *unstable.Node) {
+	node := table
 	var at pos
 	it := n.Key()
-	for it.Next() {
+	for it.Next() && node != nil {
 		k := it.Node()
-		path = joinKey(path, string(k.Data))
 		at = ix.of(k.Raw)
+		node = ix.child(node, keyPart(string(k.Data)), at)
 		if !it.IsLast() {
-			ix.set(path, place{at, at})
+			node.place(place{at, at})
 		}
 	}
-	ix.value(path, at, n.Value())
+	if node != nil {
+		ix.value(node, at, n.Value())
+	}
 }
 
-// value records a value at path, and what is inside arrays and inline
+// value records a value at node, and what is inside arrays and inline
 // tables.
-func (ix *positions) value(path string, key pos, v *unstable.Node) {
+func (ix *positions) value(node *posNode, key pos, v *unstable.Node) {
 	vp := key
 	if v.Raw != (unstable.Range{}) {
 		vp = ix.of(v.Raw)
 	}
-	ix.set(path, place{key, vp})
+	node.place(place{key, vp})
 	switch v.Kind {
 	case unstable.InlineTable:
 		it := v.Children()
 		for it.Next() {
 			if c := it.Node(); c.Kind == unstable.KeyValue {
-				ix.keyValue(path, c)
+				ix.keyValue(node, c)
 			}
 		}
 	case unstable.Array:
@@ -110,15 +167,11 @@ func (ix *positions) value(path string, key pos, v *unstable.Node) {
 			if c.Kind == unstable.Comment {
 				continue
 			}
-			ix.value(indexKey(path, i), vp, c)
+			if e := ix.child(node, indexPart(i), vp); e != nil {
+				ix.value(e, vp, c)
+			}
 			i++
 		}
-	}
-}
-
-func (ix *positions) set(path string, pl place) {
-	if _, ok := ix.at[path]; !ok {
-		ix.at[path] = pl
 	}
 }
 
@@ -134,42 +187,75 @@ func (ix *positions) lookup(path string) (place, bool) {
 	if ix == nil {
 		return place{}, false
 	}
-	for path != "" {
-		if pl, ok := ix.at[path]; ok {
-			return pl, true
+	var found place
+	ok := false
+	node := &ix.root
+	for part := range pathParts(path) {
+		if node = node.kids[part]; node == nil {
+			break
 		}
-		path = parentKey(path)
+		if node.set {
+			found, ok = node.pl, true
+		}
 	}
-	return place{}, false
+	return found, ok
+}
+
+// pathParts yields the parts of a path as joinKey and indexKey write them:
+// "a.\"b.c\"[2]" gives a, "b.c" (quoted) and [2].
+func pathParts(path string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		quoted, start := false, 0
+		emit := func(end int) bool {
+			part := path[start:end]
+			return part == "" || yield(part)
+		}
+		for i := 0; i < len(path); i++ {
+			switch c := path[i]; {
+			case c == '"' && (i == 0 || path[i-1] != '\\'):
+				quoted = !quoted
+			case quoted:
+			case c == '.':
+				if !emit(i) {
+					return
+				}
+				start = i + 1
+			case c == '[':
+				if !emit(i) {
+					return
+				}
+				start = i
+			case c == ']':
+				if !emit(i + 1) {
+					return
+				}
+				start = i + 1
+			}
+		}
+		emit(len(path))
+	}
 }
 
 // joinKey appends key to path, quoting it unless it is a bare TOML key.
 func joinKey(path, key string) string {
-	if !isBare(key) {
-		key = strconv.Quote(key)
-	}
+	key = keyPart(key)
 	if path == "" {
 		return key
 	}
 	return path + "." + key
 }
 
-func indexKey(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-// parentKey drops the last part of a path ("a.b[2]" → "a.b" → "a").
-func parentKey(path string) string {
-	quoted := false
-	cut := 0
-	for i := 0; i < len(path); i++ {
-		switch c := path[i]; {
-		case c == '"' && (i == 0 || path[i-1] != '\\'):
-			quoted = !quoted
-		case !quoted && (c == '.' || c == '['):
-			cut = i
-		}
+// keyPart is key as a part of a path: quoted unless it is a bare TOML key.
+func keyPart(key string) string {
+	if !isBare(key) {
+		return strconv.Quote(key)
 	}
-	return path[:cut]
+	return key
 }
+
+func indexKey(path string, i int) string { return path + indexPart(i) }
+
+func indexPart(i int) string { return "[" + strconv.Itoa(i) + "]" }
 
 func isBare(k string) bool {
 	if k == "" {

@@ -23,8 +23,9 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// MaxSize bounds a profile file in bytes.
-const MaxSize = 1 << 20
+// MaxSize bounds a profile in bytes, from any source: a file, a trace's
+// header, the admin API. The largest built-in profile is under 2 KiB.
+const MaxSize = 64 << 10
 
 // Profile is a parsed fault profile. The zero value is an empty profile
 // with seed 0 that injects nothing. A Profile is not modified by this
@@ -72,13 +73,20 @@ func Parse(name string, r io.Reader) (*Profile, error) {
 		return nil, fmt.Errorf("profiles: reading %s: %w", name, err)
 	}
 	if len(data) > MaxSize {
-		return nil, Errors{{File: name, Msg: fmt.Sprintf("larger than %d bytes", MaxSize), Err: ErrRange}}
+		return nil, Errors{tooLarge(name, r)}
+	}
+	// The positions first: walking the document, they find a nesting
+	// that decoding it would pay for.
+	ix := indexPositions(data)
+	if ix.deepAt {
+		return nil, Errors{{File: name, Line: ix.deep.line, Col: ix.deep.col, Err: ErrSize,
+			Msg: fmt.Sprintf("keys, tables and arrays nest more than %d deep here; a profile needs a few levels", maxDepth)}}
 	}
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		return nil, Errors{syntaxError(name, err)}
 	}
-	p := &Profile{File: name, Text: data, pos: indexPositions(data)}
+	p := &Profile{File: name, Text: data, pos: ix}
 	d := decoder{p: p}
 	d.top(doc)
 	if err := p.Validate(); err != nil {
@@ -94,6 +102,20 @@ func Parse(name string, r io.Reader) (*Profile, error) {
 		p.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	}
 	return p, nil
+}
+
+// tooLarge is the error for a profile over MaxSize, MaxSize+1 bytes of
+// which were read from r: it counts the rest, up to a bound, to say how
+// large the profile is.
+func tooLarge(name string, r io.Reader) *Error {
+	const counted = 64 * MaxSize
+	rest, _ := io.Copy(io.Discard, io.LimitReader(r, counted))
+	size := fmt.Sprintf("%d bytes", MaxSize+1+rest)
+	if rest == counted {
+		size = "more than " + size
+	}
+	return &Error{File: name, Err: ErrSize,
+		Msg: fmt.Sprintf("the profile is %s, over the limit of %d bytes (%d KiB); a profile names faults and checks in a few KiB", size, MaxSize, MaxSize>>10)}
 }
 
 func syntaxError(name string, err error) *Error {

@@ -88,6 +88,10 @@ func VerifyOptions(h trace.Header) (opts verify.Options, note string, err error)
 	if perr == nil {
 		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof, h.Checks), Faults: len(prof.Faults)}, "", nil
 	}
+	if errors.Is(perr, profiles.ErrSize) {
+		// Too large or too deep to decode at all, even for its [checks].
+		return verify.Options{}, "", fmt.Errorf("%w:\n%v", ErrProfileText, perr)
+	}
 	var doc struct {
 		Checks map[string]checks.Severity `toml:"checks"`
 		Fault  []map[string]any           `toml:"fault"`

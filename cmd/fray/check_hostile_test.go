@@ -2,9 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,5 +80,41 @@ func TestCheckHostileTraces(t *testing.T) {
 				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, exitUsage, at, stderr.String())
 			}
 		})
+	}
+}
+
+// TestCheckHostileProfile: a gzipped trace of a few KiB whose header holds
+// a profile nested tens of thousands of keys deep is refused at once, with
+// the reason, and without the memory decoding it would take.
+func TestCheckHostileProfile(t *testing.T) {
+	text := strings.Repeat("a.", 30000) + "a = 1\n"
+	header := fmt.Sprintf(`{"fray_trace":1,"started":"2025-11-25T10:00:00Z","profile":"p","seed":1,"profile_text":%q}`, text)
+	rest := goodTrace[strings.Index(goodTrace, "\n"):]
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = io.WriteString(zw, header+rest)
+	_ = zw.Close()
+	if gz.Len() > 3<<10 {
+		t.Fatalf("the trace is %d bytes gzipped, want at most 3 KiB", gz.Len())
+	}
+	path := filepath.Join(t.TempDir(), "deep.jsonl.gz")
+	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	started := time.Now()
+	code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
+	took := time.Since(started)
+	runtime.ReadMemStats(&after)
+	if code != exitUsage || !strings.Contains(stderr.String(), "nest more than 32 deep") {
+		t.Errorf("exit %d, want %d saying how deep the profile nests:\n%s", code, exitUsage, stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("fray check took %v, want well under a second", took)
+	}
+	if used := after.TotalAlloc - before.TotalAlloc; used > 100<<20 {
+		t.Errorf("fray check allocated %d MiB, want under 100", used>>20)
 	}
 }

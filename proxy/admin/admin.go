@@ -121,7 +121,8 @@ func (h *Handler) putProfile(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeProblems(w, http.StatusRequestEntityTooLarge, err)
+			writeProblems(w, http.StatusRequestEntityTooLarge,
+				fmt.Errorf("admin: the profile is more than %d bytes, over the limit for a profile; send a smaller one", tooBig.Limit))
 			return
 		}
 		writeProblems(w, http.StatusBadRequest, err)

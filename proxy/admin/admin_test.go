@@ -235,3 +235,29 @@ func TestEnableAnswersTheFaultItSwitched(t *testing.T) {
 		t.Fatalf("status %d, %+v; want fault 2, lose, disabled", code, st)
 	}
 }
+
+// TestPutHostileProfile: a profile nested far deeper than any profile
+// needs, or larger than profiles.MaxSize, is refused with a 4xx that says
+// why, and the profile in force stays.
+func TestPutHostileProfile(t *testing.T) {
+	srv, active := newServer(t)
+	for _, tc := range []struct {
+		name, body string
+		code       int
+		says       string
+	}{
+		{"deep", strings.Repeat("a.", profiles.MaxSize/3) + "a = 1\n", http.StatusBadRequest, "nest more than 32 deep"},
+		{"large", strings.Repeat("# comment\n", profiles.MaxSize/10+10), http.StatusRequestEntityTooLarge, fmt.Sprintf("more than %d bytes", profiles.MaxSize)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var p problems
+			code := do(t, "PUT", srv.URL+"/profile", tc.body, &p)
+			if code != tc.code || len(p.Errors) != 1 || !strings.Contains(p.Errors[0].Message, tc.says) {
+				t.Errorf("status %d, %+v; want %d saying %q", code, p, tc.code, tc.says)
+			}
+			if active.Profile().Name != "lossy-resume" {
+				t.Error("a refused profile replaced the one in force")
+			}
+		})
+	}
+}
