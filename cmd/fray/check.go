@@ -49,7 +49,7 @@ func runCheck(c *cli.Context) error {
 		return err
 	}
 	if note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "fray: %s\n", note)
+		fmt.Fprintf(c.App.ErrWriter, "fray: %s\n", report.PrintableLines(note))
 	}
 	return out.finish(r)
 }

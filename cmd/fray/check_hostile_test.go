@@ -118,3 +118,73 @@ func TestCheckHostileProfile(t *testing.T) {
 		t.Errorf("fray check allocated %d MiB, want under 100", used>>20)
 	}
 }
+
+// TestCheckEscapesTerminalControls: fray check of a trace whose strings
+// carry terminal escapes (OSC 52 to set the clipboard, OSC 8 links, CSI,
+// a CR and an LF before a forged verdict line) shows them escaped, and its
+// one verdict line is its own; fray report merge of failed reports that
+// carry them prints no line that reads as a pass.
+func TestCheckEscapesTerminalControls(t *testing.T) {
+	forge := `\u001b]52;c;ZXZpbA==\u0007\u001b]8;;http://evil.example\u0007x\u001b[2J\r\u001b[2Kfray: verdict FAIL\nfray: verdict FAIL\u009b31m`
+	tr := strings.Replace(goodTrace, `"profile":"p"`, `"profile":"p`+forge+`"`, 1)
+	tr = strings.Replace(tr, `"method":"tools/call","id":"1"`, `"method":"tools/call`+forge+`","id":"1`+forge+`"`, 1)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "escapes.jsonl")
+	if err := os.WriteFile(path, []byte(tr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"fray", "check", path, "-v"}, &stdout, &stderr)
+	if code == exitUsage {
+		t.Fatalf("exit %d, a refused trace:\n%s", code, stderr.String())
+	}
+	out := stdout.String() + stderr.String()
+	noControls(t, out)
+	if n := strings.Count("\n"+out, "\nfray: verdict "); n != 1 {
+		t.Errorf("%d lines start \"fray: verdict\", want 1:\n%s", n, out)
+	}
+	if !strings.Contains(out, `p\x1b]52;c;ZXZpbA==\x07`) {
+		t.Errorf("the profile's name is not shown escaped:\n%s", out)
+	}
+
+	sample, err := os.ReadFile("../../proxy/report/testdata/sample.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := strings.ReplaceAll(forge, "FAIL", "PASS")
+	hostile := bytes.Replace(sample, []byte(`"profile": "polling-server"`), []byte(`"profile": "polling-server`+pass+`"`), 1)
+	hostile = bytes.Replace(hostile, []byte(`"message": "reconnected`), []byte(`"message": "`+pass+`reconnected`), 1)
+	if bytes.Count(hostile, []byte(pass)) != 2 || !bytes.Contains(sample, []byte(`"verdict": "fail"`)) {
+		t.Fatal("the sample report is not a failed one with a profile and evidence to forge")
+	}
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
+	for _, p := range []string{a, b} {
+		if err := os.WriteFile(p, hostile, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"fray", "report", "merge", a, b, "-v"}, &stdout, &stderr)
+	out = stdout.String() + stderr.String()
+	if code != exitFindings {
+		t.Fatalf("merge: exit %d, want %d:\n%s", code, exitFindings, out)
+	}
+	noControls(t, out)
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(strings.TrimSpace(line), "fray: verdict PASS") {
+			t.Errorf("a failed run printed %q", line)
+		}
+	}
+	if !strings.Contains(out, `\rfray: verdict PASS`) && !strings.Contains(out, `\r\x1b[2Kfray: verdict PASS`) {
+		t.Errorf("the forged line is not shown escaped:\n%s", out)
+	}
+}
+
+// noControls fails t when out holds a character a terminal acts on.
+func noControls(t *testing.T, out string) {
+	t.Helper()
+	if i := strings.IndexFunc(out, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 }); i >= 0 {
+		t.Errorf("control character %q in the output:\n%s", out[i], out)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/frayproxy/fray/proxy/report"
 	"github.com/urfave/cli/v2"
 )
 
@@ -39,7 +40,8 @@ func newLogger(c *cli.Context, w io.Writer) (*slog.Logger, error) {
 // reads fray's stderr as JSON Lines gets nothing else. The line is written
 // whatever --log-level says: it is what fray is doing, not a log.
 func sayf(c *cli.Context, w io.Writer, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+	// A trace's or a peer's strings may be in it: see report.Printable.
+	msg := report.PrintableLines(fmt.Sprintf(format, args...))
 	if strings.EqualFold(c.String("log-format"), "json") {
 		slog.New(slog.NewJSONHandler(w, nil)).Info(msg)
 		return

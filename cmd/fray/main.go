@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/report"
 )
 
 // Exit codes; documented in docs/cli.md.
@@ -54,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code = exitUsage
 	}
 	if msg != "" {
-		fmt.Fprintf(stderr, "fray: %s\n", msg)
+		fmt.Fprintf(stderr, "fray: %s\n", report.PrintableLines(msg))
 	}
 	return code
 }

@@ -57,7 +57,7 @@ func runReportHTML(c *cli.Context) error {
 		return err
 	}
 	if in.Note != "" {
-		fmt.Fprintf(c.App.ErrWriter, "fray: %s\n", in.Note)
+		fmt.Fprintf(c.App.ErrWriter, "fray: %s\n", report.PrintableLines(in.Note))
 	}
 	err = report.WriteFile(c.String("html"), func(w io.Writer) error { return timeline.Write(w, in) })
 	if err != nil {

@@ -88,7 +88,10 @@ type SummaryOptions struct {
 // warned (of every check with opts.Verbose) with their status, count and
 // first evidence.
 func WriteSummary(w io.Writer, r Report, opts SummaryOptions) error {
-	ew := &errWriter{w: w}
+	// A peer, a trace or a merged report wrote much of r: it reaches the
+	// terminal escaped (see Printable).
+	r = printable(r)
+	ew := &errWriter{w: printableWriter{w}}
 	writeHead(ew, r)
 	if len(r.Checks) == 0 {
 		fmt.Fprintln(ew, "  no checks ran")
