@@ -137,6 +137,10 @@ func printable(r Report) Report {
 	for i := range r.Checks {
 		c := &r.Checks[i]
 		c.ID, c.Status = Printable(c.ID), Printable(c.Status)
+		c.Excused = append([]Excuse(nil), c.Excused...)
+		for j := range c.Excused {
+			c.Excused[j].Reason = Printable(c.Excused[j].Reason)
+		}
 		c.Evidence = append([]Evidence(nil), c.Evidence...)
 		for j := range c.Evidence {
 			e := &c.Evidence[j]

@@ -108,6 +108,7 @@ func WriteSummary(w io.Writer, r Report, opts SummaryOptions) error {
 		line += " (-v lists every check)"
 	}
 	fmt.Fprintln(ew, line)
+	writeBounds(ew, r)
 	if len(rows) > 0 {
 		fmt.Fprintln(ew)
 		writeTable(ew, rows)

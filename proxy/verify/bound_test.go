@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -258,4 +259,40 @@ func BenchmarkObserveSoak(b *testing.B) {
 	b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "heap-MiB")
 	b.ReportMetric(float64(v.ledgerSize()), "entries")
 	runtime.KeepAlive(v)
+}
+
+// TestPendingBoundNamed: requests past the ledger's bound of unanswered
+// requests in a session are excused as a bound reached, and the summary
+// names the bound.
+func TestPendingBoundNamed(t *testing.T) {
+	v := New(Options{})
+	s := newSoak(v)
+	s.sess, s.seq = "s-1", 1
+	const over = 5
+	msgs := make([]observe.Message, maxPending+over)
+	for i := range msgs {
+		msgs[i] = observe.Message{Kind: mcp.RPCRequest, Method: "tools/call", ID: fmt.Sprint(i + 1)}
+	}
+	ex := s.request(http.MethodPost, mcp.StreamPost, "", msgs...)
+	s.respond(ex, mcp.StreamPost, http.StatusAccepted, false, "")
+	s.finish(ex, mcp.StreamPost, observe.Complete)
+	r := v.Final(s.at + time.Minute)
+	c := check(t, r, checks.E2EEveryRequestAnswered)
+	var excused int
+	for _, e := range c.Excused {
+		if e.Reason == pendingFull {
+			excused = e.Count
+		}
+	}
+	if excused != over {
+		t.Errorf("excused %+v, want %d as %q", c.Excused, over, pendingFull)
+	}
+	var out strings.Builder
+	if err := report.WriteSummary(&out, r, report.SummaryOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("not judged by e2e.every-request-answered: more unanswered requests in a session than the %d the ledger holds (%d)", maxPending, over)
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("the summary does not say %q:\n%s", want, out.String())
+	}
 }

@@ -240,7 +240,7 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 		v.excuse(cNoLost, "protocol without resumability")
 		return
 	case len(x.srv.kept) >= maxKept:
-		v.excuse(cNoLost, "more undelivered messages than the ledger holds")
+		v.excuse(cNoLost, keptFull)
 		return
 	case reachedByReplay(x, e):
 		// A stream fray cut and read on reported it after the client's

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"github.com/frayproxy/fray/faults"
 	"time"
 
@@ -38,6 +39,14 @@ const (
 	// sweepEvery is how often, in observation time, Observe settles what
 	// is past its deadline.
 	sweepEvery = time.Second
+)
+
+// The reasons of the excuses that say a bound of the ledger was reached;
+// a summary names them (report.BoundReached).
+var (
+	pendingFull = fmt.Sprintf("%smore unanswered requests in a session than the %d the ledger holds", report.BoundReached, maxPending)
+	keptFull    = fmt.Sprintf("%smore undelivered messages on a stream than the %d the ledger holds", report.BoundReached, maxKept)
+	owedFull    = fmt.Sprintf("%smore owed re-issues than the %d the ledger holds", report.BoundReached, maxOwed)
 )
 
 // sessionMeta is what outlives a session's ledger: enough to judge the

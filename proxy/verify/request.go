@@ -98,7 +98,7 @@ func (v *Verifier) addRequest(s *session, m observe.Message, x *exch) *request {
 	}
 	r := &request{id: m.ID, method: m.Method, exchange: x.num, at: x.at, forwarded: 1, token: m.ProgressToken}
 	if len(s.pending) >= maxPending {
-		v.excuse(cAnswered, "more unanswered requests than the ledger holds")
+		v.excuse(cAnswered, pendingFull)
 		return r
 	}
 	s.pend(r)

@@ -290,7 +290,7 @@ func (v *Verifier) oweCall(d *owedCall) {
 		if d.listen {
 			c = cListensAgain
 		}
-		v.excuse(c, "more owed re-issues than the ledger holds")
+		v.excuse(c, owedFull)
 		return
 	}
 	st.owed = append(st.owed, d)
