@@ -10,6 +10,7 @@ import (
 
 	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // exchange is one classified HTTP exchange, carried from the request to
@@ -110,9 +111,11 @@ type legacyPaths struct {
 
 const maxLegacyPaths = 1024
 
-func (l *legacyPaths) addSSE(path string) { l.add(&l.sse, path) }
+// The paths are kept by their observe.IDKey: an endpoint event of a
+// megabyte makes a path of one.
+func (l *legacyPaths) addSSE(path string) { l.add(&l.sse, observe.IDKey(path)) }
 
-func (l *legacyPaths) addMessages(path string) { l.add(&l.messages, path) }
+func (l *legacyPaths) addMessages(path string) { l.add(&l.messages, observe.IDKey(path)) }
 
 func (l *legacyPaths) add(m *map[string]bool, path string) {
 	l.mu.Lock()
@@ -129,14 +132,14 @@ func (l *legacyPaths) add(m *map[string]bool, path string) {
 func (l *legacyPaths) SSEPath(path string) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return l.sse[path]
+	return l.sse[observe.IDKey(path)]
 }
 
 // MessagePath implements mcp.Legacy: whether path is a legacy message
 // endpoint, and the session id its query carries.
 func (l *legacyPaths) MessagePath(path string, q url.Values) (string, bool) {
 	l.mu.RLock()
-	ok := l.messages[path]
+	ok := l.messages[observe.IDKey(path)]
 	l.mu.RUnlock()
 	if !ok {
 		return "", false

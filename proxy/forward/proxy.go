@@ -268,5 +268,13 @@ func NewTransport(tlsConfig *tls.Config) *http.Transport {
 	t.HTTP2 = &http.HTTP2Config{MaxReceiveBufferPerStream: UpstreamStreamWindow}
 	t.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	t.ReadBufferSize, t.WriteBufferSize = upstreamReadBuffer, upstreamWriteBuffer
+	t.MaxResponseHeaderBytes = MaxResponseHead
 	return t
 }
+
+// MaxResponseHead bounds the bytes of an upstream's response heads, as
+// fray bounds a client's request head: a stream's head stays in memory for
+// as long as the stream is open, and net/http's default, 10 MiB, let an
+// upstream make fray hold that much per stream. Past it the client gets
+// 502, saying so.
+const MaxResponseHead = 64 << 10

@@ -1,11 +1,10 @@
 package forward
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"sync"
 
 	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // session is what fray knows of one MCP session.
@@ -27,19 +26,10 @@ type sessions struct {
 	max   int
 }
 
-// MaxSessionIDKey is the longest session id the session table keeps as it
-// is; a longer one (a client may send up to the head limit) is kept by its
-// SHA-256 digest, so that 65,536 sessions hold at most a few tens of MiB.
-const MaxSessionIDKey = 256
-
-// sessionKey is how the table keys id.
-func sessionKey(id string) string {
-	if len(id) <= MaxSessionIDKey {
-		return id
-	}
-	sum := sha256.Sum256([]byte(id))
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
+// sessionKey is how the table keys id: by observe.IDKey, so that an id
+// of any length (a client may send up to the head limit) takes a bounded
+// number of bytes, and 65,536 sessions hold at most a few tens of MiB.
+func sessionKey(id string) string { return observe.IDKey(id) }
 
 func newSessions(max int) *sessions {
 	return &sessions{byID: make(map[string]*session), max: max}

@@ -160,6 +160,7 @@ func (v *Verifier) ObserveRun(run []observe.Observation) {
 
 // observe records o; v.mu is held.
 func (v *Verifier) observe(o *observe.Observation) {
+	o = bounded(o)
 	v.last = max(v.last, o.At)
 	if len(o.Fired) > 0 || o.Kind == observe.KindEnd {
 		// Most observations, events above all, report no firing.
