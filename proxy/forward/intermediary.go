@@ -74,6 +74,11 @@ func (t *idleTimer) end() {
 	t.mu.Unlock()
 }
 
+// MaxBuffered bounds the bytes a buffer fault holds on one stream (or one
+// --max-block, when that is larger): the event that would take it past
+// releases what is held first, then is held itself.
+const MaxBuffered = 4 << 20
+
 // keep holds b back instead of writing it (a buffered event).
 func (pm *pump) keep(b []byte) { pm.buffered = append(pm.buffered, b...) }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -231,4 +234,61 @@ func chunk(t *testing.T, br *bufio.Reader) string {
 		t.Fatal(err)
 	}
 	return string(b[:n])
+}
+
+// TestBufferBoundedInBytes: a buffer of a count of events (events = 1000)
+// holds events of 100 KB for no more than MaxBuffered bytes: the client
+// gets the first while the upstream, which waits for it, has sent only
+// a little more than MaxBuffered.
+func TestBufferBoundedInBytes(t *testing.T) {
+	checkNoLeaks(t)
+	prof, err := profiles.Parse("buffer.toml", strings.NewReader("[[fault]]\nkind = \"buffer\"\nevents = 1000\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := profiles.NewActive(prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 100_000
+	firstGot := make(chan struct{})
+	waited := make(chan bool, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		data := strings.Repeat("x", size)
+		for i := range forward.MaxBuffered/size + 2 {
+			fmt.Fprintf(w, "id: %d\ndata: %s\n\n", i, data)
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-firstGot:
+			waited <- true
+		case <-time.After(10 * time.Second): // the bound of the test, not a synchronisation
+			waited <- false
+		case <-r.Context().Done():
+			waited <- false
+		}
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	p, err := forward.New(forward.Options{Upstream: u, Faults: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray := httptest.NewServer(p)
+	defer fray.Close()
+	resp, err := http.Get(fray.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); err != nil || line != "id: 0\n" {
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	close(firstGot)
+	_, _ = io.Copy(io.Discard, br)
+	if !<-waited {
+		t.Errorf("the client got nothing until the stream ended: the buffer held more than %d bytes", forward.MaxBuffered)
+	}
 }

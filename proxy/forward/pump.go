@@ -341,6 +341,11 @@ func (pm *pump) maxBlock() int {
 // whether it waited for the throttle.
 func (pm *pump) write(b []byte, fragment int) (ok, waited bool) {
 	if pm.buffering {
+		// A buffer of a count of events holds events of any size: past
+		// MaxBuffered bytes what it holds goes out early.
+		if len(pm.buffered)+len(b) > max(MaxBuffered, pm.maxBlock()) && !pm.release() {
+			return false, false
+		}
 		pm.keep(b)
 		return true, false
 	}
