@@ -10,11 +10,14 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/report"
 )
 
 // liveHeap is the heap in use after a collection.
@@ -26,9 +29,10 @@ func liveHeap() int64 {
 }
 
 // boundedEngine serves an engine as fray proxy assembles it (the verifier
-// attached) in front of up, and returns its URL; the engine is stopped
-// when the test ends.
-func boundedEngine(t *testing.T, up *httptest.Server) (*Engine, string) {
+// attached) in front of up, and returns it, its URL, and a function that
+// stops it and returns its final report; it is stopped when the test ends
+// at the latest.
+func boundedEngine(t *testing.T, up *httptest.Server) (*Engine, string, func() report.Report) {
 	t.Helper()
 	u, _ := url.Parse(up.URL)
 	eng, err := New(ProxyOptions(ProxyCommand{Upstream: u}))
@@ -42,14 +46,20 @@ func boundedEngine(t *testing.T, up *httptest.Server) (*Engine, string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Stopped, 1)
 	go func() { done <- eng.Serve(ctx, ctx, ln, nil) }()
-	t.Cleanup(func() {
-		cancel()
-		st := <-done
-		if _, err := eng.Finish(st, nil); err != nil {
-			t.Error(err)
-		}
-	})
-	return eng, "http://" + ln.Addr().String()
+	var once sync.Once
+	var r report.Report
+	finish := func() report.Report {
+		once.Do(func() {
+			cancel()
+			st := <-done
+			if r, err = eng.Finish(st, nil); err != nil {
+				t.Error(err)
+			}
+		})
+		return r
+	}
+	t.Cleanup(func() { finish() })
+	return eng, "http://" + ln.Addr().String(), finish
 }
 
 // The bounds docs/security.md states for what the verifier keeps of ids.
@@ -81,7 +91,7 @@ func TestHostileEventIDsBounded(t *testing.T) {
 		}
 	}))
 	defer up.Close()
-	eng, fray := boundedEngine(t, up)
+	eng, fray, _ := boundedEngine(t, up)
 	before := liveHeap()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
@@ -124,7 +134,7 @@ func TestHostileSessionIDsBounded(t *testing.T) {
 		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`)
 	}))
 	defer up.Close()
-	eng, fray := boundedEngine(t, up)
+	eng, fray, _ := boundedEngine(t, up)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	post := func(path, session string) (*http.Response, string) {
@@ -165,5 +175,70 @@ func TestHostileSessionIDsBounded(t *testing.T) {
 	t.Logf("%d sessions of 60,000-byte ids and %d of 2 MB ids (%d exchanges): the live heap grew %d KiB", sessions, sessions, eng.Live().Exchanges, grown>>10)
 	if grown > sessionIDHeapBound {
 		t.Errorf("the live heap grew %d MiB, over the bound of %d MiB", grown>>20, sessionIDHeapBound>>20)
+	}
+}
+
+// TestLargeAnswersJudged: a 1.5 MB tool result, as a JSON body (past the
+// 1 MiB fray reads of one) or as an SSE event (past --max-block), reaches
+// the client whole, and the verdict does not hold it unanswered: the
+// request is excused as an answer fray did not read whole, and the
+// summary says so.
+func TestLargeAnswersJudged(t *testing.T) {
+	text := strings.Repeat("r", 1_500_000)
+	answer := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + text + `"}]}}`
+	for _, sse := range []bool{false, true} {
+		t.Run(map[bool]string{false: "json", true: "sse"}[sse], func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				if !sse {
+					w.Header().Set("Content-Type", "application/json")
+					io.WriteString(w, answer)
+					return
+				}
+				w.Header().Set("Content-Type", "text/event-stream")
+				io.WriteString(w, "id: 1\ndata: "+answer+"\n\n")
+			}))
+			defer up.Close()
+			_, fray, finish := boundedEngine(t, up)
+			req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || !strings.Contains(string(body), answer) {
+				t.Fatalf("the client got %d bytes (%v), not the whole answer", len(body), err)
+			}
+			r := finish()
+			var answered *report.Check
+			for i := range r.Checks {
+				if r.Checks[i].ID == checks.E2EEveryRequestAnswered {
+					answered = &r.Checks[i]
+				}
+			}
+			if answered == nil || answered.Status == report.StatusFail || answered.Count != 0 {
+				t.Fatalf("every-request-answered: %+v; want no finding", answered)
+			}
+			excused := 0
+			for _, e := range answered.Excused {
+				if strings.HasPrefix(e.Reason, report.BoundReached) && strings.Contains(e.Reason, "did not read whole") {
+					excused += e.Count
+				}
+			}
+			if excused != 1 {
+				t.Errorf("excused %+v; want the request once, as an answer fray did not read whole", answered.Excused)
+			}
+			if r.Verdict == report.VerdictFail {
+				t.Errorf("verdict %s: %s", r.Verdict, r.Why)
+			}
+			var out strings.Builder
+			_ = report.WriteSummary(&out, r, report.SummaryOptions{})
+			if !strings.Contains(out.String(), "did not read whole") {
+				t.Errorf("the summary does not say fray did not read the answer whole:\n%s", out.String())
+			}
+		})
 	}
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// maxCapture bounds the JSON answer the proxy keeps to classify it.
+// maxCapture bounds the JSON answer the proxy keeps to classify it; a
+// longer one passes whole, its end observed as Unread.
 const maxCapture = 1 << 20
 
 var copyBufPool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -43,8 +44,12 @@ func (p *Proxy) copyResponse(w http.ResponseWriter, r *http.Request, ex *exchang
 			if _, werr := w.Write((*bufp)[:n]); werr != nil {
 				return
 			}
-			if capture != nil && capture.Len()+n <= maxCapture {
-				capture.Write((*bufp)[:n])
+			if capture != nil {
+				if capture.Len()+n <= maxCapture {
+					capture.Write((*bufp)[:n])
+				} else {
+					end.Unread = true
+				}
 			}
 			if resp.ContentLength < 0 {
 				_ = rc.Flush()
@@ -68,7 +73,7 @@ func (p *Proxy) copyResponse(w http.ResponseWriter, r *http.Request, ex *exchang
 	}
 	p.logAnswer(r, ex, resp, capture)
 	end.Cause = observe.Complete
-	if capture != nil && p.observing() {
+	if capture != nil && !end.Unread && p.observing() {
 		end.Messages = bodyMessages(capture.Bytes())
 	}
 }

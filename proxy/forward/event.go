@@ -403,5 +403,5 @@ func (pm *pump) observeEnd() {
 	}
 	// The end is the stream's last observation.
 	pm.releaseStage()
-	pm.p.observeEndAt(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr}, at)
+	pm.p.observeEndAt(pm.ex, &observe.End{Cause: pm.cause, Error: pm.endErr, Unread: pm.warned}, at)
 }

@@ -418,6 +418,11 @@ type End struct {
 	Messages []Message
 	// Error describes an UpstreamFailed end.
 	Error string
+	// Unread says the client got bytes of the answer that fray did not
+	// read whole: a JSON body past the 1 MiB fray reads of it, or event
+	// blocks past --max-block, passed on raw. An answer in them reached
+	// the client, but fray cannot say which requests it answered.
+	Unread bool
 }
 
 // RunObserver is an Observer that also takes a run of observations at

@@ -333,7 +333,7 @@ func decodeEnd(w *wireEnd) (*observe.End, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &observe.End{Cause: c, Messages: msgs, Error: w.Error}, nil
+	return &observe.End{Cause: c, Messages: msgs, Error: w.Error, Unread: w.Unread}, nil
 }
 
 // dataOf is the data a client dispatches for the event block raw, as the

@@ -227,4 +227,5 @@ type wireEnd struct {
 	Cause    string        `json:"cause"`
 	Messages []wireMessage `json:"messages"`
 	Error    string        `json:"error"`
+	Unread   bool          `json:"unread,omitempty"`
 }

@@ -146,5 +146,6 @@ func encodeEnd(e *enc, end *observe.End) {
 	e.str("cause", end.Cause.String())
 	encodeMessages(e, end.Messages)
 	e.strNonEmpty("error", end.Error)
+	e.flag("unread", end.Unread)
 	e.close()
 }

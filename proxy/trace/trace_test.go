@@ -72,7 +72,7 @@ func sample() []*observe.Observation {
 		{Kind: observe.KindEnd, At: 14 * ms, Exchange: 3, Stream: mcp.StreamGet,
 			End: &observe.End{Cause: observe.UpstreamFailed, Error: "read: connection reset by peer",
 				Messages: []observe.Message{{Kind: mcp.RPCError, ID: `"a"`, ErrorCode: -32020}, {Kind: mcp.RPCResponse, ID: "9", TaskID: "t-1", PollMS: 250}, {Kind: mcp.RPCNotification, Method: "notifications/cancelled"}}}},
-		{Kind: observe.KindEnd, At: 15 * ms, Exchange: 4, Stream: mcp.StreamLegacy, End: &observe.End{Cause: observe.FaultAnswered}},
+		{Kind: observe.KindEnd, At: 15 * ms, Exchange: 4, Stream: mcp.StreamLegacy, End: &observe.End{Cause: observe.FaultAnswered, Unread: true}},
 		{Kind: observe.KindProfile, At: 16 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileSwap, Name: "swapped", Seed: 9,
 			Text: "name = \"swapped\"\n", Faults: 3, Checks: map[string]checks.Severity{"client.backoff": checks.Off, "server.priming-event": checks.Error}}},
 		{Kind: observe.KindProfile, At: 17 * ms, Profile: &observe.ProfileChange{Action: observe.ProfileDisable, Name: "swapped", Seed: 9, Fault: 2}},

@@ -70,6 +70,10 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 			continue
 		}
 		switch {
+		case end.Unread && x.status < 400:
+			q.settled = true
+			s.unpend(q)
+			v.excuse(cAnswered, unreadAnswer)
 		case x.status >= 400:
 			q.settled = true
 			s.unpend(q)
@@ -129,6 +133,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	}
 	l := x.cli
 	l.streams--
+	l.unread = l.unread || end.Unread
 	if l.kind == mcp.StreamLegacy {
 		v.legacyEnded(l, x, end, at)
 		return

@@ -46,7 +46,10 @@ const (
 var (
 	pendingFull = fmt.Sprintf("%smore unanswered requests in a session than the %d the ledger holds", report.BoundReached, maxPending)
 	keptFull    = fmt.Sprintf("%smore undelivered messages on a stream than the %d the ledger holds", report.BoundReached, maxKept)
-	owedFull    = fmt.Sprintf("%smore owed re-issues than the %d the ledger holds", report.BoundReached, maxOwed)
+	// unreadAnswer excuses a request whose answer may be in bytes the
+	// client got and fray did not read whole.
+	unreadAnswer = report.BoundReached + "an answer the client got but fray did not read whole (a JSON body past the 1 MiB it reads, or an event past --max-block): delivered, not judged"
+	owedFull     = fmt.Sprintf("%smore owed re-issues than the %d the ledger holds", report.BoundReached, maxOwed)
 )
 
 // sessionMeta is what outlives a session's ledger: enough to judge the
@@ -150,10 +153,13 @@ type logical struct {
 	hasID       bool   // lastID is set and non-empty
 	everID      bool
 	idUncertain bool
-	retry       time.Duration
-	hasRetry    bool
-	retryFault  *report.FaultRef
-	idFault     *report.FaultRef
+	// unread: blocks of the stream passed on raw, past --max-block; an
+	// answer in them reached the client unseen (observe.End.Unread).
+	unread     bool
+	retry      time.Duration
+	hasRetry   bool
+	retryFault *report.FaultRef
+	idFault    *report.FaultRef
 
 	state        lgState
 	streams      int // open streams

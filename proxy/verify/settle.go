@@ -263,6 +263,9 @@ func (v *Verifier) requestExcuse(s *session, r *request) string {
 	if l == nil {
 		return ""
 	}
+	if l.unread {
+		return unreadAnswer
+	}
 	for _, k := range l.kept {
 		if k.rpcID == r.id {
 			if reason := v.lossReason(k); reason != reasonClientClosed {
