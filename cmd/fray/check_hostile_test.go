@@ -47,6 +47,7 @@ func TestCheckHostileTraces(t *testing.T) {
 		{"time past int64", swap(`"at_us":4000`, `"at_us":1e30`), 4},
 		{"bad base64", swap(`"id_b64":"//4="`, `"id_b64":"*"`), 4},
 		{"nesting bomb", swap(`"request":{`, strings.Repeat(`"request":{`, 1)+strings.Repeat("[", 50000)), 2},
+		{"status 1000", swap(`"status":200`, `"status":1000`), 3},
 		{"NUL bytes", swap(`"kind":"end"`, "\x00\"kind\":\"end\""), 5},
 		{"a second header", strings.Replace(goodTrace, "\n", "\n"+goodTrace[:strings.Index(goodTrace, "\n")+1], 1), 2},
 		{"cut mid-line", goodTrace[:len(goodTrace)*2/3], 4},
@@ -186,5 +187,20 @@ func noControls(t *testing.T, out string) {
 	t.Helper()
 	if i := strings.IndexFunc(out, func(r rune) bool { return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 }); i >= 0 {
 		t.Errorf("control character %q in the output:\n%s", out[i], out)
+	}
+}
+
+// TestReplayStatusOutOfRange: fray replay of a trace with a response
+// status outside 100-599 refuses it with the file and line, before it
+// serves anything (net/http panics on writing such a status).
+func TestReplayStatusOutOfRange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "status.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"fray", "replay", path, "--listen", "127.0.0.1:0"}, &stdout, &stderr)
+	if at := path + ":3:"; code != exitUsage || !strings.Contains(stderr.String(), at) || !strings.Contains(stderr.String(), "outside 100-599") {
+		t.Errorf("exit %d, want %d naming %s and the range:\n%s", code, exitUsage, at, stderr.String())
 	}
 }
