@@ -350,6 +350,8 @@ func (p *Proxy) learnSession(ex *exchange, resp *http.Response) {
 // noteInitialize records the protocol revision from an initialize response.
 func (p *Proxy) noteInitialize(ex *exchange, msg []byte) {
 	if v, ok := jsonrpc.ProtocolVersion(msg); ok {
+		// A revision is a date; a server may write anything there.
+		v = observe.IDKey(v)
 		ex.protocol = v
 		p.sessions.setProtocol(ex.Session, v)
 		p.log.Debug("protocol negotiated", "exchange", ex.seq, "session", ex.SessionSeq, "protocol", v)

@@ -7,7 +7,7 @@ import (
 
 // bounded returns o, or, when a string the ledger may keep of it (a
 // session id, an event id, a Last-Event-ID, a JSON-RPC id, method, name or
-// progress token) is longer than observe.MaxIDKey, a copy of o in which
+// progress token, a protocol revision) is longer than observe.MaxIDKey, a copy of o in which
 // each such string is its observe.IDKey. The ledger then holds a bounded
 // number of bytes per id whatever a peer or a trace sends, and ids still
 // compare equal exactly when they are: the rule is applied to every id at
@@ -19,7 +19,7 @@ func bounded(o *observe.Observation) *observe.Observation {
 		return o
 	}
 	c := *o
-	c.Session = observe.IDKey(o.Session)
+	c.Session, c.Protocol = observe.IDKey(o.Session), observe.IDKey(o.Protocol)
 	if q := o.Request; q != nil {
 		cq := *q
 		cq.LastEventID = observe.IDKey(q.LastEventID)
@@ -63,7 +63,7 @@ func bounded(o *observe.Observation) *observe.Observation {
 // oversize reports whether o holds a string bounded changes.
 func oversize(o *observe.Observation) bool {
 	const n = observe.MaxIDKey
-	if len(o.Session) > n {
+	if len(o.Session) > n || len(o.Protocol) > n {
 		return true
 	}
 	switch {
@@ -94,7 +94,7 @@ func longMessages(ms []observe.Message) bool {
 	const n = observe.MaxIDKey
 	for i := range ms {
 		m := &ms[i]
-		if len(m.ID) > n || len(m.Method) > n || len(m.ProgressToken) > n || len(m.Name) > n || len(m.TaskID) > n {
+		if len(m.ID) > n || len(m.Method) > n || len(m.ProgressToken) > n || len(m.Name) > n || len(m.TaskID) > n || len(m.Protocol) > n {
 			return true
 		}
 	}
@@ -110,7 +110,7 @@ func boundMessages(ms []observe.Message) []observe.Message {
 	out := make([]observe.Message, len(ms))
 	for i, m := range ms {
 		m.ID, m.Method, m.ProgressToken = observe.IDKey(m.ID), observe.IDKey(m.Method), observe.IDKey(m.ProgressToken)
-		m.Name, m.TaskID = observe.IDKey(m.Name), observe.IDKey(m.TaskID)
+		m.Name, m.TaskID, m.Protocol = observe.IDKey(m.Name), observe.IDKey(m.TaskID), observe.IDKey(m.Protocol)
 		out[i] = m
 	}
 	return out
