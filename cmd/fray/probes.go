@@ -245,7 +245,7 @@ func writeProbeTable(w io.Writer, results []probes.Result) error {
 
 // oneLineDetail keeps a detail to one line of a readable length.
 func oneLineDetail(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = report.Printable(strings.Join(strings.Fields(s), " "))
 	const most = 160
 	if len(s) > most {
 		s = s[:most-3] + "..."
