@@ -109,6 +109,7 @@ func TestCheckHostileProfile(t *testing.T) {
 	code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
 	took := time.Since(started)
 	runtime.ReadMemStats(&after)
+	t.Logf("a %d-byte gzipped trace with a %d-byte profile: refused in %v, %d KiB allocated", gz.Len(), len(text), took, (after.TotalAlloc-before.TotalAlloc)>>10)
 	if code != exitUsage || !strings.Contains(stderr.String(), "nest more than 32 deep") {
 		t.Errorf("exit %d, want %d saying how deep the profile nests:\n%s", code, exitUsage, stderr.String())
 	}
