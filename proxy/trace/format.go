@@ -30,7 +30,12 @@ import (
 // delivered event with no delivered_at_us left when it was read, and one
 // with no delivered_id gave the client its own id, unless delivered_no_id
 // says it gave none (a reader of format 3 would take either for none).
-const Version = 4
+//
+// Format 5 may mark an end unread: the client got bytes of the answer
+// that fray did not read whole (a JSON body past the capture, event
+// blocks past --max-block), so its requests are not judged unanswered;
+// a reader of format 4 would judge them so.
+const Version = 5
 
 // versionFound is the first format that leaves out what a reader finds
 // again.

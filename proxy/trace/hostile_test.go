@@ -3,6 +3,7 @@ package trace
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,11 +29,11 @@ func hostileTraces(good []byte) []hostileTrace {
 		return append(b, bytes.Join(lines[at-1:], nil)...)
 	}
 	return []hostileTrace{
-		{"version 0", swap(`{"fray_trace":4,`, `{"fray_trace":0,`), ErrNotTrace, 1, "format version 0"},
-		{"negative version", swap(`{"fray_trace":4,`, `{"fray_trace":-1,`), ErrNotTrace, 1, "format version -1"},
-		{"version as a string", swap(`{"fray_trace":4,`, `{"fray_trace":"1",`), ErrNotTrace, 1, "not a fray trace"},
-		{"version past int64", swap(`{"fray_trace":4,`, `{"fray_trace":99999999999999999999,`), ErrNotTrace, 1, "not a fray trace"},
-		{"version far newer", swap(`{"fray_trace":4,`, `{"fray_trace":2147483647,`), ErrNewer, 1, "newer"},
+		{"version 0", swap(fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":0,`), ErrNotTrace, 1, "format version 0"},
+		{"negative version", swap(fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":-1,`), ErrNotTrace, 1, "format version -1"},
+		{"version as a string", swap(fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":"1",`), ErrNotTrace, 1, "not a fray trace"},
+		{"version past int64", swap(fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":99999999999999999999,`), ErrNotTrace, 1, "not a fray trace"},
+		{"version far newer", swap(fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":2147483647,`), ErrNewer, 1, "newer"},
 		{"start time not a time", swap(`"started":"2025-11-25T10:00:00.123456789Z"`, `"started":"yesterday"`), ErrSyntax, 1, `started "yesterday"`},
 		{"NaN time", swap(`"at_us":4000`, `"at_us":NaN`), ErrSyntax, 4, "not a JSON object"},
 		{"infinite time", swap(`"at_us":4000`, `"at_us":1e400`), ErrSyntax, 4, "not a JSON object"},

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,7 +65,7 @@ func TestFormatFourLeavesOutWhatIsFoundAgain(t *testing.T) {
 	}
 	read := func(version string) *observe.Event {
 		t.Helper()
-		src := strings.Replace(buf.String(), `{"fray_trace":4,`, `{"fray_trace":`+version+`,`, 1)
+		src := strings.Replace(buf.String(), fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":`+version+`,`, 1)
 		r, err := NewReader(strings.NewReader(src), "t.jsonl", ReadOptions{})
 		if err != nil {
 			t.Fatalf("format %s: %v", version, err)
