@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
-	"unsafe"
 )
 
 // MaxIDKey is the longest id fray keeps as it is: event ids, session ids,
@@ -28,8 +27,7 @@ func IDKey(id string) string {
 	if len(id) <= MaxIDKey {
 		return id
 	}
-	// The digest reads id in place: no copy of megabytes.
-	return string(appendDigest(make([]byte, 0, idKeyLen), unsafe.Slice(unsafe.StringData(id), len(id))))
+	return string(appendDigest(make([]byte, 0, idKeyLen), []byte(id)))
 }
 
 // IDKeyBytes is IDKey for an id held as bytes: id itself when it is at
