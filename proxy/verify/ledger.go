@@ -137,6 +137,7 @@ type logical struct {
 
 	// Client side.
 	reqs        int    // requests of its POST not yet answered
+	cancelled   int    // of those, the ones the client cancelled
 	lastID      []byte // storage reused from event to event
 	hasID       bool   // lastID is set and non-empty
 	everID      bool
@@ -302,4 +303,14 @@ type resumeState struct {
 	// top is the highest position on its stream of an event replayed so
 	// far, -1 before the first.
 	top int64
+	// since is when the server's answer came; held says a fault of
+	// fray's stopped or slowed the stream's events (a stall, a delay, a
+	// buffer), so that a silence on it may be fray's; silenceJudged says
+	// server.resume-continues has judged it.
+	since         time.Duration
+	held          bool
+	silenceJudged bool
+	// cancel is the client's notifications/cancelled of a request the
+	// stream carried, nil when none came while it was open (silence.go).
+	cancel *cancelSeen
 }

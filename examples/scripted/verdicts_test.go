@@ -1,0 +1,98 @@
+package scripted_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+// checkOf returns check id of rep.
+func checkOf(t *testing.T, rep report.Report, id string) report.Check {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no check %s in the report", id)
+	return report.Check{}
+}
+
+// excusedFor counts the cases check id excused for reason.
+func excusedFor(t *testing.T, rep report.Report, id, reason string) int {
+	t.Helper()
+	for _, e := range checkOf(t, rep, id).Excused {
+		if e.Reason == reason {
+			return e.Count
+		}
+	}
+	return 0
+}
+
+// TestSilentResumeThenCancel: the client resumes a call whose stream fray
+// cut, the resumed stream brings keep-alive comments only, and at its call
+// timeout the client cancels the call with notifications/cancelled, upon
+// which the server ends the stream. The silence is the server's failure,
+// and the cancellation is no excuse for the unanswered call.
+func TestSilentResumeThenCancel(t *testing.T) {
+	lose := profileText(t, "lose", `
+[[fault]]
+kind = "lose"
+stream = "post"
+request_method = "tools/call"
+after_events = 2
+events = 3
+`)
+	rep, res, err := pairRun{server: scripted.SilentResume, profile: lose, timeout: 1500 * time.Millisecond}.run(t)
+	if err == nil {
+		t.Fatalf("the client got its result from a silent server: %+v", res)
+	}
+	if got := named(t, rep, checks.ServerResumeContinues); !slices.Equal(got, []string{checks.ServerResumeContinues}) {
+		t.Errorf("checks that found something %v, want exactly [%s]\n%s", got, checks.ServerResumeContinues, describe(rep))
+	}
+	c := checkOf(t, rep, checks.ServerResumeContinues)
+	if c.Status != report.StatusFail || len(c.Evidence) == 0 || !strings.Contains(c.Evidence[0].Message, "having waited in vain, cancelled it (notifications/cancelled on exchange") {
+		t.Errorf("server.resume-continues %s: %+v", c.Status, c.Evidence)
+	}
+	if n := excusedFor(t, rep, checks.E2EEveryRequestAnswered, "cancelled by the client"); n != 0 {
+		t.Errorf("the unanswered call was excused by its cancellation %d time(s)", n)
+	}
+	if rep.Verdict != report.VerdictFail {
+		t.Errorf("verdict %s (%s)", rep.Verdict, rep.Why)
+	}
+}
+
+// TestStalledResumeThenCancelIsFrays: the same client on a correct server,
+// whose resumed stream fray stalls for ever: the silence is fray's, and no
+// check blames the server.
+func TestStalledResumeThenCancelIsFrays(t *testing.T) {
+	prof := profileText(t, "lose-stall", `
+[[fault]]
+kind = "lose"
+stream = "post"
+request_method = "tools/call"
+after_events = 2
+events = 3
+[[fault]]
+kind = "stall"
+stream = "resume"
+forever = true
+`)
+	rep, res, err := pairRun{profile: prof, timeout: 1500 * time.Millisecond}.run(t)
+	if err == nil {
+		t.Fatalf("the client got its result through a stalled stream: %+v", res)
+	}
+	for _, c := range rep.Checks {
+		if strings.HasPrefix(c.ID, "server.") && (c.Status == report.StatusFail || c.Status == report.StatusWarn) {
+			t.Errorf("%s blamed the server for fray's stall:\n%s", c.ID, describe(rep))
+		}
+	}
+	if n := excusedFor(t, rep, checks.ServerResumeContinues, "fray held the resumed stream back (a stall, delay or buffer fault): its silence may be fray's"); n == 0 {
+		t.Errorf("server.resume-continues was not excused for the stall:\n%s", describe(rep))
+	}
+}
