@@ -278,6 +278,9 @@ func (s *Server) newStream(ss *session, reqID string) *stream {
 // nextID is the id of the next event of st, in the server's id style; the
 // caller holds s.mu. Without priming events a stream's ids start at 1.
 func (s *Server) nextID(ss *session, st *stream) string {
+	if s.opts.Fault == ReusedIDs {
+		return strconv.Itoa(len(st.events) + 1)
+	}
 	switch s.opts.IDs {
 	case IDsCounter:
 		ss.counter++

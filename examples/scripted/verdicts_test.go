@@ -96,3 +96,27 @@ forever = true
 		t.Errorf("server.resume-continues was not excused for the stall:\n%s", describe(rep))
 	}
 }
+
+// TestReusedIDsAreOneFailure: a server whose every stream counts its ids
+// from 1 fails server.event-ids-unique, and its resumptions, which replay
+// its own stream under ids other streams used, fail nothing else.
+func TestReusedIDsAreOneFailure(t *testing.T) {
+	lose := profileText(t, "lose", `
+[[fault]]
+kind = "lose"
+stream = "post"
+request_method = "tools/call"
+after_events = 2
+events = 3
+`)
+	rep, res, err := pairRun{server: scripted.ReusedIDs, profile: lose, calls: 3}.run(t)
+	if err != nil {
+		t.Errorf("the client failed: %v (%+v)", err, res)
+	}
+	if got := named(t, rep, checks.ServerEventIDsUnique); !slices.Equal(got, []string{checks.ServerEventIDsUnique}) {
+		t.Errorf("checks that found something %v, want exactly [%s]\n%s", got, checks.ServerEventIDsUnique, describe(rep))
+	}
+	if n := excusedFor(t, rep, checks.ServerReplayIsolated, "explained by server.event-ids-unique"); n == 0 {
+		t.Errorf("no replay under a reused id was seen, so the test shows nothing:\n%s", describe(rep))
+	}
+}

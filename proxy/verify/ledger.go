@@ -80,6 +80,9 @@ type session struct {
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration
+	// reusedIDs: the server sent an event id of the session again
+	// (server.event-ids-unique found it).
+	reusedIDs bool
 }
 
 // idRec is one event id the upstream sent.
