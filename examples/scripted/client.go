@@ -142,6 +142,7 @@ type client struct {
 	session string
 	loops   int // requests sent on a dead session (LoopAfter404)
 	dead    bool
+	prev    string // the last id of the previous call's stream (PreviousStreamID)
 }
 
 func (c *client) headers(req *http.Request) {
@@ -296,6 +297,7 @@ func (c *client) call(ctx context.Context, id int) error {
 				return rerr
 			}
 			if done {
+				c.prev = st.lastID
 				cancel()
 				return nil
 			}
@@ -349,6 +351,10 @@ func (c *client) resume(ctx context.Context, st *streamState) (*http.Response, e
 	case ForgetIDOnEmptyResume:
 		if st.forgot {
 			lei = ""
+		}
+	case PreviousStreamID:
+		if c.prev != "" {
+			lei = c.prev
 		}
 	}
 	if lei != "" {

@@ -120,3 +120,32 @@ events = 3
 		t.Errorf("no replay under a reused id was seen, so the test shows nothing:\n%s", describe(rep))
 	}
 }
+
+// TestResumedWithAnotherStreamsID: a client that comes back for its
+// second call's stream with the last id of its first call's stream came
+// back: client.last-event-id says with what, and the unanswered call
+// cites it, not client.reconnects.
+func TestResumedWithAnotherStreamsID(t *testing.T) {
+	lose := profileText(t, "lose", `
+[[fault]]
+kind = "lose"
+stream = "post"
+request_method = "tools/call"
+after_events = 2
+events = 3
+`)
+	rep, res, err := pairRun{client: scripted.PreviousStreamID, profile: lose}.run(t)
+	if err == nil {
+		t.Fatalf("the client completed its calls: %+v", res)
+	}
+	if got := named(t, rep, checks.ClientLastEventID); !slices.Equal(got, []string{checks.ClientLastEventID}) {
+		t.Errorf("checks that found something %v, want exactly [%s]\n%s", got, checks.ClientLastEventID, describe(rep))
+	}
+	c := checkOf(t, rep, checks.ClientLastEventID)
+	if len(c.Evidence) == 0 || !strings.Contains(c.Evidence[0].Message, "which that stream never delivered (it was delivered on another stream of the session") {
+		t.Errorf("client.last-event-id: %+v", c.Evidence)
+	}
+	if e := checkOf(t, rep, checks.E2EEveryRequestAnswered); e.Status != report.StatusFail {
+		t.Errorf("the unanswered call did not fail: %s\n%s", e.Status, describe(rep))
+	}
+}

@@ -243,6 +243,10 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		ev.Fault = l.endFault
 		v.find(cLastEventID, levelError, ev)
 		l.blamed = checks.ClientLastEventID
+	case owed && l.blamed == checks.ClientLastEventID:
+		// It came back, with an id the stream never delivered, and got
+		// nothing to resume: the wrong id is the cause, already found.
+		v.excuse(cReconnects, "the client came back, with the wrong Last-Event-ID (client.last-event-id)")
 	case l.failed == 1 && l.transient && (owed || l.kind != mcp.StreamPost):
 		v.apply(cRetriesTransient)
 		ev := evidence(fmt.Sprintf("after its reconnection met a transient error (%s), the client never tried again %s", l.failWhat, why), l.sess, l.lastFail, l.since)
@@ -258,7 +262,11 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		v.excuse(cReconnects, "the client gave up after two failed attempts")
 	case owed:
 		v.apply(cReconnects)
-		ev := evidence(fmt.Sprintf("the client did not come back %s, holding id %q", why, l.lastID), l.sess, l.endEx, l.since)
+		msg := fmt.Sprintf("the client did not come back %s, holding id %q", why, l.lastID)
+		if l.lastFail != 0 {
+			msg = fmt.Sprintf("the client's reconnection failed (%s), and it did not come back again %s, holding id %q", l.failWhat, why, l.lastID)
+		}
+		ev := evidence(msg, l.sess, l.endEx, l.since)
 		ev.EventIDs = []string{string(l.lastID)}
 		ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
 		ev.Fault = l.endFault

@@ -286,7 +286,7 @@ const reasonCancelled = "cancelled by the client"
 // answer.
 var blameSays = map[string]string{
 	checks.ClientReconnects:       "the client did not reconnect for it (client.reconnects)",
-	checks.ClientLastEventID:      "the client reconnected without the Last-Event-ID it held (client.last-event-id)",
+	checks.ClientLastEventID:      "the client did not reconnect with the Last-Event-ID it held (client.last-event-id)",
 	checks.ClientRetriesTransient: "the client gave up after one transient error (client.retries-transient)",
 	checks.ServerResumeContinues:  "the resumed stream fell silent (server.resume-continues)",
 	checks.ServerReplayComplete:   "the resumption did not replay it (server.replay-complete)",
