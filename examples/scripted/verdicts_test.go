@@ -1,13 +1,20 @@
 package scripted_test
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy"
 	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -147,5 +154,52 @@ events = 3
 	}
 	if e := checkOf(t, rep, checks.E2EEveryRequestAnswered); e.Status != report.StatusFail {
 		t.Errorf("the unanswered call did not fail: %s\n%s", e.Status, describe(rep))
+	}
+}
+
+// TestAccelBufferingStrippedBetween: a correct 2026-07-28 server behind a
+// reverse proxy that removes X-Accel-Buffering, as nginx does, with fray
+// in front of the proxy. The warning says what fray received and that an
+// intermediary between the server and fray may have removed the header.
+func TestAccelBufferingStrippedBetween(t *testing.T) {
+	srv := httptest.NewServer(scripted.NewStatelessServer(scripted.StatelessServerOptions{}))
+	defer srv.Close()
+	target, _ := url.Parse(srv.URL)
+	rp := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target) },
+		FlushInterval: -1,
+		ModifyResponse: func(resp *http.Response) error {
+			resp.Header.Del(mcp.HeaderAccelBuffering)
+			resp.Header.Add("Via", "1.1 strip")
+			return nil
+		},
+	}
+	mid := httptest.NewServer(rp)
+	defer mid.Close()
+	opts := proxy.Options{}
+	opts.Upstream, _ = url.Parse(mid.URL)
+	eng, err := proxy.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray := httptest.NewServer(eng.Handler())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := scripted.RunStatelessClient(ctx, scripted.StatelessClientOptions{URL: fray.URL + "/mcp", Calls: 2})
+	fray.Close()
+	rep, ferr := eng.Finish(eng.Stop(), &report.Command{Args: []string{"scripted-stateless-client"}})
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	if err != nil {
+		t.Fatalf("the client failed: %v (%+v)", err, res)
+	}
+	if got := found(rep); !slices.Equal(got, []string{checks.ServerAccelBuffering}) {
+		t.Errorf("found %v, want exactly [%s]\n%s", got, checks.ServerAccelBuffering, describe(rep))
+	}
+	c := checkOf(t, rep, checks.ServerAccelBuffering)
+	want := "without X-Accel-Buffering, not X-Accel-Buffering: no: the server did not send it, or an intermediary between the server and fray removed it (nginx, for one, consumes it); the answer came through Via: 1.1 strip"
+	if len(c.Evidence) == 0 || !strings.HasPrefix(c.Evidence[0].Message, "fray received the SSE stream answering request") || !strings.HasSuffix(c.Evidence[0].Message, want) {
+		t.Errorf("evidence %+v\nwant it to end with %q", c.Evidence, want)
 	}
 }
