@@ -330,6 +330,19 @@ func TestResumeSilenceThenCancel(t *testing.T) {
 			t.Errorf("a reconnection was owed for a cancelled request: %+v", c)
 		}
 	})
+	t.Run("a request cancelled before its stream began owes nothing on it", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		x := tl.call("s1", 1, "tools/call")
+		tl.wait(100 * ms)
+		tl.cancelCall("s1", 1)
+		x.stream200().send(prime("a1")).end(observe.Complete)
+		tl.wait(time.Minute)
+		r := tl.final()
+		expectExcused(t, r, checks.ServerRetryBeforeClose, "ended after the client cancelled its request: no response was owed")
+		expect(t, r, checks.ClientReconnects, report.StatusSkip, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
+	})
 	t.Run("a message before the cancellation passes", func(t *testing.T) {
 		tl := cutCall(t)
 		g := tl.get("s1", "a2").stream200().send(note("a3"))

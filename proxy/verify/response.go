@@ -63,6 +63,9 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 			if q.delivered == 0 && !q.settled {
 				q.lg = l
 				l.reqs++
+				if q.cancelled {
+					l.cancelled++
+				}
 			}
 		}
 		x.cli, x.srv = l, l
