@@ -594,7 +594,7 @@ func TestCameBackWithAnotherID(t *testing.T) {
 			tl.toolCall("s2", 1, "a1", "a2", "a3")
 			tl.call("s2", 3, "tools/call").stream200().send(primeRetry("b1", 100)).send(note("b2")).end(observe.FaultClosed)
 			return "s2"
-		}, `the client came back for the stream of exchange 3 with Last-Event-ID "a2", which that stream never delivered (it was delivered on another stream of the session, exchange 2, already answered); the last id delivered on it was "b2"`},
+		}, `the client came back for the stream of exchange 3 with Last-Event-ID "a2", which that stream never delivered (it was delivered on another stream of the session, exchange 2, which owed nothing more); the last id delivered on it was "b2"`},
 		{"an id of a session answered 404", func(tl *timeline) string {
 			tl.initialize("s1")
 			tl.toolCall("s1", 1, "a1", "a2", "a3")

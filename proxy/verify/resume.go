@@ -100,7 +100,7 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 			// Nothing is owed on the stream the id was delivered on: the
 			// client came back for the one that waits.
 			if !rec.on(p) {
-				return v.misplacedResume(x, p, fmt.Sprintf("it was delivered on another stream of the session, exchange %d, already answered", l.origin))
+				return v.misplacedResume(x, p, fmt.Sprintf("it was delivered on another stream of the session, exchange %d, which owed nothing more", l.origin))
 			}
 			l = p
 		}
