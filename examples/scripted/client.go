@@ -54,7 +54,9 @@ type ClientOptions struct {
 	// Any block resets it, comments included, as real clients do.
 	Idle time.Duration
 	// CallTimeout bounds each tool call as a whole; 0 means no bound
-	// beyond the context's.
+	// beyond the context's. A call that times out is cancelled with
+	// notifications/cancelled, as the specification asks, before the
+	// client leaves its stream.
 	CallTimeout time.Duration
 	// HTTP is the client used; nil means a fresh one.
 	HTTP *http.Client
@@ -140,6 +142,7 @@ type client struct {
 	session string
 	loops   int // requests sent on a dead session (LoopAfter404)
 	dead    bool
+	prev    string // the last id of the previous call's stream (PreviousStreamID)
 }
 
 func (c *client) headers(req *http.Request) {
@@ -192,18 +195,49 @@ type streamState struct {
 	forgot   bool // ForgetIDOnEmptyResume lost lastID
 }
 
-// timedCall makes one tool call within the call timeout, if any.
+// timedCall makes one tool call within the call timeout, if any. At the
+// timeout it sends notifications/cancelled for the call, then leaves the
+// call's stream.
 func (c *client) timedCall(ctx context.Context, id int) error {
 	if c.opts.CallTimeout <= 0 {
 		return c.call(ctx, id)
 	}
-	cctx, cancel := context.WithTimeoutCause(ctx, c.opts.CallTimeout, errCallTimeout)
-	defer cancel()
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	fired := make(chan struct{})
+	session := c.session // the timer's goroutine reads no field the call may change
+	timer := time.AfterFunc(c.opts.CallTimeout, func() {
+		defer close(fired)
+		c.cancelCall(ctx, session, id)
+		cancel(errCallTimeout)
+	})
 	err := c.call(cctx, id)
+	if !timer.Stop() {
+		<-fired
+	}
 	if errors.Is(context.Cause(cctx), errCallTimeout) {
 		return errCallTimeout
 	}
 	return err
+}
+
+// cancelCall tells the server of session the client no longer waits for
+// call id.
+func (c *client) cancelCall(ctx context.Context, session string, id int) {
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"no result within the call timeout"}}`, id)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.opts.URL, strings.NewReader(body))
+	if err != nil {
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("Mcp-Protocol-Version", Protocol)
+	resp, err := c.opts.HTTP.Do(req)
+	if err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
 }
 
 var errCallTimeout = errors.New("no result within the call timeout")
@@ -263,6 +297,7 @@ func (c *client) call(ctx context.Context, id int) error {
 				return rerr
 			}
 			if done {
+				c.prev = st.lastID
 				cancel()
 				return nil
 			}
@@ -316,6 +351,10 @@ func (c *client) resume(ctx context.Context, st *streamState) (*http.Response, e
 	case ForgetIDOnEmptyResume:
 		if st.forgot {
 			lei = ""
+		}
+	case PreviousStreamID:
+		if c.prev != "" {
+			lei = c.prev
 		}
 	}
 	if lei != "" {

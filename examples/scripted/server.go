@@ -46,6 +46,8 @@ const (
 	ReplayForeign
 	// SilentResume accepts a resumption, then sends only keep-alive
 	// comments: the rest of the call never comes (server.resume-continues).
+	// A notifications/cancelled for the call ends the resumed stream, as
+	// any cancelled call's streams end.
 	SilentResume
 )
 
@@ -131,6 +133,10 @@ type stream struct {
 	// reqID is the JSON-RPC id of the request the stream answers; ""
 	// for the standalone GET stream.
 	reqID string
+	// stop is closed when the client cancels the request
+	// (notifications/cancelled): the call stops, with no response, and
+	// its streams end.
+	stop chan struct{}
 }
 
 type event struct {
@@ -218,6 +224,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg.ID == nil || msg.Method == "" {
+		if msg.Method == "notifications/cancelled" {
+			s.cancel(ss, msg.Params)
+		}
 		w.WriteHeader(http.StatusAccepted) // a notification or a response
 		return
 	}
@@ -258,7 +267,7 @@ func (s *Server) result(id json.RawMessage) string {
 func (s *Server) newStream(ss *session, reqID string) *stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := &stream{n: len(ss.streams), notify: make(chan struct{}), reqID: reqID}
+	st := &stream{n: len(ss.streams), notify: make(chan struct{}), reqID: reqID, stop: make(chan struct{})}
 	ss.streams = append(ss.streams, st)
 	if s.opts.Fault != NoPriming {
 		s.append(ss, st, event{retry: max(s.opts.Retry, 0)})
@@ -269,6 +278,9 @@ func (s *Server) newStream(ss *session, reqID string) *stream {
 // nextID is the id of the next event of st, in the server's id style; the
 // caller holds s.mu. Without priming events a stream's ids start at 1.
 func (s *Server) nextID(ss *session, st *stream) string {
+	if s.opts.Fault == ReusedIDs {
+		return strconv.Itoa(len(st.events) + 1)
+	}
 	switch s.opts.IDs {
 	case IDsCounter:
 		ss.counter++
@@ -294,7 +306,11 @@ func (s *Server) append(ss *session, st *stream, e event) {
 func (s *Server) produce(ss *session, st *stream, id json.RawMessage) {
 	s.announce(ss, fmt.Sprintf("call %s started", id))
 	for i := 1; i <= s.opts.Steps; i++ {
-		time.Sleep(s.opts.Interval) // the tool's work
+		select {
+		case <-time.After(s.opts.Interval): // the tool's work
+		case <-st.stop:
+			return
+		}
 		s.add(ss, st, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%s,"progress":%d,"total":%d}}`, id, i, s.opts.Steps), false)
 	}
 	s.add(ss, st, s.result(id), true)
@@ -304,6 +320,9 @@ func (s *Server) produce(ss *session, st *stream, id json.RawMessage) {
 func (s *Server) add(ss *session, st *stream, data string, last bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if st.done {
+		return // cancelled
+	}
 	s.append(ss, st, event{data: data})
 	st.done = last
 	close(st.notify)
@@ -381,7 +400,7 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	case ReplayDuplicates:
 		pos--
 	case SilentResume:
-		s.keepAlive(w, r)
+		s.keepAlive(w, r, st)
 		return
 	case ReplayForeign:
 		s.mu.Lock()
@@ -411,9 +430,9 @@ func (s *Server) lookup(ss *session, id string) (*stream, int, bool) {
 	return p.st, p.pos + 1, true
 }
 
-// keepAlive answers a resumption with a stream that carries only comments,
-// every 20 ms, until the client leaves.
-func (s *Server) keepAlive(w http.ResponseWriter, r *http.Request) {
+// keepAlive answers a resumption of st with a stream that carries only
+// comments, every 20 ms, until the client leaves or cancels the call.
+func (s *Server) keepAlive(w http.ResponseWriter, r *http.Request, st *stream) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
@@ -425,8 +444,31 @@ func (s *Server) keepAlive(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case <-tick.C:
+		case <-st.stop:
+			return
 		case <-r.Context().Done():
 			return
+		}
+	}
+}
+
+// cancel stops the call a notifications/cancelled names (params.requestId):
+// it sends nothing more, no response included, and its streams end.
+func (s *Server) cancel(ss *session, params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range ss.streams {
+		if st.reqID == string(p.RequestID) && !st.done {
+			st.done = true
+			close(st.stop)
+			close(st.notify)
+			st.notify = make(chan struct{})
 		}
 	}
 }

@@ -52,7 +52,7 @@ func (s *Server) replayBug(w http.ResponseWriter, r *http.Request, ss *session, 
 		if st.reqID != "" {
 			return false
 		}
-		s.keepAlive(w, r)
+		s.keepAlive(w, r, st)
 		return true
 	}
 	s.mu.Lock()

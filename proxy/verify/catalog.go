@@ -87,9 +87,12 @@ const (
 	// events. Other sessions' events are recognised only while they are in
 	// the ledger's bounded windows, and only in the replay part of the
 	// stream (before its first new event), so that two sessions that
-	// number their events alike are not taken for a leak.
+	// number their events alike are not taken for a leak. Once the
+	// session's server used an id again (server.event-ids-unique), an
+	// event under another stream's id with other data is taken for the
+	// stream's own: one cause, judged by event-ids-unique alone.
 	cReplayIsolated
-	// cResumeContinues, server.resume-continues (error): see judgeResumeStalled.
+	// cResumeContinues, server.resume-continues (error): see silence.go.
 	cResumeContinues
 	// cDisconnectNotCancel, server.disconnect-not-cancel (warning): see judgeCancelled.
 	cDisconnectNotCancel

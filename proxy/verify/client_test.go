@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -573,5 +574,78 @@ func TestLegacy(t *testing.T) {
 		s.end(observe.FaultClosed)
 		tl.wait(31 * time.Second)
 		expect(t, tl.report(), checks.ClientReconnects, report.StatusWarn, 1)
+	})
+}
+
+// TestCameBackWithAnotherID: a client that comes back for a cut stream
+// with a Last-Event-ID that stream never delivered came back: the
+// evidence says with what, client.reconnects does not say it never did,
+// and the unanswered request cites client.last-event-id.
+func TestCameBackWithAnotherID(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		// play leaves session s2's call 3 cut after "b2" and returns the
+		// session the client comes back in.
+		play func(tl *timeline) string
+		want string
+	}{
+		{"an id of another stream of the session", func(tl *timeline) string {
+			tl.initialize("s2")
+			tl.toolCall("s2", 1, "a1", "a2", "a3")
+			tl.call("s2", 3, "tools/call").stream200().send(primeRetry("b1", 100)).send(note("b2")).end(observe.FaultClosed)
+			return "s2"
+		}, `the client came back for the stream of exchange 3 with Last-Event-ID "a2", which that stream never delivered (it was delivered on another stream of the session, exchange 2, which owed nothing more); the last id delivered on it was "b2"`},
+		{"an id of a session answered 404", func(tl *timeline) string {
+			tl.initialize("s1")
+			tl.toolCall("s1", 1, "a1", "a2", "a3")
+			tl.call("s1", 2, "tools/call").respond(404, false, "").end(observe.Complete)
+			tl.wait(ms)
+			tl.initialize("s2")
+			tl.call("s2", 3, "tools/call").stream200().send(primeRetry("b1", 100)).send(note("b2")).end(observe.FaultClosed)
+			return "s2"
+		}, `the client came back for the stream of exchange 5 with Last-Event-ID "a2", which that stream never delivered (it belongs to session 1, which was answered 404); the last id delivered on it was "b2"`},
+		{"an id of another live session", func(tl *timeline) string {
+			tl.initialize("s1")
+			tl.toolCall("s1", 1, "a1", "a2", "a3")
+			tl.initialize("s2")
+			tl.call("s2", 3, "tools/call").stream200().send(primeRetry("b1", 100)).send(note("b2")).end(observe.FaultClosed)
+			return "s2"
+		}, `GET carried Last-Event-ID "a2", which belongs to session 1: fray never delivered it in this one; the last id delivered on exchange 4 was "b2"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := newTimeline(t, Options{})
+			s := tt.play(tl)
+			tl.wait(time.Second)
+			g := tl.get(s, "a2").respond(400, false, "").end(observe.Complete)
+			tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
+			r := tl.final()
+			c := expect(t, r, checks.ClientLastEventID, report.StatusWarn, 1)
+			if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != g.num || c.Evidence[0].Message != tt.want) {
+				t.Errorf("evidence on exchange %d: %q\nwant on exchange %d: %q", c.Evidence[0].Exchange, c.Evidence[0].Message, g.num, tt.want)
+			}
+			if c := check(t, r, checks.ClientReconnects); c.Count != 0 {
+				t.Errorf("client.reconnects: %+v", c.Evidence)
+			}
+			e := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
+			if len(e.Evidence) == 1 && !strings.Contains(e.Evidence[0].Message, "(client.last-event-id)") {
+				t.Errorf("the unanswered request does not cite client.last-event-id: %q", e.Evidence[0].Message)
+			}
+			if n := check(t, r, checks.ClientNewSessionAfter404).Count; n != 0 {
+				t.Errorf("client.new-session-after-404 found %d", n)
+			}
+		})
+	}
+	t.Run("a reconnection that failed is said to have come", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 100)).send(note("a2")).end(observe.FaultClosed)
+		tl.wait(time.Second)
+		g := tl.get("s1", "a2").respond(409, false, "").end(observe.Complete)
+		tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
+		c := expect(t, tl.final(), checks.ClientReconnects, report.StatusWarn, 1)
+		want := fmt.Sprintf(`the client's reconnection failed (409 on exchange %d), and it did not come back again before it exited, holding id "a2"`, g.num)
+		if len(c.Evidence) == 1 && c.Evidence[0].Message != want {
+			t.Errorf("evidence %q, want %q", c.Evidence[0].Message, want)
+		}
 	})
 }

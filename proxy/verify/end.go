@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/frayproxy/fray/proxy/checks"
@@ -159,7 +158,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	case end.Cause == observe.ClientGone:
 		l.clientClosed, l.closedAt = true, at
 		v.finishLogical(l, at)
-	case l.kind == mcp.StreamPost && l.reqs == 0:
+	case l.kind == mcp.StreamPost && (l.reqs == 0 || l.cancelledAll()):
 		v.finishLogical(l, at)
 	default:
 		l.state, l.since = lgPending, at
@@ -201,6 +200,10 @@ func (v *Verifier) judgeRetryBeforeClose(x *exch, end *observe.End, at time.Dura
 	}
 	if x.sess.deleteAt > 0 && at >= x.sess.deleteAt {
 		v.excuse(cRetryBeforeClose, "ended after the client's DELETE of the session")
+		return
+	}
+	if l.cancelledAll() {
+		v.excuse(cRetryBeforeClose, "ended after the client cancelled its request: no response was owed")
 		return
 	}
 	v.apply(cRetryBeforeClose)
@@ -245,6 +248,10 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		ev.Fault = l.endFault
 		v.find(cLastEventID, levelError, ev)
 		l.blamed = checks.ClientLastEventID
+	case owed && l.blamed == checks.ClientLastEventID:
+		// It came back, with an id the stream never delivered, and got
+		// nothing to resume: the wrong id is the cause, already found.
+		v.excuse(cReconnects, "the client came back, with the wrong Last-Event-ID (client.last-event-id)")
 	case l.failed == 1 && l.transient && (owed || l.kind != mcp.StreamPost):
 		v.apply(cRetriesTransient)
 		ev := evidence(fmt.Sprintf("after its reconnection met a transient error (%s), the client never tried again %s", l.failWhat, why), l.sess, l.lastFail, l.since)
@@ -260,7 +267,11 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		v.excuse(cReconnects, "the client gave up after two failed attempts")
 	case owed:
 		v.apply(cReconnects)
-		ev := evidence(fmt.Sprintf("the client did not come back %s, holding id %q", why, l.lastID), l.sess, l.endEx, l.since)
+		msg := fmt.Sprintf("the client did not come back %s, holding id %q", why, l.lastID)
+		if l.lastFail != 0 {
+			msg = fmt.Sprintf("the client's reconnection failed (%s), and it did not come back again %s, holding id %q", l.failWhat, why, l.lastID)
+		}
+		ev := evidence(msg, l.sess, l.endEx, l.since)
 		ev.EventIDs = []string{string(l.lastID)}
 		ev.Related = related(append([]uint64{l.origin}, l.attempts...)...)
 		ev.Fault = l.endFault
@@ -269,59 +280,6 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 	}
 	l.owed = false
 	v.finishLogical(l, at)
-}
-
-// resumePatience is how long a resumed stream must have stayed open, the
-// client waiting, before its silence is held against the server.
-const resumePatience = time.Second
-
-// judgeResumeStalled judges a resumed stream (a GET the upstream answered
-// as a resumption of a stream whose request was still pending) once it
-// ends: a server that accepted the resumption goes on to the response,
-// and one whose resumed stream sent not a single JSON-RPC message before
-// the client left it, or before the run ended with the client gone, left
-// the request unanswered (server.resume-continues). A stream the server
-// ended itself is a poll: the next resumption is judged in turn.
-func (v *Verifier) judgeResumeStalled(x *exch, end *observe.End, at time.Duration) {
-	l := x.srv
-	if x.resume == nil || l == nil || l.kind != mcp.StreamPost || l.reqs == 0 {
-		return
-	}
-	switch {
-	case end.Cause == observe.Complete || end.Cause == observe.UpstreamFailed:
-		return
-	case end.Cause.ByFault():
-		v.excuse(cResumeContinues, "the resumed stream was cut by fray")
-		return
-	case !mcp.Resumable(x.protocol):
-		return
-	}
-	v.apply(cResumeContinues)
-	if x.upMsgs > 0 {
-		return
-	}
-	if open := at - x.at; open < resumePatience {
-		v.excuse(cResumeContinues, "the client left the resumed stream within a second")
-		return
-	}
-	var pending []string
-	for _, r := range x.sess.pending {
-		if r.lg == l && len(pending) < 3 {
-			pending = append(pending, fmt.Sprintf("%s (%s)", r.id, r.method))
-		}
-	}
-	slices.Sort(pending)
-	msg := fmt.Sprintf("the server accepted the resumption from %q, then sent no JSON-RPC message on it for %s: request %s still had no response when the client left",
-		x.resume.x, (at - x.at).Round(time.Millisecond), strings.Join(pending, ", "))
-	if x.events > 0 {
-		msg += fmt.Sprintf(" (only %d comment or priming block(s) came)", x.events)
-	}
-	ev := evidence(msg, x.sess, x.num, at)
-	ev.EventIDs = []string{x.resume.x}
-	ev.Related = related(l.origin, l.endEx)
-	ev.Fault = l.endFault
-	v.find(cResumeContinues, levelError, ev)
-	l.blamed = checks.ServerResumeContinues
 }
 
 // replayLeft judges the replay of a resumption of the standalone GET

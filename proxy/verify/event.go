@@ -103,6 +103,9 @@ func (v *Verifier) noteEventFaults(x *exch, o *observe.Observation) {
 		x.idFault = f
 		x.cli.idFault = f
 	}
+	if r := x.resume; r != nil && !r.held {
+		r.held = slices.ContainsFunc(o.Fired, func(f faults.Firing) bool { return f.Traits.Any(faults.HoldsStream | faults.Delays) })
+	}
 }
 
 // primingCheck says which priming check a stream falls under, and whether
@@ -340,6 +343,9 @@ func (v *Verifier) deliverResponse(s *session, id string, x *exch, copies int, a
 		l.recover(nil, id)
 		if l.reqs > 0 {
 			l.reqs--
+		}
+		if r.cancelled && l.cancelled > 0 {
+			l.cancelled--
 		}
 		if l.reqs == 0 && l.state == lgPending {
 			l.owed = false

@@ -92,6 +92,9 @@ type session struct {
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration
+	// reusedIDs: the server sent an event id of the session again
+	// (server.event-ids-unique found it).
+	reusedIDs bool
 }
 
 // idRec is one event id the upstream sent.
@@ -149,6 +152,7 @@ type logical struct {
 
 	// Client side.
 	reqs        int    // requests of its POST not yet answered
+	cancelled   int    // of those, the ones the client cancelled
 	lastID      []byte // storage reused from event to event
 	hasID       bool   // lastID is set and non-empty
 	everID      bool
@@ -317,4 +321,14 @@ type resumeState struct {
 	// top is the highest position on its stream of an event replayed so
 	// far, -1 before the first.
 	top int64
+	// since is when the server's answer came; held says a fault of
+	// fray's stopped or slowed the stream's events (a stall, a delay, a
+	// buffer), so that a silence on it may be fray's; silenceJudged says
+	// server.resume-continues has judged it.
+	since         time.Duration
+	held          bool
+	silenceJudged bool
+	// cancel is the client's notifications/cancelled of a request the
+	// stream carried, nil when none came while it was open (silence.go).
+	cancel *cancelSeen
 }

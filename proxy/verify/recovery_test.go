@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -223,4 +224,145 @@ func TestInconclusive(t *testing.T) {
 			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
 		}
 	})
+}
+
+// cancelCall sends the client's notifications/cancelled for request id.
+func (tl *timeline) cancelCall(session string, id int) *xch {
+	x := tl.notify(session, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"timeout"}}`, id))
+	return x.respond(202, false, "").end(observe.Complete)
+}
+
+// cutCall cuts a tools/call stream after its priming event and a
+// progress notification, before the server sent the response.
+func cutCall(t *testing.T) *timeline {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	tl.call("s1", 1, "tools/call").stream200().
+		send(primeRetry("a1", 200)).send(note("a2")).
+		end(observe.FaultClosed)
+	tl.wait(300 * ms)
+	return tl
+}
+
+// silentResumption resumes cutCall's call and lets the resumed stream
+// carry keep-alive blocks only, for 36 seconds.
+func silentResumption(t *testing.T) (*timeline, *xch) {
+	tl := cutCall(t)
+	g := tl.get("s1", "a2").stream200()
+	for range 36 {
+		tl.wait(time.Second)
+		g.send(ev{noID: true})
+	}
+	return tl, g
+}
+
+// TestResumeSilenceThenCancel: a client that waited in vain on a resumed
+// stream and then cancelled its request gave up on the silence; the
+// silence is the server's failure whatever comes after the cancellation,
+// and the unanswered request is its consequence, not the cancellation's.
+func TestResumeSilenceThenCancel(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		after func(tl *timeline, g *xch)
+	}{
+		{"the server then ends the stream", func(tl *timeline, g *xch) { g.end(observe.Complete) }},
+		{"the server then answers the cancelled request", func(tl *timeline, g *xch) {
+			g.send(failed("a5", 1, 0, "Request cancelled")).end(observe.Complete)
+		}},
+		{"the client then leaves the stream", func(tl *timeline, g *xch) { g.end(observe.ClientGone) }},
+		{"the client then exits with the stream open", func(tl *timeline, g *xch) {
+			tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tl, g := silentResumption(t)
+			c := tl.cancelCall("s1", 1)
+			tt.after(tl, g)
+			r := tl.final()
+			f := expect(t, r, checks.ServerResumeContinues, report.StatusFail, 1)
+			want := fmt.Sprintf("for 36s: request 1 (tools/call) still had no response when the client, having waited in vain, cancelled it (notifications/cancelled on exchange %d)", c.num)
+			if len(f.Evidence) != 1 || f.Evidence[0].Exchange != g.num || !strings.Contains(f.Evidence[0].Message, want) {
+				t.Errorf("evidence %+v, want exchange %d and %q", f.Evidence, g.num, want)
+			}
+			if e := check(t, r, checks.E2EEveryRequestAnswered); e.Count != 0 || excused(t, r, e.ID, "cancelled by the client") != 0 {
+				t.Errorf("the request was excused by its cancellation, or failed again: %+v (excused %v)", e.Evidence, e.Excused)
+			}
+			for _, id := range []string{checks.ClientReconnects, checks.ClientLastEventID, checks.ServerRetryBeforeClose, checks.E2ENoMessageLost} {
+				if c := check(t, r, id); c.Count != 0 {
+					t.Errorf("%s: %+v", id, c.Evidence)
+				}
+			}
+		})
+	}
+	t.Run("the unanswered request cites the silence", func(t *testing.T) {
+		tl, g := silentResumption(t)
+		tl.cancelCall("s1", 1)
+		g.end(observe.Complete)
+		expectExcused(t, tl.final(), checks.E2EEveryRequestAnswered, "explained by server.resume-continues")
+	})
+	t.Run("a silence that replayed nothing of what was lost is one failure", func(t *testing.T) {
+		tl := lostResponse(t)
+		g := tl.get("s1", "a2").stream200()
+		for range 36 {
+			tl.wait(time.Second)
+			g.send(ev{noID: true})
+		}
+		tl.cancelCall("s1", 1)
+		g.end(observe.Complete)
+		r := tl.final()
+		expect(t, r, checks.ServerResumeContinues, report.StatusFail, 1)
+		expectExcused(t, r, checks.ServerReplayComplete, "explained by server.resume-continues")
+		expectExcused(t, r, checks.E2ENoMessageLost, "explained by server.resume-continues")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "explained by server.resume-continues")
+	})
+	t.Run("a cancellation soon after resuming is the client's choice", func(t *testing.T) {
+		tl := cutCall(t)
+		g := tl.get("s1", "a2").stream200()
+		tl.wait(300 * ms)
+		tl.cancelCall("s1", 1)
+		tl.wait(30 * time.Second)
+		g.send(ev{noID: true}).end(observe.Complete)
+		r := tl.final()
+		expectExcused(t, r, checks.ServerResumeContinues, "the client cancelled the request within a second of resuming")
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
+		expectExcused(t, r, checks.ServerRetryBeforeClose, "ended after the client cancelled its request: no response was owed")
+		if c := check(t, r, checks.ClientReconnects); c.Count != 0 {
+			t.Errorf("a reconnection was owed for a cancelled request: %+v", c)
+		}
+	})
+	t.Run("a request cancelled before its stream began owes nothing on it", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.initialize("s1")
+		x := tl.call("s1", 1, "tools/call")
+		tl.wait(100 * ms)
+		tl.cancelCall("s1", 1)
+		x.stream200().send(prime("a1")).end(observe.Complete)
+		tl.wait(time.Minute)
+		r := tl.final()
+		expectExcused(t, r, checks.ServerRetryBeforeClose, "ended after the client cancelled its request: no response was owed")
+		expect(t, r, checks.ClientReconnects, report.StatusSkip, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
+	})
+	t.Run("a message before the cancellation passes", func(t *testing.T) {
+		tl := cutCall(t)
+		g := tl.get("s1", "a2").stream200().send(note("a3"))
+		tl.wait(36 * time.Second)
+		tl.cancelCall("s1", 1)
+		g.end(observe.Complete)
+		r := tl.final()
+		expect(t, r, checks.ServerResumeContinues, report.StatusPass, 0)
+		expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
+	})
+	for _, kind := range []string{"stall", "buffer", "delay"} {
+		t.Run("silence behind a "+kind+" fault is fray's", func(t *testing.T) {
+			tl := cutCall(t)
+			g := tl.get("s1", "a2").stream200().send(ev{noID: true}.as(observe.Delivered, fault(1, kind)))
+			tl.wait(36 * time.Second)
+			tl.cancelCall("s1", 1)
+			g.end(observe.ClientGone)
+			r := tl.final()
+			expectExcused(t, r, checks.ServerResumeContinues, "fray held the resumed stream back (a stall, delay or buffer fault): its silence may be fray's")
+			expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
+		})
+	}
 }

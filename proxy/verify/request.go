@@ -71,8 +71,9 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 		x.reqs = append(x.reqs, v.addRequest(s, m, x))
 	}
 	for _, id := range q.Cancels {
-		if r := s.pending[id]; r != nil {
+		if r := s.pending[id]; r != nil && !r.cancelled {
 			r.cancelled = true
+			v.cancelled(r, x)
 		}
 	}
 	if x.isInit {

@@ -54,12 +54,18 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 	switch {
 	case x.method == http.MethodGet:
 		v.getAnswered(x)
+		if x.resume != nil {
+			x.resume.since = o.At
+		}
 	case r.EventStream && x.method == http.MethodPost:
 		l := v.newLogical(x, mcp.StreamPost)
 		for _, q := range x.reqs {
 			if q.delivered == 0 && !q.settled {
 				q.lg = l
 				l.reqs++
+				if q.cancelled {
+					l.cancelled++
+				}
 			}
 		}
 		x.cli, x.srv = l, l

@@ -81,6 +81,9 @@ func (v *Verifier) getAnswered(x *exch) {
 func (v *Verifier) resumeFor(x *exch) *logical {
 	s, id := x.sess, x.clientLEID
 	if d := v.deadOwner(id, s); d != nil {
+		if p := s.owedAt(x.at); p != nil {
+			return v.misplacedResume(x, p, fmt.Sprintf("it belongs to session %d, which was answered 404", d.seq))
+		}
 		v.apply(cNewSession)
 		ev := evidence(fmt.Sprintf("GET carried Last-Event-ID %q from session %d, which was answered 404", id, d.seq), s, x.num, x.at)
 		ev.EventIDs = []string{id}
@@ -93,6 +96,14 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 	}
 	if rec, ok := s.ids.deliveredString(id); ok {
 		l := rec.resumes(id)
+		if p := s.owedAt(x.at); l.state == lgDone && p != nil && p != l {
+			// Nothing is owed on the stream the id was delivered on: the
+			// client came back for the one that waits.
+			if !rec.on(p) {
+				return v.misplacedResume(x, p, fmt.Sprintf("it was delivered on another stream of the session, exchange %d, which owed nothing more", l.origin))
+			}
+			l = p
+		}
 		v.attempt(l, x)
 		v.judgeSentID(l, x)
 		switch {
@@ -109,6 +120,9 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 	} else {
 		v.apply(cLastEventID)
 		msg := fmt.Sprintf("GET carried Last-Event-ID %q, which fray never delivered in this session", id)
+		if o := v.deliveredIn(id, s); o != nil {
+			msg = fmt.Sprintf("GET carried Last-Event-ID %q, which belongs to session %d: fray never delivered it in this one", id, o.seq)
+		}
 		ev := evidence(msg, s, x.num, x.at)
 		ev.EventIDs = []string{id}
 		if l != nil {

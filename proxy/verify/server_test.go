@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -428,4 +429,44 @@ func TestHeldMessageReplayedFirst(t *testing.T) {
 			expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		})
 	}
+}
+
+// TestReusedIDsReplayIsOneFailure: a server that counts every stream's
+// ids from 1 fails server.event-ids-unique; a resumption that replays its
+// own stream, under ids an earlier stream used, is no leak as well.
+func TestReusedIDsReplayIsOneFailure(t *testing.T) {
+	run := func(t *testing.T, opts Options, leak bool) report.Report {
+		tl := newTimeline(t, opts)
+		tl.initialize("s1")
+		tl.callProgress("s1", 1, "tools/call", "t1").stream200().
+			send(prime("1")).send(progress("2", "t1")).send(progress("3", "t1")).send(progress("4", "t1")).send(resp("5", 1)).end(observe.Complete)
+		tl.callProgress("s1", 2, "tools/call", "t2").stream200().
+			send(prime("1")).send(progress("2", "t2")).
+			send(progress("3", "t2").as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
+		tl.wait(time.Second)
+		g := tl.get("s1", "2").stream200().send(progress("3", "t2"))
+		if leak {
+			// Stream 1's own event, id and data: a leak all the same.
+			g.send(progress("4", "t1"))
+		}
+		g.send(progress("4", "t2")).send(resp("5", 2)).end(observe.Complete)
+		return tl.final()
+	}
+	t.Run("the replay of its own stream is not a leak", func(t *testing.T) {
+		r := run(t, Options{}, false)
+		c := expect(t, r, checks.ServerEventIDsUnique, report.StatusFail, 5)
+		if len(c.Evidence) > 0 && !strings.Contains(c.Evidence[0].Message, `event id "1" was used again on a new stream`) {
+			t.Errorf("evidence %+v", c.Evidence[0])
+		}
+		expectExcused(t, r, checks.ServerReplayIsolated, "explained by server.event-ids-unique")
+		expect(t, r, checks.ServerReplayComplete, report.StatusPass, 0)
+		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
+	})
+	t.Run("another stream's event, id and data, is still a leak", func(t *testing.T) {
+		expect(t, run(t, Options{}, true), checks.ServerReplayIsolated, report.StatusFail, 1)
+	})
+	t.Run("a reused id that only warns explains nothing", func(t *testing.T) {
+		r := run(t, Options{Severity: map[string]checks.Severity{checks.ServerEventIDsUnique: checks.Warning}}, false)
+		expect(t, r, checks.ServerReplayIsolated, report.StatusFail, 2)
+	})
 }

@@ -81,6 +81,9 @@ func (v *Verifier) evictSession(at time.Duration) {
 // sweep settles what is due as of at and drops idle sessions; with final,
 // it settles and drops everything.
 func (v *Verifier) sweep(at time.Duration, final bool) {
+	if final {
+		v.silentAtEnd(at)
+	}
 	for _, s := range v.sessions {
 		v.settleDue(s, at, final)
 		if final || s.open <= 0 && at-s.lastAt > v.deadline && !v.owes(s) {

@@ -252,7 +252,12 @@ func (v *Verifier) answerStreamOpen(s *session, r *request) bool {
 func (v *Verifier) requestExcuse(s *session, r *request) string {
 	switch {
 	case r.cancelled:
-		return "cancelled by the client"
+		// A client that cancelled after an end failed it gave up on what
+		// that failure kept from it: the excuse is the failure.
+		if b := v.blame(r.lg); b != "" {
+			return b
+		}
+		return reasonCancelled
 	case s.ended != "" && s.endedByServer:
 		return s.ended
 	}
@@ -276,11 +281,15 @@ func (v *Verifier) requestExcuse(s *session, r *request) string {
 	return v.streamReason(l)
 }
 
+// reasonCancelled excuses a request the client cancelled with
+// notifications/cancelled, and what its stream then no longer owed.
+const reasonCancelled = "cancelled by the client"
+
 // blameSays is what a check that blamed a stream says of who kept its
 // answer.
 var blameSays = map[string]string{
 	checks.ClientReconnects:       "the client did not reconnect for it (client.reconnects)",
-	checks.ClientLastEventID:      "the client reconnected without the Last-Event-ID it held (client.last-event-id)",
+	checks.ClientLastEventID:      "the client did not reconnect with the Last-Event-ID it held (client.last-event-id)",
 	checks.ClientRetriesTransient: "the client gave up after one transient error (client.retries-transient)",
 	checks.ServerResumeContinues:  "the resumed stream fell silent (server.resume-continues)",
 	checks.ServerReplayComplete:   "the resumption did not replay it (server.replay-complete)",

@@ -32,7 +32,10 @@ func (v *Verifier) statelessResponse(x *exch, o *observe.Observation) {
 // judgeAccelBuffering judges one SSE answer's X-Accel-Buffering header:
 // "no" (in any case) passes; a stream whose headers a fault of fray's
 // changed is excused, since the header the client got may not be the
-// server's.
+// server's. fray sees the answer as it arrives, after whatever stands
+// between the server and fray: a reverse proxy that honours the header
+// (nginx) removes it, so the evidence says what fray received and that
+// it may not be what the server sent.
 func (v *Verifier) judgeAccelBuffering(x *exch, sx *slExch, r *observe.Response, at time.Duration) {
 	got := r.Header.Values(mcp.HeaderAccelBuffering)
 	if len(got) == 1 && strings.EqualFold(strings.TrimSpace(got[0]), "no") {
@@ -44,13 +47,24 @@ func (v *Verifier) judgeAccelBuffering(x *exch, sx *slExch, r *observe.Response,
 		return
 	}
 	v.apply(cAccelBuffering)
-	what := "without " + mcp.HeaderAccelBuffering
+	what, cause := "without "+mcp.HeaderAccelBuffering, "the server did not send it, or an intermediary between the server and fray removed it (nginx, for one, consumes it)"
 	if len(got) > 0 {
 		what = fmt.Sprintf("with %s: %s", mcp.HeaderAccelBuffering, strings.Join(got, ", "))
+		cause = "the server sent it so, or an intermediary between the server and fray changed it"
 	}
-	ev := evidence(fmt.Sprintf("the server answered request %s (%s) with an SSE stream %s, not %s: no", sx.id, sx.method, what, mcp.HeaderAccelBuffering), x.sess, x.num, at)
+	msg := fmt.Sprintf("fray received the SSE stream answering request %s (%s) %s, not %s: no: %s", sx.id, sx.method, what, mcp.HeaderAccelBuffering, cause)
+	if via := strings.Join(r.Header.Values("Via"), ", "); via != "" {
+		if len(via) > maxViaShown {
+			via = via[:maxViaShown] + "..."
+		}
+		msg += fmt.Sprintf("; the answer came through Via: %s", via)
+	}
+	ev := evidence(msg, x.sess, x.num, at)
 	v.find(cAccelBuffering, levelError, ev)
 }
+
+// maxViaShown bounds the bytes of a Via header an evidence quotes.
+const maxViaShown = 120
 
 // judgeVersionRefusal judges a JSON answer of the upstream to a request
 // of 2026-07-28 that refuses it for its revision (JSON-RPC error -32022):

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,34 @@ func TestAccelBuffering(t *testing.T) {
 			c := check(t, tl.final(), checks.ServerAccelBuffering)
 			if c.Status != tt.status || c.Applied != tt.applied {
 				t.Errorf("status %s applied %d, want %s and %d: %+v", c.Status, c.Applied, tt.status, tt.applied, c)
+			}
+		})
+	}
+}
+
+// TestAccelBufferingEvidence: the evidence says what fray received, and
+// that an intermediary between the server and fray may have removed or
+// changed the header, naming the Via the answer came with.
+func TestAccelBufferingEvidence(t *testing.T) {
+	via := func(v string) respOpt {
+		return func(o *observe.Observation) { o.Response.Header.Set("Via", v) }
+	}
+	for _, tt := range []struct {
+		name string
+		opts []respOpt
+		want string
+	}{
+		{"missing", []respOpt{accel("")}, "fray received the SSE stream answering request 1 (tools/call) without X-Accel-Buffering, not X-Accel-Buffering: no: the server did not send it, or an intermediary between the server and fray removed it (nginx, for one, consumes it)"},
+		{"missing behind a proxy", []respOpt{accel(""), via("1.1 edge")}, "fray received the SSE stream answering request 1 (tools/call) without X-Accel-Buffering, not X-Accel-Buffering: no: the server did not send it, or an intermediary between the server and fray removed it (nginx, for one, consumes it); the answer came through Via: 1.1 edge"},
+		{"yes", []respOpt{accel("yes")}, "fray received the SSE stream answering request 1 (tools/call) with X-Accel-Buffering: yes, not X-Accel-Buffering: no: the server sent it so, or an intermediary between the server and fray changed it"},
+		{"a long Via is cut", []respOpt{accel(""), via(strings.Repeat("v", 500))}, "; the answer came through Via: " + strings.Repeat("v", 120) + "..."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := newTimeline(t, Options{})
+			tl.speakStateless().scall(1, "tools/call", "add").stream200(tt.opts...).send(sresp(1)).end(observe.Complete)
+			c := expect(t, tl.final(), checks.ServerAccelBuffering, report.StatusWarn, 1)
+			if len(c.Evidence) == 1 && !strings.HasSuffix(c.Evidence[0].Message, tt.want) {
+				t.Errorf("evidence %q\nwant it to end with %q", c.Evidence[0].Message, tt.want)
 			}
 		})
 	}
