@@ -55,6 +55,9 @@ func (p *Proxy) classifyBody(ex *exchange) (meta string) {
 			ex.RPCKind = m.Kind
 			ex.RPCMethod = string(m.Method)
 			ex.RPCID = string(m.ID)
+			if n := m.TargetName(); n != nil {
+				ex.RPCName = jsonrpc.Unquote(n)
+			}
 			if v := m.MetaProtocolVersion(); v != nil {
 				meta = jsonrpc.Unquote(v)
 			}
