@@ -22,6 +22,7 @@ type cutDoc struct {
 	Stream         string `toml:"stream"`
 	RequestMethod  string `toml:"request_method,omitempty"`
 	RequestName    string `toml:"request_name,omitempty"`
+	StreamSeq      int    `toml:"stream_seq,omitempty"`
 	Times          int    `toml:"times"`
 	AfterEvents    *int   `toml:"after_events,omitempty"`
 	AfterPriming   bool   `toml:"after_priming,omitempty"`
@@ -62,12 +63,20 @@ func slug(s string) string {
 
 // Profile returns the TOML of the profile that cuts the cell's point in
 // its mode: one fault with exact selectors on the first stream of the
-// point's request method and name (or the first GET stream), and for
-// ResumeError a second that answers the first resumption 503. Nothing in
-// it is left to chance: every draw fires.
+// point's request method and name (the first GET stream; a resumption by
+// its place in the session), and for ResumeError a second that answers
+// the next resumption 503. Nothing in it is left to chance: every draw
+// fires.
 func (c Cell) Profile() ([]byte, error) {
 	p := c.Point
-	cut := cutDoc{Kind: c.Mode.String(), Stream: p.Stream.Kind, RequestMethod: p.Stream.Method, RequestName: p.Stream.Name, Times: 1}
+	cut := cutDoc{Kind: c.Mode.String(), Stream: p.Stream.Kind, Times: 1}
+	again := cutDoc{Kind: "status", Stream: KindResume, Times: 1, Status: 503, Body: "service unavailable"}
+	if p.Stream.Kind == KindResume {
+		// A resumption carries no JSON-RPC method: its place names it.
+		cut.StreamSeq, again.StreamSeq = p.Stream.Seq, p.Stream.Seq+1
+	} else {
+		cut.RequestMethod, cut.RequestName = p.Stream.Method, p.Stream.Name
+	}
 	if c.Mode == ResumeError {
 		cut.Kind = Close.String()
 	}
@@ -87,7 +96,7 @@ func (c Cell) Profile() ([]byte, error) {
 		Fault:       []cutDoc{cut},
 	}
 	if c.Mode == ResumeError {
-		doc.Fault = append(doc.Fault, cutDoc{Kind: "status", Stream: "resume", Times: 1, Status: 503, Body: "service unavailable"})
+		doc.Fault = append(doc.Fault, again)
 	}
 	return toml.Marshal(doc)
 }

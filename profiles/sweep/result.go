@@ -104,14 +104,14 @@ func (s Sweep) WriteMatrix(w io.Writer) error {
 
 // jsonCell is a cell in the JSON report.
 type jsonCell struct {
-	Stream  string `json:"stream"`
-	Kind    string `json:"kind"`
-	Method  string `json:"method,omitempty"`
-	Name    string `json:"name,omitempty"`
-	Point   string `json:"point"`
-	Events  int    `json:"events_before_cut"`
-	Mode    string `json:"mode"`
-	Outcome        // verdict, check, why
+	Stream    string `json:"stream"`
+	Kind      string `json:"kind"`
+	Method    string `json:"method,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Point     string `json:"point"`
+	Events    int    `json:"events_before_cut"`
+	Mode      string `json:"mode"`
+	Outcome          // verdict, check, why
 	Profile   string `json:"profile,omitempty"`
 	Trace     string `json:"trace,omitempty"`
 	Timeline  string `json:"timeline,omitempty"`
