@@ -66,7 +66,7 @@ func runShrink(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if sh.in.target.Check == "" && full.Failed() {
+	if sh.in.target.Check == "" && full.IsFail() {
 		sh.in.target = full
 	}
 	if !sh.same(full) {
@@ -122,7 +122,7 @@ func readShrinkInput(path string) (shrinkInput, error) {
 	}
 	// A trace does not record the client's exit: when no check failed,
 	// the first rerun, with every firing, says what fails.
-	if o := sweep.Decide(r); o.Failed() {
+	if o := sweep.Decide(r); o.IsFail() {
 		in.target = o
 	}
 	return in, nil
@@ -169,7 +169,7 @@ func (s *shrinker) run(subset []int) (sweep.Outcome, error) {
 
 // same reports whether o fails as the run being shrunk failed.
 func (s *shrinker) same(o sweep.Outcome) bool {
-	return o.Failed() && o.Check == s.in.target.Check
+	return o.IsFail() && o.Check == s.in.target.Check
 }
 
 // report prints the smallest profile, writes it to --out and says how to

@@ -95,7 +95,7 @@ func learnStreams(c *cli.Context, rep *repeater, dir string) ([]sweep.Stream, er
 	if err != nil {
 		return nil, err
 	}
-	if o := sweep.Decide(r); o.Failed() {
+	if o := sweep.Decide(r); o.IsFail() {
 		sayf(c, rep.errw, "sweep: the run without faults failed: %s (its trace: %s)", o, path)
 		return nil, verdictError(r)
 	}
@@ -140,7 +140,7 @@ func runCell(c *cli.Context, rep *repeater, dir string, i int, cell sweep.Cell) 
 		return sweep.Result{}, report.Report{}, err
 	}
 	res.Outcome = sweep.Decide(r)
-	if !res.Outcome.Failed() {
+	if !res.Outcome.IsFail() {
 		_ = os.Remove(res.Trace)
 		res.Trace = ""
 		return res, r, nil

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -14,9 +15,15 @@ const ClientCheck = "client-command"
 type Outcome struct {
 	// Verdict is the run's verdict: pass, fail or inconclusive.
 	Verdict string `json:"verdict"`
-	// Check is the id of the first check that failed (in catalog order),
-	// ClientCheck when only the client command failed, "" otherwise.
+	// Check is the check that decided it: the first check that failed
+	// (in catalog order), or, when that is an end-to-end check whose
+	// evidence cites a check of one end that failed or warned, the one it
+	// cites (the cause, where the end-to-end check is the consequence);
+	// ClientCheck when only the client command failed; "" otherwise.
 	Check string `json:"check,omitempty"`
+	// Failed is the first check that failed, when Check is the cause it
+	// cites.
+	Failed string `json:"failed_check,omitempty"`
 	// Why is the first evidence of that check, or the verdict's reason.
 	Why string `json:"why,omitempty"`
 }
@@ -31,6 +38,9 @@ func Decide(r report.Report) Outcome {
 		out.Check = c.ID
 		if len(c.Evidence) > 0 {
 			out.Why = c.Evidence[0].Message
+			if cause := citedCause(r, c); cause != "" {
+				out.Check, out.Failed = cause, c.ID
+			}
 		}
 		return out
 	}
@@ -43,16 +53,35 @@ func Decide(r report.Report) Outcome {
 	return out
 }
 
-// Failed reports whether the outcome is a fail.
-func (o Outcome) Failed() bool { return o.Verdict == report.VerdictFail }
+// citedCause is the check of one end, failed or warned in r, that the
+// first evidence of the end-to-end check c cites as "(check.id)"; "" when
+// c is not end-to-end or cites none.
+func citedCause(r report.Report, c report.Check) string {
+	if !strings.HasPrefix(c.ID, "e2e.") {
+		return ""
+	}
+	msg := c.Evidence[0].Message
+	for _, o := range r.Checks {
+		if strings.HasPrefix(o.ID, "e2e.") || (o.Status != report.StatusFail && o.Status != report.StatusWarn) {
+			continue
+		}
+		if strings.Contains(msg, "("+o.ID+")") {
+			return o.ID
+		}
+	}
+	return ""
+}
+
+// IsFail reports whether the outcome is a fail.
+func (o Outcome) IsFail() bool { return o.Verdict == report.VerdictFail }
 
 // Short is the outcome in a matrix cell: "pass", "FAIL check.id",
 // "inconclusive".
 func (o Outcome) Short() string {
 	switch {
-	case o.Failed() && o.Check != "":
+	case o.IsFail() && o.Check != "":
 		return "FAIL " + o.Check
-	case o.Failed():
+	case o.IsFail():
 		return "FAIL"
 	}
 	return o.Verdict

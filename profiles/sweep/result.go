@@ -95,7 +95,7 @@ func (s Sweep) WriteMatrix(w io.Writer) error {
 		fmt.Fprintf(w, "%d more cells left out by --max-runs\n", s.Left)
 	}
 	for _, r := range s.Results {
-		if r.Outcome.Failed() && r.Reproduce != "" {
+		if r.Outcome.IsFail() && r.Reproduce != "" {
 			fmt.Fprintf(w, "reproduce %s: %s\n", r.Cell, r.Reproduce)
 		}
 	}

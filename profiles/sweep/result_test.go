@@ -24,6 +24,15 @@ func TestDecide(t *testing.T) {
 			Outcome{Verdict: "fail", Check: "client.last-event-id", Why: "no Last-Event-ID"}},
 		{"the client alone", report.Report{Verdict: report.VerdictFail, Why: "the client command failed", Command: &report.Command{ExitCode: 1, Error: "exit status 1"}},
 			Outcome{Verdict: "fail", Check: ClientCheck, Why: "exit status 1"}},
+		{"an end-to-end failure names the cause it cites", report.Report{Verdict: report.VerdictFail, Checks: []report.Check{
+			{ID: "client.last-event-id", Status: report.StatusWarn},
+			{ID: "client.reconnects", Status: report.StatusPass},
+			{ID: "e2e.every-request-answered", Status: report.StatusFail, Evidence: []report.Evidence{{Message: "request 2 got no response: the client reconnected without the Last-Event-ID it held (client.last-event-id); (client.reconnects)"}}},
+		}}, Outcome{Verdict: "fail", Check: "client.last-event-id", Failed: "e2e.every-request-answered",
+			Why: "request 2 got no response: the client reconnected without the Last-Event-ID it held (client.last-event-id); (client.reconnects)"}},
+		{"an end-to-end failure that cites nothing", report.Report{Verdict: report.VerdictFail, Checks: []report.Check{
+			{ID: "e2e.every-request-answered", Status: report.StatusFail, Evidence: []report.Evidence{{Message: "the server sent no response"}}},
+		}}, Outcome{Verdict: "fail", Check: "e2e.every-request-answered", Why: "the server sent no response"}},
 		{"inconclusive", report.Report{Verdict: report.VerdictInconclusive, Why: "no fault fired"}, Outcome{Verdict: "inconclusive", Why: "no fault fired"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
