@@ -36,7 +36,7 @@ type shrinkInput struct {
 	text    []byte // the profile's TOML
 	name    string
 	seed    uint64
-	firings []sweep.Firing
+	run     sweep.Run
 	target  sweep.Outcome // the failure, when the trace alone shows it
 }
 
@@ -58,7 +58,7 @@ func runShrink(c *cli.Context) error {
 	}
 	defer rep.stop()
 	sh := &shrinker{c: c, rep: rep, in: in}
-	all := make([]int, len(in.firings))
+	all := make([]int, len(in.run.Firings))
 	for i := range all {
 		all[i] = i
 	}
@@ -75,10 +75,10 @@ func runShrink(c *cli.Context) error {
 			want = t + " again"
 		}
 		return cli.Exit(fmt.Sprintf("verdict inconclusive: the %d firings of %s, each at its place, did not fail %s (%s); the failure may depend on timing, or the pair changed",
-			len(in.firings), path, want, full), exitInconclusive)
+			len(in.run.Firings), path, want, full), exitInconclusive)
 	}
 	budget := c.Int("max-runs") - 1
-	keep, runs, exhausted := sweep.Minimize(len(in.firings), budget, func(s []int) bool {
+	keep, runs, exhausted := sweep.Minimize(len(in.run.Firings), budget, func(s []int) bool {
 		o, err := sh.run(s)
 		if err != nil {
 			sh.err = err
@@ -113,7 +113,7 @@ func readShrinkInput(path string) (shrinkInput, error) {
 		}
 		rec.Observe(o)
 	}
-	if in.firings = rec.Firings(); len(in.firings) == 0 {
+	if in.run = rec.Run(); len(in.run.Firings) == 0 {
 		return in, usagef("--reproduce %s: no fault fired in that run: nothing to shrink", path)
 	}
 	r, _, err := checkTrace(path, true)
@@ -138,11 +138,7 @@ type shrinker struct {
 
 // profile is the profile that fires the firings of subset.
 func (s *shrinker) profile(subset []int) ([]byte, error) {
-	fs := make([]sweep.Firing, len(subset))
-	for i, x := range subset {
-		fs[i] = s.in.firings[x]
-	}
-	return sweep.Reduced(s.in.text, "shrunk-"+s.in.name, s.in.seed, fs)
+	return s.in.run.Reduced(s.in.text, "shrunk-"+s.in.name, s.in.seed, subset)
 }
 
 // run runs the client with the firings of subset and returns the outcome.
@@ -163,7 +159,7 @@ func (s *shrinker) run(subset []int) (sweep.Outcome, error) {
 		return sweep.Outcome{}, err
 	}
 	o := sweep.Decide(r)
-	sayf(s.c, s.rep.errw, "shrink: %d of %d firings: %s", len(subset), len(s.in.firings), o.Short())
+	sayf(s.c, s.rep.errw, "shrink: %d of %d firings: %s", len(subset), len(s.in.run.Firings), o.Short())
 	return o, nil
 }
 
@@ -185,11 +181,11 @@ func (s *shrinker) report(keep []int, runs int, exhausted bool) error {
 	}
 	names := make([]string, len(keep))
 	for i, x := range keep {
-		names[i] = s.in.firings[x].String()
+		names[i] = s.in.run.Firings[x].String()
 	}
 	errw := s.rep.errw
 	sayf(s.c, errw, "shrink: %d of %d firings still fail %s, found in %d runs: %s",
-		len(keep), len(s.in.firings), s.in.target.Check, runs, strings.Join(names, "; "))
+		len(keep), len(s.in.run.Firings), s.in.target.Check, runs, strings.Join(names, "; "))
 	if exhausted {
 		sayf(s.c, errw, "shrink: --max-runs %d ran out first: a smaller set may still fail; raise --max-runs", s.c.Int("max-runs"))
 	}

@@ -31,6 +31,9 @@ type Firing struct {
 	// Event is the position of the event it fired at, for a fault on
 	// events; -1 for a fault on exchanges or streams.
 	Event int
+	// Resume is the index in Run.Resumes of the resumption it fired on,
+	// -1 when not on a resumption.
+	Resume int
 }
 
 // String names the firing for a person.
@@ -54,8 +57,11 @@ func (f Firing) String() string {
 // place is what the Recorder keeps of an exchange.
 type place struct {
 	stream       mcp.StreamType
-	seq          int
+	session, seq int
 	method, name string
+	origin       uint64 // the exchange whose stream it carries on
+	resume       int    // its index in Run.Resumes, -1 when not a resumption
+	cut          int    // the firing that ended or refused it, -1 when none
 }
 
 type seqKey struct {
@@ -63,70 +69,129 @@ type seqKey struct {
 	stream  mcp.StreamType
 }
 
+// Resumption is a GET with Last-Event-ID of a recorded run. It follows
+// the end of its stream's previous connection: by a firing (a cut, or an
+// error answered to the previous resumption), or by the server.
+type Resumption struct {
+	// Session is its session's number.
+	Session int
+	// Cause is the index in Run.Firings of the firing that ended the
+	// previous connection, -1 when the server ended it.
+	Cause int
+}
+
+// Run is what a Recorder kept of a run: its firings and its resumptions,
+// in order.
+type Run struct {
+	Firings []Firing
+	Resumes []Resumption
+}
+
 // Recorder collects the firings of a run from its observations, each
-// once, in the order they happened. The zero value is ready to use.
+// once, in the order they happened, and the resumptions they caused. The
+// zero value is ready to use.
 type Recorder struct {
-	seqs    map[seqKey]int
-	places  map[uint64]place
-	seen    map[Firing]bool
-	firings []Firing
+	seqs   map[seqKey]int
+	places map[uint64]*place
+	ids    map[string]uint64 // event id -> the exchange whose stream carried it first
+	causes map[uint64]int    // stream (origin exchange) -> how its last connection ended
+	seen   map[Firing]bool
+	run    Run
 }
 
 // Observe takes one observation of the run.
 func (r *Recorder) Observe(o *observe.Observation) {
 	if r.seqs == nil {
-		r.seqs, r.places, r.seen = map[seqKey]int{}, map[uint64]place{}, map[Firing]bool{}
+		r.seqs, r.places, r.seen = map[seqKey]int{}, map[uint64]*place{}, map[Firing]bool{}
+		r.ids, r.causes = map[string]uint64{}, map[uint64]int{}
 	}
 	if o.Kind == observe.KindRequest && o.Request != nil {
 		r.places[o.Exchange] = r.placeOf(o)
 	}
-	for _, fi := range o.Fired {
-		p := r.places[o.Exchange]
-		f := Firing{Fault: fi.Index, Kind: fi.Kind, Stream: p.stream.String(), StreamSeq: p.seq, Method: p.method, Name: p.name, Event: -1}
-		if k, ok := faults.LookupKind(fi.Kind); ok && k.On == "event" && o.Kind == observe.KindEvent && o.Event != nil {
-			f.Event = o.Event.Index
-		}
-		if !r.seen[f] {
-			r.seen[f] = true
-			r.firings = append(r.firings, f)
-		}
+	p := r.places[o.Exchange]
+	if p == nil {
+		return
 	}
-	if o.Kind == observe.KindEnd {
+	for _, fi := range o.Fired {
+		r.fired(o, p, fi)
+	}
+	switch o.Kind {
+	case observe.KindEvent:
+		if o.Event != nil && o.Event.HasID && len(r.ids) < maxIDs {
+			if _, ok := r.ids[string(o.Event.ID)]; !ok {
+				r.ids[string(o.Event.ID)] = p.origin
+			}
+		}
+	case observe.KindEnd:
+		r.causes[p.origin] = p.cut
 		delete(r.places, o.Exchange)
 	}
 }
 
+// fired records one firing at p.
+func (r *Recorder) fired(o *observe.Observation, p *place, fi faults.Firing) {
+	f := Firing{Fault: fi.Index, Kind: fi.Kind, Stream: p.stream.String(), StreamSeq: p.seq, Method: p.method, Name: p.name, Event: -1, Resume: p.resume}
+	if k, ok := faults.LookupKind(fi.Kind); ok && k.On == "event" && o.Kind == observe.KindEvent && o.Event != nil {
+		f.Event = o.Event.Index
+	}
+	if r.seen[f] {
+		return
+	}
+	r.seen[f] = true
+	r.run.Firings = append(r.run.Firings, f)
+	if fi.Traits&(faults.EndsStream|faults.AnswersRequests) != 0 && p.cut < 0 {
+		p.cut = len(r.run.Firings) - 1
+	}
+}
+
 // placeOf numbers a request among its session's exchanges of its type, as
-// the proxy numbers them.
-func (r *Recorder) placeOf(o *observe.Observation) place {
-	p := place{stream: o.Stream}
+// the proxy numbers them, and finds the stream a resumption resumes.
+func (r *Recorder) placeOf(o *observe.Observation) *place {
+	p := &place{stream: o.Stream, session: o.SessionSeq, origin: o.Exchange, resume: -1, cut: -1}
 	if o.SessionSeq > 0 {
 		k := seqKey{o.SessionSeq, o.Stream}
 		r.seqs[k]++
 		p.seq = r.seqs[k]
 	}
-	if ms := o.Request.Messages; len(ms) > 0 {
-		p.method = ms[0].Method
-		if ms[0].HasName {
-			p.name = ms[0].Name
+	q := o.Request
+	if len(q.Messages) > 0 {
+		p.method = q.Messages[0].Method
+		if q.Messages[0].HasName {
+			p.name = q.Messages[0].Name
 		}
+	}
+	if o.Stream == mcp.StreamResume && o.SessionSeq > 0 {
+		cause := -1
+		if origin, ok := r.ids[q.LastEventID]; ok && q.HasLastEventID {
+			p.origin = origin
+			if c, ok := r.causes[origin]; ok {
+				cause = c
+			}
+		}
+		p.resume = len(r.run.Resumes)
+		r.run.Resumes = append(r.run.Resumes, Resumption{Session: o.SessionSeq, Cause: cause})
 	}
 	return p
 }
 
-// Firings returns the firings recorded so far.
-func (r *Recorder) Firings() []Firing { return append([]Firing(nil), r.firings...) }
+// Run returns what was recorded so far.
+func (r *Recorder) Run() Run {
+	return Run{Firings: append([]Firing(nil), r.run.Firings...), Resumes: append([]Resumption(nil), r.run.Resumes...)}
+}
 
 // dropped are the keys that leave a fault to chance or to the clock: a
 // reduced fault fires at its place, every time.
 var dropped = []string{"probability", "times", "times_scope", "run_after", "for", "every"}
 
-// Reduced returns the TOML of a profile that fires only the given firings
-// of the profile text (its [checks] kept): each firing becomes a fault of
-// its own, with its fault's kind and parameters, without chance or
-// schedule, and with exact selectors for its place (stream, stream_seq,
-// request_method and request_name, and nth for a fault on events).
-func Reduced(text []byte, name string, seed uint64, firings []Firing) ([]byte, error) {
+// Reduced returns the TOML of a profile that fires only the firings of
+// the run at the indices of subset, from the profile text (its [checks]
+// kept): each firing becomes a fault of its own, with its fault's kind and
+// parameters, without chance or schedule, and with exact selectors for its
+// place (stream, stream_seq, request_method and request_name, and nth for
+// a fault on events). A resumption is numbered among those that still
+// happen without the firings left out (each follows its cause); a firing
+// on a resumption that no longer happens is left out.
+func (run Run) Reduced(text []byte, name string, seed uint64, subset []int) ([]byte, error) {
 	var src struct {
 		Checks map[string]any   `toml:"checks"`
 		Fault  []map[string]any `toml:"fault"`
@@ -134,15 +199,52 @@ func Reduced(text []byte, name string, seed uint64, firings []Firing) ([]byte, e
 	if err := toml.NewDecoder(bytes.NewReader(text)).Decode(&src); err != nil {
 		return nil, fmt.Errorf("sweep: reading the profile: %w", err)
 	}
+	seqs := run.resumeSeqs(subset)
 	doc := profileDoc{Name: name, Seed: seed, Checks: src.Checks}
-	doc.Description = fmt.Sprintf("fray shrink: the %d firing(s) that still fail, each at its place in the traffic.", len(firings))
-	for _, f := range firings {
+	doc.Description = fmt.Sprintf("fray shrink: the %d firing(s) that still fail, each at its place in the traffic.", len(subset))
+	for _, i := range subset {
+		if i < 0 || i >= len(run.Firings) {
+			return nil, fmt.Errorf("sweep: firing %d: the run has %d", i, len(run.Firings))
+		}
+		f := run.Firings[i]
 		if f.Fault < 0 || f.Fault >= len(src.Fault) {
 			return nil, fmt.Errorf("sweep: firing %s: the profile has %d faults", f, len(src.Fault))
+		}
+		if f.Resume >= 0 {
+			if f.Resume >= len(seqs) || seqs[f.Resume] == 0 {
+				continue
+			}
+			f.StreamSeq = seqs[f.Resume]
 		}
 		doc.Fault = append(doc.Fault, reducedFault(src.Fault[f.Fault], f))
 	}
 	return toml.Marshal(doc)
+}
+
+// resumeSeqs numbers the resumptions that still happen when only the
+// firings of subset fire, each among its session's: 0 for one that no
+// longer happens. A resumption happens when the server ended the
+// connection before it, or when the firing that did is kept and itself
+// happens.
+func (run Run) resumeSeqs(subset []int) []int {
+	kept := map[int]bool{}
+	for _, i := range subset {
+		kept[i] = true
+	}
+	seqs := make([]int, len(run.Resumes))
+	count := map[int]int{}
+	for i, r := range run.Resumes {
+		happens := r.Cause < 0
+		if c := r.Cause; c >= 0 && c < len(run.Firings) && kept[c] {
+			on := run.Firings[c].Resume
+			happens = on < 0 || (on < i && seqs[on] > 0)
+		}
+		if happens {
+			count[r.Session]++
+			seqs[i] = count[r.Session]
+		}
+	}
+	return seqs
 }
 
 // reducedFault is the fault orig made exact for the place of f.

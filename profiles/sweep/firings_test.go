@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,37 +30,104 @@ func event(ex uint64, index int) *observe.Observation {
 
 var toolCall = observe.Message{Kind: mcp.RPCRequest, Method: "tools/call", Name: "slow-count", HasName: true}
 
-func TestRecorder(t *testing.T) {
-	obs := []*observe.Observation{
-		request(1, mcp.StreamPost, 0, observe.Message{Kind: mcp.RPCRequest, Method: "initialize"}),
+func resumeReq(ex uint64, session int, lastID string) *observe.Observation {
+	return &observe.Observation{Kind: observe.KindRequest, Exchange: ex, Stream: mcp.StreamResume, SessionSeq: session,
+		Request: &observe.Request{LastEventID: lastID, HasLastEventID: true}}
+}
+
+func withID(o *observe.Observation, id string) *observe.Observation {
+	o.Event.ID, o.Event.HasID = []byte(id), true
+	return o
+}
+
+func cut(o *observe.Observation, index int, kind string) *observe.Observation {
+	o.Fired = append(o.Fired, faults.Firing{Index: index, Kind: kind, Traits: faults.EndsStream})
+	return o
+}
+
+func refused(o *observe.Observation, index int) *observe.Observation {
+	o.Fired = append(o.Fired, faults.Firing{Index: index, Kind: "status", Traits: faults.AnswersRequests})
+	return o
+}
+
+// flakyRun is a recorded run: call 1 reset (firing 1) and resumed (resume
+// 0); call 2 closed by the server itself and resumed (resume 1); call 3
+// reset (firing 2), its resumption refused (firing 3, resume 2) and
+// resumed again (resume 3), with an event dropped there (firings 4, 5).
+func flakyRun() []*observe.Observation {
+	return []*observe.Observation{
+		request(1, mcp.StreamPost, 0, observe.Message{Kind: mcp.RPCRequest, Method: "initialize"}), end(1),
 		request(2, mcp.StreamGet, 1),
-		fired(&observe.Observation{Kind: observe.KindResponse, Exchange: 2, Response: &observe.Response{Status: 502}}, 1, "status"),
-		request(3, mcp.StreamPost, 1, toolCall),
-		fired(event(3, 1), 2, "reset"),
-		request(4, mcp.StreamResume, 1),
-		fired(&observe.Observation{Kind: observe.KindResponse, Exchange: 4, Response: &observe.Response{Status: 503}}, 0, "status"),
-		request(5, mcp.StreamResume, 1),
-		fired(event(5, 3), 3, "drop"),
-		fired(event(5, 3), 3, "drop"), // the same firing again: once
-		fired(event(5, 4), 3, "drop"),
+		refused(&observe.Observation{Kind: observe.KindResponse, Exchange: 2, Response: &observe.Response{Status: 502}}, 1), end(2),
+		request(3, mcp.StreamPost, 1, toolCall), withID(event(3, 0), "a1"), cut(event(3, 1), 2, "reset"), end(3),
+		resumeReq(4, 1, "a1"), withID(event(4, 0), "a2"), end(4),
+		request(5, mcp.StreamPost, 1, toolCall), withID(event(5, 0), "b1"), end(5),
+		resumeReq(6, 1, "b1"), withID(event(6, 0), "b2"), end(6),
+		request(7, mcp.StreamPost, 1, toolCall), withID(event(7, 0), "c1"), cut(event(7, 1), 2, "reset"), end(7),
+		resumeReq(8, 1, "c1"),
+		refused(&observe.Observation{Kind: observe.KindResponse, Exchange: 8, Response: &observe.Response{Status: 503}}, 0), end(8),
+		resumeReq(9, 1, "c1"), fired(event(9, 3), 3, "drop"), fired(event(9, 3), 3, "drop"), fired(event(9, 4), 3, "drop"), end(9),
 	}
+}
+
+func TestRecorder(t *testing.T) {
 	var r Recorder
-	for _, o := range obs {
+	for _, o := range flakyRun() {
 		r.Observe(o)
 	}
+	run := r.Run()
 	want := []string{
 		"fault 1 (status) on get #1",
 		"fault 2 (reset) on post #1 tools/call slow-count",
-		"fault 0 (status) on resume #1",
-		"fault 3 (drop) on resume #2 at event 3",
-		"fault 3 (drop) on resume #2 at event 4",
+		"fault 2 (reset) on post #3 tools/call slow-count",
+		"fault 0 (status) on resume #3",
+		"fault 3 (drop) on resume #4 at event 3",
+		"fault 3 (drop) on resume #4 at event 4",
 	}
 	var got []string
-	for _, f := range r.Firings() {
+	for _, f := range run.Firings {
 		got = append(got, f.String())
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("firings\n got %q\nwant %q", got, want)
+	}
+	wantResumes := []Resumption{{1, 1}, {1, -1}, {1, 2}, {1, 3}}
+	if !slices.Equal(run.Resumes, wantResumes) {
+		t.Errorf("resumptions %v, want %v", run.Resumes, wantResumes)
+	}
+}
+
+func TestResumeSeqs(t *testing.T) {
+	var r Recorder
+	for _, o := range flakyRun() {
+		r.Observe(o)
+	}
+	run := r.Run()
+	for _, tt := range []struct {
+		name   string
+		subset []int
+		want   []int
+	}{
+		{"every firing: as recorded", []int{0, 1, 2, 3, 4, 5}, []int{1, 2, 3, 4}},
+		{"without the first reset its resumption goes", []int{2, 3}, []int{0, 1, 2, 3}},
+		{"without the second reset its resumptions go", []int{1, 3}, []int{1, 2, 0, 0}},
+		{"without the refusal the retry goes", []int{2}, []int{0, 1, 2, 0}},
+		{"none: the server's own close stays", nil, []int{0, 1, 0, 0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := run.resumeSeqs(tt.subset); !slices.Equal(got, tt.want) {
+				t.Errorf("resumeSeqs(%v) = %v, want %v", tt.subset, got, tt.want)
+			}
+		})
+	}
+	// The refusal without the reset that led to it cannot happen: left out.
+	out, err := run.Reduced([]byte("name = \"x\"\nseed = 1\n[[fault]]\nkind = \"status\"\nstatus = 503\n[[fault]]\nkind = \"status\"\nstatus = 502\n[[fault]]\nkind = \"reset\"\nafter_priming = true\n[[fault]]\nkind = \"drop\"\n"), "x", 1, []int{3})
+	if err != nil || strings.Contains(string(out), "[[fault]]") {
+		t.Errorf("Reduced: %v\n%s", err, out)
+	}
+	out, err = run.Reduced([]byte("name = \"x\"\nseed = 1\n[[fault]]\nkind = \"status\"\nstatus = 503\n[[fault]]\nkind = \"status\"\nstatus = 502\n[[fault]]\nkind = \"reset\"\nafter_priming = true\n[[fault]]\nkind = \"drop\"\n"), "x", 1, []int{2, 3})
+	if err != nil || !strings.Contains(string(out), "stream_seq = 2") || !strings.Contains(string(out), "stream = 'resume'") {
+		t.Errorf("Reduced: the refusal is the second resumption once the first reset is gone: %v\n%s", err, out)
 	}
 }
 
@@ -68,11 +136,11 @@ func TestReduced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := []Firing{
-		{Fault: 0, Kind: "status", Stream: "resume", StreamSeq: 2, Event: -1},
-		{Fault: 2, Kind: "reset", Stream: "post", StreamSeq: 3, Method: "tools/call", Name: "slow-count", Event: -1},
-	}
-	out, err := Reduced(text, "shrunk-flaky-gateway", 3, fs)
+	run := Run{Firings: []Firing{
+		{Fault: 2, Kind: "reset", Stream: "post", StreamSeq: 3, Method: "tools/call", Name: "slow-count", Event: -1, Resume: -1},
+		{Fault: 0, Kind: "status", Stream: "resume", StreamSeq: 2, Event: -1, Resume: 1},
+	}, Resumes: []Resumption{{1, -1}, {1, 0}}}
+	out, err := run.Reduced(text, "shrunk-flaky-gateway", 3, []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +164,8 @@ func TestReduced(t *testing.T) {
 
 	// A fault on events gets nth; close keeps its own after.
 	ev := []byte("name = \"x\"\nseed = 1\n[[fault]]\nkind = \"drop\"\nprobability = 0.5\nstream_after = \"1s\"\n[[fault]]\nkind = \"close\"\nafter = \"2s\"\nrun_after = \"1s\"\n")
-	out, err = Reduced(ev, "x", 1, []Firing{{Fault: 0, Kind: "drop", Stream: "post", StreamSeq: 1, Event: 4}, {Fault: 1, Kind: "close", Stream: "get", StreamSeq: 1, Event: -1}})
+	run = Run{Firings: []Firing{{Fault: 0, Kind: "drop", Stream: "post", StreamSeq: 1, Event: 4, Resume: -1}, {Fault: 1, Kind: "close", Stream: "get", StreamSeq: 1, Event: -1, Resume: -1}, {Fault: 7, Kind: "drop", Resume: -1}}}
+	out, err = run.Reduced(ev, "x", 1, []int{0, 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +173,7 @@ func TestReduced(t *testing.T) {
 	if !strings.Contains(s, "nth = 4") || strings.Contains(s, "stream_after") || !strings.Contains(s, "after = '2s'") || strings.Contains(s, "run_after") {
 		t.Errorf("reduced profile:\n%s", s)
 	}
-	if _, err := Reduced(ev, "x", 1, []Firing{{Fault: 7, Kind: "drop"}}); err == nil {
+	if _, err := run.Reduced(ev, "x", 1, []int{2}); err == nil {
 		t.Error("a firing of a fault the profile lacks: no error")
 	}
 }
