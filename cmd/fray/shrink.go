@@ -33,11 +33,11 @@ func shrinkCommand() *cli.Command {
 
 // shrinkInput is what shrink reads from the failing run's trace.
 type shrinkInput struct {
-	text    []byte // the profile's TOML
-	name    string
-	seed    uint64
-	run     sweep.Run
-	target  sweep.Outcome // the failure, when the trace alone shows it
+	text   []byte // the profile's TOML
+	name   string
+	seed   uint64
+	run    sweep.Run
+	target sweep.Outcome // the failure, when the trace alone shows it
 }
 
 func runShrink(c *cli.Context) error {
