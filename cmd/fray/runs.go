@@ -41,17 +41,26 @@ type repeater struct {
 	srv   *serverProc
 }
 
-// newRepeater reads the shared flags; stop it when done.
-func newRepeater(c *cli.Context, rc runCtx, errw io.Writer) (*repeater, error) {
+// repeatSettings checks the flags of repeatFlags.
+func repeatSettings(c *cli.Context) (runSettings, error) {
 	set, err := runFlags(c)
 	if err != nil {
-		return nil, err
+		return set, err
 	}
 	if c.Int("max-runs") < 1 {
-		return nil, usagef("--max-runs %d: must be at least 1", c.Int("max-runs"))
+		return set, usagef("--max-runs %d: must be at least 1", c.Int("max-runs"))
 	}
 	if c.Bool("fresh-server") && c.String("server") == "" {
-		return nil, usagef("--fresh-server restarts the --server; give --server CMD too")
+		return set, usagef("--fresh-server restarts the --server; give --server CMD too")
+	}
+	return set, nil
+}
+
+// newRepeater reads the shared flags; stop it when done.
+func newRepeater(c *cli.Context, rc runCtx, errw io.Writer) (*repeater, error) {
+	set, err := repeatSettings(c)
+	if err != nil {
+		return nil, err
 	}
 	return &repeater{c: c, rc: rc, set: set, errw: errw, fresh: c.Bool("fresh-server")}, nil
 }
