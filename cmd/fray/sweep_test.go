@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/examples/gosdk/refpeer"
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/profiles/sweep"
 )
@@ -172,4 +174,43 @@ func sweepOutputsAgree(t *testing.T, matrix, jsPath, junitPath string) map[strin
 		}
 	}
 	return fromMatrix
+}
+
+// TestSweepGoSDKPair sweeps the official Go SDK's pair (examples/gosdk,
+// v1.8.0 in go.mod): at least 12 cells; the cells that cut a stream
+// after an event id reached the client and let it resume pass, and the
+// 503 answered to a resumption gives the call up (go-sdk#683), which the
+// cell names by its cause, client.retries-transient.
+func TestSweepGoSDKPair(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sweep of a real pair: about 30 s")
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
+	up := httptest.NewServer(mux)
+	defer up.Close()
+	args := helperArgs(t)
+	args[1] = "-test.run=^TestProbeClientHelper$"
+	t.Setenv("FRAY_PROBE_CLIENT", "gosdk")
+	dir := t.TempDir()
+	js, junit := filepath.Join(dir, "s.json"), filepath.Join(dir, "s.xml")
+	code, stdout, stderr := runFray(t, 120*time.Second, append([]string{"sweep", "--upstream", up.URL + "/mcp",
+		"--settle", "100ms", "--max-events", "1", "--dir", filepath.Join(dir, "cells"), "--report", js, "--junit", junit, "--"}, args...)...)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFindings, stdout, stderr)
+	}
+	t.Logf("the matrix:\n%s", stdout)
+	cells := sweepOutputsAgree(t, stdout, js, junit)
+	if len(cells) < 12 {
+		t.Errorf("%d cells, want at least 12:\n%s", len(cells), stdout)
+	}
+	for name, v := range cells {
+		call := strings.HasPrefix(name, "tools/call slow-count, ")
+		switch {
+		case call && strings.HasSuffix(name, "resume-503") && v != "FAIL client.retries-transient":
+			t.Errorf("%s: %s, want client.retries-transient (go-sdk#683)", name, v)
+		case call && strings.Contains(name, "after the priming event") && !strings.HasSuffix(name, "resume-503") && v != "pass":
+			t.Errorf("%s: %s, want a pass: the client resumes", name, v)
+		}
+	}
 }
