@@ -38,6 +38,7 @@ type shrinkInput struct {
 	seed   uint64
 	run    sweep.Run
 	target sweep.Outcome // the failure, when the trace alone shows it
+	note   string        // what shrink left out of the trace, "" when nothing
 }
 
 func runShrink(c *cli.Context) error {
@@ -57,6 +58,9 @@ func runShrink(c *cli.Context) error {
 		return err
 	}
 	defer rep.stop()
+	if in.note != "" {
+		sayf(c, errw, "shrink: %s", in.note)
+	}
 	sh := &shrinker{c: c, rep: rep, in: in}
 	all := make([]int, len(in.run.Firings))
 	for i := range all {
@@ -79,6 +83,9 @@ func runShrink(c *cli.Context) error {
 	}
 	budget := c.Int("max-runs") - 1
 	keep, runs, exhausted := sweep.Minimize(len(in.run.Firings), budget, func(s []int) bool {
+		if sh.err != nil {
+			return false
+		}
 		o, err := sh.run(s)
 		if err != nil {
 			sh.err = err
@@ -86,6 +93,9 @@ func runShrink(c *cli.Context) error {
 		}
 		return sh.same(o)
 	})
+	if ctx.Err() != nil {
+		return cli.Exit("interrupted: shrink stopped before the smallest set was found", exitInterrupted)
+	}
 	if sh.err != nil {
 		return sh.err
 	}
@@ -116,6 +126,9 @@ func readShrinkInput(path string) (shrinkInput, error) {
 	if in.run = rec.Run(); len(in.run.Firings) == 0 {
 		return in, usagef("--reproduce %s: no fault fired in that run: nothing to shrink", path)
 	}
+	if in.run.Truncated {
+		in.note = fmt.Sprintf("the trace holds more firings than shrink keeps; it shrinks the first %d", len(in.run.Firings))
+	}
 	r, _, err := checkTrace(path, true)
 	if err != nil {
 		return in, err
@@ -143,8 +156,8 @@ func (s *shrinker) profile(subset []int) ([]byte, error) {
 
 // run runs the client with the firings of subset and returns the outcome.
 func (s *shrinker) run(subset []int) (sweep.Outcome, error) {
-	if s.err != nil || s.rep.rc.soft.Err() != nil {
-		return sweep.Outcome{}, fmt.Errorf("shrink: interrupted")
+	if err := s.rep.rc.soft.Err(); err != nil {
+		return sweep.Outcome{}, fmt.Errorf("shrink: %w", err)
 	}
 	text, err := s.profile(subset)
 	if err != nil {

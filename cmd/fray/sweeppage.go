@@ -23,6 +23,20 @@ var sweepIndex = template.Must(template.New("index").Parse(`<!DOCTYPE html>
 {{end}}</table></body></html>
 `))
 
+// relativeTo is the link from the page at page to the file at path.
+func relativeTo(page, path string) string {
+	from, err1 := filepath.Abs(filepath.Dir(page))
+	to, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return path
+	}
+	rel, err := filepath.Rel(from, to)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
 type sweepRow struct {
 	Class, Stream, Point, Mode, Outcome, Link, Reproduce string
 }
@@ -45,9 +59,7 @@ func writeSweepPages(page string, sw *sweep.Sweep) error {
 			if err := report.WriteFile(r.Timeline, func(w io.Writer) error { return timeline.Write(w, in) }); err != nil {
 				return fmt.Errorf("--html: %w", err)
 			}
-			if row.Link, err = filepath.Rel(filepath.Dir(page), r.Timeline); err != nil {
-				row.Link = r.Timeline
-			}
+			row.Link = relativeTo(page, r.Timeline)
 		}
 		rows = append(rows, row)
 	}

@@ -85,11 +85,20 @@ type Resumption struct {
 type Run struct {
 	Firings []Firing
 	Resumes []Resumption
+	// Truncated reports that the run had more firings or resumptions
+	// than a Recorder keeps; the first are kept.
+	Truncated bool
 }
 
+// maxFirings bounds the firings, and the resumptions, a Recorder keeps:
+// a long run's trace may hold millions, and ddmin over more than this
+// within any --max-runs would not get far.
+const maxFirings = 4096
+
 // Recorder collects the firings of a run from its observations, each
-// once, in the order they happened, and the resumptions they caused. The
-// zero value is ready to use.
+// once, in the order they happened, and the resumptions they caused, up to
+// maxFirings of each (Run.Truncated says when more came). The zero value
+// is ready to use.
 type Recorder struct {
 	seqs   map[seqKey]int
 	places map[uint64]*place
@@ -123,7 +132,9 @@ func (r *Recorder) Observe(o *observe.Observation) {
 			}
 		}
 	case observe.KindEnd:
-		r.causes[p.origin] = p.cut
+		if _, ok := r.causes[p.origin]; ok || len(r.causes) < maxIDs {
+			r.causes[p.origin] = p.cut
+		}
 		delete(r.places, o.Exchange)
 	}
 }
@@ -135,6 +146,10 @@ func (r *Recorder) fired(o *observe.Observation, p *place, fi faults.Firing) {
 		f.Event = o.Event.Index
 	}
 	if r.seen[f] {
+		return
+	}
+	if len(r.run.Firings) >= maxFirings {
+		r.run.Truncated = true
 		return
 	}
 	r.seen[f] = true
@@ -160,7 +175,9 @@ func (r *Recorder) placeOf(o *observe.Observation) *place {
 			p.name = q.Messages[0].Name
 		}
 	}
-	if o.Stream == mcp.StreamResume && o.SessionSeq > 0 {
+	if len(r.run.Resumes) >= maxFirings {
+		r.run.Truncated = true
+	} else if o.Stream == mcp.StreamResume && o.SessionSeq > 0 {
 		cause := -1
 		if origin, ok := r.ids[q.LastEventID]; ok && q.HasLastEventID {
 			p.origin = origin
@@ -176,7 +193,7 @@ func (r *Recorder) placeOf(o *observe.Observation) *place {
 
 // Run returns what was recorded so far.
 func (r *Recorder) Run() Run {
-	return Run{Firings: append([]Firing(nil), r.run.Firings...), Resumes: append([]Resumption(nil), r.run.Resumes...)}
+	return Run{Firings: append([]Firing(nil), r.run.Firings...), Resumes: append([]Resumption(nil), r.run.Resumes...), Truncated: r.run.Truncated}
 }
 
 // dropped are the keys that leave a fault to chance or to the clock: a

@@ -177,3 +177,16 @@ func TestReduced(t *testing.T) {
 		t.Error("a firing of a fault the profile lacks: no error")
 	}
 }
+
+// TestRecorderBounded: a trace with more firings than shrink can use
+// keeps the first, and says so.
+func TestRecorderBounded(t *testing.T) {
+	var r Recorder
+	r.Observe(request(1, mcp.StreamPost, 1, toolCall))
+	for i := range maxFirings + 10 {
+		r.Observe(fired(event(1, i), 0, "drop"))
+	}
+	if run := r.Run(); len(run.Firings) != maxFirings || !run.Truncated {
+		t.Errorf("%d firings kept (truncated %v), want %d and truncated", len(run.Firings), run.Truncated, maxFirings)
+	}
+}

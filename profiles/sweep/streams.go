@@ -16,9 +16,13 @@ const (
 	KindResume = "resume"
 )
 
-// maxIDs bounds the event ids a Learner remembers to tell which stream a
-// resumption resumes.
+// maxIDs bounds the event ids a Learner or a Recorder remembers to tell
+// which stream a resumption resumes, and the streams it tracks.
 const maxIDs = 1 << 16
+
+// maxStreams bounds the streams a Learner learns: a client that calls a
+// thousand tools gives a thousand rows, of which --max-runs runs a few.
+const maxStreams = 256
 
 // Stream is an SSE stream a run without faults showed: the first answer
 // stream of one request method and name, or the first standalone GET
@@ -88,7 +92,7 @@ func (l *Learner) Observe(o *observe.Observation) {
 	case observe.KindResponse:
 		s, ok := l.pending[o.Exchange]
 		r := o.Response
-		if !ok || r == nil || !r.EventStream || r.Status/100 != 2 || l.seen[s.key()] {
+		if !ok || r == nil || !r.EventStream || r.Status/100 != 2 || l.seen[s.key()] || len(l.streams) >= maxStreams {
 			return
 		}
 		l.seen[s.key()] = true

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -57,5 +58,20 @@ func TestLearner(t *testing.T) {
 	}
 	if got := l.Streams(); !reflect.DeepEqual(got, want) {
 		t.Errorf("streams\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestLearnerBounded: a client that calls ever new tools gives at most
+// maxStreams streams.
+func TestLearnerBounded(t *testing.T) {
+	var l Learner
+	for i := range maxStreams + 5 {
+		ex := uint64(i + 1)
+		l.Observe(request(ex, mcp.StreamPost, 1, observe.Message{Kind: mcp.RPCRequest, Method: "tools/call", Name: fmt.Sprint("tool-", i), HasName: true}))
+		l.Observe(response(ex, 200, true))
+		l.Observe(end(ex))
+	}
+	if n := len(l.Streams()); n != maxStreams {
+		t.Errorf("%d streams, want %d", n, maxStreams)
 	}
 }
