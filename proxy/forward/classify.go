@@ -86,6 +86,9 @@ func (ex *exchange) logAttrs() []slog.Attr {
 		if ex.RPCMethod != "" {
 			a = append(a, slog.String("rpc_method", ex.RPCMethod))
 		}
+		if ex.RPCName != "" {
+			a = append(a, slog.String("rpc_name", ex.RPCName))
+		}
 		if ex.RPCID != "" {
 			a = append(a, slog.String("rpc_id", ex.RPCID))
 		}
