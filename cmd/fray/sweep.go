@@ -83,7 +83,23 @@ func runSweep(c *cli.Context) error {
 	if ctx.Err() != nil {
 		return cli.Exit("interrupted: the matrix covers the cells run up to the signal", exitInterrupted)
 	}
+	worst.Why = sweepWhy(sw, worst.Why)
 	return verdictError(worst)
+}
+
+// sweepWhy says how many cells failed or were inconclusive, and why the
+// worst one was.
+func sweepWhy(sw sweep.Sweep, worst string) string {
+	failed, inconclusive := 0, 0
+	for _, r := range sw.Results {
+		switch r.Outcome.Verdict {
+		case report.VerdictFail:
+			failed++
+		case report.VerdictInconclusive:
+			inconclusive++
+		}
+	}
+	return fmt.Sprintf("%d of %d cells failed, %d inconclusive; the first of the worst: %s", failed, len(sw.Results), inconclusive, worst)
 }
 
 // learnStreams runs the client once without faults and returns the
