@@ -192,9 +192,13 @@ func (s *shrinker) report(keep []int, runs int, exhausted bool) error {
 	if err := os.WriteFile(out, text, 0o644); err != nil {
 		return usagef("--out %s: %v", out, err)
 	}
-	names := make([]string, len(keep))
-	for i, x := range keep {
-		names[i] = s.in.run.Firings[x].String()
+	placed, err := s.in.run.Placed(keep)
+	if err != nil {
+		return err
+	}
+	names := make([]string, len(placed))
+	for i, f := range placed {
+		names[i] = f.String()
 	}
 	errw := s.rep.errw
 	sayf(s.c, errw, "shrink: %d of %d firings still fail %s, found in %d runs: %s",

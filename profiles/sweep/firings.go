@@ -216,26 +216,65 @@ func (run Run) Reduced(text []byte, name string, seed uint64, subset []int) ([]b
 	if err := toml.NewDecoder(bytes.NewReader(text)).Decode(&src); err != nil {
 		return nil, fmt.Errorf("sweep: reading the profile: %w", err)
 	}
+	placed, err := run.Placed(subset)
+	if err != nil {
+		return nil, err
+	}
+	head := profileDoc{Name: name, Seed: seed, Checks: src.Checks}
+	head.Description = fmt.Sprintf("fray shrink: the %d firing(s) that still fail, each at its place in the traffic.", len(placed))
+	var faults []map[string]any
+	for _, f := range placed {
+		if f.Fault < 0 || f.Fault >= len(src.Fault) {
+			return nil, fmt.Errorf("sweep: firing %s: the profile has %d faults", f, len(src.Fault))
+		}
+		faults = append(faults, reducedFault(src.Fault[f.Fault], f))
+	}
+	return writeProfile(head, faults)
+}
+
+// Placed returns the firings at the indices of subset at their places
+// when only they fire: a firing on a resumption renumbered among the
+// resumptions that still happen, one on a resumption that no longer
+// happens left out.
+func (run Run) Placed(subset []int) ([]Firing, error) {
 	seqs := run.resumeSeqs(subset)
-	doc := profileDoc{Name: name, Seed: seed, Checks: src.Checks}
-	doc.Description = fmt.Sprintf("fray shrink: the %d firing(s) that still fail, each at its place in the traffic.", len(subset))
+	var out []Firing
 	for _, i := range subset {
 		if i < 0 || i >= len(run.Firings) {
 			return nil, fmt.Errorf("sweep: firing %d: the run has %d", i, len(run.Firings))
 		}
 		f := run.Firings[i]
-		if f.Fault < 0 || f.Fault >= len(src.Fault) {
-			return nil, fmt.Errorf("sweep: firing %s: the profile has %d faults", f, len(src.Fault))
-		}
 		if f.Resume >= 0 {
 			if f.Resume >= len(seqs) || seqs[f.Resume] == 0 {
 				continue
 			}
 			f.StreamSeq = seqs[f.Resume]
 		}
-		doc.Fault = append(doc.Fault, reducedFault(src.Fault[f.Fault], f))
+		out = append(out, f)
 	}
-	return toml.Marshal(doc)
+	return out, nil
+}
+
+// writeProfile writes the profile's head, then each fault as a
+// [[fault]] table with its kind first and its other keys in order, a
+// table among them (a status's headers) inline.
+func writeProfile(head profileDoc, faults []map[string]any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := toml.NewEncoder(&b).Encode(head); err != nil {
+		return nil, fmt.Errorf("sweep: %w", err)
+	}
+	for _, f := range faults {
+		rest := maps.Clone(f)
+		delete(rest, "kind")
+		b.WriteString("\n[[fault]]\n")
+		if err := toml.NewEncoder(&b).Encode(map[string]any{"kind": f["kind"]}); err != nil {
+			return nil, fmt.Errorf("sweep: %w", err)
+		}
+		if err := toml.NewEncoder(&b).SetTablesInline(true).Encode(rest); err != nil {
+			return nil, fmt.Errorf("sweep: %w", err)
+		}
+	}
+	return b.Bytes(), nil
 }
 
 // resumeSeqs numbers the resumptions that still happen when only the

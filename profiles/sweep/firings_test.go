@@ -139,19 +139,21 @@ func TestReduced(t *testing.T) {
 	run := Run{Firings: []Firing{
 		{Fault: 2, Kind: "reset", Stream: "post", StreamSeq: 3, Method: "tools/call", Name: "slow-count", Event: -1, Resume: -1},
 		{Fault: 0, Kind: "status", Stream: "resume", StreamSeq: 2, Event: -1, Resume: 1},
+		{Fault: 1, Kind: "status", Stream: "get", StreamSeq: 1, Event: -1, Resume: -1},
 	}, Resumes: []Resumption{{1, -1}, {1, 0}}}
-	out, err := run.Reduced(text, "shrunk-flaky-gateway", 3, []int{0, 1})
+	out, err := run.Reduced(text, "shrunk-flaky-gateway", 3, []int{0, 1, 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(out)
 	for _, w := range []string{"stream_seq = 2", "stream_seq = 3", "status = 503", "retry_after = '2s'", "after_priming = true",
-		"request_method = 'tools/call'", "request_name = 'slow-count'", "seed = 3"} {
+		"request_method = 'tools/call'", "request_name = 'slow-count'", "seed = 3",
+		"[[fault]]\nkind = 'reset'\n", "headers = {", "status = 502"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("reduced profile lacks %s:\n%s", w, s)
 		}
 	}
-	if strings.Contains(s, "probability") || strings.Count(s, "[[fault]]") != 2 {
+	if strings.Contains(s, "probability") || strings.Count(s, "[[fault]]") != 3 {
 		t.Errorf("reduced profile keeps chance, or not one fault per firing:\n%s", s)
 	}
 	p, err := profiles.Parse("shrunk.toml", bytes.NewReader(out))

@@ -9,11 +9,10 @@ import (
 
 // profileDoc is a generated profile as TOML writes it.
 type profileDoc struct {
-	Name        string           `toml:"name"`
-	Description string           `toml:"description"`
-	Seed        uint64           `toml:"seed"`
-	Checks      map[string]any   `toml:"checks,omitempty"`
-	Fault       []map[string]any `toml:"fault"`
+	Name        string         `toml:"name"`
+	Description string         `toml:"description"`
+	Seed        uint64         `toml:"seed"`
+	Checks      map[string]any `toml:"checks,omitempty"`
 }
 
 // cutDoc is the fault of a sweep's cell, its keys in reading order.
