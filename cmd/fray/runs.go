@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,6 +45,13 @@ type repeater struct {
 
 // repeatSettings checks the flags of repeatFlags.
 func repeatSettings(c *cli.Context) (runSettings, error) {
+	name := c.Command.Name
+	if c.NArg() == 0 {
+		return runSettings{}, usagef("%s needs a client command, e.g. fray %s --upstream URL -- node client.mjs", name, name)
+	}
+	if c.String("upstream") == "" {
+		return runSettings{}, usagef("%s needs --upstream URL, the server's MCP endpoint", name)
+	}
 	set, err := runFlags(c)
 	if err != nil {
 		return set, err
@@ -54,6 +63,22 @@ func repeatSettings(c *cli.Context) (runSettings, error) {
 		return set, usagef("--fresh-server restarts the --server; give --server CMD too")
 	}
 	return set, nil
+}
+
+// outputDirs checks, before any run, that the directory of each file
+// flag given exists, so that a long sweep or shrink does not end unable
+// to write what it found.
+func outputDirs(c *cli.Context, flags ...string) error {
+	for _, f := range flags {
+		path := c.String(f)
+		if path == "" || path == "-" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
+			return usagef("--%s %s: its directory %s does not exist; create it or give another path", f, path, filepath.Dir(path))
+		}
+	}
+	return nil
 }
 
 // newRepeater reads the shared flags; stop it when done.

@@ -46,6 +46,9 @@ func runShrink(c *cli.Context) error {
 	if path == "" {
 		return usagef("shrink needs --reproduce TRACE, the trace of a failing run (fray run --trace FILE)")
 	}
+	if err := outputDirs(c, "out"); err != nil {
+		return err
+	}
 	in, err := readShrinkInput(path)
 	if err != nil {
 		return err

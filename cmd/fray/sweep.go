@@ -42,6 +42,9 @@ func runSweep(c *cli.Context) error {
 	if c.Int("max-events") < 0 {
 		return usagef("--max-events %d: must not be negative", c.Int("max-events"))
 	}
+	if err := outputDirs(c, "report", "junit", "html"); err != nil {
+		return err
+	}
 	errw := c.App.ErrWriter
 	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
