@@ -16,15 +16,19 @@ import (
 func shrinkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "shrink",
-		Usage: "rerun a failing run with fewer faults until the fewest that still fail are found",
-		UsageText: "fray shrink --reproduce TRACE --upstream URL [--server CMD] [options] -- CLIENT [ARGS...]\n\n" +
-			"Prints the smallest profile that still fails the same check, and the command that runs it.\n" +
-			"exit codes: 0 shrunk, 2 bad invocation, 4 the failure does not come back (docs/cli.md)\n\n" +
-			"example:\n   fray shrink --reproduce bug.jsonl.gz --upstream http://127.0.0.1:3000/mcp \\\n" +
+		Usage: "rerun a failing run with fewer faults, down to the cause",
+		UsageText: "fray shrink --reproduce TRACE --upstream URL [--server CMD] [options] \\\n" +
+			"     -- CLIENT [ARGS...]\n\n" +
+			"Prints the smallest profile that still fails the same check, and the\n" +
+			"command that runs it.\n" +
+			"exit codes: 0 shrunk, 2 bad invocation, 4 the failure did not come back\n" +
+			"(docs/cli.md)\n\n" +
+			"example:\n   fray shrink --reproduce bug.jsonl.gz \\\n" +
+			"     --upstream http://127.0.0.1:3000/mcp \\\n" +
 			"     -- sh -c 'node client.mjs \"$FRAY_URL\"'",
 		Flags: append(repeatFlags(32),
 			&cli.StringFlag{Name: "reproduce", Usage: "the failing run's trace `FILE`"},
-			&cli.StringFlag{Name: "out", Value: "fray-shrunk.toml", Usage: "write the smallest profile to `FILE`"},
+			&cli.StringFlag{Name: "out", Value: "fray-shrunk.toml", Usage: "the smallest profile's `FILE`"},
 		),
 		Action:       runShrink,
 		OnUsageError: usageError,

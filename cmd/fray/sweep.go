@@ -20,18 +20,18 @@ import (
 func sweepCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "sweep",
-		Usage: "cut every stream at every point, one run per cut, and draw the matrix",
+		Usage: "cut every stream at every point, a run per cut: a matrix",
 		UsageText: "fray sweep --upstream URL [--server CMD] [options] -- CLIENT [ARGS...]\n\n" +
 			"The client runs once without faults, then once per cut point and mode.\n" +
 			"exit codes: as fray run (docs/cli.md)\n\n" +
-			"example:\n   fray sweep --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
-			"     -- sh -c 'node client.mjs \"$FRAY_URL\"'",
+			"example:\n   fray sweep --upstream http://127.0.0.1:3000/mcp \\\n" +
+			"     --server 'node server.mjs' -- sh -c 'node client.mjs \"$FRAY_URL\"'",
 		Flags: append(repeatFlags(64),
 			&cli.IntFlag{Name: "max-events", Value: 3, Usage: "cut after each of the first `N` events"},
-			&cli.StringFlag{Name: "dir", Value: "fray-sweep", Usage: "write each failing cell's profile and trace to `DIR`"},
+			&cli.StringFlag{Name: "dir", Value: "fray-sweep", Usage: "failing cells' files go to `DIR`"},
 			&cli.StringFlag{Name: "report", Usage: "write the sweep as JSON to `FILE`"},
 			&cli.StringFlag{Name: "junit", Usage: "write JUnit XML to `FILE`: a test case per cell"},
-			&cli.StringFlag{Name: "html", Usage: "write an index page to `FILE`, with a timeline per failing cell"},
+			&cli.StringFlag{Name: "html", Usage: "an index page `FILE`: a timeline per failing cell"},
 		),
 		Action:       runSweep,
 		OnUsageError: usageError,
