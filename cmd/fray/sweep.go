@@ -136,7 +136,7 @@ func learnStreams(c *cli.Context, rep *repeater, dir string) ([]sweep.Stream, er
 	for i, s := range streams {
 		labels[i] = fmt.Sprintf("%s (%d events)", s.Label(), s.Events)
 	}
-	sayf(c, rep.errw, "sweep: the run without faults passed; streams to cut: %s", strings.Join(labels, ", "))
+	sayf(c, rep.errw, "sweep: the run without faults: %s; streams to cut: %s", r.Verdict, strings.Join(labels, ", "))
 	_ = os.Remove(path)
 	return streams, nil
 }
