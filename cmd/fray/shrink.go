@@ -130,7 +130,11 @@ func readShrinkInput(path string) (shrinkInput, error) {
 		}
 		rec.Observe(o)
 	}
-	if in.run = rec.Run(); len(in.run.Firings) == 0 {
+	in.run = rec.Run()
+	if in.run.Changed {
+		return in, usagef("--reproduce %s: the profile changed while that run went on (the admin API, a reload); shrink takes a run of one profile", path)
+	}
+	if len(in.run.Firings) == 0 {
 		return in, usagef("--reproduce %s: no fault fired in that run: nothing to shrink", path)
 	}
 	if in.run.Truncated {

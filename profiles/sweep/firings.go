@@ -88,6 +88,10 @@ type Run struct {
 	// Truncated reports that the run had more firings or resumptions
 	// than a Recorder keeps; the first are kept.
 	Truncated bool
+	// Changed reports that the profile in force changed while the run
+	// went on: a firing's fault index then names a fault of another
+	// profile than the one the run began with.
+	Changed bool
 }
 
 // maxFirings bounds the firings, and the resumptions, a Recorder keeps:
@@ -114,7 +118,10 @@ func (r *Recorder) Observe(o *observe.Observation) {
 		r.seqs, r.places, r.seen = map[seqKey]int{}, map[uint64]*place{}, map[Firing]bool{}
 		r.ids, r.causes = map[string]uint64{}, map[uint64]int{}
 	}
-	if o.Kind == observe.KindRequest && o.Request != nil {
+	switch {
+	case o.Kind == observe.KindProfile:
+		r.run.Changed = true
+	case o.Kind == observe.KindRequest && o.Request != nil:
 		r.places[o.Exchange] = r.placeOf(o)
 	}
 	p := r.places[o.Exchange]
@@ -193,7 +200,7 @@ func (r *Recorder) placeOf(o *observe.Observation) *place {
 
 // Run returns what was recorded so far.
 func (r *Recorder) Run() Run {
-	return Run{Firings: append([]Firing(nil), r.run.Firings...), Resumes: append([]Resumption(nil), r.run.Resumes...), Truncated: r.run.Truncated}
+	return Run{Firings: append([]Firing(nil), r.run.Firings...), Resumes: append([]Resumption(nil), r.run.Resumes...), Truncated: r.run.Truncated, Changed: r.run.Changed}
 }
 
 // dropped are the keys that leave a fault to chance or to the clock: a

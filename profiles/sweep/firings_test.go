@@ -192,3 +192,17 @@ func TestRecorderBounded(t *testing.T) {
 		t.Errorf("%d firings kept (truncated %v), want %d and truncated", len(run.Firings), run.Truncated, maxFirings)
 	}
 }
+
+// TestRecorderSeesAProfileChange: a firing after a change of profile
+// names a fault of another profile, which shrink must know.
+func TestRecorderSeesAProfileChange(t *testing.T) {
+	var r Recorder
+	r.Observe(request(1, mcp.StreamPost, 1, toolCall))
+	if r.Run().Changed {
+		t.Fatal("changed before any change")
+	}
+	r.Observe(&observe.Observation{Kind: observe.KindProfile, Profile: &observe.ProfileChange{Action: observe.ProfileSwap}})
+	if !r.Run().Changed {
+		t.Error("a profile swap not seen")
+	}
+}
