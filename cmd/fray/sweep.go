@@ -112,6 +112,7 @@ func learnStreams(c *cli.Context, rep *repeater, dir string) ([]sweep.Stream, er
 	path := filepath.Join(dir, "unfaulted.jsonl.gz")
 	r, err := rep.run(nil, path)
 	if err != nil {
+		_ = os.Remove(path)
 		return nil, err
 	}
 	if o := sweep.Decide(r); o.IsFail() {
