@@ -157,6 +157,7 @@ func runCell(c *cli.Context, rep *repeater, dir string, i int, cell sweep.Cell) 
 	res := sweep.Result{Cell: cell, Trace: base + ".jsonl.gz"}
 	r, err := rep.run(prof, res.Trace)
 	if err != nil {
+		_ = os.Remove(res.Trace)
 		return sweep.Result{}, report.Report{}, err
 	}
 	res.Outcome = sweep.Decide(r)
