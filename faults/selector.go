@@ -12,7 +12,7 @@ import (
 // parameters. "after" is the run-time schedule except in kinds that take
 // their own "after" parameter; "run_after" always means the schedule.
 var selectorKeys = []string{
-	"stream", "method", "path", "request_method", "event", "rpc_kind", "rpc_method",
+	"stream", "method", "path", "request_method", "request_name", "stream_seq", "event", "rpc_kind", "rpc_method",
 	"priming", "nth", "after", "run_after", "for", "every",
 	"stream_after", "probability", "times", "times_scope",
 }
@@ -35,6 +35,8 @@ type selector struct {
 	methods     []string
 	paths       []string
 	reqMethods  []string // globs on the client's JSON-RPC method
+	reqNames    []string // globs on the name the client's request targets
+	streamSeq   int      // the exchange's StreamSeq; 0 = any
 	events      []string // exact SSE event types
 	eventGlobs  []string // event types with * or ?
 	anyEvent    bool     // events or eventGlobs is set
@@ -69,6 +71,8 @@ func readSelector(a *Args, c selectorContext) selector {
 		}
 	}
 	s.reqMethods = a.Strings("request_method")
+	s.reqNames = a.Strings("request_name")
+	s.streamSeq = int(a.Int("stream_seq", 0, 1, 1<<31-1))
 	for _, e := range a.Strings("event") {
 		if strings.ContainsAny(e, "*?") {
 			s.eventGlobs = append(s.eventGlobs, e)
@@ -162,6 +166,12 @@ func (s *selector) matchExchange(ex *mcp.Exchange, rpc bool) bool {
 		return false
 	}
 	if s.reqMethods != nil && !anyGlob(s.reqMethods, ex.RPCMethod) {
+		return false
+	}
+	if s.reqNames != nil && !anyGlob(s.reqNames, ex.RPCName) {
+		return false
+	}
+	if s.streamSeq != 0 && ex.StreamSeq != s.streamSeq {
 		return false
 	}
 	return !rpc || s.matchRPC(ex.RPCKind, ex.RPCMethod)

@@ -37,6 +37,12 @@ func TestExchangeSelectors(t *testing.T) {
 		{"request_method", []any{"request_method", "tools/call"}, postEx(), true},
 		{"request_method on a GET", []any{"request_method", "*"}, get, true},
 		{"request_method differs", []any{"request_method", "tools/list"}, postEx(), false},
+		{"request_name", []any{"request_name", "slow-*"}, named("slow-count"), true},
+		{"request_name differs", []any{"request_name", "echo"}, named("slow-count"), false},
+		{"request_name on a request without one", []any{"request_name", "*"}, postEx(), true},
+		{"request_name on a request without one differs", []any{"request_name", "?*"}, postEx(), false},
+		{"stream_seq", []any{"stream_seq", 1}, postEx(), true},
+		{"stream_seq differs", []any{"stream_seq", 2}, postEx(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,4 +186,11 @@ func TestSetEnabled(t *testing.T) {
 	if len(st) != 2 || st[0].Fired != 1 || st[1].Fired != 2 || st[0].Kind != "drop" || !st[0].Enabled {
 		t.Errorf("Stats = %+v", st)
 	}
+}
+
+// named is postEx calling the tool name.
+func named(name string) *mcp.Exchange {
+	ex := postEx()
+	ex.RPCName = name
+	return ex
 }

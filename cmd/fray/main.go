@@ -76,6 +76,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			proxyCommand(),
 			runCommand(),
+			sweepCommand(),
+			shrinkCommand(),
 			demoCommand(),
 			checkCommand(),
 			reportCommand(),

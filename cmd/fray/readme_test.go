@@ -207,6 +207,14 @@ func dryApp() *cli.App {
 				}
 				return outputs(c)
 			}
+		case "sweep", "shrink":
+			cmd.Action = func(c *cli.Context) error {
+				if cmd.Name == "shrink" && c.String("reproduce") == "" {
+					return usagef("shrink needs --reproduce TRACE")
+				}
+				_, err := repeatSettings(c)
+				return err
+			}
 		case "demo":
 			cmd.Action = func(c *cli.Context) error {
 				if _, _, err := profileOption(c); err != nil {

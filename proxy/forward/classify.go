@@ -56,6 +56,9 @@ func (p *Proxy) classifyBody(ex *exchange) (meta string) {
 			ex.RPCKind = m.Kind
 			ex.RPCMethod = string(m.Method)
 			ex.RPCID = string(m.ID)
+			if n := m.TargetName(); n != nil {
+				ex.RPCName = jsonrpc.Unquote(n)
+			}
 			if v := m.MetaProtocolVersion(); v != nil {
 				meta = jsonrpc.Unquote(v)
 			}
@@ -83,6 +86,9 @@ func (ex *exchange) logAttrs() []slog.Attr {
 		a = append(a, slog.String("rpc", ex.RPCKind.String()))
 		if ex.RPCMethod != "" {
 			a = append(a, slog.String("rpc_method", ex.RPCMethod))
+		}
+		if ex.RPCName != "" {
+			a = append(a, slog.String("rpc_name", ex.RPCName))
 		}
 		if ex.RPCID != "" {
 			a = append(a, slog.String("rpc_id", ex.RPCID))

@@ -63,7 +63,7 @@ func TestExchangesAreClassified(t *testing.T) {
 	want := []map[string]string{
 		{"method": "POST", "stream": "post", "rpc": "request", "rpc_method": "initialize", "rpc_id": "0"},
 		{"method": "POST", "stream": "post", "rpc": "notification", "rpc_method": "notifications/initialized", "session": "1", "protocol": "2025-11-25"},
-		{"method": "POST", "stream": "post", "rpc": "request", "rpc_method": "tools/call", "rpc_id": "2", "session": "1"},
+		{"method": "POST", "stream": "post", "rpc": "request", "rpc_method": "tools/call", "rpc_name": "x", "rpc_id": "2", "session": "1"},
 		{"method": "POST", "stream": "post", "rpc": "response", "rpc_id": "9", "session": "1"},
 		{"method": "POST", "stream": "post", "rpc": "request", "rpc_method": "ping", "rpc_id": "3", "batch": "2"},
 		{"method": "GET", "stream": "get", "session": "1"},

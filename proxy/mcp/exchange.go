@@ -28,6 +28,9 @@ type Exchange struct {
 	RPCKind   RPCKind
 	RPCMethod string
 	RPCID     string
+	// RPCName is the name that request targets (params.name of tools/call
+	// and prompts/get, params.uri of resources/read), "" when none.
+	RPCName string
 	// Header is the client's request header.
 	Header http.Header
 	// SinceRun is the time from the start of the run to this exchange.
