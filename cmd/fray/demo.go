@@ -46,7 +46,7 @@ func demoCommand() *cli.Command {
 		UsageText: "fray demo [--profile NAME|FILE] [--seed N]\n\n" +
 			"Runs the official Go SDK's MCP server and clients on loopback with fray\n" +
 			"between them, narrates every fault and reconnection, then gives the verdict.\n" +
-			"Needs no setup. (Every option is explained in docs/cli.md.)\n\n" +
+			"Needs no setup. (Every option is explained in docs/cli.md.)\n" + exitCodesHelp() + "\n\n" +
 			"example:\n   go run ./cmd/fray demo\n   fray demo --profile lossy-resume --seed 7",
 		Flags:        append(append(profileFlags(demoProfile), writerFlags()...), append(traceFlags(), logFlags()...)...),
 		Action:       runDemo,

@@ -58,6 +58,8 @@ type outputs struct {
 	color    bool              // colour the summary's verdicts
 	verbose  bool              // list every check in the summary
 	baseline *expected         // --baseline; nil when none
+	// interrupted: a signal stopped the run; the verdict says so.
+	interrupted bool
 }
 
 // stdoutPath is the file name that means stdout, for every writer.
@@ -161,6 +163,9 @@ func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, s
 // error that gives the exit code the verdict asks for: nil on a pass.
 func (o *outputs) finish(r report.Report) error {
 	o.judge(&r)
+	if o.interrupted {
+		r.Interrupt()
+	}
 	var errs []error
 	for _, w := range writers {
 		switch path := o.paths[w.flag]; path {
@@ -179,7 +184,7 @@ func (o *outputs) finish(r report.Report) error {
 		errs = append(errs, fmt.Errorf("summary: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return cli.Exit(err.Error(), exitFindings)
+		return cli.Exit(err.Error(), exitNoStart)
 	}
 	return verdictError(r)
 }
@@ -215,7 +220,8 @@ func writeJSONFile(path string, r report.Report) error {
 // verdictError is nil for a pass (and for an accepted inconclusive run),
 // and otherwise the error whose exit code the verdict asks for, saying why:
 // 1 when a check of error severity failed (or a baseline entry is fixed),
-// 3 when only the client command failed, 4 when the run is inconclusive.
+// 3 when only the client command failed, 4 when the run is inconclusive,
+// 130 when a signal stopped it.
 // With a baseline, the verdict is the baselined one.
 func verdictError(r report.Report) error {
 	verdict, why, checksFailed := r.Outcome()
@@ -224,6 +230,8 @@ func verdictError(r report.Report) error {
 		with = " (baseline " + r.Baseline.File + ")"
 	}
 	switch {
+	case verdict == report.VerdictInterrupted:
+		return cli.Exit("verdict interrupted: the reports cover the run up to the signal", exitInterrupted)
 	case verdict == report.VerdictFail && checksFailed:
 		return cli.Exit("verdict fail"+with+": "+why, exitFindings)
 	case verdict == report.VerdictFail:
