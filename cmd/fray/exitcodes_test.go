@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -97,5 +99,27 @@ func TestDemoFlakyGatewayExitCode(t *testing.T) {
 	r := readReport(t, rep)
 	if r.Verdict != report.VerdictFail || code != verdictCode(r) {
 		t.Errorf("exit %d with verdict %s (checks failed: %v), want %d\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, r.ChecksFailed(), verdictCode(r), stdout, stderr)
+	}
+}
+
+// TestSummarySaysWhereEverythingIs: the summary's last line names the
+// files that hold every finding, or the flags that write them.
+func TestSummarySaysWhereEverythingIs(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	dir := t.TempDir()
+	rep, page := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--report", rep, "--html", page}, "  every finding and its evidence: " + rep + " (--report), " + page + " (--html)\n"},
+		{nil, "  every finding and its evidence: --report FILE, --html FILE, --trace FILE (any of them) writes them\n"},
+	} {
+		args := append(append([]string{"run", "--upstream", up.URL + "/mcp", "--quiet"}, tc.args...), "--", "true")
+		_, stdout, stderr := runFray(t, 30*time.Second, args...)
+		if !strings.HasSuffix(stdout, tc.want) {
+			t.Errorf("%v: the summary does not end with %q\nstdout:\n%s\nstderr:\n%s", tc.args, tc.want, stdout, stderr)
+		}
 	}
 }

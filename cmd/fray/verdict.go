@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -60,6 +61,11 @@ type outputs struct {
 	baseline *expected         // --baseline; nil when none
 	// interrupted: a signal stopped the run; the verdict says so.
 	interrupted bool
+	// width is the summary's width: the terminal's, 0 when not one.
+	width int
+	// whole says where every finding and its evidence are, the summary's
+	// last line.
+	whole string
 }
 
 // stdoutPath is the file name that means stdout, for every writer.
@@ -91,6 +97,8 @@ func newOutputs(c *cli.Context, errw io.Writer) (*outputs, error) {
 		o.summary = errw
 	}
 	o.color = wantColor(o.summary, os.Getenv)
+	o.width = terminalWidth(o.summary)
+	o.whole = wholeLine(c)
 	if lookupFlag(c.Command, "quiet") != nil && !c.Bool("quiet") {
 		o.progress = &report.Progress{W: errw, Terminal: isTerminal(errw)}
 	}
@@ -201,16 +209,61 @@ func (o *outputs) summaryWriter() io.Writer {
 // writeSummary prints the summary, coloured when o.color says so.
 func (o *outputs) writeSummary(r report.Report) error {
 	w := o.summaryWriter()
-	opts := report.SummaryOptions{Verbose: o.verbose}
-	if !o.color {
-		return report.WriteSummary(w, r, opts)
-	}
+	opts := report.SummaryOptions{Verbose: o.verbose, Width: o.width}
 	var b bytes.Buffer
 	if err := report.WriteSummary(&b, r, opts); err != nil {
 		return err
 	}
-	_, err := w.Write(colorize(b.Bytes()))
+	if o.whole != "" {
+		b.WriteString("  " + o.whole + "\n")
+	}
+	out := b.Bytes()
+	if o.color {
+		out = colorize(out)
+	}
+	_, err := w.Write(out)
 	return err
+}
+
+// wholeFlags are the flags whose files hold every finding and its
+// evidence, in the order the summary names them.
+var wholeFlags = []string{"report", "html", "trace"}
+
+// wholeLine says where every finding and its evidence are: the files the
+// command writes ("fray.json (--report)"), or, when it writes none, the
+// flags of the command that would.
+func wholeLine(c *cli.Context) string {
+	var files, flags []string
+	for _, f := range wholeFlags {
+		if lookupFlag(c.Command, f) == nil {
+			continue
+		}
+		flags = append(flags, "--"+f+" FILE")
+		if p := c.String(f); p != "" && p != stdoutPath {
+			files = append(files, fmt.Sprintf("%s (--%s)", p, f))
+		}
+	}
+	switch {
+	case len(files) > 0:
+		return "every finding and its evidence: " + strings.Join(files, ", ")
+	case len(flags) > 0:
+		return "every finding and its evidence: " + strings.Join(flags, ", ") + " (any of them) writes them"
+	}
+	return ""
+}
+
+// terminalWidth is the width of the terminal w writes to; 0 when w is not
+// one.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !isTerminal(w) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
 }
 
 func writeJSONFile(path string, r report.Report) error {
