@@ -61,6 +61,9 @@ func proxySettings(c *cli.Context) (proxy.Options, error) {
 	if err != nil {
 		return opts, usagef("--upstream: %v", err)
 	}
+	if err := checkListen(c.String("listen"), upstream); err != nil {
+		return opts, err
+	}
 	if c.Int("max-block") < 1024 {
 		return opts, usagef("--max-block %d: must be at least 1024 bytes", c.Int("max-block"))
 	}

@@ -66,6 +66,9 @@ func runFlags(c *cli.Context) (runSettings, error) {
 	}
 	s.endpoint, _ = url.Parse(c.String("upstream"))
 	s.origin = originOf(s.endpoint)
+	if err := checkListen(c.String("listen"), s.endpoint); err != nil {
+		return s, err
+	}
 	if s.settle < 0 {
 		return s, usagef("--settle %s: must not be negative", s.settle)
 	}
