@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestREADMEInstall holds the README's install lines to what they
+// install: the module path of go install, the npm package and its
+// command, the clone's go install, which it runs; the npm package itself
+// is installed and run by TestNPMPackages, the release binaries by it
+// too.
+func TestREADMEInstall(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(readme)
+	sec = sec[strings.Index(sec, "## Install\n"):]
+	sec = sec[:strings.Index(sec, "\n## ")]
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mod string
+	for l := range strings.Lines(string(gomod)) {
+		if m, ok := strings.CutPrefix(strings.TrimSpace(l), "module "); ok {
+			mod = m
+		}
+	}
+	var wrapper struct {
+		Name string            `json:"name"`
+		Bin  map[string]string `json:"bin"`
+	}
+	b, err := os.ReadFile(filepath.Join(root, "scripts", "npm", "fray", "package.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &wrapper)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"go install " + mod + "/cmd/fray@latest",
+		"npm install --save-dev " + wrapper.Name,
+		"npx " + wrapper.Name,
+		"npx fray --version",
+		"go install ./cmd/fray",
+		"fray-VERSION-OS-ARCH",
+		"fray-VERSION-SHA256SUMS",
+	} {
+		if !strings.Contains(sec, line) {
+			t.Errorf("the README's install section does not say %q", line)
+		}
+	}
+	if wrapper.Bin["fray"] == "" {
+		t.Errorf("the npm package %s has no fray command: %v", wrapper.Name, wrapper.Bin)
+	}
+	// go install ./cmd/fray, as from a clone, into a directory of its own.
+	bin := t.TempDir()
+	cmd := exec.Command("go", "install", "./cmd/fray")
+	cmd.Dir, cmd.Env = root, append(os.Environ(), "GOBIN="+bin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go install ./cmd/fray: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(bin, "fray"), "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "fray ") {
+		t.Errorf("the installed fray --version: %v, %q", err, out)
+	}
+	// go install MODULE/cmd/fray@latest installs this package.
+	if out, err := exec.Command("go", "list", "-C", root, mod+"/cmd/fray").CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != mod+"/cmd/fray" {
+		t.Errorf("go list %s/cmd/fray: %v, %s", mod, err, out)
+	}
+}
