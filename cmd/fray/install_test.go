@@ -75,3 +75,25 @@ func TestREADMEInstall(t *testing.T) {
 		t.Errorf("go list %s/cmd/fray: %v, %s", mod, err, out)
 	}
 }
+
+// TestREADMEPerformanceIsALink: the README leaves the performance figures
+// to docs/performance.md, which opens with them.
+func TestREADMEPerformanceIsALink(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := string(readme)
+	sec = sec[strings.Index(sec, "## Performance\n"):]
+	sec = sec[len("## Performance\n"):strings.Index(sec, "\n## ")]
+	if n := len(strings.Fields(sec)); n > 60 || !strings.Contains(sec, "(docs/performance.md)") {
+		t.Errorf("the README's Performance section has %d words; want a line or two and a link to docs/performance.md:\n%s", n, sec)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "performance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(doc), "# Performance\n\n## Figures\n") {
+		t.Error("docs/performance.md does not open with its figures under ## Figures")
+	}
+}
