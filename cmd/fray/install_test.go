@@ -97,3 +97,45 @@ func TestREADMEPerformanceIsALink(t *testing.T) {
 		t.Error("docs/performance.md does not open with its figures under ## Figures")
 	}
 }
+
+// TestContainerImage builds the image of Containerfile from a static
+// binary, as the README's container line says, and runs fray --version in
+// it; it needs a container engine that answers (docker or podman).
+func TestContainerImage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a static binary and an image")
+	}
+	engine := ""
+	for _, e := range []string{"podman", "docker"} {
+		if _, err := exec.LookPath(e); err == nil && exec.Command(e, "info").Run() == nil {
+			engine = e
+			break
+		}
+	}
+	if engine == "" {
+		t.Skip("SKIPPED: no container engine answers (docker info, podman info); the image was not built")
+	}
+	ctx := t.TempDir()
+	cf, err := os.ReadFile(filepath.Join(root, "Containerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ctx, "dist"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(ctx, "Containerfile"), string(cf))
+	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(ctx, "dist", "fray"), "./cmd/fray")
+	build.Dir, build.Env = root, append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("static build: %v\n%s", err, out)
+	}
+	tag := "fray-test:" + strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-"))
+	if out, err := exec.Command(engine, "build", "-f", filepath.Join(ctx, "Containerfile"), "-t", tag, ctx).CombinedOutput(); err != nil {
+		t.Fatalf("%s build: %v\n%s", engine, err, out)
+	}
+	defer exec.Command(engine, "rmi", tag).Run()
+	out, err := exec.Command(engine, "run", "--rm", tag, "--version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "fray ") {
+		t.Errorf("%s run %s --version: %v, %q", engine, tag, err, out)
+	}
+}

@@ -25,7 +25,8 @@ import (
 // TestHelperProcess acts as one when FRAY_TEST_HELPER says so.
 //
 //	client: GETs $FRAY_URL, prints "STATUS BODY", exits $FRAY_TEST_EXIT
-//	        (with FRAY_TEST_HOLD set, waits to be stopped instead)
+//	        (with FRAY_TEST_HOLD set, waits to be stopped instead; with
+//	        FRAY_TEST_INTERRUPT set, sends fray SIGINT first)
 //	server: serves "upstream PATH?QUERY" on 127.0.0.1:$FRAY_TEST_PORT, prints its pid
 //	        (with FRAY_TEST_DIE set, exits 9 once its first answer is sent)
 func TestHelperProcess(t *testing.T) {
@@ -38,6 +39,13 @@ func TestHelperProcess(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		fmt.Printf("%d %s\n", resp.StatusCode, b)
+		if os.Getenv("FRAY_TEST_INTERRUPT") != "" {
+			// As Ctrl-C would: fray, the parent, gets SIGINT.
+			if err := syscall.Kill(os.Getppid(), syscall.SIGINT); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(11)
+			}
+		}
 		if os.Getenv("FRAY_TEST_HOLD") != "" {
 			select {} // until fray stops it
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/examples/scripted"
+	"github.com/frayproxy/fray/proxy/report"
 )
 
 // TestRunServerPortTaken: with --server, fray run refuses an upstream
@@ -120,5 +121,23 @@ func TestRunProbeProgress(t *testing.T) {
 	}
 	if len(r.Shards) != 2 {
 		t.Errorf("%d shards, want 2", len(r.Shards))
+	}
+}
+
+// TestRunInterrupted: a run stopped by SIGINT writes its reports whole,
+// with the verdict interrupted, not fail, and exits 130.
+func TestRunInterrupted(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer up.Close()
+	t.Setenv("FRAY_TEST_HELPER", "client")
+	t.Setenv("FRAY_TEST_INTERRUPT", "1")
+	t.Setenv("FRAY_TEST_HOLD", "1")
+	rep := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
+		"--settle", "0s", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+	r := readReport(t, rep)
+	if code != exitInterrupted || r.Verdict != report.VerdictInterrupted || !strings.Contains(stdout, "fray: verdict INTERRUPTED") ||
+		strings.Contains(stdout, "verdict FAIL") {
+		t.Errorf("exit %d, verdict %q (%s), want %d and interrupted\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, exitInterrupted, stdout, stderr)
 	}
 }
