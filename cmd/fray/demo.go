@@ -133,6 +133,9 @@ func runDemo(c *cli.Context) error {
 	if terr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "fray: %v\n", terr)
 	}
+	// Ctrl-C: the verdict says interrupted (the demo's own time limit is
+	// another cause).
+	out.interrupted = errors.Is(context.Cause(ctx), context.Canceled)
 	ferr := errors.Join(out.finish(r), page.write(c.App.ErrWriter))
 	writeNextSteps(out.summaryWriter(), p.Name, c.String("html"))
 	if ferr != nil {
