@@ -246,7 +246,9 @@ func wholeLine(c *cli.Context) string {
 	switch {
 	case len(files) > 0:
 		return "every finding and its evidence: " + strings.Join(files, ", ")
-	case len(flags) > 0:
+	case len(flags) == 1:
+		return "every finding and its evidence: " + flags[0] + " writes them"
+	case len(flags) > 1:
 		return "every finding and its evidence: " + strings.Join(flags, ", ") + " (any of them) writes them"
 	}
 	return ""
