@@ -94,13 +94,11 @@ func (s runSettings) frayURL(addr net.Addr) string {
 // upstream accepts connections. The server it returns (nil for none) is
 // to be stopped, even with an error.
 func startUpstream(ctx context.Context, line string, set runSettings, errw io.Writer) (*serverProc, error) {
+	var srv *serverProc
 	if line != "" {
 		if err := portTaken(ctx, set.endpoint, line); err != nil {
 			return nil, err
 		}
-	}
-	var srv *serverProc
-	if line != "" {
 		var err error
 		if srv, err = startServer(line, errw); err != nil {
 			return nil, cli.Exit(err.Error(), exitNoStart)
