@@ -174,7 +174,7 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	}
 	defer ln.Close()
 	ctx, hard := rc.soft, rc.hard
-	srv, err := startUpstream(ctx, c.String("server"), set, errw)
+	srv, err := startUpstream(ctx, c.String("server"), set, errw, func(f string, a ...any) { sayf(c, errw, f, a...) })
 	defer srv.stop()
 	if err != nil {
 		_ = eng.Abort()

@@ -108,14 +108,17 @@ func portTaken(ctx context.Context, u *url.URL, line string) error {
 		"or drop --server to test the server already running", line, upstreamAddr(u), upstreamAddr(u)), exitNoStart)
 }
 
+// sayFunc says one of fray's own lines, as sayf does.
+type sayFunc func(format string, args ...any)
+
 // waitingAfter is how long fray waits for the upstream in silence before
 // it says that it is waiting.
 const waitingAfter = time.Second
 
 // waitReady returns once u's host accepts TCP connections; it gives up
 // after limit, when ctx ends, or when srv exits first, with an error
-// naming u. After waitingAfter it says on w that it is waiting.
-func waitReady(ctx context.Context, u *url.URL, limit time.Duration, srv *serverProc, w io.Writer) error {
+// naming u. After waitingAfter it says that it is waiting.
+func waitReady(ctx context.Context, u *url.URL, limit time.Duration, srv *serverProc, say sayFunc) error {
 	addr := upstreamAddr(u)
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
@@ -138,7 +141,7 @@ func waitReady(ctx context.Context, u *url.URL, limit time.Duration, srv *server
 		case <-deadline.C:
 			return cli.Exit(fmt.Sprintf("the upstream %s did not accept TCP connections within %s (--wait): %v", u, limit, err), exitNoStart)
 		case <-waiting.C:
-			fmt.Fprintf(w, "fray: waiting for the upstream at %s (--wait %s)\n", u, limit)
+			say("waiting for the upstream at %s (--wait %s)", u, limit)
 		case <-tick.C:
 		}
 	}

@@ -92,8 +92,8 @@ func (s runSettings) frayURL(addr net.Addr) string {
 // startUpstream starts the --server command line (none when "") once
 // nothing else answers at the upstream's address, and waits until the
 // upstream accepts connections. The server it returns (nil for none) is
-// to be stopped, even with an error.
-func startUpstream(ctx context.Context, line string, set runSettings, errw io.Writer) (*serverProc, error) {
+// to be stopped, even with an error. The server's output goes to errw.
+func startUpstream(ctx context.Context, line string, set runSettings, errw io.Writer, say sayFunc) (*serverProc, error) {
 	var srv *serverProc
 	if line != "" {
 		if err := portTaken(ctx, set.endpoint, line); err != nil {
@@ -104,7 +104,7 @@ func startUpstream(ctx context.Context, line string, set runSettings, errw io.Wr
 			return nil, cli.Exit(err.Error(), exitNoStart)
 		}
 	}
-	return srv, waitReady(ctx, set.endpoint, set.wait, srv, errw)
+	return srv, waitReady(ctx, set.endpoint, set.wait, srv, say)
 }
 
 func runRun(c *cli.Context) error {
@@ -145,7 +145,7 @@ func runRun(c *cli.Context) error {
 	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
 
-	srv, err := startUpstream(ctx, c.String("server"), set, errw)
+	srv, err := startUpstream(ctx, c.String("server"), set, errw, func(f string, a ...any) { sayf(c, errw, f, a...) })
 	defer srv.stop()
 	if err != nil {
 		_ = eng.Abort()
