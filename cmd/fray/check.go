@@ -17,8 +17,7 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "judge a recorded trace offline, as the live run was",
 		UsageText: "fray check TRACE [--report FILE] [--junit FILE] [--partial]\n\n" +
-			"exit codes: 0 pass, 1 a check failed, 2 bad trace or invocation\n" +
-			"(every option and exit code is explained in docs/cli.md)\n\n" +
+			"(every option is explained in docs/cli.md; a bad trace is a bad invocation)\n" + exitCodesHelp() + "\n\n" +
 			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --profile lossy-resume \\\n" +
 			"     --trace run.jsonl.gz\n" +
 			"   fray check run.jsonl.gz --report report.json",

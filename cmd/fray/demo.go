@@ -46,7 +46,7 @@ func demoCommand() *cli.Command {
 		UsageText: "fray demo [--profile NAME|FILE] [--seed N]\n\n" +
 			"Runs the official Go SDK's MCP server and clients on loopback with fray\n" +
 			"between them, narrates every fault and reconnection, then gives the verdict.\n" +
-			"Needs no setup. (Every option is explained in docs/cli.md.)\n\n" +
+			"Needs no setup. (Every option is explained in docs/cli.md.)\n" + exitCodesHelp() + "\n\n" +
 			"example:\n   go run ./cmd/fray demo\n   fray demo --profile lossy-resume --seed 7",
 		Flags:        append(append(profileFlags(demoProfile), writerFlags()...), append(traceFlags(), logFlags()...)...),
 		Action:       runDemo,
@@ -133,6 +133,9 @@ func runDemo(c *cli.Context) error {
 	if terr != nil {
 		fmt.Fprintf(c.App.ErrWriter, "fray: %v\n", terr)
 	}
+	// Ctrl-C: the verdict says interrupted (the demo's own time limit is
+	// another cause).
+	out.interrupted = errors.Is(context.Cause(ctx), context.Canceled)
 	ferr := errors.Join(out.finish(r), page.write(c.App.ErrWriter))
 	writeNextSteps(out.summaryWriter(), p.Name, c.String("html"))
 	if ferr != nil {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/frayproxy/fray/proxy/admin"
 )
@@ -57,4 +58,32 @@ func samePort(a net.Addr, upstream *url.URL) bool {
 	}
 	p, err := strconv.Atoi(upstream.Port())
 	return err == nil && p == tcp.Port
+}
+
+// listenIsUpstream reports whether listening on addr (host:port, as
+// admin.Addr gives it) would take the upstream's own address: the same
+// port on the same host, on any host of a wildcard address, or on two
+// loopback names. fray would then forward to itself.
+func listenIsUpstream(addr string, upstream *url.URL) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || anyPort(addr) {
+		return false
+	}
+	uhost, uport, err := net.SplitHostPort(upstreamAddr(upstream))
+	if err != nil || port != uport {
+		return false
+	}
+	wild := func(h string) bool { return h == "" || net.ParseIP(h) != nil && net.ParseIP(h).IsUnspecified() }
+	loop := func(h string) bool {
+		return strings.EqualFold(h, "localhost") || net.ParseIP(h) != nil && net.ParseIP(h).IsLoopback()
+	}
+	return strings.EqualFold(host, uhost) || wild(host) || wild(uhost) || loop(host) && loop(uhost)
+}
+
+// checkListen refuses a --listen flag that is the upstream's address.
+func checkListen(flag string, upstream *url.URL) error {
+	if listenIsUpstream(admin.Addr(flag), upstream) {
+		return usagef("--listen %s is the upstream's own address (--upstream %s): fray would forward to itself; give fray another port, e.g. --listen 127.0.0.1:7070", flag, upstream)
+	}
+	return nil
 }

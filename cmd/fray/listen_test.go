@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -91,4 +93,48 @@ func TestListenBesideTradesTheUpstreamsPort(t *testing.T) {
 			again.Close()
 		}
 	})
+}
+
+// TestListenIsUpstream: --listen that takes the upstream's own address
+// is told apart from one beside it.
+func TestListenIsUpstream(t *testing.T) {
+	for _, tc := range []struct {
+		addr, upstream string
+		want           bool
+	}{
+		{"127.0.0.1:3000", "http://127.0.0.1:3000/mcp", true},
+		{"127.0.0.1:3000", "http://localhost:3000", true},
+		{"0.0.0.0:3000", "http://127.0.0.1:3000", true},
+		{"127.0.0.1:3000", "http://0.0.0.0:3000", true},
+		{"[::1]:80", "http://127.0.0.1", true},
+		{"127.0.0.1:7070", "http://127.0.0.1:3000", false},
+		{"127.0.0.1:0", "http://127.0.0.1:3000", false},
+		{"10.0.0.5:3000", "http://127.0.0.1:3000", false},
+		{"127.0.0.1:443", "https://127.0.0.1", true},
+	} {
+		u, err := url.Parse(tc.upstream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := listenIsUpstream(tc.addr, u); got != tc.want {
+			t.Errorf("listenIsUpstream(%q, %q) = %v, want %v", tc.addr, tc.upstream, got, tc.want)
+		}
+	}
+}
+
+// TestListenOnUpstreamRefused: fray proxy and fray run refuse --listen on
+// the upstream's address before anything starts, saying what to do.
+func TestListenOnUpstreamRefused(t *testing.T) {
+	port := freePort(t)
+	up := fmt.Sprintf("http://127.0.0.1:%d", port)
+	for _, args := range [][]string{
+		{"proxy", "--upstream", up, "--listen", fmt.Sprintf("127.0.0.1:%d", port)},
+		{"proxy", "--upstream", up + "/mcp", "--listen", strconv.Itoa(port)},
+		{"run", "--upstream", up + "/mcp", "--listen", fmt.Sprintf("localhost:%d", port), "--", "true"},
+	} {
+		code, _, stderr := runFray(t, quick, args...)
+		if code != exitUsage || !strings.Contains(stderr, "is the upstream's own address") || !strings.Contains(stderr, "--listen 127.0.0.1:7070") {
+			t.Errorf("%v: exit %d, stderr %q; want %d refusing it", args, code, stderr, exitUsage)
+		}
+	}
 }

@@ -17,19 +17,75 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 )
 
-// Exit codes; documented in docs/cli.md.
+// Exit codes: exitTable says them, in every command's --help, the README
+// and docs/cli.md alike.
 const (
 	exitOK       = 0
-	exitFindings = 1 // a check of error severity failed, or fray failed at run time
+	exitFindings = 1 // a check of error severity failed
 	exitUsage    = 2 // bad invocation or profile
 	exitCommand  = 3 // the command under fray run (or the demo's client) failed
 	// exitInconclusive: nothing failed, but fray saw too little to say
 	// (no traffic, nothing reached the upstream, no fault fired).
 	exitInconclusive = 4
-	// exitInterrupted: fray run was stopped by SIGINT or SIGTERM, after
+	// exitNoStart: fray could not start the run or keep it going: the
+	// upstream never came up, the --server command died, a report file
+	// could not be written.
+	exitNoStart = 5
+	// exitInterrupted: the run was stopped by SIGINT or SIGTERM, after
 	// writing its reports, as a shell reports a command killed by SIGINT.
 	exitInterrupted = 130
 )
+
+// exitTable is the one table of exit codes, in order, each with the words
+// every --help, the README and docs/cli.md give it.
+var exitTable = []struct {
+	code int
+	says string
+}{
+	{exitOK, "pass"},
+	{exitFindings, "a check failed"},
+	{exitUsage, "bad invocation"},
+	{exitCommand, "the client failed"},
+	{exitInconclusive, "inconclusive"},
+	{exitNoStart, "could not start"},
+	{exitInterrupted, "interrupted"},
+}
+
+// exitCodesLine is exitTable on one line: "exit codes: 0 pass, 1 ...".
+func exitCodesLine() string {
+	return "exit codes: " + strings.Join(exitCodeParts(), ", ")
+}
+
+// exitCodeParts are exitTable's entries, "0 pass" and so on.
+func exitCodeParts() []string {
+	parts := make([]string, len(exitTable))
+	for i, e := range exitTable {
+		parts[i] = fmt.Sprintf("%d %s", e.code, e.says)
+	}
+	return parts
+}
+
+// exitCodesHelp is exitTable as the --help of every command that gives a
+// verdict shows it: broken between entries so that a line, indented as
+// urfave/cli indents it, fits helpWidth.
+func exitCodesHelp() string {
+	const indent = 3
+	var b strings.Builder
+	line := "exit codes:"
+	for i, p := range exitCodeParts() {
+		if i < len(exitTable)-1 {
+			p += ","
+		}
+		if indent+len(line)+1+len(p) > helpWidth {
+			b.WriteString(line + "\n")
+			line = p
+			continue
+		}
+		line += " " + p
+	}
+	b.WriteString(line)
+	return b.String() + "\n(docs/cli.md#exit-codes explains each)"
+}
 
 func main() {
 	os.Exit(run(context.Background(), os.Args, os.Stdout, os.Stderr))
@@ -44,7 +100,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	msg := err.Error()
-	code := exitFindings
+	// An error that carries no code is fray failing to run, never a
+	// verdict.
+	code := exitNoStart
 	var ec cli.ExitCoder
 	if errors.As(err, &ec) {
 		code = ec.ExitCode()

@@ -116,7 +116,8 @@ func runProbes(c *cli.Context) error {
 	var results []probes.Result
 	var reports []report.Report
 	codes := map[string]error{}
-	for _, p := range sel {
+	for i, p := range sel {
+		sayf(c, errw, "probe %d/%d: %s", i+1, len(sel), p.Name)
 		prof, err := p.Profile()
 		if err != nil {
 			return err
@@ -126,7 +127,7 @@ func runProbes(c *cli.Context) error {
 			return err
 		}
 		res := probes.Judge(p, p.TriggerKinds(prof), r)
-		sayf(c, errw, "probe %s: %s: %s", p.Name, res.Outcome, res.Detail)
+		sayf(c, errw, "probe %d/%d: %s", i+1, len(sel), strings.ReplaceAll(probeRow(res), "\t", "  "))
 		results, reports = append(results, res), append(reports, r)
 		if res.Outcome == probes.Failed {
 			codes[p.Name] = verdictError(r)
@@ -143,7 +144,7 @@ func runProbes(c *cli.Context) error {
 		return err
 	}
 	if err := writeProbeFiles(out, merged, results); err != nil {
-		return cli.Exit(err.Error(), exitFindings)
+		return cli.Exit(err.Error(), exitNoStart)
 	}
 	if ctx.Err() != nil {
 		return cli.Exit("interrupted: the reports cover the probes run up to the signal", exitInterrupted)
@@ -173,15 +174,9 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	}
 	defer ln.Close()
 	ctx, hard := rc.soft, rc.hard
-	var srv *serverProc
-	if line := c.String("server"); line != "" {
-		if srv, err = startServer(line, errw); err != nil {
-			_ = eng.Abort()
-			return report.Report{}, err
-		}
-		defer srv.stop()
-	}
-	if err := waitReady(ctx, set.endpoint, set.wait, srv); err != nil {
+	srv, err := startUpstream(ctx, c.String("server"), set, errw, func(f string, a ...any) { sayf(c, errw, f, a...) })
+	defer srv.stop()
+	if err != nil {
 		_ = eng.Abort()
 		return report.Report{}, err
 	}
@@ -189,9 +184,16 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	var res clientResult
 	// The command's output goes to stderr: stdout holds the table.
 	sv := eng.ServeWhile(ctx, hard, ln, set.settle, func() {
-		res = runClient(ctx, set.client, frayURL, c.App.Reader, errw, errw)
+		cctx, release := clientContext(ctx, set.clientTimeout, srv)
+		defer release()
+		res = runClient(cctx, set.client, frayURL, c.App.Reader, errw, errw)
 	})
+	died := srv.exitedEarly()
 	srv.stop()
+	if died && ctx.Err() == nil {
+		_, _ = eng.Finish(sv, nil)
+		return report.Report{}, srv.diedError()
+	}
 	cmd := &report.Command{Args: set.client, ExitCode: res.code}
 	if res.err != nil {
 		cmd.Error = res.err.Error()
@@ -234,13 +236,19 @@ func writeProbeTable(w io.Writer, results []probes.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PROBE\tEND\tTRIGGERED\tOUTCOME\tDETAIL")
 	for _, r := range results {
-		trig := "no"
-		if r.Triggered {
-			trig = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Probe.Name, r.Probe.End, trig, r.Outcome, oneLineDetail(r.Detail))
+		fmt.Fprintln(tw, probeRow(r))
 	}
 	return tw.Flush()
+}
+
+// probeRow is a probe's row of the table, its columns tab-separated: name,
+// end, whether its faults fired, outcome, detail.
+func probeRow(r probes.Result) string {
+	trig := "no"
+	if r.Triggered {
+		trig = "yes"
+	}
+	return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.Probe.Name, r.Probe.End, trig, r.Outcome, oneLineDetail(r.Detail))
 }
 
 // oneLineDetail keeps a detail to one line of a readable length.

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/urfave/cli/v2"
 )
 
 // serverProc is the --server command of fray run: a shell command in its
@@ -79,20 +81,49 @@ func (s *serverProc) stop() {
 	<-s.exited
 }
 
+// upstreamAddr is the host and port fray dials to see whether u is up.
+func upstreamAddr(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// portTaken checks, before the --server command runs, that nothing
+// accepts connections at u yet: a server left over from an earlier run
+// would be tested in place of the one fray was told to start.
+func portTaken(ctx context.Context, u *url.URL, line string) error {
+	d := net.Dialer{Timeout: time.Second}
+	conn, err := d.DialContext(ctx, "tcp", upstreamAddr(u))
+	if err != nil {
+		return nil
+	}
+	conn.Close()
+	return cli.Exit(fmt.Sprintf("--server %q: %s already accepts connections before the server command runs, "+
+		"so fray would test whatever listens there; stop the process that holds %s (ss -ltnp shows it), "+
+		"or drop --server to test the server already running", line, upstreamAddr(u), upstreamAddr(u)), exitNoStart)
+}
+
+// sayFunc says one of fray's own lines, as sayf does.
+type sayFunc func(format string, args ...any)
+
+// waitingAfter is how long fray waits for the upstream in silence before
+// it says that it is waiting.
+const waitingAfter = time.Second
+
 // waitReady returns once u's host accepts TCP connections; it gives up
 // after limit, when ctx ends, or when srv exits first, with an error
-// naming u.
-func waitReady(ctx context.Context, u *url.URL, limit time.Duration, srv *serverProc) error {
-	addr := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		addr = net.JoinHostPort(u.Hostname(), port)
-	}
+// naming u. After waitingAfter it says that it is waiting.
+func waitReady(ctx context.Context, u *url.URL, limit time.Duration, srv *serverProc, say sayFunc) error {
+	addr := upstreamAddr(u)
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
+	waiting := time.NewTimer(waitingAfter)
+	defer waiting.Stop()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	d := net.Dialer{Timeout: time.Second}
@@ -106,12 +137,65 @@ func waitReady(ctx context.Context, u *url.URL, limit time.Duration, srv *server
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the upstream %s: %w", u, context.Cause(ctx))
 		case <-srv.done():
-			return fmt.Errorf("the --server command %q exited (%v) before the upstream %s accepted connections", srv.line, srv.err, u)
+			return cli.Exit(fmt.Sprintf("the --server command %q exited (%v) before the upstream %s accepted connections", srv.line, srv.err, u), exitNoStart)
 		case <-deadline.C:
-			return fmt.Errorf("the upstream %s did not accept TCP connections within %s (--wait): %w", u, limit, err)
+			return cli.Exit(fmt.Sprintf("the upstream %s did not accept TCP connections within %s (--wait): %v", u, limit, err), exitNoStart)
+		case <-waiting.C:
+			say("waiting for the upstream at %s (--wait %s)", u, limit)
 		case <-tick.C:
 		}
 	}
+}
+
+// errServerExited ends the client's context when the --server command
+// exits while the client runs.
+var errServerExited = errors.New("stopped: the --server command exited while the client ran")
+
+// clientContext is what the client command runs under: it ends with ctx,
+// after timeout (none when 0), or when srv exits. release frees it.
+func clientContext(ctx context.Context, timeout time.Duration, srv *serverProc) (cctx context.Context, release func()) {
+	cctx, cancel := context.WithCancelCause(ctx)
+	var t *time.Timer
+	if timeout > 0 {
+		t = time.AfterFunc(timeout, func() {
+			cancel(fmt.Errorf("stopped: it ran longer than --client-timeout %s", timeout))
+		})
+	}
+	if srv != nil {
+		go func() {
+			select {
+			case <-srv.done():
+				cancel(errServerExited)
+			case <-cctx.Done():
+			}
+		}()
+	}
+	return cctx, func() {
+		if t != nil {
+			t.Stop()
+		}
+		cancel(nil)
+	}
+}
+
+// exitedEarly reports whether the server exited by itself, before fray
+// stopped it; false for no server.
+func (s *serverProc) exitedEarly() bool {
+	if s == nil {
+		return false
+	}
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// diedError is the error of a run whose server exited while it went on.
+func (s *serverProc) diedError() error {
+	return cli.Exit(fmt.Sprintf("the --server command %q exited (%v) while the run went on: "+
+		"the verdict judges a server that was gone; see its output above (lines after \"server: \")", s.line, s.err), exitNoStart)
 }
 
 // clientResult is how the client command ended.
@@ -136,7 +220,11 @@ func runClient(ctx context.Context, args []string, frayURL string, stdin io.Read
 		// output open; that is not the client failing.
 		return clientResult{code: 0}
 	case ctx.Err() != nil:
-		return clientResult{code: -1, err: errors.New("interrupted: fray was stopped by a signal")}
+		cause := context.Cause(ctx)
+		if errors.Is(cause, context.Canceled) {
+			cause = errors.New("interrupted: fray was stopped by a signal")
+		}
+		return clientResult{code: -1, err: cause}
 	case errors.As(err, &exit):
 		return clientResult{code: exit.ExitCode(), err: exit}
 	default:

@@ -21,7 +21,7 @@ func proxyCommand() *cli.Command {
 		Name:  "proxy",
 		Usage: "forward a client to an MCP server, SSE event by event",
 		UsageText: "fray proxy --upstream URL [--listen ADDR] [options]\n" +
-			"(every option is explained in docs/cli.md)\n\n" +
+			"(every option is explained in docs/cli.md)\n" + exitCodesHelp() + "\n\n" +
 			"example:\n   fray proxy --upstream http://127.0.0.1:3000 --listen 127.0.0.1:7070\n" +
 			"   (then point the client at http://127.0.0.1:7070/mcp)",
 		Flags: append(append([]cli.Flag{
@@ -60,6 +60,9 @@ func proxySettings(c *cli.Context) (proxy.Options, error) {
 	upstream, err := forward.ParseUpstream(c.String("upstream"))
 	if err != nil {
 		return opts, usagef("--upstream: %v", err)
+	}
+	if err := checkListen(c.String("listen"), upstream); err != nil {
+		return opts, err
 	}
 	if c.Int("max-block") < 1024 {
 		return opts, usagef("--max-block %d: must be at least 1024 bytes", c.Int("max-block"))
@@ -154,7 +157,7 @@ func runProxy(c *cli.Context) error {
 	}
 	r, terr := eng.Finish(st, nil)
 	if err == nil && terr != nil {
-		err = cli.Exit(terr.Error(), exitFindings)
+		err = cli.Exit(terr.Error(), exitNoStart)
 	}
 	ferr := out.finish(r)
 	if perr := page.write(errw); ferr == nil {

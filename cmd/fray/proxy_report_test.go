@@ -277,8 +277,8 @@ func TestFinishExitCodes(t *testing.T) {
 		o := &outputs{paths: map[string]string{"report": path}, stdout: io.Discard}
 		err := o.finish(passing)
 		var ec cli.ExitCoder
-		if !errors.As(err, &ec) || ec.ExitCode() != exitFindings || !strings.Contains(err.Error(), path) {
-			t.Errorf("finish: %v, want exit 1 naming %s", err, path)
+		if !errors.As(err, &ec) || ec.ExitCode() != exitNoStart || !strings.Contains(err.Error(), path) {
+			t.Errorf("finish: %v, want exit %d naming %s", err, exitNoStart, path)
 		}
 	})
 }

@@ -151,6 +151,8 @@ func frayArgs(words []string) ([]string, bool) {
 	switch {
 	case words[0] == "fray":
 		return words[1:], true
+	case len(words) >= 2 && words[0] == "npx" && (words[1] == "fray" || words[1] == "@frayproxy/fray"):
+		return words[2:], true
 	case len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/fray":
 		return words[3:], true
 	}

@@ -27,7 +27,7 @@ func reportCommand() *cli.Command {
 			Name:  "merge",
 			Usage: "merge the JSON reports of several fray instances",
 			UsageText: "fray report merge A.json B.json... [--report OUT] [--junit FILE]\n\n" +
-				"exit codes: 0 pass, 1 fail, 2 a report cannot be read or merged\n\n" +
+				"(a report that cannot be read or merged is a bad invocation)\n" + exitCodesHelp() + "\n\n" +
 				"example:\n   fray report merge shard1.json shard2.json --report all.json",
 			Flags:        writerFlags(),
 			Action:       runReportMerge,

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -20,8 +22,7 @@ func runCommand() *cli.Command {
 		Usage: "run a client command through fray and give a verdict",
 		UsageText: "fray run --upstream URL [--server CMD] [options] -- CLIENT [ARGS...]\n\n" +
 			"The client finds fray in $FRAY_URL: the --upstream URL with fray's address.\n" +
-			"exit codes: 0 pass, 1 a check failed, 2 bad invocation, 3 the client failed\n" +
-			"(every option and exit code is explained in docs/cli.md)\n\n" +
+			exitCodesHelp() + "\n\n" +
 			"example:\n   fray run --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
 			"     --profile polling-server --junit fray.xml \\\n" +
 			"     -- sh -c 'node client.mjs \"$FRAY_URL\"'",
@@ -31,6 +32,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", DefaultText: "a free port", Usage: "listen on `ADDR`"},
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "grace for streams after the client"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
+			&cli.DurationFlag{Name: "client-timeout", DefaultText: "none", Usage: "stop the client after `TIME`"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
 			&cli.StringFlag{Name: "reproduce", Usage: "rerun the profile and seed of trace `FILE`"},
 			&cli.StringFlag{Name: "probe", Usage: probeUsage},
@@ -47,10 +49,12 @@ type runSettings struct {
 	origin   *url.URL // its scheme and host: what fray forwards to
 	settle   time.Duration
 	wait     time.Duration
+	// clientTimeout bounds each run of the client command; 0: no bound.
+	clientTimeout time.Duration
 }
 
 func runFlags(c *cli.Context) (runSettings, error) {
-	s := runSettings{client: c.Args().Slice(), settle: c.Duration("settle"), wait: c.Duration("wait")}
+	s := runSettings{client: c.Args().Slice(), settle: c.Duration("settle"), wait: c.Duration("wait"), clientTimeout: c.Duration("client-timeout")}
 	if len(s.client) == 0 {
 		return s, usagef("run needs a client command, e.g. fray run --upstream URL -- node client.mjs")
 	}
@@ -62,11 +66,17 @@ func runFlags(c *cli.Context) (runSettings, error) {
 	}
 	s.endpoint, _ = url.Parse(c.String("upstream"))
 	s.origin = originOf(s.endpoint)
+	if err := checkListen(c.String("listen"), s.endpoint); err != nil {
+		return s, err
+	}
 	if s.settle < 0 {
 		return s, usagef("--settle %s: must not be negative", s.settle)
 	}
 	if s.wait <= 0 {
 		return s, usagef("--wait %s: must be positive", s.wait)
+	}
+	if s.clientTimeout < 0 || c.IsSet("client-timeout") && s.clientTimeout == 0 {
+		return s, usagef("--client-timeout %s: must be positive (leave it out for no bound)", s.clientTimeout)
 	}
 	return s, nil
 }
@@ -77,6 +87,24 @@ func (s runSettings) frayURL(addr net.Addr) string {
 	u := *s.endpoint
 	u.Scheme, u.Host = "http", addr.String()
 	return u.String()
+}
+
+// startUpstream starts the --server command line (none when "") once
+// nothing else answers at the upstream's address, and waits until the
+// upstream accepts connections. The server it returns (nil for none) is
+// to be stopped, even with an error. The server's output goes to errw.
+func startUpstream(ctx context.Context, line string, set runSettings, errw io.Writer, say sayFunc) (*serverProc, error) {
+	var srv *serverProc
+	if line != "" {
+		if err := portTaken(ctx, set.endpoint, line); err != nil {
+			return nil, err
+		}
+		var err error
+		if srv, err = startServer(line, errw); err != nil {
+			return nil, cli.Exit(err.Error(), exitNoStart)
+		}
+	}
+	return srv, waitReady(ctx, set.endpoint, set.wait, srv, say)
 }
 
 func runRun(c *cli.Context) error {
@@ -117,15 +145,9 @@ func runRun(c *cli.Context) error {
 	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
 
-	var srv *serverProc
-	if line := c.String("server"); line != "" {
-		if srv, err = startServer(line, errw); err != nil {
-			_ = eng.Abort()
-			return err
-		}
-		defer srv.stop()
-	}
-	if err := waitReady(ctx, set.endpoint, set.wait, srv); err != nil {
+	srv, err := startUpstream(ctx, c.String("server"), set, errw, func(f string, a ...any) { sayf(c, errw, f, a...) })
+	defer srv.stop()
+	if err != nil {
 		_ = eng.Abort()
 		return err
 	}
@@ -145,10 +167,13 @@ func runRun(c *cli.Context) error {
 	// observed.
 	var res clientResult
 	sv := eng.ServeWhile(ctx, hard, ln, set.settle, func() {
-		res = runClient(ctx, set.client, frayURL, c.App.Reader, stdout, errw)
+		cctx, release := clientContext(ctx, set.clientTimeout, srv)
+		defer release()
+		res = runClient(cctx, set.client, frayURL, c.App.Reader, stdout, errw)
 	})
 	close(stopLoops)
 	waitProgress()
+	died := srv.exitedEarly()
 	srv.stop()
 
 	cmd := &report.Command{Args: set.client, ExitCode: res.code}
@@ -159,13 +184,14 @@ func runRun(c *cli.Context) error {
 	if terr != nil {
 		sayf(c, errw, "%v", terr)
 	}
+	// Interrupted: the reports are whole, and the verdict says so.
+	out.interrupted = ctx.Err() != nil
 	ferr := out.finish(r)
 	if perr := page.write(errw); ferr == nil {
 		ferr = perr
 	}
-	if ctx.Err() != nil {
-		// Interrupted: the reports are whole; the exit code says so.
-		return cli.Exit("interrupted: the reports cover the run up to the signal", exitInterrupted)
+	if died && ctx.Err() == nil {
+		return srv.diedError()
 	}
 	if ferr != nil {
 		return ferr

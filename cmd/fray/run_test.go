@@ -25,7 +25,10 @@ import (
 // TestHelperProcess acts as one when FRAY_TEST_HELPER says so.
 //
 //	client: GETs $FRAY_URL, prints "STATUS BODY", exits $FRAY_TEST_EXIT
+//	        (with FRAY_TEST_HOLD set, waits to be stopped instead; with
+//	        FRAY_TEST_INTERRUPT set, sends fray SIGINT first)
 //	server: serves "upstream PATH?QUERY" on 127.0.0.1:$FRAY_TEST_PORT, prints its pid
+//	        (with FRAY_TEST_DIE set, exits 9 once its first answer is sent)
 func TestHelperProcess(t *testing.T) {
 	switch os.Getenv("FRAY_TEST_HELPER") {
 	case "client":
@@ -36,13 +39,35 @@ func TestHelperProcess(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		fmt.Printf("%d %s\n", resp.StatusCode, b)
+		if os.Getenv("FRAY_TEST_INTERRUPT") != "" {
+			// As Ctrl-C would: fray, the parent, gets SIGINT.
+			if err := syscall.Kill(os.Getppid(), syscall.SIGINT); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(11)
+			}
+		}
+		if os.Getenv("FRAY_TEST_HOLD") != "" {
+			select {} // until fray stops it
+		}
 		code, _ := strconv.Atoi(os.Getenv("FRAY_TEST_EXIT"))
 		os.Exit(code)
 	case "server":
 		fmt.Printf("pid %d\n", os.Getpid())
-		err := http.ListenAndServe("127.0.0.1:"+os.Getenv("FRAY_TEST_PORT"), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := &http.Server{Addr: "127.0.0.1:" + os.Getenv("FRAY_TEST_PORT"), Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if os.Getenv("FRAY_TEST_DIE") != "" {
+				w.Header().Set("Connection", "close")
+			}
 			fmt.Fprintf(w, "upstream %s", r.URL.RequestURI())
-		}))
+		})}
+		if os.Getenv("FRAY_TEST_DIE") != "" {
+			// Dies once its first answer's connection is closed.
+			srv.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateClosed {
+					os.Exit(9)
+				}
+			}
+		}
+		err := srv.ListenAndServe()
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(10)
 	default:
@@ -264,12 +289,12 @@ func TestRunUpstreamNotReady(t *testing.T) {
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	code, _, stderr := runFray(t, 30*time.Second, "run", "--upstream", url, "--wait", "200ms", "--quiet", "--", "true")
-	if code != exitFindings || !strings.Contains(stderr, url) || !strings.Contains(stderr, "within 200ms") {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming %s and the wait", code, stderr, url)
+	if code != exitNoStart || !strings.Contains(stderr, url) || !strings.Contains(stderr, "within 200ms") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d naming %s and the wait", code, stderr, exitNoStart, url)
 	}
 	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", url, "--server", "echo broken; exit 4", "--quiet", "--", "true")
-	if code != exitFindings || !strings.Contains(stderr, "exited (exit status 4) before the upstream "+url) || !strings.Contains(stderr, "server: broken") {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 saying the server exited, and its output", code, stderr)
+	if code != exitNoStart || !strings.Contains(stderr, "exited (exit status 4) before the upstream "+url) || !strings.Contains(stderr, "server: broken") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d saying the server exited, and its output", code, stderr, exitNoStart)
 	}
 }
 

@@ -150,16 +150,16 @@ func (r *repeater) run(prof *profiles.Profile, tracePath string) (report.Report,
 	return rep, nil
 }
 
-// ready starts the server when none runs, and waits for the upstream.
+// ready starts the server when none runs, as fray run does (refusing an
+// address another process already holds), and waits for the upstream.
 func (r *repeater) ready() error {
-	if line := r.c.String("server"); line != "" && r.srv == nil {
-		srv, err := startServer(line, r.errw)
-		if err != nil {
-			return err
-		}
-		r.srv = srv
+	say := func(f string, a ...any) { sayf(r.c, r.errw, f, a...) }
+	if r.srv != nil {
+		return waitReady(r.rc.soft, r.set.endpoint, r.set.wait, r.srv, say)
 	}
-	return waitReady(r.rc.soft, r.set.endpoint, r.set.wait, r.srv)
+	srv, err := startUpstream(r.rc.soft, r.c.String("server"), r.set, r.errw, say)
+	r.srv = srv
+	return err
 }
 
 // runLine is the fray run command that runs the client in front of the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -58,6 +59,13 @@ type outputs struct {
 	color    bool              // colour the summary's verdicts
 	verbose  bool              // list every check in the summary
 	baseline *expected         // --baseline; nil when none
+	// interrupted: a signal stopped the run; the verdict says so.
+	interrupted bool
+	// width is the summary's width: the terminal's, 0 when not one.
+	width int
+	// whole says where every finding and its evidence are, the summary's
+	// last line.
+	whole string
 }
 
 // stdoutPath is the file name that means stdout, for every writer.
@@ -89,6 +97,8 @@ func newOutputs(c *cli.Context, errw io.Writer) (*outputs, error) {
 		o.summary = errw
 	}
 	o.color = wantColor(o.summary, os.Getenv)
+	o.width = terminalWidth(o.summary)
+	o.whole = wholeLine(c)
 	if lookupFlag(c.Command, "quiet") != nil && !c.Bool("quiet") {
 		o.progress = &report.Progress{W: errw, Terminal: isTerminal(errw)}
 	}
@@ -161,6 +171,9 @@ func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, s
 // error that gives the exit code the verdict asks for: nil on a pass.
 func (o *outputs) finish(r report.Report) error {
 	o.judge(&r)
+	if o.interrupted {
+		r.Interrupt()
+	}
 	var errs []error
 	for _, w := range writers {
 		switch path := o.paths[w.flag]; path {
@@ -179,7 +192,7 @@ func (o *outputs) finish(r report.Report) error {
 		errs = append(errs, fmt.Errorf("summary: %w", err))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return cli.Exit(err.Error(), exitFindings)
+		return cli.Exit(err.Error(), exitNoStart)
 	}
 	return verdictError(r)
 }
@@ -196,16 +209,63 @@ func (o *outputs) summaryWriter() io.Writer {
 // writeSummary prints the summary, coloured when o.color says so.
 func (o *outputs) writeSummary(r report.Report) error {
 	w := o.summaryWriter()
-	opts := report.SummaryOptions{Verbose: o.verbose}
-	if !o.color {
-		return report.WriteSummary(w, r, opts)
-	}
+	opts := report.SummaryOptions{Verbose: o.verbose, Width: o.width}
 	var b bytes.Buffer
 	if err := report.WriteSummary(&b, r, opts); err != nil {
 		return err
 	}
-	_, err := w.Write(colorize(b.Bytes()))
+	if o.whole != "" {
+		b.WriteString("  " + o.whole + "\n")
+	}
+	out := b.Bytes()
+	if o.color {
+		out = colorize(out)
+	}
+	_, err := w.Write(out)
 	return err
+}
+
+// wholeFlags are the flags whose files hold every finding and its
+// evidence, in the order the summary names them.
+var wholeFlags = []string{"report", "html", "trace"}
+
+// wholeLine says where every finding and its evidence are: the files the
+// command writes ("fray.json (--report)"), or, when it writes none, the
+// flags of the command that would.
+func wholeLine(c *cli.Context) string {
+	var files, flags []string
+	for _, f := range wholeFlags {
+		if lookupFlag(c.Command, f) == nil {
+			continue
+		}
+		flags = append(flags, "--"+f+" FILE")
+		if p := c.String(f); p != "" && p != stdoutPath {
+			files = append(files, fmt.Sprintf("%s (--%s)", p, f))
+		}
+	}
+	switch {
+	case len(files) > 0:
+		return "every finding and its evidence: " + strings.Join(files, ", ")
+	case len(flags) == 1:
+		return "every finding and its evidence: " + flags[0] + " writes them"
+	case len(flags) > 1:
+		return "every finding and its evidence: " + strings.Join(flags, ", ") + " (any of them) writes them"
+	}
+	return ""
+}
+
+// terminalWidth is the width of the terminal w writes to; 0 when w is not
+// one.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !isTerminal(w) {
+		return 0
+	}
+	width, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return width
 }
 
 func writeJSONFile(path string, r report.Report) error {
@@ -215,7 +275,8 @@ func writeJSONFile(path string, r report.Report) error {
 // verdictError is nil for a pass (and for an accepted inconclusive run),
 // and otherwise the error whose exit code the verdict asks for, saying why:
 // 1 when a check of error severity failed (or a baseline entry is fixed),
-// 3 when only the client command failed, 4 when the run is inconclusive.
+// 3 when only the client command failed, 4 when the run is inconclusive,
+// 130 when a signal stopped it.
 // With a baseline, the verdict is the baselined one.
 func verdictError(r report.Report) error {
 	verdict, why, checksFailed := r.Outcome()
@@ -224,6 +285,8 @@ func verdictError(r report.Report) error {
 		with = " (baseline " + r.Baseline.File + ")"
 	}
 	switch {
+	case verdict == report.VerdictInterrupted:
+		return cli.Exit("verdict interrupted: the reports cover the run up to the signal", exitInterrupted)
 	case verdict == report.VerdictFail && checksFailed:
 		return cli.Exit("verdict fail"+with+": "+why, exitFindings)
 	case verdict == report.VerdictFail:

@@ -46,7 +46,7 @@ func newReference() *reference {
 			Name: "fray_faults_total", Help: "Fault firings, by fault kind.",
 		}, []string{"kind"}),
 		added: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "fray_added_latency_seconds", Help: "From an event's arrival from the upstream to its delivery to the client.",
+			Name: "fray_added_latency_seconds", Help: "How long fray held an event it delivered before writing it to the client: what delay, stall and throttle faults added, 0 for an event passed on at once; fray's own cost per event is not counted.",
 			Buckets: metrics.LatencyBuckets,
 		}),
 	}

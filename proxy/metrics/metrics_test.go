@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -216,6 +218,22 @@ func TestScrapeAfterTraffic(t *testing.T) {
 	// it and then delayed itself, 500 ms after; the others gained nothing
 	// on this clock.
 	checkHistogram(t, fams, "fray_added_latency_seconds", 7, 0.75, map[float64]uint64{1e-5: 5, 0.1: 5, 0.25: 6, 0.5: 7})
+	// It measures what fray held the events, as its help and docs/cli.md
+	// say: the five passed on at once count 0, fray's own cost nothing.
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const measures = "0 for an event passed on at once"
+	var row string
+	for l := range strings.Lines(string(doc)) {
+		if strings.HasPrefix(l, "| `fray_added_latency_seconds` |") {
+			row = l
+		}
+	}
+	if help := fams["fray_added_latency_seconds"].GetHelp(); !strings.Contains(help, measures) || !strings.Contains(row, measures) {
+		t.Errorf("the help %q and docs/cli.md's row %q do not say that the metric counts %q", help, row, measures)
+	}
 	if _, ok := fams["go_goroutines"]; !ok {
 		t.Error("no go_goroutines: the runtime collector is missing")
 	}

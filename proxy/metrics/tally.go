@@ -60,8 +60,7 @@ func newTally(latencyBounds []float64, kinds []string) *tally {
 		eventsDesc: prometheus.NewDesc("fray_events_total",
 			"SSE events read from the upstream (from_upstream) and written to the client (to_client, duplicates counted, dropped and lost events not).",
 			[]string{"direction"}, nil),
-		addedDesc: prometheus.NewDesc("fray_added_latency_seconds",
-			"From an event's arrival from the upstream to its delivery to the client.", nil, nil),
+		addedDesc:  prometheus.NewDesc("fray_added_latency_seconds", addedHelp, nil, nil),
 		faultsDesc: prometheus.NewDesc("fray_faults_total", faultsHelp, []string{"kind"}, nil),
 		created:    time.Now(),
 	}
@@ -99,6 +98,10 @@ func (t *tally) events(run []observe.Observation) (late bool) {
 	t.mu.Unlock()
 	return late
 }
+
+// addedHelp says what fray_added_latency_seconds measures, as docs/cli.md
+// does.
+const addedHelp = "How long fray held an event it delivered before writing it to the client: what delay, stall and throttle faults added, 0 for an event passed on at once; fray's own cost per event is not counted."
 
 // eventLocked counts an event and its firings; it reports whether there
 // were firings of kinds registered late. t.mu is held.

@@ -168,7 +168,9 @@ func evidenceCheck(r Report, ts string) ConformanceCheck {
 	if r.Merged > 0 {
 		cc.Details["merged"] = r.Merged
 	}
-	if short := r.ShortOf(); short != "" {
+	if r.Verdict == VerdictInterrupted {
+		cc.Status, cc.ErrorMessage = ConformanceFailure, "interrupted: "+r.Why
+	} else if short := r.ShortOf(); short != "" {
 		cc.Status, cc.ErrorMessage = ConformanceFailure, "inconclusive: "+short
 		if r.Accepted {
 			cc.Status, cc.ErrorMessage = ConformanceInfo, "inconclusive, accepted: "+short

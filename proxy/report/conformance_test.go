@@ -350,3 +350,23 @@ func TestExcusedCasesInChecksJSON(t *testing.T) {
 		t.Errorf("details.excused %#v", cs[0].Details["excused"])
 	}
 }
+
+// TestChecksJSONInterrupted: checks.json's evidence entry fails for a run
+// a signal stopped.
+func TestChecksJSONInterrupted(t *testing.T) {
+	r := report.Report{Schema: 1, Verdict: report.VerdictPass}
+	r.Interrupt()
+	found := false
+	for _, cc := range report.ConformanceChecks(r, time.Unix(0, 0)) {
+		if cc.ID != report.RunEvidenceID {
+			continue
+		}
+		found = true
+		if cc.Status != report.ConformanceFailure || !strings.HasPrefix(cc.ErrorMessage, "interrupted: ") {
+			t.Errorf("evidence entry %+v, want a failure saying interrupted", cc)
+		}
+	}
+	if !found {
+		t.Error("no evidence entry")
+	}
+}

@@ -146,7 +146,9 @@ func runCases(r Report) []junitCase {
 	tc := junitCase{Classname: "fray.run", Name: "evidence", Time: "0"}
 	// A baseline can leave a failed run inconclusive: what it did not
 	// see is then in ShortOf, not Why.
-	if verdict, _, _ := r.Outcome(); verdict == VerdictInconclusive || r.Verdict == VerdictInconclusive {
+	if r.Verdict == VerdictInterrupted {
+		tc.Failure = &junitFailure{Message: "interrupted: " + r.Why, Type: "interrupted", Body: xmlSafe(r.Why + "\n")}
+	} else if verdict, _, _ := r.Outcome(); verdict == VerdictInconclusive || r.Verdict == VerdictInconclusive {
 		short := r.ShortOf()
 		if r.Accepted {
 			tc.Skipped = &junitSkipped{Message: "inconclusive, accepted: " + short}

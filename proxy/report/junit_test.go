@@ -183,3 +183,22 @@ func TestJUnitInconclusive(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitInterrupted: a run a signal stopped is never green in JUnit,
+// even when nothing failed up to the signal.
+func TestJUnitInterrupted(t *testing.T) {
+	r := report.Report{Schema: 1, Verdict: report.VerdictPass}
+	r.Interrupt()
+	var buf bytes.Buffer
+	if err := report.WriteJUnit(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc xSuites
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Suites[0]
+	if s.Failures != 1 || s.Cases[0].Failure == nil || !strings.Contains(s.Cases[0].Failure.Message, "interrupted: a signal stopped the run") {
+		t.Errorf("interrupted run in JUnit: %+v", s)
+	}
+}

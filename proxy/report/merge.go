@@ -115,14 +115,16 @@ func shardOf(r Report) Shard {
 }
 
 // mergedVerdict is fail when a report failed or a merged check fails,
-// else inconclusive when a report was, else pass, with the reason.
+// else inconclusive when a report was (or was interrupted), else pass,
+// with the reason.
 func mergedVerdict(out Report) (verdict, why string) {
 	var failed, short, commands []string
 	for i, s := range out.Shards {
 		switch {
 		case s.Verdict == VerdictFail || s.Command.Failed():
 			failed = append(failed, fmt.Sprintf("report %d", i+1))
-		case s.Verdict == VerdictInconclusive:
+		case s.Verdict == VerdictInconclusive || s.Verdict == VerdictInterrupted:
+			// A run a signal stopped showed too little to pass.
 			short = append(short, fmt.Sprintf("report %d (%s)", i+1, s.Why))
 		}
 		if s.Command.Failed() {

@@ -72,6 +72,21 @@ func TestMergeFailsIfAnyFails(t *testing.T) {
 	}
 }
 
+// TestMergeInterruptedIsNoPass: a report of a run a signal stopped never
+// merges into a pass.
+func TestMergeInterruptedIsNoPass(t *testing.T) {
+	pass := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{check("client.a", report.StatusPass, 0)}}
+	stopped := pass
+	stopped.Interrupt()
+	m, err := report.Merge(pass, stopped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Verdict != report.VerdictInconclusive || !strings.Contains(m.Why, "report 2 (a signal stopped the run") {
+		t.Errorf("verdict %q (%s), want inconclusive naming report 2", m.Verdict, m.Why)
+	}
+}
+
 // TestMergeKeepsFirstEvidenceInTimeOrder: the merged evidence is the
 // earliest MaxEvidence across instances, with Count still counting all.
 func TestMergeKeepsFirstEvidenceInTimeOrder(t *testing.T) {

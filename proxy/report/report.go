@@ -29,6 +29,10 @@ const (
 	// upstream, no JSON-RPC request was forwarded, or the profile has
 	// faults and none fired. Why says which.
 	VerdictInconclusive = "inconclusive"
+	// VerdictInterrupted: a signal stopped the run before it ended by
+	// itself; the report holds what was seen up to then, and Why what the
+	// verdict would have been.
+	VerdictInterrupted = "interrupted"
 )
 
 // The statuses of a check.
@@ -44,7 +48,8 @@ const (
 type Report struct {
 	// Schema is SchemaVersion.
 	Schema int `json:"schema"`
-	// Verdict is VerdictPass, VerdictFail or VerdictInconclusive.
+	// Verdict is VerdictPass, VerdictFail, VerdictInconclusive or
+	// VerdictInterrupted.
 	Verdict string `json:"verdict"`
 	// Why says in one line why the verdict is not a plain pass: the
 	// checks that failed, the command that failed, or what fray did not
@@ -245,6 +250,26 @@ func (r *Report) Conclude(short string) {
 	default:
 		r.Verdict, r.Why, r.Shortfall = VerdictPass, "", ""
 	}
+}
+
+// Interrupt marks r as stopped by a signal: the verdict (and the
+// baselined one) becomes VerdictInterrupted, and Why says what it would
+// have been. Call it after Conclude and ApplyBaseline.
+func (r *Report) Interrupt() {
+	r.Verdict, r.Why = VerdictInterrupted, interruptedWhy(r.Verdict, r.Why)
+	if b := r.Baseline; b != nil {
+		b.Verdict, b.Why = VerdictInterrupted, interruptedWhy(b.Verdict, b.Why)
+	}
+}
+
+// interruptedWhy says that a signal stopped the run, and what the verdict
+// was up to then.
+func interruptedWhy(verdict, why string) string {
+	s := "a signal stopped the run; up to then the verdict was " + verdict
+	if why != "" {
+		s += ": " + why
+	}
+	return s
 }
 
 // ChecksFailed reports whether a check failed at error severity, as

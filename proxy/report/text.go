@@ -1,12 +1,11 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // FormatEvidence renders one piece of evidence on one line: when, where
@@ -45,8 +44,8 @@ func FormatEvidence(e Evidence) string {
 	return b.String()
 }
 
-// shortEvidence puts the message first and where it was seen after it,
-// for the summary's table.
+// shortEvidence puts the message first, the cause, and where it was seen
+// after it, for the summary.
 func shortEvidence(e Evidence) string {
 	where := fmt.Sprintf("at %s", msDuration(e.AtMS))
 	if e.Instance > 0 {
@@ -58,6 +57,9 @@ func shortEvidence(e Evidence) string {
 	if e.Exchange > 0 {
 		where += fmt.Sprintf(", exchange %d", e.Exchange)
 	}
+	if e.Fault != nil {
+		where += fmt.Sprintf(", after fault %d (%s)", e.Fault.Index, e.Fault.Kind)
+	}
 	return e.Message + " (" + where + ")"
 }
 
@@ -66,13 +68,16 @@ func msDuration(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).String()
 }
 
-// summaryWidth bounds the rows of the summary's table, in runes: the
-// evidence column is cut to fit. The JSON report has it whole.
+// summaryWidth is the width the summary wraps evidence to when
+// SummaryOptions.Width does not say.
 const summaryWidth = 100
 
-// minEvidenceWidth is the least the evidence column keeps, however wide
-// the columns before it.
-const minEvidenceWidth = 30
+// minEvidenceWidth is the least width evidence is wrapped to, however
+// narrow the terminal.
+const minEvidenceWidth = 40
+
+// evidenceIndent is how far the evidence under a check's row is indented.
+const evidenceIndent = "    "
 
 // SummaryOptions say how much WriteSummary shows. The zero value shows
 // the checks that need attention and counts the others.
@@ -80,13 +85,17 @@ type SummaryOptions struct {
 	// Verbose lists every check in the table, those that passed or were
 	// skipped too.
 	Verbose bool
+	// Width is the width, in columns, the evidence is wrapped to: the
+	// terminal's; 0 means 100.
+	Width int
 }
 
 // WriteSummary writes the human summary of r: how the wrapped command
 // ended, the verdict line with its reason, the totals, the faults fired,
 // the checks counted by status, then a table of the checks that failed or
-// warned (of every check with opts.Verbose) with their status, count and
-// first evidence.
+// warned (of every check with opts.Verbose) with their status and count,
+// each failed or warned check's first evidence whole under its row,
+// wrapped to opts.Width.
 func WriteSummary(w io.Writer, r Report, opts SummaryOptions) error {
 	// A peer, a trace or a merged report wrote much of r: it reaches the
 	// terminal escaped (see Printable).
@@ -111,7 +120,7 @@ func WriteSummary(w io.Writer, r Report, opts SummaryOptions) error {
 	writeBounds(ew, r)
 	if len(rows) > 0 {
 		fmt.Fprintln(ew)
-		writeTable(ew, rows)
+		writeTable(ew, rows, opts.Width)
 	}
 	return ew.err
 }
@@ -192,30 +201,55 @@ func statusCounts(cs []Check) string {
 	return strings.Join(parts, ", ")
 }
 
-// writeTable writes one row per check, its first evidence cut so that the
-// row fits summaryWidth.
-func writeTable(ew io.Writer, rows []Check) {
-	const gap = 2
+// writeTable writes one row per check and, under a check that failed or
+// warned, its first evidence whole, wrapped to width.
+func writeTable(ew io.Writer, rows []Check, width int) {
+	if width <= 0 {
+		width = summaryWidth
+	}
 	idw, countw := len("CHECK"), len("COUNT")
 	for _, c := range rows {
 		idw = max(idw, len(c.ID))
 		countw = max(countw, len(fmt.Sprint(c.Count)))
 	}
-	evw := max(summaryWidth-idw-len("STATUS")-countw-3*gap, minEvidenceWidth)
-	var table bytes.Buffer
-	tw := tabwriter.NewWriter(&table, 0, 0, gap, ' ', 0)
-	fmt.Fprintln(tw, "CHECK\tSTATUS\tCOUNT\tFIRST EVIDENCE")
+	row := func(id, status, count string) {
+		line := fmt.Sprintf("%-*s  %-*s  %s", idw, id, len("STATUS"), status, count)
+		io.WriteString(ew, strings.TrimRight(line, " ")+"\n")
+	}
+	row("CHECK", "STATUS", "COUNT")
 	for _, c := range rows {
-		first := ""
-		if len(c.Evidence) > 0 {
-			first = truncate(shortEvidence(c.Evidence[0]), evw)
+		row(c.ID, statusLabel(c), fmt.Sprint(c.Count))
+		if len(c.Evidence) == 0 || (c.Status != StatusFail && c.Status != StatusWarn) {
+			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", c.ID, statusLabel(c), c.Count, first)
+		for _, l := range wrap(shortEvidence(c.Evidence[0]), max(width-len(evidenceIndent), minEvidenceWidth)) {
+			io.WriteString(ew, evidenceIndent+l+"\n")
+		}
 	}
-	tw.Flush()
-	for line := range strings.Lines(table.String()) {
-		io.WriteString(ew, strings.TrimRight(line, " \n")+"\n")
+}
+
+// wrap breaks s between words into lines of at most width runes; a word
+// longer than width has a line of its own, whole.
+func wrap(s string, width int) []string {
+	var lines []string
+	line, n := "", 0
+	for w := range strings.FieldsSeq(s) {
+		wn := utf8.RuneCountInString(w)
+		if n > 0 && n+1+wn > width {
+			lines = append(lines, line)
+			line, n = "", 0
+		}
+		if n > 0 {
+			line += " "
+			n++
+		}
+		line += w
+		n += wn
 	}
+	if n > 0 {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // statusLabel shouts the statuses that need attention.
@@ -236,15 +270,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// truncate shortens s to at most n runes, marking the cut with "…".
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // errWriter keeps the first write error, so a writer of many lines checks

@@ -56,9 +56,12 @@ func TestSummary(t *testing.T) {
 					t.Errorf("no row for %s:\n%s", id, out)
 					continue
 				}
-				// The row holds the first evidence, cut to fit the width.
-				if len(c.Evidence) > 0 && !strings.Contains(row, c.Evidence[0].Message[:30]) {
-					t.Errorf("row %q lacks the first evidence %q", row, c.Evidence[0].Message)
+				// Under the row of a check that failed or warned: its first
+				// evidence whole, the message first.
+				ev := evidenceOf(out, id)
+				if len(c.Evidence) > 0 && (c.Status == report.StatusFail || c.Status == report.StatusWarn) &&
+					!strings.HasPrefix(ev, c.Evidence[0].Message+" (at ") {
+					t.Errorf("evidence under %s is %q, want the first evidence %q whole", id, ev, c.Evidence[0].Message)
 				}
 			}
 			for _, id := range tc.norows {
@@ -66,12 +69,12 @@ func TestSummary(t *testing.T) {
 					t.Errorf("row %q for a check that needs no attention", row)
 				}
 			}
-			if row := rowOf(out, "client.retry-honoured"); !strings.Contains(row, " FAIL ") || !strings.Contains(row, " 3 ") {
+			if row := rowOf(out, "client.retry-honoured"); !strings.Contains(row, " FAIL ") || !strings.HasSuffix(row, " 3\n") {
 				t.Errorf("row %q, want status FAIL and count 3", row)
 			}
 			for line := range strings.Lines(out) {
-				if n := len([]rune(strings.TrimSuffix(line, "\n"))); n > 100 && strings.Contains(line, "  ") && !strings.HasPrefix(line, "  ") {
-					t.Errorf("table row of %d columns: %q", n, line)
+				if n := len([]rune(strings.TrimSuffix(line, "\n"))); n > 100 && !strings.HasPrefix(line, "  ") {
+					t.Errorf("table line of %d columns: %q", n, line)
 				}
 			}
 		})
@@ -112,17 +115,60 @@ func rowOf(out, id string) string {
 	return ""
 }
 
-func TestSummaryTruncatesLongEvidence(t *testing.T) {
-	r := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{{
-		ID: "server.x", Status: report.StatusFail, Count: 1, Evidence: []report.Evidence{{Message: strings.Repeat("x", 500)}},
-	}}}
-	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, r, report.SummaryOptions{}); err != nil {
-		t.Fatal(err)
+// evidenceOf is the evidence under the row of check id, its wrapped
+// lines joined with spaces; "" when none.
+func evidenceOf(out, id string) string {
+	var parts []string
+	in := false
+	for line := range strings.Lines(out) {
+		switch {
+		case strings.HasPrefix(line, id+" "):
+			in = true
+		case in && strings.HasPrefix(line, "    "):
+			parts = append(parts, strings.TrimSpace(line))
+		default:
+			in = false
+		}
 	}
-	row := rowOf(buf.String(), "server.x")
-	if len([]rune(strings.TrimSuffix(row, "\n"))) != 100 || !strings.Contains(row, "…") {
-		t.Errorf("row not truncated: %q", row)
+	return strings.Join(parts, " ")
+}
+
+// TestSummaryShowsEvidenceWhole: a long first evidence is wrapped to the
+// width asked for (100 by default), never cut, with the cause and where
+// it was seen after the message; -v shows it the same.
+func TestSummaryShowsEvidenceWhole(t *testing.T) {
+	msg := "request 2 (tools/call) got no response delivered to the client: " + strings.Repeat("the server closed the stream and never replayed it ", 8) + "end"
+	r := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{{
+		ID: "e2e.every-request-answered", Status: report.StatusFail, Count: 1,
+		Evidence: []report.Evidence{{Message: msg, AtMS: 1204, Session: 1, Exchange: 9, Fault: &report.FaultRef{Index: 0, Kind: "close"}}},
+	}}}
+	want := msg + " (at 1.204s, session 1, exchange 9, after fault 0 (close))"
+	for _, opts := range []report.SummaryOptions{{}, {Verbose: true}, {Width: 60}, {Width: 60, Verbose: true}, {Width: 10}} {
+		var buf bytes.Buffer
+		if err := report.WriteSummary(&buf, r, opts); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if got := evidenceOf(out, "e2e.every-request-answered"); got != want {
+			t.Errorf("%+v: evidence %q, want it whole: %q", opts, got, want)
+		}
+		width := opts.Width
+		if width == 0 {
+			width = 100
+		}
+		width = max(width, 4+40) // the indent, and the least the text keeps
+		lines := 0
+		for line := range strings.Lines(out) {
+			if strings.HasPrefix(line, "    ") {
+				lines++
+				if n := len([]rune(strings.TrimSuffix(line, "\n"))); n > width {
+					t.Errorf("%+v: evidence line of %d columns, want at most %d: %q", opts, n, width, line)
+				}
+			}
+		}
+		if lines < 2 {
+			t.Errorf("%+v: the evidence is not wrapped:\n%s", opts, out)
+		}
 	}
 }
 

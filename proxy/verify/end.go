@@ -55,6 +55,10 @@ func (v *Verifier) endUnanswered(x *exch, end *observe.End, at time.Duration) {
 // endBody closes an exchange answered with a body that is not a stream.
 func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 	s := x.sess
+	if x.origin == observe.FromUpstream {
+		isMCP, what := bodyAnswer(x.status, len(end.Messages))
+		v.upstreamAnswered(x, isMCP, what)
+	}
 	if x.isInit && o.Protocol != "" {
 		s.protocol = o.Protocol
 	}

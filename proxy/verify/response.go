@@ -21,6 +21,12 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 	x.responded, x.status, x.origin, x.eventStream = true, r.Status, r.Origin, r.EventStream
 	if r.Origin == observe.FromUpstream {
 		v.fromUpstream++
+		switch {
+		case r.EventStream && r.Status/100 == 2:
+			v.upstreamAnswered(x, true, "")
+		case r.EventStream:
+			v.upstreamAnswered(x, false, fmt.Sprintf("%d with an event stream", r.Status))
+		}
 	} else {
 		v.fromFray++
 	}

@@ -104,6 +104,10 @@ type Verifier struct {
 	fromFray     int
 	forwarded    int
 	expectFaults bool
+	// mcpAnswers counts the upstream's answers that showed an MCP
+	// endpoint; offEndpoint is the first that did not (upstreamAnswered).
+	mcpAnswers  int
+	offEndpoint string
 	// clientExited: the client under test has exited (fray run), so
 	// nothing it still owed will come.
 	clientExited bool
@@ -306,18 +310,25 @@ func (v *Verifier) build(at time.Duration) report.Report {
 		}
 	}
 	r.Conclude(v.short())
+	if ne := v.noEndpoint(); ne != "" && r.Verdict == report.VerdictFail && !r.Command.Failed() {
+		// The checks judged traffic that was not MCP's: what they found
+		// says nothing of the peers.
+		r.Verdict, r.Why, r.Shortfall = report.VerdictInconclusive, ne+" (the checks judged what was not MCP traffic: "+r.Why+")", ""
+	}
 	return r
 }
 
 // short says what fray did not see that a pass needs, "" when it saw
-// enough: some traffic, some of it answered by the upstream, some JSON-RPC
-// request forwarded, and, under a profile with faults, a fault fired.
+// enough: some traffic, some of it answered by the upstream, an answer
+// that shows an MCP endpoint, some JSON-RPC request forwarded, and, under a profile with faults, a fault fired.
 func (v *Verifier) short() string {
 	switch {
 	case v.totals.Exchanges == 0:
 		return "no exchange went through fray: is the client pointed at fray's address?"
 	case v.fromUpstream == 0:
 		return fmt.Sprintf("no exchange reached the upstream: fray answered all %d itself (faults, or the upstream could not be reached)", v.fromFray)
+	case v.noEndpoint() != "":
+		return v.noEndpoint()
 	case v.forwarded == 0:
 		return "no JSON-RPC request was forwarded to the upstream: nothing was asked of the server"
 	case v.expectFaults && v.totals.Faults == 0:

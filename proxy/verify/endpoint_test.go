@@ -1,0 +1,65 @@
+package verify
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
+)
+
+func TestBodyAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		status, messages int
+		isMCP            bool
+		what             string
+	}{
+		{http.StatusOK, 1, true, ""},
+		{http.StatusBadRequest, 1, true, ""}, // a JSON-RPC error with an HTTP error status
+		{http.StatusAccepted, 0, true, ""},
+		{http.StatusNotFound, 0, false, "404"},
+		{http.StatusMethodNotAllowed, 0, false, "405"},
+		{http.StatusOK, 0, false, "200 without a JSON-RPC message"},
+	} {
+		isMCP, what := bodyAnswer(tc.status, tc.messages)
+		if isMCP != tc.isMCP || what != tc.what {
+			t.Errorf("bodyAnswer(%d, %d) = %v %q, want %v %q", tc.status, tc.messages, isMCP, what, tc.isMCP, tc.what)
+		}
+	}
+}
+
+// TestNoMCPEndpoint: a run in which the upstream answered no request as an
+// MCP endpoint does (every answer 404 or 405, or no JSON-RPC answer) is
+// inconclusive, naming a request and its answer; one MCP answer is enough,
+// and requests that are not MCP's say nothing.
+func TestNoMCPEndpoint(t *testing.T) {
+	t.Run("every answer 404", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.request("POST", "/wrong", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(404, false, "").end(observe.Complete)
+		tl.get("").respond(405, false, "").end(observe.Complete)
+		r := tl.final()
+		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no request reached an MCP endpoint") || !strings.Contains(r.Why, "(POST /wrong answered 404)") {
+			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
+		}
+	})
+	t.Run("no JSON-RPC answer", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.request("POST", "/", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(200, false, "").end(observe.Complete)
+		r := tl.final()
+		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "(POST / answered 200 without a JSON-RPC message)") {
+			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
+		}
+	})
+	t.Run("an MCP answer", func(t *testing.T) {
+		tl := newTimeline(t, Options{})
+		tl.request("GET", "/.well-known/oauth-protected-resource", mcp.StreamOther, "", "").respond(404, false, "").end(observe.Complete)
+		tl.get("").respond(405, false, "").end(observe.Complete)
+		tl.call("", 0, "initialize").respond(200, false, "").jsonAnswer("0")
+		r := tl.final()
+		if strings.Contains(r.Why, "MCP endpoint") {
+			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
+		}
+	})
+}
