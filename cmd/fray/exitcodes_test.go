@@ -16,7 +16,7 @@ import (
 
 // verdictCommands are the commands that end with a verdict: each --help
 // shows the exit-code table.
-var verdictCommands = [][]string{{"run"}, {"proxy"}, {"demo"}, {"check"}, {"report", "merge"}}
+var verdictCommands = [][]string{{"run"}, {"proxy"}, {"demo"}, {"check"}, {"report", "merge"}, {"sweep"}}
 
 // TestOneExitCodeTable holds the exit codes together: every command that
 // gives a verdict shows the same table in its --help, the README shows it

@@ -21,8 +21,9 @@ func shrinkCommand() *cli.Command {
 			"     -- CLIENT [ARGS...]\n\n" +
 			"Prints the smallest profile that still fails the same check, and the\n" +
 			"command that runs it.\n" +
-			"exit codes: 0 shrunk, 2 bad invocation, 4 the failure did not come back\n" +
-			"(docs/cli.md)\n\n" +
+			"It exits 0 when it shrank the run, 4 when the failure did not come back,\n" +
+			"and otherwise as fray run: 2 bad invocation, 5 could not start,\n" +
+			"130 interrupted (docs/cli.md)\n\n" +
 			"example:\n   fray shrink --reproduce bug.jsonl.gz \\\n" +
 			"     --upstream http://127.0.0.1:3000/mcp \\\n" +
 			"     -- sh -c 'node client.mjs \"$FRAY_URL\"'",

@@ -23,7 +23,8 @@ func sweepCommand() *cli.Command {
 		Usage: "cut every stream at every point, a run per cut: a matrix",
 		UsageText: "fray sweep --upstream URL [--server CMD] [options] -- CLIENT [ARGS...]\n\n" +
 			"The client runs once without faults, then once per cut point and mode.\n" +
-			"exit codes: as fray run (docs/cli.md)\n\n" +
+			"The exit code is the worst cell's.\n" +
+			exitCodesHelp() + "\n\n" +
 			"example:\n   fray sweep --upstream http://127.0.0.1:3000/mcp \\\n" +
 			"     --server 'node server.mjs' -- sh -c 'node client.mjs \"$FRAY_URL\"'",
 		Flags: append(repeatFlags(64),
@@ -82,7 +83,7 @@ func runSweep(c *cli.Context) error {
 		}
 	}
 	if err := writeSweep(c, sw, dir); err != nil {
-		return cli.Exit(err.Error(), exitFindings)
+		return cli.Exit(err.Error(), exitNoStart)
 	}
 	if ctx.Err() != nil {
 		return cli.Exit("interrupted: the matrix covers the cells run up to the signal", exitInterrupted)
