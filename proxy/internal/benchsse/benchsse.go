@@ -43,9 +43,20 @@ type Upstream struct {
 }
 
 // NewUpstream starts an Upstream on a loopback address; Close stops it.
-func NewUpstream() *Upstream {
+func NewUpstream() *Upstream { return NewUpstreamBeside(nil) }
+
+// NewUpstreamBeside starts an Upstream that serves other, when not nil,
+// on every path but Path: another server behind the same proxies.
+func NewUpstreamBeside(other http.Handler) *Upstream {
 	u := &Upstream{Base: time.Now()}
-	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
+	var h http.Handler = http.HandlerFunc(u.serve)
+	if other != nil {
+		mux := http.NewServeMux()
+		mux.Handle(Path, h)
+		mux.Handle("/", other)
+		h = mux
+	}
+	u.Server = httptest.NewServer(h)
 	return u
 }
 
