@@ -8,8 +8,8 @@
 //
 // The send time is on the monotonic clock, as nanoseconds since the
 // Upstream's Base: the client must run in the same process as the
-// Upstream. Both are used by BenchmarkStream (package proxy), where the
-// proxy shares that process, and by BenchmarkApart (proxy/internal/scale),
+// Upstream. Both are used by BenchmarkStream (proxy/forward), where the
+// proxy shares that process, and by the perf command (proxy/internal/perf),
 // where each proxy is a process of its own. HostSteal tells both how
 // contended the machine was while they measured.
 package benchsse

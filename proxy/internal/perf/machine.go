@@ -9,14 +9,33 @@ import (
 )
 
 // machine describes where the figures were taken: the CPU model, the
-// cores Go sees, the Go version and the load average as the run began.
+// cores Go sees, the memory, the Go version and the load average as the run began.
 func machine() string {
 	model := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
 		model = cpuModel(b)
 	}
-	return fmt.Sprintf("%s, %d cores, %s, %s/%s; load average %s", model, runtime.NumCPU(), runtime.Version(),
+	mem := "unknown memory"
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		mem = memTotal(b)
+	}
+	return fmt.Sprintf("%s, %d cores, %s, %s, %s/%s; load average %s", model, runtime.NumCPU(), mem, runtime.Version(),
 		runtime.GOOS, runtime.GOARCH, loadAverage())
+}
+
+// memTotal is a /proc/meminfo's MemTotal in GiB.
+func memTotal(b []byte) string {
+	for line := range bytes.Lines(b) {
+		rest, ok := bytes.CutPrefix(line, []byte("MemTotal:"))
+		if !ok {
+			continue
+		}
+		var kb float64
+		if _, err := fmt.Sscanf(string(bytes.TrimSpace(rest)), "%f kB", &kb); err == nil {
+			return fmt.Sprintf("%.0f GiB", kb/(1<<20))
+		}
+	}
+	return "unknown memory"
 }
 
 // cpuModel is the first "model name" of a /proc/cpuinfo.

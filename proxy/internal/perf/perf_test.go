@@ -76,6 +76,15 @@ func TestCPUModel(t *testing.T) {
 	}
 }
 
+func TestMemTotal(t *testing.T) {
+	if got := memTotal([]byte("MemTotal:       24626040 kB\nMemFree: 1 kB\n")); got != "23 GiB" {
+		t.Errorf("%q", got)
+	}
+	if got := memTotal([]byte("MemFree: 1 kB\n")); got != "unknown memory" {
+		t.Errorf("no MemTotal: %q", got)
+	}
+}
+
 func TestParseFlags(t *testing.T) {
 	cfg, err := parseFlags([]string{"-figures", "1, 4", "-soak", "30m"}, &bytes.Buffer{})
 	if err != nil || !cfg.figures[1] || !cfg.figures[4] || cfg.figures[2] || cfg.soak != 30*time.Minute {
