@@ -70,7 +70,7 @@ func (f figure) budget() string {
 func writeFigures(w io.Writer, figs []figure) int {
 	misses := 0
 	for _, f := range figs {
-		fmt.Fprintf(w, "%-52s %8.2f%s  budget %-9s  %s\n", f.Name, f.Value, f.Unit, f.budget(), f.verdict())
+		fmt.Fprintf(w, "%-62s %8.2f%s  budget %-9s  %s\n", f.Name, f.Value, f.Unit, f.budget(), f.verdict())
 		if f.Detail != "" {
 			fmt.Fprintf(w, "    %s\n", f.Detail)
 		}
