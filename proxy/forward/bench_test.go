@@ -53,10 +53,9 @@ import (
 // by the events; and, on Linux, steal-%: the share of the machine's CPU
 // time its hypervisor gave to other work while the setup's reads ran
 // (benchsse.HostSteal), which says how contended the figures beside it
-// are. ns/op is meaningless here. The ratios the acceptance asks for are
-// computed from the output by
-//
-//	go test -run XXX -bench BenchmarkStream -benchtime 200000x -count 5 ./proxy/forward/ | go run ./proxy/internal/benchcmp
+// are. ns/op is meaningless here. It profiles the event path in one
+// process; fray proxy's budgets, each proxy in a process of its own, are
+// measured by `go run ./proxy/internal/perf` (docs/performance.md).
 func BenchmarkStream(b *testing.B) {
 	setups, up, done := newBenchSetups(b, b.TempDir())
 	defer done()

@@ -8,8 +8,8 @@
 //
 // The send time is on the monotonic clock, as nanoseconds since the
 // Upstream's Base: the client must run in the same process as the
-// Upstream. Both are used by BenchmarkStream (package proxy), where the
-// proxy shares that process, and by BenchmarkApart (proxy/internal/scale),
+// Upstream. Both are used by BenchmarkStream (proxy/forward), where the
+// proxy shares that process, and by the perf command (proxy/internal/perf),
 // where each proxy is a process of its own. HostSteal tells both how
 // contended the machine was while they measured.
 package benchsse
@@ -43,9 +43,20 @@ type Upstream struct {
 }
 
 // NewUpstream starts an Upstream on a loopback address; Close stops it.
-func NewUpstream() *Upstream {
+func NewUpstream() *Upstream { return NewUpstreamBeside(nil) }
+
+// NewUpstreamBeside starts an Upstream that serves other, when not nil,
+// on every path but Path: another server behind the same proxies.
+func NewUpstreamBeside(other http.Handler) *Upstream {
 	u := &Upstream{Base: time.Now()}
-	u.Server = httptest.NewServer(http.HandlerFunc(u.serve))
+	var h http.Handler = http.HandlerFunc(u.serve)
+	if other != nil {
+		mux := http.NewServeMux()
+		mux.Handle(Path, h)
+		mux.Handle("/", other)
+		h = mux
+	}
+	u.Server = httptest.NewServer(h)
 	return u
 }
 
