@@ -236,10 +236,11 @@ const UpstreamStreamWindow = 64 << 10
 // The buffers of each HTTP/1.1 connection to the upstream, held as long as
 // the connection: for the life of an event stream, idle or not. They are
 // smaller than the transport's default, 4 KiB each, for the memory budget
-// of idle streams (docs/performance.md). A request head and body larger than the write buffer go out in
-// more than one write; a read of more than the read buffer (a JSON body, a
-// large event) goes straight to fray's own buffer; only a burst of small
-// SSE chunks takes more reads, one per kilobyte instead of four.
+// of idle streams (docs/performance.md). A request head and body larger
+// than the write buffer go out in more than one write; a read of more than
+// the read buffer (a JSON body, a large event) goes straight to fray's own
+// buffer; only a burst of small SSE chunks takes more reads, one per
+// kilobyte instead of four.
 const (
 	upstreamReadBuffer  = 1 << 10
 	upstreamWriteBuffer = 1 << 10

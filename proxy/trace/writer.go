@@ -109,10 +109,7 @@ func newWriter(out io.Writer, opts WriterOptions, closers []io.Closer) (*Writer,
 
 // writeSize is what the Writer writes at a time, as a bufio.Writer of
 // this size would: few system calls, each of a whole number of pages at
-// an offset that is one too. (Writing the lines gathered whatever their
-// length, a little over 64 KiB at a time, took ~1.5 times the system time
-// per byte in BenchmarkObserveEventFile, on the machine of
-// docs/performance.md.)
+// an offset that is one too.
 const writeSize = 64 << 10
 
 // write writes the lines gathered so far to out: all of them, or, with

@@ -49,10 +49,9 @@ func BenchmarkObserveEventCold(b *testing.B) {
 }
 
 // coldSpan is what BenchmarkObserveEventCold writes between two events:
-// more than the second-level caches hold (1 MiB per core on the machine
-// docs/performance.md names), less than its 32 MiB last-level cache. The
-// paced stream's verifier time, measured inside the proxy, is what this
-// gives; writing over the last-level cache too makes it five to eight times that.
+// more than a core's second-level cache holds on a typical server (1 MiB),
+// less than a last-level cache (tens of MiB): what a paced stream's
+// verifier meets between two events of a busy proxy.
 const coldSpan = 4 << 20
 
 // benchEvents sets a verifier up with a session's standalone GET stream
