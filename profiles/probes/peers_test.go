@@ -21,8 +21,9 @@ type peers struct {
 	buggyServer scripted.ServerFault
 	// stateless: the pair speaks 2026-07-28, and buggyStateless is its
 	// client's bug.
-	stateless      bool
-	buggyStateless scripted.StatelessClientFault
+	stateless            bool
+	buggyStateless       scripted.StatelessClientFault
+	buggyStatelessServer scripted.StatelessFault
 	// What the probe's Needs asks of the pair, in both runs: the server
 	// announces on the standalone stream and the client listens on it;
 	// clients run at once (0 means 1); the server's event ids; the time
@@ -32,6 +33,7 @@ type peers struct {
 	ids      scripted.IDStyle
 	interval time.Duration
 	keep     bool // the clients send no DELETE at the end
+	listen   bool // the client opens the standalone stream, the server announcing nothing
 }
 
 // bugs says, for every probe, how a scripted peer reproduces its bug.
@@ -56,6 +58,10 @@ var bugs = map[string]peers{
 	// resumes would take its events out of fray's view as the leak comes.
 	"replay-other-sessions": {buggyServer: scripted.ReplayOtherSession, clients: 2, ids: scripted.IDsRandom, keep: true},
 	"cut-call-left-pending": {stateless: true, buggyStateless: scripted.GiveUp},
+	// The server's late messages go out on the client's open
+	// subscriptions/listen stream, where fray sees them.
+	"cancelled-still-answered": {stateless: true, buggyStatelessServer: scripted.KeepSending},
+	"get-reopen-refused":       {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
 }
 
 // runProbe runs p once through an engine, as fray run --probe does, with
@@ -71,7 +77,11 @@ func runProbe(t *testing.T, p Probe, pr peers, buggy bool) (Result, report.Repor
 	defer cancel()
 	var srv http.Handler
 	if pr.stateless {
-		srv = scripted.NewStatelessServer(scripted.StatelessServerOptions{})
+		so := scripted.StatelessServerOptions{}
+		if buggy {
+			so.Fault = pr.buggyStatelessServer
+		}
+		srv = scripted.NewStatelessServer(so)
 	} else {
 		so := scripted.ServerOptions{Announce: pr.announce, IDs: pr.ids, Interval: pr.interval}
 		if buggy {
@@ -119,7 +129,7 @@ func runClient(ctx context.Context, endpoint string, pr peers, buggy bool) error
 		return err
 	}
 	o := scripted.ClientOptions{
-		URL: endpoint, Calls: 2, Listen: pr.announce, KeepSession: pr.keep,
+		URL: endpoint, Calls: 2, Listen: pr.announce || pr.listen, KeepSession: pr.keep,
 		Backoff: 100 * time.Millisecond, MaxAttempts: 8, Idle: 600 * time.Millisecond,
 	}
 	if buggy {

@@ -234,6 +234,8 @@ const (
 	// cUnsupportedVersion, server.unsupported-version-error (error): see
 	// judgeVersionRefusal.
 	cUnsupportedVersion
+	// cGetAnswer, server.get-stream-or-405 (error): see judgeGetAnswer.
+	cGetAnswer
 	numChecks
 )
 
@@ -255,7 +257,7 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cRoutingHeaders: checks.ClientRoutingHeaders, cSilentAfterCancel: checks.ServerSilentAfterCancel,
 		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
 		cTaskPoll: checks.ClientTaskPollInterval, cAccelBuffering: checks.ServerAccelBuffering,
-		cUnsupportedVersion: checks.ServerUnsupportedVersion,
+		cUnsupportedVersion: checks.ServerUnsupportedVersion, cGetAnswer: checks.ServerGetStreamOr405,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

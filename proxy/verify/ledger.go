@@ -257,6 +257,7 @@ type exch struct {
 	clientSession   string
 	sessionStripped bool
 	clientHasLEID   bool
+	acceptsSSE      bool // the client's Accept names text/event-stream
 	clientLEID      string
 	fwdHasLEID      bool
 	fwdLEID         string

@@ -51,6 +51,7 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 		x.endFault = f
 	}
 	v.statelessResponse(x, o)
+	v.judgeGetAnswer(x, o)
 	switch {
 	case x.method == http.MethodGet:
 		v.getAnswered(x)

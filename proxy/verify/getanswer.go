@@ -1,0 +1,47 @@
+package verify
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/observe"
+)
+
+// judgeGetAnswer judges the upstream's answer to a GET the server saw
+// without Last-Event-ID (a standalone stream opened, or opened again): an
+// SSE stream or 405 (server.get-stream-or-405). Other rules govern 404
+// (a session the server ended), 401 and 403 (authorization), 429 and the
+// 5xx statuses (transient), so those are not judged here; nor is a GET
+// whose Accept did not name text/event-stream, which a server may refuse,
+// nor one whose headers a fault of fray's rewrote or stripped.
+func (v *Verifier) judgeGetAnswer(x *exch, o *observe.Observation) {
+	r := o.Response
+	if x.method != http.MethodGet || x.stream == mcp.StreamLegacy || x.stateless || x.fwdHasLEID ||
+		r.Origin != observe.FromUpstream || !x.acceptsSSE {
+		return
+	}
+	switch {
+	case r.Status == http.StatusNotFound || r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden ||
+		r.Status == http.StatusTooManyRequests || r.Status >= 500:
+		return
+	case x.reqFault != nil && (x.reqFault.Kind == "rewrite-header" || x.reqFault.Kind == "strip-header"):
+		v.excuse(cGetAnswer, "a fault changed the GET's headers")
+		return
+	}
+	v.apply(cGetAnswer)
+	if (r.Status/100 == 2 && r.EventStream) || r.Status == http.StatusMethodNotAllowed {
+		return
+	}
+	what := fmt.Sprintf("HTTP %d", r.Status)
+	if r.Status/100 == 2 {
+		what += " without Content-Type: text/event-stream"
+	}
+	msg := fmt.Sprintf("the server answered a GET without Last-Event-ID with %s, neither an SSE stream nor 405", what)
+	if x.clientHasLEID {
+		msg += fmt.Sprintf(" (the client sent Last-Event-ID %q; fray forwarded none)", x.clientLEID)
+	}
+	ev := evidence(msg, x.sess, x.num, o.At)
+	ev.Fault = x.reqFault
+	v.find(cGetAnswer, levelError, ev)
+}
