@@ -140,6 +140,7 @@ type client struct {
 	session string
 	loops   int // requests sent on a dead session (LoopAfter404)
 	dead    bool
+	shared  sharedID // the last id of any stream (SharedLastEventID)
 }
 
 func (c *client) headers(req *http.Request) {
@@ -360,6 +361,7 @@ func (c *client) read(ctx context.Context, cancel context.CancelFunc, resp *http
 		}
 		if e.HasID {
 			st.lastID, st.hasID = string(e.ID), true
+			c.noteID(st.lastID)
 			if st.firstID == "" {
 				st.firstID = st.lastID
 			}

@@ -79,8 +79,8 @@ func (s *Server) replayBug(w http.ResponseWriter, r *http.Request, ss *session, 
 // it opens the stream, tells primed once the first event id came (or the
 // server offers no stream), and resumes with Last-Event-ID whenever the
 // stream ends, after the retry the server gave or the client's backoff.
-// It touches nothing of c but its options, so that it may run beside the
-// calls.
+// It touches nothing of c but its options and the shared id (which locks),
+// so that it may run beside the calls.
 func (c *client) listen(ctx context.Context, session string, primed chan<- struct{}) {
 	var st streamState
 	signalled := false
@@ -101,7 +101,7 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("Mcp-Protocol-Version", Protocol)
 		if st.hasID {
-			req.Header.Set("Last-Event-ID", st.lastID)
+			req.Header.Set("Last-Event-ID", c.standaloneLEID(st.lastID))
 		}
 		resp, err := c.opts.HTTP.Do(req)
 		wait := c.backoff(&failures)
@@ -113,7 +113,7 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 		case resp.StatusCode != http.StatusOK:
 			resp.Body.Close()
 		default:
-			if readStandalone(resp, &st, signal) {
+			if readStandalone(resp, &st, func() { signal(); c.noteID(st.lastID) }) {
 				failures = 0
 			}
 			resp.Body.Close()

@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -34,6 +35,7 @@ type peers struct {
 	interval time.Duration
 	keep     bool // the clients send no DELETE at the end
 	listen   bool // the client opens the standalone stream, the server announcing nothing
+	attempts int  // the client's attempts per stream; 0 means 8
 }
 
 // bugs says, for every probe, how a scripted peer reproduces its bug.
@@ -61,7 +63,11 @@ var bugs = map[string]peers{
 	// The server's late messages go out on the client's open
 	// subscriptions/listen stream, where fray sees them.
 	"cancelled-still-answered": {stateless: true, buggyStatelessServer: scripted.KeepSending},
-	"get-reopen-refused":       {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
+	// The first call takes 250 ms, so the second is the one held; the
+	// client's few attempts on its standalone stream end before the
+	// second call brings ids of an open stream.
+	"standalone-resumed-with-post-id": {buggyClient: scripted.SharedLastEventID, listen: true, interval: 50 * time.Millisecond, attempts: 2},
+	"get-reopen-refused":              {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
 }
 
 // runProbe runs p once through an engine, as fray run --probe does, with
@@ -130,7 +136,7 @@ func runClient(ctx context.Context, endpoint string, pr peers, buggy bool) error
 	}
 	o := scripted.ClientOptions{
 		URL: endpoint, Calls: 2, Listen: pr.announce || pr.listen, KeepSession: pr.keep,
-		Backoff: 100 * time.Millisecond, MaxAttempts: 8, Idle: 600 * time.Millisecond,
+		Backoff: 100 * time.Millisecond, MaxAttempts: cmp.Or(pr.attempts, 8), Idle: 600 * time.Millisecond,
 	}
 	if buggy {
 		o.Fault = pr.buggyClient
@@ -153,6 +159,7 @@ func TestProbesOnPeers(t *testing.T) {
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()
 			got, r := runProbe(t, p, bug, true)
+			t.Logf("with the bug: %s", got.Detail)
 			if got.Outcome != Found || !got.Triggered {
 				t.Errorf("with the bug: %s (triggered %v): %s\n%s", got.Outcome, got.Triggered, got.Detail, failing(r))
 			}
