@@ -11,7 +11,8 @@ import (
 // TestGetAnswer: a GET the server saw without Last-Event-ID, accepting
 // text/event-stream, is answered with a stream or 405; 404, 401, 403, 429
 // and 5xx are left to other rules; a GET that did not accept
-// text/event-stream, or that carried Last-Event-ID, is not judged.
+// text/event-stream, or that carried Last-Event-ID (even one fray took
+// away before the server saw it), is not judged.
 func TestGetAnswer(t *testing.T) {
 	accept := header("Accept", "text/event-stream")
 	leid := "a1"
@@ -35,6 +36,8 @@ func TestGetAnswer(t *testing.T) {
 		{"429", http.StatusTooManyRequests, false, []reqOpt{accept}, nil, false, false},
 		{"no Accept", http.StatusBadRequest, false, nil, nil, false, false},
 		{"a resumption", http.StatusBadRequest, false, []reqOpt{accept}, &leid, false, false},
+		{"a resumption whose Last-Event-ID fray removed", http.StatusConflict, false, []reqOpt{accept,
+			fired(fault(0, "strip-last-event-id")), action(observe.RequestAction{LastEventIDChanged: true})}, &leid, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tl := newTimeline(t, Options{})
@@ -45,5 +48,24 @@ func TestGetAnswer(t *testing.T) {
 				t.Errorf("applied %d, found %d; want applied %v, found %v: %+v", c.Applied, c.Count, tc.applied, tc.found, c.Evidence)
 			}
 		})
+	}
+}
+
+// TestGetAnswerBesideAnOpenStream: a GET refused while another standalone
+// stream of the session is open is not judged; once that stream ended, a
+// GET opening it again is.
+func TestGetAnswerBesideAnOpenStream(t *testing.T) {
+	accept := header("Accept", "text/event-stream")
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	g := tl.getWith("s1", nil, accept).stream200().send(prime("g1"))
+	tl.getWith("s1", nil, accept).respond(http.StatusConflict, false, "").end(observe.Complete)
+	if c := check(t, tl.report(), checks.ServerGetStreamOr405); c.Count != 0 {
+		t.Errorf("a second standalone GET refused beside an open one: %+v", c.Evidence)
+	}
+	g.end(observe.FaultClosed)
+	tl.getWith("s1", nil, accept).respond(http.StatusBadRequest, false, "").end(observe.Complete)
+	if c := check(t, tl.report(), checks.ServerGetStreamOr405); c.Count != 1 {
+		t.Errorf("a standalone GET refused after the old one ended: %d findings", c.Count)
 	}
 }
