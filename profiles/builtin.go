@@ -17,21 +17,21 @@ var builtinFS embed.FS
 
 // The groups of built-in profiles, each a directory of builtinFS.
 const (
-	// GroupTest holds the test profiles: fault mixes that provoke one
-	// kind of recovery.
-	GroupTest = "builtin"
-	// GroupPreset holds the presets: each imitates one intermediary or
+	// dirTest holds the test profiles: fault mixes that provoke one kind
+	// of recovery.
+	dirTest = "builtin"
+	// dirPreset holds the presets: each imitates one intermediary or
 	// client with a known timeout or buffering, and cites where its
 	// numbers come from.
-	GroupPreset = "presets"
+	dirPreset = "presets"
 )
 
 // Names lists the built-in test profiles, sorted; Presets lists the
 // presets.
-func Names() []string { return group(GroupTest) }
+func Names() []string { return group(dirTest) }
 
 // Presets lists the built-in presets, sorted.
-func Presets() []string { return group(GroupPreset) }
+func Presets() []string { return group(dirPreset) }
 
 func group(dir string) []string {
 	entries, _ := fs.ReadDir(builtinFS, dir)
@@ -46,20 +46,22 @@ func group(dir string) []string {
 // Builtin parses the built-in profile or preset name. It fails with
 // ErrUnknownProfile for a name neither Names nor Presets lists.
 func Builtin(name string) (*Profile, error) {
-	all := append(Names(), Presets()...)
 	if strings.ContainsAny(name, "/\\") {
-		return nil, unknownBuiltin(name, all)
+		return nil, unknownBuiltin(name)
 	}
-	for _, dir := range []string{GroupTest, GroupPreset} {
+	for _, dir := range []string{dirTest, dirPreset} {
 		file := path.Join(dir, name+".toml")
 		if data, err := builtinFS.ReadFile(file); err == nil {
 			return Parse(file, bytes.NewReader(data))
 		}
 	}
-	return nil, unknownBuiltin(name, all)
+	return nil, unknownBuiltin(name)
 }
 
-func unknownBuiltin(name string, all []string) error {
+// unknownBuiltin is the error for a name no built-in has, with the
+// built-in it most likely meant.
+func unknownBuiltin(name string) error {
+	all := append(Names(), Presets()...)
 	return fmt.Errorf("profiles: %w %q%s; the built-ins are %s", ErrUnknownProfile, name, faults.DidYouMean(name, all), strings.Join(all, ", "))
 }
 

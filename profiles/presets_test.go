@@ -1,6 +1,7 @@
 package profiles_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,5 +110,17 @@ func TestPresetsAreDocumented(t *testing.T) {
 		if !strings.Contains(string(ref), "| `"+name+"` |") {
 			t.Errorf("preset %s has no row in profiles.md", name)
 		}
+	}
+}
+
+// TestPresetsResolve: a preset is resolved by its bare name, as a test
+// profile is, and a mistyped one is suggested.
+func TestPresetsResolve(t *testing.T) {
+	if p, err := profiles.Resolve("nginx-buffering"); err != nil || p.Name != "nginx-buffering" {
+		t.Errorf("Resolve(nginx-buffering) = %v, %v", p, err)
+	}
+	_, err := profiles.Resolve("alb-idle-6s")
+	if !errors.Is(err, profiles.ErrUnknownProfile) || !strings.Contains(err.Error(), `did you mean "alb-idle-60s"`) {
+		t.Errorf("Resolve(alb-idle-6s) = %v", err)
 	}
 }
