@@ -11,6 +11,12 @@ const (
 	// that keeps the old stream registered after its client went away
 	// does (server.get-stream-or-405).
 	RefuseReopenedGET ServerFault = 48 + iota
+	// DieOnBadMessage (LegacyServer): a message POSTed with another
+	// Content-Type than application/json is refused with 400 and ends
+	// the session's message channel, so that every later POST of the
+	// session is answered 503 while its SSE stream stays open
+	// (server.session-survives-refusal).
+	DieOnBadMessage
 )
 
 // refuseReopen acts out RefuseReopenedGET: it answers the GET itself and

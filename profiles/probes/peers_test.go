@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +36,7 @@ type peers struct {
 	interval time.Duration
 	keep     bool // the clients send no DELETE at the end
 	listen   bool // the client opens the standalone stream, the server announcing nothing
+	legacy   bool // the pair speaks the 2024-11-05 HTTP+SSE transport
 	attempts int  // the client's attempts per stream; 0 means 8
 }
 
@@ -67,6 +69,7 @@ var bugs = map[string]peers{
 	// client's few attempts on its standalone stream end before the
 	// second call brings ids of an open stream.
 	"standalone-resumed-with-post-id": {buggyClient: scripted.SharedLastEventID, listen: true, interval: 50 * time.Millisecond, attempts: 2},
+	"bad-message-kills-session":       {legacy: true, buggyServer: scripted.DieOnBadMessage},
 	"get-reopen-refused":              {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
 }
 
@@ -82,13 +85,20 @@ func runProbe(t *testing.T, p Probe, pr peers, buggy bool) (Result, report.Repor
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var srv http.Handler
-	if pr.stateless {
+	switch {
+	case pr.legacy:
+		so := scripted.ServerOptions{}
+		if buggy {
+			so.Fault = pr.buggyServer
+		}
+		srv = scripted.NewLegacyServer(so)
+	case pr.stateless:
 		so := scripted.StatelessServerOptions{}
 		if buggy {
 			so.Fault = pr.buggyStatelessServer
 		}
 		srv = scripted.NewStatelessServer(so)
-	} else {
+	default:
 		so := scripted.ServerOptions{Announce: pr.announce, IDs: pr.ids, Interval: pr.interval}
 		if buggy {
 			so.Fault = pr.buggyServer
@@ -126,6 +136,10 @@ func runProbe(t *testing.T, p Probe, pr peers, buggy bool) (Result, report.Repor
 
 // runClient runs one scripted client of the pair against endpoint.
 func runClient(ctx context.Context, endpoint string, pr peers, buggy bool) error {
+	if pr.legacy {
+		_, err := scripted.RunLegacyClient(ctx, strings.TrimSuffix(endpoint, "/mcp"), 2)
+		return err
+	}
 	if pr.stateless {
 		o := scripted.StatelessClientOptions{URL: endpoint, Calls: 2, Backoff: 100 * time.Millisecond, MaxAttempts: 8}
 		if buggy {

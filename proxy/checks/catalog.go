@@ -36,6 +36,7 @@ const (
 	ServerAccelBuffering         = "server.x-accel-buffering"
 	ServerUnsupportedVersion     = "server.unsupported-version-error"
 	ServerGetStreamOr405         = "server.get-stream-or-405"
+	ServerSessionSurvivesRefusal = "server.session-survives-refusal"
 )
 
 // Where the rules stand.
@@ -154,4 +155,7 @@ var catalog = []Info{
 	{ServerGetStreamOr405, Error,
 		"A GET without Last-Event-ID that accepts text/event-stream is answered with an SSE stream or 405 Method Not Allowed, not refused otherwise (404 and transient statuses aside).",
 		"The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.", srcGetAnswer},
+	{ServerSessionSurvivesRefusal, Warning,
+		"After refusing one POST of a session (a 4xx), the server goes on serving the session: it does not answer the session's later POSTs 5xx.",
+		"No published rule: a session that one refused message takes down is fray's own measure of a server that cannot fail one message alone.", "fray"},
 }

@@ -236,6 +236,9 @@ const (
 	cUnsupportedVersion
 	// cGetAnswer, server.get-stream-or-405 (error): see judgeGetAnswer.
 	cGetAnswer
+	// cSurvivesRefusal, server.session-survives-refusal (warning): see
+	// judgeAfterRefusal.
+	cSurvivesRefusal
 	numChecks
 )
 
@@ -258,6 +261,7 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
 		cTaskPoll: checks.ClientTaskPollInterval, cAccelBuffering: checks.ServerAccelBuffering,
 		cUnsupportedVersion: checks.ServerUnsupportedVersion, cGetAnswer: checks.ServerGetStreamOr405,
+		cSurvivesRefusal: checks.ServerSessionSurvivesRefusal,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

@@ -52,6 +52,7 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 	}
 	v.statelessResponse(x, o)
 	v.judgeGetAnswer(x, o)
+	v.judgeAfterRefusal(x, o)
 	switch {
 	case x.method == http.MethodGet:
 		v.getAnswered(x)
