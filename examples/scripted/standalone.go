@@ -121,6 +121,9 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 				wait = st.retry
 			}
 		}
+		if c.opts.Fault == NoBackoff {
+			wait = 0
+		}
 		if ctx.Err() != nil || !sleepCtx(ctx, wait) {
 			return
 		}

@@ -69,8 +69,11 @@ var bugs = map[string]peers{
 	// client's few attempts on its standalone stream end before the
 	// second call brings ids of an open stream.
 	"standalone-resumed-with-post-id": {buggyClient: scripted.SharedLastEventID, listen: true, interval: 50 * time.Millisecond, attempts: 2},
-	"bad-message-kills-session":       {legacy: true, buggyServer: scripted.DieOnBadMessage},
-	"get-reopen-refused":              {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
+	// Calls long enough for the correct client's growing waits on its
+	// standalone stream.
+	"standalone-reconnect-storm": {buggyClient: scripted.NoBackoff, listen: true, interval: 250 * time.Millisecond},
+	"bad-message-kills-session":  {legacy: true, buggyServer: scripted.DieOnBadMessage},
+	"get-reopen-refused":         {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
 }
 
 // runProbe runs p once through an engine, as fray run --probe does, with
