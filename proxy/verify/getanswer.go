@@ -10,8 +10,9 @@ import (
 
 // judgeGetAnswer judges the upstream's answer to a GET the server saw
 // without Last-Event-ID (a standalone stream opened, or opened again): an
-// SSE stream or 405 (server.get-stream-or-405). Other rules govern 404
-// (a session the server ended), 401 and 403 (authorization), 429 and the
+// SSE stream or 405 (server.get-stream-or-405). Other rules govern a GET
+// without Mcp-Session-Id (a server that requires sessions SHOULD answer
+// it 400), 404 (a session the server ended), 401 and 403 (authorization), 429 and the
 // 5xx statuses (transient), so those are not judged here; nor is a GET
 // whose Accept did not name text/event-stream, which a server may refuse,
 // nor one whose headers a fault of fray's rewrote or stripped, nor a
@@ -20,7 +21,7 @@ import (
 func (v *Verifier) judgeGetAnswer(x *exch, o *observe.Observation) {
 	r := o.Response
 	if x.method != http.MethodGet || x.stream == mcp.StreamLegacy || x.stateless || x.fwdHasLEID ||
-		r.Origin != observe.FromUpstream || !x.acceptsSSE {
+		r.Origin != observe.FromUpstream || !x.acceptsSSE || x.clientSession == "" || x.sessionStripped {
 		return
 	}
 	switch {

@@ -69,3 +69,14 @@ func TestGetAnswerBesideAnOpenStream(t *testing.T) {
 		t.Errorf("a standalone GET refused after the old one ended: %d findings", c.Count)
 	}
 }
+
+// TestGetAnswerWithoutSession: a GET without Mcp-Session-Id is the
+// session rules' to judge (a server that requires sessions SHOULD answer
+// it 400), not this check's.
+func TestGetAnswerWithoutSession(t *testing.T) {
+	tl := newTimeline(t, Options{})
+	tl.getWith("", nil, header("Accept", "text/event-stream")).respond(http.StatusBadRequest, false, "").end(observe.Complete)
+	if c := check(t, tl.report(), checks.ServerGetStreamOr405); c.Applied != 0 || c.Count != 0 {
+		t.Errorf("applied %d, found %d: %+v", c.Applied, c.Count, c.Evidence)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -21,10 +22,12 @@ type refusal struct {
 // that one refused message took down (server.session-survives-refusal).
 // A POST a fault of fray's changed is not judged; the refused one may be
 // fray's doing, which is the point: it is the message the server fails,
-// not the session.
+// not the session. A Streamable HTTP POST without Mcp-Session-Id belongs
+// to no session yet, and is not followed.
 func (v *Verifier) judgeAfterRefusal(x *exch, o *observe.Observation) {
 	r, s := o.Response, x.sess
-	if x.method != http.MethodPost || x.stateless || s == nil || s.ended != "" || r.Origin != observe.FromUpstream {
+	if x.method != http.MethodPost || x.stateless || s == nil || s.ended != "" || r.Origin != observe.FromUpstream ||
+		(x.clientSession == "" && x.stream != mcp.StreamLegacy) {
 		return
 	}
 	switch st := r.Status; {
