@@ -80,6 +80,9 @@ func probesShow(c *cli.Context) error {
 	if p.Needs != "" {
 		fmt.Fprintf(w, "# needs: %s\n", p.Needs)
 	}
+	if p.FoundIn != "" {
+		fmt.Fprintf(w, "# found in: %s\n", p.FoundIn)
+	}
 	_, err = w.Write(text)
 	return err
 }

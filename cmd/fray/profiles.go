@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -21,7 +22,7 @@ func profilesCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:      "list",
-				Usage:     "list the built-in profiles",
+				Usage:     "list the built-in test profiles and presets",
 				UsageText: "fray profiles list\n\nexample:\n   fray profiles list",
 				Action:    profilesList,
 			},
@@ -60,14 +61,28 @@ func profilesList(c *cli.Context) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(c.App.Writer, 0, 4, 2, ' ', 0)
-	for _, name := range profiles.Names() {
+	fmt.Fprintln(tw, "test profiles:")
+	if err := listProfiles(tw, profiles.Names()); err != nil {
+		return err
+	}
+	fmt.Fprintln(tw, "\npresets (intermediaries with known timeouts; fray profiles show NAME cites their numbers):")
+	if err := listProfiles(tw, profiles.Presets()); err != nil {
+		return err
+	}
+	return tw.Flush()
+}
+
+// listProfiles writes one line per built-in: its name and the first
+// sentence of its description.
+func listProfiles(w io.Writer, names []string) error {
+	for _, name := range names {
 		p, err := profiles.Builtin(name)
 		if err != nil {
 			return fmt.Errorf("built-in profile %s: %w", name, err)
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", name, firstSentence(p.Description))
+		fmt.Fprintf(w, "  %s\t%s\n", name, firstSentence(p.Description))
 	}
-	return tw.Flush()
+	return nil
 }
 
 // firstSentence returns the description up to its first full stop.

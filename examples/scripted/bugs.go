@@ -24,9 +24,9 @@ const (
 	// FailOnEmptyData: an event with an id and empty data (the priming
 	// event) is decoded as JSON, which fails the call (client.reconnects).
 	FailOnEmptyData
-	// NoBackoff: a stream that ends without the result is reconnected at
-	// once, with no retry budget spent, however often it happens
-	// (client.backoff).
+	// NoBackoff: a stream that ends without the result, or the
+	// standalone stream, is reconnected at once, with no retry budget
+	// spent on a call, however often it happens (client.backoff).
 	NoBackoff
 )
 

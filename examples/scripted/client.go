@@ -143,6 +143,7 @@ type client struct {
 	loops   int // requests sent on a dead session (LoopAfter404)
 	dead    bool
 	prev    string // the last id of the previous call's stream (PreviousStreamID)
+	shared  sharedID // the last id of any stream (SharedLastEventID)
 }
 
 func (c *client) headers(req *http.Request) {
@@ -399,6 +400,7 @@ func (c *client) read(ctx context.Context, cancel context.CancelFunc, resp *http
 		}
 		if e.HasID {
 			st.lastID, st.hasID = string(e.ID), true
+			c.noteID(st.lastID)
 			if st.firstID == "" {
 				st.firstID = st.lastID
 			}

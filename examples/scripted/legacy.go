@@ -27,13 +27,14 @@ type LegacyServer struct {
 	opts     ServerOptions
 	mu       sync.Mutex
 	sessions map[string]chan string
+	dead     map[string]bool // sessions DieOnBadMessage took down
 	next     int
 }
 
 // NewLegacyServer returns a LegacyServer; opts.Steps and opts.Interval
 // shape the tool, the other fields are ignored.
 func NewLegacyServer(opts ServerOptions) *LegacyServer {
-	return &LegacyServer{opts: NewServer(opts).opts, sessions: map[string]chan string{}}
+	return &LegacyServer{opts: NewServer(opts).opts, sessions: map[string]chan string{}, dead: map[string]bool{}}
 }
 
 // ServeHTTP answers /sse and /messages.
@@ -87,6 +88,9 @@ func (s *LegacyServer) message(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if out == nil {
 		http.Error(w, "unknown session", http.StatusNotFound)
+		return
+	}
+	if s.refuse(w, r) {
 		return
 	}
 	var msg rpc
@@ -183,7 +187,7 @@ func legacySession(ctx context.Context, hc *http.Client, base string, calls int,
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusAccepted {
-			return fmt.Errorf("POST %s: status %d", endpoint, resp.StatusCode)
+			return refusedPost{endpoint.String(), resp.StatusCode}
 		}
 		return nil
 	}
@@ -213,7 +217,8 @@ func legacySession(ctx context.Context, hc *http.Client, base string, calls int,
 	}
 	for i := range calls {
 		id := i + 2
-		if err := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow-count","_meta":{"progressToken":%d}}}`, id, id)); err != nil {
+		call := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow-count","_meta":{"progressToken":%d}}}`, id, id)
+		if err := postAgainIfRefused(post, call); err != nil {
 			return i, err
 		}
 		if err := await(id); err != nil {

@@ -385,6 +385,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no standalone stream here", http.StatusMethodNotAllowed)
 			return
 		}
+		if s.refuseReopen(w, ss) {
+			return
+		}
 		s.follow(w, r, s.newStream(ss, ""), 0)
 		return
 	}

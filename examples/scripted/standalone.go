@@ -76,11 +76,11 @@ func (s *Server) replayBug(w http.ResponseWriter, r *http.Request, ss *session, 
 }
 
 // listen keeps the session's standalone GET stream open until ctx ends:
-// it opens the stream, tells primed once the first event id came (or the
+// it opens the stream, tells primed once its first event came (or the
 // server offers no stream), and resumes with Last-Event-ID whenever the
 // stream ends, after the retry the server gave or the client's backoff.
-// It touches nothing of c but its options, so that it may run beside the
-// calls.
+// It touches nothing of c but its options and the shared id (which locks),
+// so that it may run beside the calls.
 func (c *client) listen(ctx context.Context, session string, primed chan<- struct{}) {
 	var st streamState
 	signalled := false
@@ -101,7 +101,7 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("Mcp-Protocol-Version", Protocol)
 		if st.hasID {
-			req.Header.Set("Last-Event-ID", st.lastID)
+			req.Header.Set("Last-Event-ID", c.standaloneLEID(st.lastID))
 		}
 		resp, err := c.opts.HTTP.Do(req)
 		wait := c.backoff(&failures)
@@ -113,13 +113,16 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 		case resp.StatusCode != http.StatusOK:
 			resp.Body.Close()
 		default:
-			if readStandalone(resp, &st, signal) {
+			if readStandalone(resp, &st, signal, c.noteID) {
 				failures = 0
 			}
 			resp.Body.Close()
 			if st.hasRetry {
 				wait = st.retry
 			}
+		}
+		if c.opts.Fault == NoBackoff {
+			wait = 0
 		}
 		if ctx.Err() != nil || !sleepCtx(ctx, wait) {
 			return
@@ -128,9 +131,10 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 }
 
 // readStandalone reads a standalone stream until it ends, keeping the
-// last event id and retry in st, and calling idSeen at each id. It
-// reports whether any id came.
-func readStandalone(resp *http.Response, st *streamState, idSeen func()) bool {
+// last event id and retry in st, calling opened at its first event (an
+// id stripped from it or not) and idSeen at each id. It reports whether
+// any id came.
+func readStandalone(resp *http.Response, st *streamState, opened func(), idSeen func(string)) bool {
 	progress := false
 	rd := sse.NewReader(resp.Body, 0)
 	for {
@@ -141,10 +145,13 @@ func readStandalone(resp *http.Response, st *streamState, idSeen func()) bool {
 		if e.HasRetry {
 			st.retry, st.hasRetry = time.Duration(e.Retry)*time.Millisecond, true
 		}
+		if e.Complete {
+			opened()
+		}
 		if e.Complete && e.HasID {
 			st.lastID, st.hasID = string(e.ID), true
 			progress = true
-			idSeen()
+			idSeen(st.lastID)
 		}
 	}
 }

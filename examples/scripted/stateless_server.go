@@ -226,9 +226,8 @@ func (s *StatelessServer) listen(w http.ResponseWriter, r *http.Request, id json
 	if s.opts.Fault == NoAcknowledgement {
 		first = `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`
 	}
-	if send(w, rc, first) != nil {
-		return
-	}
+	// Registered before the acknowledgement goes out, so that a client
+	// that waits for it and then calls finds its messages here.
 	ch := make(chan string, 16)
 	s.mu.Lock()
 	s.listens[ch] = true
@@ -238,6 +237,9 @@ func (s *StatelessServer) listen(w http.ResponseWriter, r *http.Request, id json
 		delete(s.listens, ch)
 		s.mu.Unlock()
 	}()
+	if send(w, rc, first) != nil {
+		return
+	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {

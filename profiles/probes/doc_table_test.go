@@ -11,7 +11,8 @@ import (
 
 // TestProbesAreListed holds probes.md's catalog and the README's table to
 // the probe catalog: every probe has its row, with its end, finding and
-// public report, and no row names a probe that does not exist.
+// public report (and in the README, the releases it was found in), and no
+// row names a probe that does not exist.
 func TestProbesAreListed(t *testing.T) {
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "probes.md"))
 	if err != nil {
@@ -38,6 +39,9 @@ func TestProbesAreListed(t *testing.T) {
 		}
 		if !strings.Contains(short["`"+p.Name+"`"], "("+p.Issue+")") {
 			t.Errorf("the README's row for %s does not link %s", p.Name, p.Issue)
+		}
+		if !strings.HasSuffix(short["`"+p.Name+"`"], "| "+p.FoundIn+" |") && !(p.FoundIn == "" && strings.HasSuffix(short["`"+p.Name+"`"], "|  |")) {
+			t.Errorf("the README's row for %s does not end with the releases it was found in, %q", p.Name, p.FoundIn)
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package probes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,8 +23,9 @@ type peers struct {
 	buggyServer scripted.ServerFault
 	// stateless: the pair speaks 2026-07-28, and buggyStateless is its
 	// client's bug.
-	stateless      bool
-	buggyStateless scripted.StatelessClientFault
+	stateless            bool
+	buggyStateless       scripted.StatelessClientFault
+	buggyStatelessServer scripted.StatelessFault
 	// What the probe's Needs asks of the pair, in both runs: the server
 	// announces on the standalone stream and the client listens on it;
 	// clients run at once (0 means 1); the server's event ids; the time
@@ -32,6 +35,9 @@ type peers struct {
 	ids      scripted.IDStyle
 	interval time.Duration
 	keep     bool // the clients send no DELETE at the end
+	listen   bool // the client opens the standalone stream, the server announcing nothing
+	legacy   bool // the pair speaks the 2024-11-05 HTTP+SSE transport
+	attempts int  // the client's attempts per stream; 0 means 8
 }
 
 // bugs says, for every probe, how a scripted peer reproduces its bug.
@@ -56,6 +62,18 @@ var bugs = map[string]peers{
 	// resumes would take its events out of fray's view as the leak comes.
 	"replay-other-sessions": {buggyServer: scripted.ReplayOtherSession, clients: 2, ids: scripted.IDsRandom, keep: true},
 	"cut-call-left-pending": {stateless: true, buggyStateless: scripted.GiveUp},
+	// The server's late messages go out on the client's open
+	// subscriptions/listen stream, where fray sees them.
+	"cancelled-still-answered": {stateless: true, buggyStatelessServer: scripted.KeepSending},
+	// The first call takes 250 ms, so the second is the one held; the
+	// client's few attempts on its standalone stream end before the
+	// second call brings ids of an open stream.
+	"standalone-resumed-with-post-id": {buggyClient: scripted.SharedLastEventID, listen: true, interval: 50 * time.Millisecond, attempts: 2},
+	// Calls long enough for the correct client's growing waits on its
+	// standalone stream.
+	"standalone-reconnect-storm": {buggyClient: scripted.NoBackoff, listen: true, interval: 250 * time.Millisecond},
+	"bad-message-kills-session":  {legacy: true, buggyServer: scripted.DieOnBadMessage},
+	"get-reopen-refused":         {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
 }
 
 // runProbe runs p once through an engine, as fray run --probe does, with
@@ -70,9 +88,20 @@ func runProbe(t *testing.T, p Probe, pr peers, buggy bool) (Result, report.Repor
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var srv http.Handler
-	if pr.stateless {
-		srv = scripted.NewStatelessServer(scripted.StatelessServerOptions{})
-	} else {
+	switch {
+	case pr.legacy:
+		so := scripted.ServerOptions{}
+		if buggy {
+			so.Fault = pr.buggyServer
+		}
+		srv = scripted.NewLegacyServer(so)
+	case pr.stateless:
+		so := scripted.StatelessServerOptions{}
+		if buggy {
+			so.Fault = pr.buggyStatelessServer
+		}
+		srv = scripted.NewStatelessServer(so)
+	default:
 		so := scripted.ServerOptions{Announce: pr.announce, IDs: pr.ids, Interval: pr.interval}
 		if buggy {
 			so.Fault = pr.buggyServer
@@ -110,6 +139,10 @@ func runProbe(t *testing.T, p Probe, pr peers, buggy bool) (Result, report.Repor
 
 // runClient runs one scripted client of the pair against endpoint.
 func runClient(ctx context.Context, endpoint string, pr peers, buggy bool) error {
+	if pr.legacy {
+		_, err := scripted.RunLegacyClient(ctx, strings.TrimSuffix(endpoint, "/mcp"), 2)
+		return err
+	}
 	if pr.stateless {
 		o := scripted.StatelessClientOptions{URL: endpoint, Calls: 2, Backoff: 100 * time.Millisecond, MaxAttempts: 8}
 		if buggy {
@@ -119,8 +152,8 @@ func runClient(ctx context.Context, endpoint string, pr peers, buggy bool) error
 		return err
 	}
 	o := scripted.ClientOptions{
-		URL: endpoint, Calls: 2, Listen: pr.announce, KeepSession: pr.keep,
-		Backoff: 100 * time.Millisecond, MaxAttempts: 8, Idle: 600 * time.Millisecond,
+		URL: endpoint, Calls: 2, Listen: pr.announce || pr.listen, KeepSession: pr.keep,
+		Backoff: 100 * time.Millisecond, MaxAttempts: cmp.Or(pr.attempts, 8), Idle: 600 * time.Millisecond,
 	}
 	if buggy {
 		o.Fault = pr.buggyClient
@@ -143,6 +176,7 @@ func TestProbesOnPeers(t *testing.T) {
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()
 			got, r := runProbe(t, p, bug, true)
+			t.Logf("with the bug: %s", got.Detail)
 			if got.Outcome != Found || !got.Triggered {
 				t.Errorf("with the bug: %s (triggered %v): %s\n%s", got.Outcome, got.Triggered, got.Detail, failing(r))
 			}

@@ -70,19 +70,25 @@ type Probe struct {
 	// Sessions is the number of sessions the run must have held for the
 	// peer to survive; 0 means any.
 	Sessions int
+	// FoundIn names the released versions the probe was run on and found
+	// the bug in; "" when it was run on none that has it.
+	FoundIn string
 }
 
 // catalog holds every probe, in the order `fray probes list` prints them.
 var catalog = []Probe{
 	{Name: "resume-token-dropped", End: Client, Finding: checks.ClientLastEventID, Revision: "2025-11-25",
-		Issue: "https://github.com/modelcontextprotocol/typescript-sdk/issues/2499",
-		Bug:   "a resumed stream that ends before any event with an id is reconnected without Last-Event-ID"},
+		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/issues/2499",
+		Bug:     "a resumed stream that ends before any event with an id is reconnected without Last-Event-ID",
+		FoundIn: "@modelcontextprotocol/sdk 1.32.2 (client)"},
 	{Name: "transient-503-on-resume", End: Client, Finding: checks.ClientRetriesTransient, Revision: "2025-03-26 to 2025-11-25",
-		Issue: "https://github.com/modelcontextprotocol/go-sdk/issues/683",
-		Bug:   "one 503 on the reconnection path ends the stream (and the session) for good"},
+		Issue:   "https://github.com/modelcontextprotocol/go-sdk/issues/683",
+		Bug:     "one 503 on the reconnection path ends the stream (and the session) for good",
+		FoundIn: "github.com/modelcontextprotocol/go-sdk v1.8.0 (client)"},
 	{Name: "gateway-502-on-resume", End: Client, Finding: checks.ClientRetriesTransient, Revision: "2025-03-26 to 2025-11-25",
-		Issue: "https://github.com/modelcontextprotocol/python-sdk/issues/1010",
-		Bug:   "a 5xx after the session started is swallowed: the call waits for ever"},
+		Issue:   "https://github.com/modelcontextprotocol/python-sdk/issues/1010",
+		Bug:     "a 5xx after the session started is swallowed: the call waits for ever",
+		FoundIn: "github.com/modelcontextprotocol/go-sdk v1.8.0 (client)"},
 	{Name: "retry-line-throws", End: Client, Finding: checks.ClientReconnects, Revision: "2025-11-25",
 		Issue: "https://github.com/modelcontextprotocol/java-sdk/issues/1047",
 		Bug:   "the SSE parser rejects the retry field and errors the stream"},
@@ -103,8 +109,7 @@ var catalog = []Probe{
 	{Name: "reconnect-storm", End: Client, Finding: checks.ClientBackoff, Revision: "2025-03-26 to 2025-11-25",
 		Issue: "https://github.com/modelcontextprotocol/typescript-sdk/issues/2682",
 		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/2393",
-			"https://github.com/modelcontextprotocol/python-sdk/issues/3257",
-			"https://github.com/modelcontextprotocol/python-sdk/issues/3356"},
+			"https://github.com/modelcontextprotocol/rust-sdk/issues/958"},
 		Bug:     "a stream the server keeps closing cleanly is reconnected at once, every time: the attempt counter resets and the backoff never grows",
 		Trigger: []string{"close"}},
 	{Name: "replay-other-streams", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
@@ -120,7 +125,8 @@ var catalog = []Probe{
 		Related: []string{"https://github.com/modelcontextprotocol/typescript-sdk/issues/2560"},
 		Bug:     "a resumption of the standalone GET stream replays nothing: the event store cannot find that stream from its event ids",
 		Needs:   "the server sends notifications on the standalone GET stream while the client's calls run, and the client opens that stream and resumes it",
-		Judged:  true},
+		Judged:  true,
+		FoundIn: "@modelcontextprotocol/sdk 1.32.2 (the example event store it ships)"},
 	{Name: "replay-other-sessions", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
 		Issue:    "https://github.com/PrefectHQ/fastmcp/pull/4402",
 		Related:  []string{"https://github.com/agentfront/frontmcp/pull/529"},
@@ -128,10 +134,43 @@ var catalog = []Probe{
 		Needs:    "the client command runs two sessions at once, each making tool calls",
 		Sessions: 2},
 	{Name: "cut-call-left-pending", End: Client, Finding: checks.ClientReissuesCutRequest, Revision: "2026-07-28",
-		Issue:  "https://github.com/modelcontextprotocol/typescript-sdk/issues/2739",
-		Bug:    "a call whose answer stream ends before its response is never sent again: it waits for its timeout, or fails",
-		Needs:  "the client speaks 2026-07-28",
+		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/issues/2739",
+		Bug:     "a call whose answer stream ends before its response is never sent again: it waits for its timeout, or fails",
+		Needs:   "the client speaks 2026-07-28",
+		Judged:  true,
+		FoundIn: "@modelcontextprotocol/client 2.4.0; github.com/modelcontextprotocol/go-sdk v1.8.0 (client at 2026-07-28)"},
+	{Name: "standalone-reconnect-storm", End: Client, Finding: checks.ClientBackoff, Revision: "2025-03-26 to 2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/python-sdk/issues/3356",
+		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/3257"},
+		Bug:     "each clean close of the standalone GET stream resets the attempt counter: the client reconnects to a server that keeps closing it in a tight loop, with no backoff",
+		Trigger: []string{"idle-close", "close"},
+		Needs:   "the client opens the standalone GET stream and resumes it when it is cut",
+		Judged:  true},
+	{Name: "standalone-resumed-with-post-id", End: Client, Finding: checks.ClientLastEventID, Revision: "2025-03-26 to 2025-11-25",
+		Issue:  "https://github.com/modelcontextprotocol/swift-sdk/issues/281",
+		Bug:    "one last event id is kept for all the client's streams: the standalone GET stream is resumed with the id of a POST answer stream, and gets nothing",
+		Needs:  "the client opens the standalone GET stream, resumes it when it is cut, and makes a second tool call",
 		Judged: true},
+	{Name: "cancelled-still-answered", End: Server, Finding: checks.ServerSilentAfterCancel, Revision: "2026-07-28",
+		Issue: "https://github.com/modelcontextprotocol/go-sdk/issues/1093",
+		Related: []string{"https://github.com/modelcontextprotocol/go-sdk/issues/1259",
+			"https://github.com/modelcontextprotocol/go-sdk/issues/1235"},
+		Bug:    "a request cancelled by its closed stream is still worked on and answered, and what the work sends goes out on another stream",
+		Needs:  "the client speaks 2026-07-28 and keeps a subscriptions/listen stream open while its calls run",
+		Judged: true},
+	{Name: "bad-message-kills-session", End: Server, Finding: checks.ServerSessionSurvivesRefusal, Revision: "2024-11-05",
+		Issue:  "https://github.com/supercorp-ai/supergateway/issues/190",
+		Bug:    "one message the server refuses (too large, not JSON, the wrong Content-Type) takes the session's message channel down: every later POST of the session is answered 503 while its SSE stream stays open",
+		Needs:  "the client POSTs another message in the session after one is refused (it sends a failed call again, or makes more calls)",
+		Judged: true},
+	{Name: "get-reopen-refused", End: Server, Finding: checks.ServerGetStreamOr405, Revision: "2025-03-26 to 2025-11-25",
+		Issue:  "https://github.com/render-oss/render-mcp-server/issues/26",
+		Bug:    "a standalone GET stream opened again after the old one was cut is refused with 400 (\"session already exists\") while the server still holds the old one",
+		Needs:  "the server sends events on its standalone GET stream (fray decides that stream's faults at its first event), and the client opens the stream again when it is cut",
+		Judged: true,
+		// Stripping the ids sets the scene on a server that sends events
+		// on its standalone stream; one that sends none needs no help.
+		Trigger: []string{"close"}},
 }
 
 // All returns every probe in catalog order. The slice is a fresh copy.

@@ -35,12 +35,15 @@ const (
 	ClientTaskPollInterval       = "client.task-poll-interval"
 	ServerAccelBuffering         = "server.x-accel-buffering"
 	ServerUnsupportedVersion     = "server.unsupported-version-error"
+	ServerGetStreamOr405         = "server.get-stream-or-405"
+	ServerSessionSurvivesRefusal = "server.session-survives-refusal"
 )
 
 // Where the rules stand.
 const (
 	srcSending   = "2025-11-25 transports, Sending Messages to the Server, 6"
 	srcListening = "2025-11-25 transports, Listening for Messages from the Server, 4"
+	srcGetAnswer = "2025-11-25 transports, Listening for Messages from the Server, 3"
 	srcResume    = "2025-11-25 transports, Resumability and Redelivery"
 	srcSession   = "2025-11-25 transports, Session Management"
 	srcMultiple  = "2025-11-25 transports, Multiple Connections, 2"
@@ -149,4 +152,10 @@ var catalog = []Info{
 	{ServerUnsupportedVersion, Error,
 		"A request refused for its protocol version (JSON-RPC error -32022, UnsupportedProtocolVersionError) is answered 400 Bad Request.",
 		"If the server does not implement the requested protocol version (whether the version is unknown to the server, or is a known version the server has chosen not to support), it MUST respond with 400 Bad Request and an UnsupportedProtocolVersionError listing its supported versions.", srcVersionHeader},
+	{ServerGetStreamOr405, Error,
+		"A GET without Last-Event-ID that accepts text/event-stream is answered with an SSE stream or 405 Method Not Allowed, not refused otherwise (404 and transient statuses aside).",
+		"The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.", srcGetAnswer},
+	{ServerSessionSurvivesRefusal, Warning,
+		"After refusing one POST of a session (a 4xx), the server goes on serving the session: it does not answer the session's later POSTs 5xx.",
+		"No published rule: a session that one refused message takes down is fray's own measure of a server that cannot fail one message alone.", "fray"},
 }

@@ -45,3 +45,23 @@ func TestSeverityFollowsTheRule(t *testing.T) {
 		}
 	}
 }
+
+// TestSuiteGapsAreChecks: every requirement fray adds to the conformance
+// suite's is judged by a check of the catalog, quotes its text, and bears
+// the suite's check id or, where the suite has no row, fray's own.
+func TestSuiteGapsAreChecks(t *testing.T) {
+	n := 0
+	for _, id := range IDs() {
+		req, ok := SuiteGap(id)
+		if !ok {
+			continue
+		}
+		n++
+		if req.Text == "" || (req.Check != id && !strings.HasPrefix(req.Check, "sep-")) {
+			t.Errorf("%s: requirement %+v", id, req)
+		}
+	}
+	if n != len(suiteGaps) {
+		t.Errorf("%d of %d requirements belong to a check of the catalog", n, len(suiteGaps))
+	}
+}

@@ -125,6 +125,9 @@ func conformanceCheck(c Check, b *Baselined, ts string) ConformanceCheck {
 		}
 		cc.SpecReferences = []SpecReference{{ID: info.Source, URL: specURL(info.Source)}}
 		cc.Details["rule"] = info.Rule
+		if req, ok := checks.SuiteGap(c.ID); ok {
+			cc.Details["requirement"] = req
+		}
 	}
 	switch c.Status {
 	case StatusPass:

@@ -237,6 +237,11 @@ const (
 	// cUnsupportedVersion, server.unsupported-version-error (error): see
 	// judgeVersionRefusal.
 	cUnsupportedVersion
+	// cGetAnswer, server.get-stream-or-405 (error): see judgeGetAnswer.
+	cGetAnswer
+	// cSurvivesRefusal, server.session-survives-refusal (warning): see
+	// judgeAfterRefusal.
+	cSurvivesRefusal
 	numChecks
 )
 
@@ -258,7 +263,8 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cRoutingHeaders: checks.ClientRoutingHeaders, cSilentAfterCancel: checks.ServerSilentAfterCancel,
 		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
 		cTaskPoll: checks.ClientTaskPollInterval, cAccelBuffering: checks.ServerAccelBuffering,
-		cUnsupportedVersion: checks.ServerUnsupportedVersion,
+		cUnsupportedVersion: checks.ServerUnsupportedVersion, cGetAnswer: checks.ServerGetStreamOr405,
+		cSurvivesRefusal: checks.ServerSessionSurvivesRefusal,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

@@ -146,6 +146,13 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			tl.speakStateless().scall(1, "tools/list", "").respond(http.StatusOK, false, "").
 				end(observe.Complete, observe.Message{Kind: mcp.RPCError, ID: "1", ErrorCode: mcp.ErrUnsupportedVersion})
 		}},
+		{checks.ServerGetStreamOr405, "", false, func(tl *timeline) {
+			tl.getWith("s1", nil, header("Accept", "text/event-stream")).respond(http.StatusBadRequest, false, "")
+		}},
+		{checks.ServerSessionSurvivesRefusal, "", false, func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").respond(http.StatusBadRequest, false, "").end(observe.Complete)
+			tl.call("s1", 2, "tools/call").respond(http.StatusServiceUnavailable, false, "").end(observe.Complete)
+		}},
 		{checks.ServerHeaderMismatchRejected, "rewrite-header", false, func(tl *timeline) {
 			tl.speakStateless().scall(1, "tools/call", "add", fired(fault(0, "rewrite-header")),
 				action(observe.RequestAction{SetHeaders: []faults.HeaderSet{{Name: mcp.HeaderName, Value: "x"}}})).jsonAnswer("1")

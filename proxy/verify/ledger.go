@@ -88,7 +88,8 @@ type session struct {
 	pending  map[string]*request
 	tokens   map[string]*request // pending requests by progress token
 	answered *window[*request]
-	openGets int // server-view standalone GET streams open
+	openGets int      // server-view standalone GET streams open
+	refused  *refusal // the first POST the server refused (refusal.go)
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration
@@ -276,6 +277,7 @@ type exch struct {
 	clientSession   string
 	sessionStripped bool
 	clientHasLEID   bool
+	acceptsSSE      bool // the client's Accept names text/event-stream
 	clientLEID      string
 	fwdHasLEID      bool
 	fwdLEID         string

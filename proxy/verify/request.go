@@ -23,6 +23,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 		protocol:      o.Protocol,
 		clientSession: q.Header.Get(mcp.HeaderSession),
 		clientHasLEID: q.HasLastEventID,
+		acceptsSSE:    strings.Contains(q.Header.Get("Accept"), "text/event-stream"),
 		clientLEID:    q.LastEventID,
 		fwdHasLEID:    q.HasLastEventID,
 		fwdLEID:       q.LastEventID,

@@ -57,6 +57,8 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 		x.endFault = f
 	}
 	v.statelessResponse(x, o)
+	v.judgeGetAnswer(x, o)
+	v.judgeAfterRefusal(x, o)
 	switch {
 	case x.method == http.MethodGet:
 		v.getAnswered(x)

@@ -151,6 +151,9 @@ func (v *Verifier) judgeSentID(l *logical, x *exch) {
 		v.excuse(cLastEventID, "a block passed through unparsed: the id the client holds is unknown")
 		return
 	}
+	if v.resumesFinished(l, x) {
+		return
+	}
 	v.apply(cLastEventID)
 	if l.hasID && x.clientLEID == string(l.lastID) {
 		return
