@@ -14,15 +14,18 @@ import (
 // a report shown through it cannot move the cursor, set the clipboard
 // (OSC 52), make a link (OSC 8) or start a line of its own ("fray: verdict
 // PASS" after a CR or LF). s is returned as it is when it has none.
-func Printable(s string) string {
-	i := firstUnprintable(s, false)
+func Printable(s string) string { return escapeUnprintable(s, false) }
+
+// escapeUnprintable is Printable, leaving LF as it is with keepLines.
+func escapeUnprintable(s string, keepLines bool) string {
+	i := firstUnprintable(s, keepLines)
 	if i < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
-	writePrintable(&b, s[i:], false)
+	writePrintable(&b, s[i:], keepLines)
 	return b.String()
 }
 
@@ -87,17 +90,7 @@ func writePrintable(b *strings.Builder, s string, keepLines bool) {
 
 // PrintableLines is Printable for text of several lines: LF stays, every
 // other character Printable escapes is escaped.
-func PrintableLines(s string) string {
-	i := firstUnprintable(s, true)
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	b.WriteString(s[:i])
-	writePrintable(&b, s[i:], true)
-	return b.String()
-}
+func PrintableLines(s string) string { return escapeUnprintable(s, true) }
 
 // printableWriter passes on what is written to it through PrintableLines:
 // the summary's own lines stay lines, and nothing in them reaches the
