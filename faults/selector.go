@@ -14,7 +14,7 @@ import (
 var selectorKeys = []string{
 	"stream", "method", "path", "request_method", "event", "rpc_kind", "rpc_method",
 	"priming", "nth", "after", "run_after", "for", "every",
-	"stream_after", "probability", "times", "times_scope",
+	"stream_after", "probability", "first", "times", "times_scope",
 }
 
 // eventSelectorKeys only make sense where a fault looks at events.
@@ -45,6 +45,7 @@ type selector struct {
 	streamAfter time.Duration
 	sched       schedule
 	probability float64
+	first       bool  // probability 1 until the fault first acts in the run
 	times       int64 // 0 = unlimited
 	perSession  bool
 }
@@ -89,6 +90,7 @@ func readSelector(a *Args, c selectorContext) selector {
 	s.streamAfter = a.Duration("stream_after", 0)
 	s.sched = readSchedule(a, afterKey(a, c))
 	s.probability = a.Float("probability", 1, 0, 1)
+	s.first = a.Bool("first", false)
 	s.times = a.Int("times", 0, 1, 1<<62)
 	switch scope := a.String("times_scope", "run"); scope {
 	case "run":
@@ -96,6 +98,9 @@ func readSelector(a *Args, c selectorContext) selector {
 		s.perSession = true
 	default:
 		a.Fail("times_scope", ErrRange, "%q is not \"run\" or \"session\"", scope)
+	}
+	if a.Has("first") && !a.Has("probability") {
+		a.Fail("first", ErrConflict, "first needs probability: without one the fault acts on every opportunity")
 	}
 	if a.Has("times_scope") && !a.Has("times") {
 		a.Fail("times_scope", ErrConflict, "times_scope needs times")

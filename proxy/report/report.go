@@ -17,8 +17,8 @@ const SchemaVersion = 1
 
 // The verdicts of a run.
 const (
-	// VerdictPass: fray saw enough traffic, a fault fired when the profile
-	// has any, no check of error severity failed, and the wrapped command
+	// VerdictPass: fray saw enough traffic, the recoveries the profile
+	// exists for happened (a fault fired, when it exists for none), no check of error severity failed, and the wrapped command
 	// (if any) exited 0.
 	VerdictPass = "pass"
 	// VerdictFail: a check of error severity failed, or the wrapped
@@ -26,8 +26,9 @@ const (
 	VerdictFail = "fail"
 	// VerdictInconclusive: nothing failed, but fray saw too little to say
 	// that both ends recover: no exchange went through it, none reached the
-	// upstream, no JSON-RPC request was forwarded, or the profile has
-	// faults and none fired. Why says which.
+	// upstream, no JSON-RPC request was forwarded, a recovery the profile
+	// exists for never happened, or the profile has faults and none
+	// fired. Why says which.
 	VerdictInconclusive = "inconclusive"
 )
 
@@ -67,6 +68,9 @@ type Report struct {
 	// Faults counts firings per fault kind, in registry order; kinds that
 	// never fired are left out.
 	Faults []FaultCount `json:"faults"`
+	// Coverage counts the recoveries the run exercised; nil in a report
+	// made before fray counted them.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Changes lists the changes of the profile in force made while the
 	// run went on (swaps, faults switched on or off), in order; Profile and
 	// Seed are then those in force at the end. Nil when there were none.
@@ -235,7 +239,7 @@ func (r *Report) Conclude(short string) {
 		why = append(why, "failed: "+strings.Join(failed, ", "))
 	}
 	if r.Command.Failed() {
-		why = append(why, "the client command failed: "+r.Command.describe())
+		why = append(why, r.commandFailure())
 	}
 	switch {
 	case len(why) > 0:
@@ -245,6 +249,18 @@ func (r *Report) Conclude(short string) {
 	default:
 		r.Verdict, r.Why, r.Shortfall = VerdictPass, "", ""
 	}
+}
+
+// commandFailure says how the client command failed, and, when fray had
+// cut a stream where no conforming pair could recover it, that the
+// failure follows from that cut.
+func (r *Report) commandFailure() string {
+	c := r.Coverage
+	if c == nil || c.Unrecoverable == 0 || len(c.Unrecovered) == 0 {
+		return "the client command failed: " + r.Command.describe()
+	}
+	return fmt.Sprintf("the client command failed (%s) after %s no conforming pair could recover: %s",
+		r.Command.describe(), plural(c.Unrecoverable, "cut"), c.Unrecovered[0].Describe())
 }
 
 // ChecksFailed reports whether a check failed at error severity, as

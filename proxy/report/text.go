@@ -158,6 +158,9 @@ func writeHead(ew io.Writer, r Report) {
 		fmt.Fprintf(ew, "%s%s %d", sep, f.Kind, f.Count)
 	}
 	fmt.Fprintln(ew)
+	if c := r.Coverage; c != nil {
+		fmt.Fprintf(ew, "  %s\n", c.Line())
+	}
 	for i, s := range r.Shards {
 		line := fmt.Sprintf("  report %d: %s", i+1, s.Verdict)
 		if s.Profile != "" {

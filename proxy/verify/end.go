@@ -45,6 +45,7 @@ func (v *Verifier) endUnanswered(x *exch, end *observe.End, at time.Duration) {
 			q.gone = true
 		}
 	}
+	v.noteRefused(x)
 	switch {
 	case x.legacyOf != nil:
 		v.attemptFailed(x.legacyOf, x, at)
@@ -85,6 +86,12 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 			v.replaysLeft(s, o.At)
 			v.endSession(s, "deleted the session", false, o.At)
 			v.dropSession(s, o.At, false)
+		}
+	}
+	if x.status >= 400 {
+		v.noteRefused(x)
+		if x.stream == mcp.StreamGet {
+			v.cov.StandaloneRefused++
 		}
 	}
 	switch {
@@ -136,6 +143,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	if end.Cause.ByFault() {
 		l.cutByFray = true
 	}
+	v.noteResumed(x, l, end)
 	if l.streams > 0 || l.state == lgDone {
 		return
 	}
@@ -150,6 +158,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	if l.reqs > 0 {
 		l.interrupted = true
 	}
+	v.noteStreamEnd(x, l, end, at)
 	switch {
 	case end.Cause == observe.ClientGone:
 		l.clientClosed, l.closedAt = true, at
