@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Coverage counts the recoveries a run exercised: what fray did that a
@@ -93,7 +94,10 @@ func (u Unrecovered) Describe() string {
 // "exercised: 3 cuts with an answer pending (1 before any event, 2
 // mid-stream), 3 resumptions (3 complete), 0 re-issues". The cuts,
 // resumptions and re-issues are always named; the rest when they happened.
-func (c *Coverage) Line() string {
+func (c *Coverage) Line() string { return "exercised: " + strings.Join(c.parts(), ", ") }
+
+// parts are the line's parts, each a count and what it counts.
+func (c *Coverage) parts() []string {
 	parts := []string{c.cuts(), c.resumptions(), plural(c.Reissues, "re-issue")}
 	if c.ServerCloses > 0 {
 		parts = append(parts, plural(c.ServerCloses, "close")+" by the server with an answer pending")
@@ -110,7 +114,28 @@ func (c *Coverage) Line() string {
 	if c.RetryWaits > 0 {
 		parts = append(parts, plural(c.RetryWaits, "retry wait")+" judged")
 	}
-	return "exercised: " + strings.Join(parts, ", ")
+	return parts
+}
+
+// lines is Line for the summary: indented two spaces, broken between its
+// parts into lines of at most width runes, the lines after the first
+// indented four. A part longer than a line stays whole.
+func (c *Coverage) lines(width int) string {
+	var b strings.Builder
+	line := "  exercised:"
+	for i, p := range c.parts() {
+		sep := " "
+		if i > 0 {
+			sep = ", "
+		}
+		if i > 0 && utf8.RuneCountInString(line)+len(sep)+utf8.RuneCountInString(p) > width {
+			b.WriteString(line + ",\n")
+			line, sep = "   ", " "
+		}
+		line += sep + p
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }
 
 func (c *Coverage) cuts() string {

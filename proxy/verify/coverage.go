@@ -74,10 +74,10 @@ func (v *Verifier) noteResumed(x *exch, l *logical, end *observe.End) {
 	}
 }
 
-// noteRefused counts a resumption of a POST's answer stream answered
-// with an error status, or not at all.
+// noteRefused counts a resumption answered with an error status, or not
+// at all.
 func (v *Verifier) noteRefused(x *exch) {
-	if x.clientHasLEID && x.cli != nil && x.cli.kind == mcp.StreamPost {
+	if x.clientHasLEID {
 		v.cov.Refused++
 	}
 }
@@ -118,7 +118,7 @@ func unrecoverable(x *exch, l *logical) string {
 		return "" // the client re-issues the call
 	case l.kind == mcp.StreamLegacy || l.sess.legacy:
 		return "the legacy HTTP+SSE transport offers no resumption"
-	case !mcp.Resumable(l.protocol):
+	case l.protocol != "" && !mcp.Resumable(l.protocol):
 		return fmt.Sprintf("revision %q offers no resumption", l.protocol)
 	case l.idUncertain:
 		return ""
@@ -206,8 +206,10 @@ func (v *Verifier) why(n faults.Need, c *report.Coverage) string {
 	switch {
 	case fired > 0 && slices.Contains(n.Any, faults.ExercisesCut) && c.Cuts > 0:
 		return fmt.Sprintf("%s acted %s, but every cut was unrecoverable (%s)", head, plural(fired, "time"), c.Unrecovered[0].Why)
+	case fired > 0 && slices.Contains(n.Any, faults.ExercisesCut):
+		return fmt.Sprintf("%s acted %s, never while an answer was pending", head, plural(fired, "time"))
 	case fired > 0:
-		return fmt.Sprintf("%s acted %s, never where an answer was pending", head, plural(fired, "time"))
+		return fmt.Sprintf("%s acted %s, yet fray saw no %s", head, plural(fired, "time"), what)
 	case hasStats && st.Skipped > 0:
 		msg := fmt.Sprintf("%s never acted: it matched %s; probability %g skipped %d of them at seed %d",
 			head, plural(int(st.Drawn), st.On), st.Probability, st.Skipped, seed)
