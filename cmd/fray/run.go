@@ -31,7 +31,7 @@ func runCommand() *cli.Command {
 			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", DefaultText: "a free port", Usage: "listen on `ADDR`"},
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "grace for streams after the client"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
-			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
+			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision and skipped draw"},
 			&cli.StringFlag{Name: "reproduce", Usage: "rerun the profile and seed of trace `FILE`"},
 			&cli.StringFlag{Name: "probe", Usage: probeUsage},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),

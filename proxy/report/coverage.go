@@ -30,11 +30,12 @@ type Coverage struct {
 	// StandaloneRefused the standalone GETs answered with an error status.
 	StandaloneCuts    int `json:"standalone_cuts"`
 	StandaloneRefused int `json:"standalone_refused"`
-	// Resumptions counts requests that carried Last-Event-ID; those of a
-	// POST's answer stream are counted by how they ended: Complete (the
-	// answer came), Silent (no message came), Incomplete (messages, but
-	// the stream ended before the answer), Cut (a fault cut it) and
-	// Refused (answered with an error status, or not at all).
+	// Resumptions counts requests that carried Last-Event-ID. Those of a
+	// POST's answer stream are counted by how their stream ended:
+	// Complete (the answer came), Silent (no message came), Incomplete
+	// (messages, but the stream ended before the answer) and Cut (a fault
+	// cut it); Refused counts every resumption answered with an error
+	// status, or not at all.
 	Resumptions int `json:"resumptions"`
 	Complete    int `json:"resumptions_complete"`
 	Silent      int `json:"resumptions_silent"`
