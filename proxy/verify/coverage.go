@@ -222,6 +222,9 @@ func (v *Verifier) why(n faults.Need, c *report.Coverage) string {
 			msg += fmt.Sprintf("; --seed %d fires it on %d of the %d it skipped", s, fired, skipped)
 		}
 		return msg + "; first = true makes it act on its first opportunity"
+	case v.opts.Draws == nil:
+		// Offline: a trace records what acted, not the draws that skipped.
+		return head + " never acted"
 	}
 	return head + " never acted: nothing it selects came"
 }

@@ -77,7 +77,7 @@ func (stubDraws) FiringSeed(int) (uint64, int, int, bool) { return 7, 2, 2, true
 // why; it passes once the cut and its resumption happen.
 func TestPassNeedsItsPurpose(t *testing.T) {
 	t.Run("a decorative fault alone", func(t *testing.T) {
-		tl := newTimeline(t, Options{Faults: 2, Needs: []faults.Need{{Fault: 1, Kind: "close", Any: []string{faults.ExercisesCut}}}})
+		tl := newTimeline(t, Options{Faults: 2, Needs: []faults.Need{{Fault: 1, Kind: "close", Any: []string{faults.ExercisesCut}}}, Draws: stubDraws{}})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call", fired(fault(0, "latency"))).stream200().send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
 		r := tl.final()
@@ -94,6 +94,15 @@ func TestPassNeedsItsPurpose(t *testing.T) {
 		want := "fault 0 (lose), which exercises a cut with an answer pending, never acted: it matched 2 streams; probability 0.5 skipped 2 of them at seed 42; --seed 7 fires it on every one it skipped"
 		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, want) {
 			t.Errorf("verdict %s (%s), want inconclusive with %q", r.Verdict, r.Why, want)
+		}
+	})
+	t.Run("offline, where the draws are not known", func(t *testing.T) {
+		tl := newTimeline(t, Options{Faults: 1, Needs: needCut})
+		tl.initialize("s1")
+		tl.toolCall("s1", 1, "a1", "a2", "a3")
+		r := tl.final()
+		if want := "no fault fired: fault 0 (lose), which exercises a cut with an answer pending, never acted"; r.Verdict != report.VerdictInconclusive || r.Why != want {
+			t.Errorf("verdict %s (%s), want inconclusive (%s)", r.Verdict, r.Why, want)
 		}
 	})
 	t.Run("a cut after the answer", func(t *testing.T) {

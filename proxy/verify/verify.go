@@ -343,6 +343,8 @@ func (v *Verifier) short(c *report.Coverage) string {
 		return fmt.Sprintf("no exchange reached the upstream: fray answered all %d itself (faults, or the upstream could not be reached)", v.fromFray)
 	case v.forwarded == 0:
 		return "no JSON-RPC request was forwarded to the upstream: nothing was asked of the server"
+	case len(c.Missing) > 0 && v.totals.Faults == 0:
+		return "no fault fired: " + strings.Join(c.Missing, "; ")
 	case len(c.Missing) > 0:
 		return "the recovery the profile exists for never happened: " + strings.Join(c.Missing, "; ")
 	case v.expectFaults && v.totals.Faults == 0:
