@@ -35,7 +35,7 @@ type Coverage struct {
 	// Complete (the answer came), Silent (no message came), Incomplete
 	// (messages, but the stream ended before the answer) and Cut (a fault
 	// cut it); Refused counts every resumption answered with an error
-	// status, or not at all.
+	// status, or swallowed by fray.
 	Resumptions int `json:"resumptions"`
 	Complete    int `json:"resumptions_complete"`
 	Silent      int `json:"resumptions_silent"`

@@ -18,8 +18,9 @@ const SchemaVersion = 1
 // The verdicts of a run.
 const (
 	// VerdictPass: fray saw enough traffic, the recoveries the profile
-	// exists for happened (a fault fired, when it exists for none), no check of error severity failed, and the wrapped command
-	// (if any) exited 0.
+	// exists for happened (a fault fired, when it exists for none), no
+	// check of error severity failed, and the wrapped command (if any)
+	// exited 0.
 	VerdictPass = "pass"
 	// VerdictFail: a check of error severity failed, or the wrapped
 	// command failed.

@@ -45,7 +45,9 @@ func (v *Verifier) endUnanswered(x *exch, end *observe.End, at time.Duration) {
 			q.gone = true
 		}
 	}
-	v.noteRefused(x)
+	if x.answeredByFray {
+		v.noteRefused(x) // a drop-request fault swallowed it
+	}
 	switch {
 	case x.legacyOf != nil:
 		v.attemptFailed(x.legacyOf, x, at)
