@@ -12,12 +12,14 @@ import (
 type Coverage struct {
 	// Cuts counts streams a fault cut while an answer was pending on
 	// them, by where the cut fell for the client: BeforeEvent before any
-	// event reached it, AfterPriming after only the priming event (an id,
-	// no data), MidStream after a message.
-	Cuts         int `json:"cuts"`
-	BeforeEvent  int `json:"cuts_before_any_event"`
-	AfterPriming int `json:"cuts_after_priming"`
-	MidStream    int `json:"cuts_mid_stream"`
+	// event reached it, BeforeResponse right before the response (the
+	// first event it did not get was the response), AfterPriming after
+	// only the priming event (an id, no data), MidStream after a message.
+	Cuts           int `json:"cuts"`
+	BeforeEvent    int `json:"cuts_before_any_event"`
+	BeforeResponse int `json:"cuts_before_response"`
+	AfterPriming   int `json:"cuts_after_priming"`
+	MidStream      int `json:"cuts_mid_stream"`
 	// Unrecoverable counts the cuts no conforming pair could recover: no
 	// event id had reached the client, or the revision or the server
 	// offers no resumption. Unrecovered lists the first of them.
@@ -145,7 +147,8 @@ func (c *Coverage) cuts() string {
 	for _, p := range []struct {
 		n    int
 		word string
-	}{{c.BeforeEvent, "before any event"}, {c.AfterPriming, "after the priming event"}, {c.MidStream, "mid-stream"}, {c.Unrecoverable, "unrecoverable"}} {
+	}{{c.BeforeEvent, "before any event"}, {c.BeforeResponse, "right before the response"}, {c.AfterPriming, "after the priming event"},
+		{c.MidStream, "mid-stream"}, {c.Unrecoverable, "unrecoverable"}} {
 		if p.n > 0 {
 			at = append(at, fmt.Sprintf("%d %s", p.n, p.word))
 		}

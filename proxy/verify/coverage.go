@@ -13,15 +13,22 @@ import (
 
 // The positions of a cut, as the client saw its stream.
 const (
-	cutBeforeEvent  = "before any event"
-	cutAfterPriming = "after the priming event"
-	cutMidStream    = "mid-stream"
+	cutBeforeEvent    = "before any event"
+	cutBeforeResponse = "right before the response"
+	cutAfterPriming   = "after the priming event"
+	cutMidStream      = "mid-stream"
 )
 
 // noteDelivered counts what reached the client on x, for where a cut
 // falls.
 func noteDelivered(x *exch, e *observe.Event) {
 	if e.Fate != observe.Delivered {
+		if !x.cliKept {
+			// The first event the client did not get: a cut that kept
+			// the response back fell right before it.
+			x.cliKept = true
+			x.keptResponse = e.RPCKind == mcp.RPCResponse || e.RPCKind == mcp.RPCError
+		}
 		return
 	}
 	x.cliEvents++
@@ -35,6 +42,8 @@ func cutWhere(x *exch) string {
 	switch {
 	case x.cliEvents == 0:
 		return cutBeforeEvent
+	case x.keptResponse:
+		return cutBeforeResponse
 	case x.cliMsgs == 0:
 		return cutAfterPriming
 	}
@@ -90,6 +99,8 @@ func (v *Verifier) noteCut(x *exch, l *logical, at time.Duration) {
 	switch where {
 	case cutBeforeEvent:
 		c.BeforeEvent++
+	case cutBeforeResponse:
+		c.BeforeResponse++
 	case cutAfterPriming:
 		c.AfterPriming++
 	default:

@@ -14,7 +14,8 @@ import (
 var needCut = []faults.Need{{Fault: 0, Kind: "lose", Any: []string{faults.ExercisesCut}}}
 
 // TestCoverageCountsCuts: each cut with an answer pending is counted by
-// where it fell for the client, one with no id delivered as
+// where it fell for the client (right before the response when the
+// first event it did not get was the response), one with no id delivered as
 // unrecoverable, and the resumption that follows by how it ended; a cut
 // after the answer exercises nothing.
 func TestCoverageCountsCuts(t *testing.T) {
@@ -25,6 +26,8 @@ func TestCoverageCountsCuts(t *testing.T) {
 	tl.call("s1", 3, "tools/call").stream200().send(prime("c1")).send(note("c2")).
 		send(note("c3").as(observe.Cut, fault(0, "close"))).end(observe.FaultClosed)
 	tl.call("s1", 4, "tools/call").stream200().send(prime("d1")).send(resp("d2", 4)).end(observe.FaultClosed)
+	tl.call("s1", 5, "tools/call").stream200().send(prime("e1")).send(note("e2")).
+		send(resp("e3", 5).as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
 	tl.wait(200 * ms)
 	tl.get("s1", "b1").stream200().send(note("b2")).send(resp("b3", 2)).end(observe.Complete)
 	tl.get("s1", "c2").stream200().send(note("c3")).end(observe.Complete)
@@ -33,15 +36,15 @@ func TestCoverageCountsCuts(t *testing.T) {
 	if c == nil {
 		t.Fatal("no coverage")
 	}
-	got := [...]int{c.Cuts, c.BeforeEvent, c.AfterPriming, c.MidStream, c.Unrecoverable, c.Resumptions, c.Complete, c.Incomplete}
-	if want := [...]int{3, 1, 1, 1, 1, 2, 1, 1}; got != want {
-		t.Errorf("cuts, before, after priming, mid-stream, unrecoverable, resumptions, complete, incomplete = %v, want %v\n%+v", got, want, c)
+	got := [...]int{c.Cuts, c.BeforeEvent, c.BeforeResponse, c.AfterPriming, c.MidStream, c.Unrecoverable, c.Resumptions, c.Complete, c.Incomplete}
+	if want := [...]int{4, 1, 1, 1, 1, 1, 2, 1, 1}; got != want {
+		t.Errorf("cuts, before, before the response, after priming, mid-stream, unrecoverable, resumptions, complete, incomplete = %v, want %v\n%+v", got, want, c)
 	}
 	if len(c.Unrecovered) != 1 || c.Unrecovered[0].Where != cutBeforeEvent || !strings.Contains(c.Unrecovered[0].Why, "no event id had reached the client") ||
 		len(c.Unrecovered[0].Requests) != 1 || c.Unrecovered[0].Requests[0] != "1 (tools/call)" {
 		t.Errorf("unrecovered %+v", c.Unrecovered)
 	}
-	want := "exercised: 3 cuts with an answer pending (1 before any event, 1 after the priming event, 1 mid-stream, 1 unrecoverable), 2 resumptions (1 complete, 1 incomplete), 0 re-issues"
+	want := "exercised: 4 cuts with an answer pending (1 before any event, 1 right before the response, 1 after the priming event, 1 mid-stream, 1 unrecoverable), 2 resumptions (1 complete, 1 incomplete), 0 re-issues"
 	if line := c.Line(); !strings.HasPrefix(line, want) {
 		t.Errorf("line %q, want it to begin %q", line, want)
 	}

@@ -282,9 +282,11 @@ type exch struct {
 	primingDone bool
 	events      int
 	// cliEvents and cliMsgs count the events and the messages delivered
-	// to the client on it (coverage.go).
-	cliEvents, cliMsgs int
-	upMsgs             int // JSON-RPC messages the upstream sent on it
+	// to the client on it; cliKept says an event was kept from it, and
+	// keptResponse that the first such was a response (coverage.go).
+	cliEvents, cliMsgs    int
+	cliKept, keptResponse bool
+	upMsgs                int // JSON-RPC messages the upstream sent on it
 	// ctrFirst and ctrLast are the first and last counters the upstream's
 	// ids carried on it (ctrHas: any did); see countID.
 	ctrFirst, ctrLast uint64
