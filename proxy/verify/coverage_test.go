@@ -127,3 +127,18 @@ func TestPassNeedsItsPurpose(t *testing.T) {
 		}
 	})
 }
+
+// TestCoverageReissue: under 2026-07-28 a cut call is recovered by its
+// re-issue: the cut is never unrecoverable, the re-issue is counted, and
+// the need of a cutting fault is met.
+func TestCoverageReissue(t *testing.T) {
+	tl := newTimeline(t, Options{Faults: 1, Needs: []faults.Need{{Fault: 0, Kind: "close", Any: []string{faults.ExercisesCut}}}}).speakStateless()
+	tl.cutCall(1)
+	tl.wait(30 * ms)
+	tl.scall(2, "tools/call", "add").stream200().send(sresp(2)).end(observe.Complete)
+	r := tl.final()
+	c := r.Coverage
+	if r.Verdict != report.VerdictPass || c.Cuts != 1 || c.Unrecoverable != 0 || c.Reissues != 1 {
+		t.Errorf("verdict %s (%s), coverage %+v; want a pass with 1 cut and 1 re-issue", r.Verdict, r.Why, c)
+	}
+}
