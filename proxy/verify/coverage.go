@@ -221,6 +221,8 @@ func (v *Verifier) why(n faults.Need, c *report.Coverage) string {
 		return fmt.Sprintf("%s acted %s, never while an answer was pending", head, plural(fired, "time"))
 	case fired > 0:
 		return fmt.Sprintf("%s acted %s, yet fray saw no %s", head, plural(fired, "time"), what)
+	case v.armedBy[n.Fault] > 0:
+		return fmt.Sprintf("%s was armed on %s, and what it waits for never came while they lasted", head, plural(v.armedBy[n.Fault], "stream"))
 	case hasStats && st.Skipped > 0:
 		msg := fmt.Sprintf("%s never acted: it matched %s; probability %g skipped %d of them at seed %d",
 			head, plural(int(st.Drawn), st.On), st.Probability, st.Skipped, seed)

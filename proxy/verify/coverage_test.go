@@ -142,3 +142,17 @@ func TestCoverageReissue(t *testing.T) {
 		t.Errorf("verdict %s (%s), coverage %+v; want a pass with 1 cut and 1 re-issue", r.Verdict, r.Why, c)
 	}
 }
+
+// TestPurposeOfAnArmedFault: an idle close armed on a stream that ended
+// before its silence came never acted, and the reason says it was armed.
+func TestPurposeOfAnArmedFault(t *testing.T) {
+	need := []faults.Need{{Fault: 0, Kind: "idle-close", Any: []string{faults.ExercisesCut, faults.ExercisesReconnect}}}
+	tl := newTimeline(t, Options{Faults: 1, Needs: need, Draws: stubDraws{}})
+	tl.initialize("s1")
+	tl.call("s1", 1, "tools/call").stream200(respFired(fault(0, "idle-close"))).send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
+	r := tl.final()
+	want := "no fault fired: fault 0 (idle-close), which exercises a cut with an answer pending or a standalone stream cut, was armed on 1 stream, and what it waits for never came while they lasted"
+	if r.Verdict != report.VerdictInconclusive || r.Why != want {
+		t.Errorf("verdict %s (%s), want inconclusive (%s)", r.Verdict, r.Why, want)
+	}
+}

@@ -127,10 +127,12 @@ type Verifier struct {
 	// request of that revision comes.
 	stateless *stateless
 	// cov counts the recoveries exercised; needs are those the profile
-	// exists for, firedBy counts the firings of each fault by index.
+	// exists for, firedBy counts the firings of each fault by index, and
+	// armedBy the streams each armed fault (faults.Armed) was armed on.
 	cov     report.Coverage
 	needs   []faults.Need
 	firedBy map[int]int
+	armedBy map[int]int
 }
 
 // reinitDue is a session answered 404 whose client owes an initialize.
@@ -152,6 +154,7 @@ func New(opts Options) *Verifier {
 		meta:     make(map[uint64]*sessionMeta),
 		exch:     make(map[uint64]*exch),
 		firedBy:  make(map[int]int),
+		armedBy:  make(map[int]int),
 		needs:    opts.Needs,
 	}
 	v.expectFaults = opts.Faults > 0
