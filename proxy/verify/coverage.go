@@ -117,7 +117,7 @@ func (v *Verifier) noteCut(x *exch, l *logical, at time.Duration) {
 		return
 	}
 	u := report.Unrecovered{Exchange: x.num, Session: x.sess.seq, AtMS: at.Milliseconds(), Where: where, Why: why, Fault: firstFault(x.endFault, l.endFault)}
-	u.Requests = pendingOn(x.sess, l)
+	u.Requests = requestsOn(x.sess, l)
 	c.Unrecovered = append(c.Unrecovered, u)
 }
 
@@ -143,9 +143,9 @@ func unrecoverable(x *exch, l *logical) string {
 	return ""
 }
 
-// pendingOn names the requests of s whose answer l still owed, in order
+// requestsOn names the requests of s whose answer l still owed, in order
 // of id.
-func pendingOn(s *session, l *logical) []string {
+func requestsOn(s *session, l *logical) []string {
 	var out []string
 	for _, r := range s.pending {
 		if r.lg == l && r.delivered == 0 {
