@@ -45,7 +45,7 @@ type selector struct {
 	streamAfter time.Duration
 	sched       schedule
 	probability float64
-	first       bool  // probability 1 until the fault first acts in the run
+	first       bool  // probability 1 until the fault first acts in the run (moot without probability)
 	times       int64 // 0 = unlimited
 	perSession  bool
 }
@@ -98,9 +98,6 @@ func readSelector(a *Args, c selectorContext) selector {
 		s.perSession = true
 	default:
 		a.Fail("times_scope", ErrRange, "%q is not \"run\" or \"session\"", scope)
-	}
-	if a.Has("first") && !a.Has("probability") {
-		a.Fail("first", ErrConflict, "first needs probability: without one the fault acts on every opportunity")
 	}
 	if a.Has("times_scope") && !a.Has("times") {
 		a.Fail("times_scope", ErrConflict, "times_scope needs times")
