@@ -74,6 +74,18 @@ type Unrecovered struct {
 	Fault    *FaultRef `json:"fault,omitempty"`
 }
 
+// commandFailure says how the client command failed, and, when fray had
+// cut a stream where no conforming pair could recover it, that the
+// failure follows from that cut.
+func (r *Report) commandFailure() string {
+	c := r.Coverage
+	if c == nil || c.Unrecoverable == 0 || len(c.Unrecovered) == 0 {
+		return "the client command failed: " + r.Command.describe()
+	}
+	return fmt.Sprintf("the client command failed (%s) after %s no conforming pair could recover: %s",
+		r.Command.describe(), plural(c.Unrecoverable, "cut"), c.Unrecovered[0].Describe())
+}
+
 // MaxUnrecovered bounds Coverage.Unrecovered.
 const MaxUnrecovered = 10
 

@@ -252,18 +252,6 @@ func (r *Report) Conclude(short string) {
 	}
 }
 
-// commandFailure says how the client command failed, and, when fray had
-// cut a stream where no conforming pair could recover it, that the
-// failure follows from that cut.
-func (r *Report) commandFailure() string {
-	c := r.Coverage
-	if c == nil || c.Unrecoverable == 0 || len(c.Unrecovered) == 0 {
-		return "the client command failed: " + r.Command.describe()
-	}
-	return fmt.Sprintf("the client command failed (%s) after %s no conforming pair could recover: %s",
-		r.Command.describe(), plural(c.Unrecoverable, "cut"), c.Unrecovered[0].Describe())
-}
-
 // ChecksFailed reports whether a check failed at error severity, as
 // opposed to a verdict that failed on the command alone.
 func (r *Report) ChecksFailed() bool {
