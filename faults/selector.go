@@ -14,7 +14,7 @@ import (
 var selectorKeys = []string{
 	"stream", "method", "path", "request_method", "request_name", "stream_seq", "event", "rpc_kind", "rpc_method",
 	"priming", "nth", "after", "run_after", "for", "every",
-	"stream_after", "probability", "times", "times_scope",
+	"stream_after", "probability", "first", "times", "times_scope",
 }
 
 // eventSelectorKeys only make sense where a fault looks at events.
@@ -47,6 +47,7 @@ type selector struct {
 	streamAfter time.Duration
 	sched       schedule
 	probability float64
+	first       bool  // probability 1 until the fault first acts in the run (moot without probability)
 	times       int64 // 0 = unlimited
 	perSession  bool
 }
@@ -93,6 +94,7 @@ func readSelector(a *Args, c selectorContext) selector {
 	s.streamAfter = a.Duration("stream_after", 0)
 	s.sched = readSchedule(a, afterKey(a, c))
 	s.probability = a.Float("probability", 1, 0, 1)
+	s.first = a.Bool("first", false)
 	s.times = a.Int("times", 0, 1, 1<<62)
 	switch scope := a.String("times_scope", "run"); scope {
 	case "run":

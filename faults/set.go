@@ -22,6 +22,8 @@ type Set struct {
 	faults   []*fault
 	exchange []*fault // faults with an exchange effect
 	stream   []*fault // faults with a start or event effect
+	// skipHook, when set, is told of every draw that skipped a fault.
+	skipHook atomic.Pointer[func(Skip)]
 }
 
 // fault is one compiled fault.
@@ -36,6 +38,8 @@ type fault struct {
 	limit   limit
 	enabled atomic.Bool
 	fired   atomic.Int64
+	draws   drawLog
+	status  int // the status a status fault answers with, for Needs
 }
 
 var _ Plan = (*Set)(nil)
@@ -80,7 +84,7 @@ func compileOne(i int, sp Spec) (*fault, []*ParamError) {
 	if err := checkEffect(def, eff); err != nil {
 		a.Fail("kind", ErrUnknownKind, "%v", err)
 	}
-	f := &fault{index: i, def: def, onEx: eff.Exchange, onStart: eff.Start, onEvent: eff.Event, traits: def.Traits}
+	f := &fault{index: i, def: def, onEx: eff.Exchange, onStart: eff.Start, onEvent: eff.Event, traits: def.Traits, status: statusOf(sp)}
 	if eff.Traits != 0 {
 		f.traits = eff.Traits
 	}
@@ -156,13 +160,23 @@ type FaultStats struct {
 	Enabled bool   `json:"enabled"`
 	// Fired counts the decisions the fault took part in.
 	Fired int64 `json:"fired"`
+	// Drawn counts the opportunities its probability was drawn for, and
+	// Skipped those the draw ruled out (both 0 for a certain fault).
+	Drawn   int64 `json:"drawn,omitempty"`
+	Skipped int64 `json:"skipped,omitempty"`
+	// On is where the fault acts and draws: "exchange", "stream" or
+	// "event".
+	On string `json:"on"`
+	// Probability is the fault's probability.
+	Probability float64 `json:"probability"`
 }
 
 // Stats returns every fault's counters, by index.
 func (s *Set) Stats() []FaultStats {
 	out := make([]FaultStats, len(s.faults))
 	for i, f := range s.faults {
-		out[i] = FaultStats{Index: f.index, Kind: f.def.Name, Enabled: f.enabled.Load(), Fired: f.fired.Load()}
+		out[i] = FaultStats{Index: f.index, Kind: f.def.Name, Enabled: f.enabled.Load(), Fired: f.fired.Load(),
+			Drawn: f.draws.drawn.Load(), Skipped: f.draws.skipped.Load(), On: f.def.On.String(), Probability: f.sel.probability}
 	}
 	return out
 }

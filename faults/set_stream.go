@@ -22,12 +22,12 @@ func (s *Set) Stream(ex *mcp.Exchange) StreamPlan {
 			continue
 		}
 		if p == nil {
-			p = &streamPlan{sinceRun: ex.SinceRun, session: ex.SessionSeq, id: identity(ex)}
+			p = &streamPlan{set: s, ex: traffic(ex), sinceRun: ex.SinceRun, session: ex.SessionSeq, id: identity(ex)}
 		}
 		sl := slot{f: f}
 		sl.r.seed(s.seed, f.index, saltStream, p.id)
 		if f.def.On == OnStream {
-			sl.off = !sl.r.Chance(f.sel.probability)
+			sl.off = !s.draw(f, &sl.r, ex, nil, saltStream, p.id, true)
 		}
 		p.slots = append(p.slots, sl)
 	}
@@ -54,6 +54,8 @@ func (emptyStream) Event(*mcp.Event) EventAction { return EventAction{} }
 // streamPlan holds one stream's faults and their state; it is used by one
 // pump at a time.
 type streamPlan struct {
+	set      *Set
+	ex       Traffic // what the stream answers, for the skipped draws
 	sinceRun time.Duration
 	session  int
 	id       uint64
@@ -78,6 +80,7 @@ type slot struct {
 	off     bool // probability or times ruled the fault out on this stream
 	done    bool // a once kind fired
 	counted bool // times already counted this stream
+	drawn   bool // its source has drawn (an event kind's probability)
 }
 
 // Start decides at the stream's start: throttle, and close at a time or
@@ -134,9 +137,11 @@ func (p *streamPlan) eventSlot(sl *slot, ev *mcp.Event, act *EventAction) {
 	if !f.sel.matchEvent(ev, f.def.On == OnEvent) || !f.onEvent.Applies(ev, &sl.st) {
 		return
 	}
-	if f.def.On == OnEvent && !sl.r.Chance(f.sel.probability) {
+	if f.def.On == OnEvent && !p.set.draw(f, &sl.r, nil, &p.ex, saltStream, p.id, !sl.drawn) {
+		sl.drawn = true
 		return
 	}
+	sl.drawn = true
 	if !p.take(sl) {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 type Active struct {
 	seed *uint64
 	cur  atomic.Pointer[activeState]
+	skip atomic.Pointer[func(faults.Skip)]
 }
 
 type activeState struct {
@@ -47,6 +48,9 @@ func (a *Active) Swap(p *Profile) error {
 	set, err := p.Plan(seed)
 	if err != nil {
 		return err
+	}
+	if fn := a.skip.Load(); fn != nil {
+		set.OnSkip(*fn)
 	}
 	a.cur.Store(&activeState{profile: p, set: set})
 	return nil
@@ -94,4 +98,16 @@ func (a *Active) Exchange(ex *mcp.Exchange) faults.ExchangeAction {
 // Stream implements faults.Plan with the active profile.
 func (a *Active) Stream(ex *mcp.Exchange) faults.StreamPlan {
 	return a.cur.Load().set.Stream(ex)
+}
+
+// OnSkip has fn told of every draw that skips a fault of the profile in
+// force, and of every profile swapped in later (faults.Set.OnSkip).
+func (a *Active) OnSkip(fn func(faults.Skip)) {
+	a.skip.Store(&fn)
+	a.cur.Load().set.OnSkip(fn)
+}
+
+// FiringSeed is faults.Set.FiringSeed of the profile in force.
+func (a *Active) FiringSeed(index int) (seed uint64, fired, skipped int, ok bool) {
+	return a.cur.Load().set.FiringSeed(index)
 }

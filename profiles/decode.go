@@ -17,7 +17,7 @@ type decoder struct {
 	errs Errors
 }
 
-var topKeys = []string{"name", "description", "seed", "checks", "fault"}
+var topKeys = []string{"name", "description", "seed", "exercises", "checks", "fault"}
 
 func (d *decoder) fail(path string, atKey bool, sentinel error, format string, v ...any) {
 	d.errs = append(d.errs, d.p.errorAt(path, atKey, sentinel, fmt.Sprintf(format, v...)))
@@ -33,6 +33,8 @@ func (d *decoder) top(doc map[string]any) {
 			d.p.Description = d.str(k, v)
 		case "seed":
 			d.seed(v)
+		case "exercises":
+			d.exercises(v)
 		case "checks":
 			d.checks(v)
 		case "fault":
@@ -60,6 +62,25 @@ func (d *decoder) seed(v any) {
 		d.fail("seed", false, ErrRange, "%d is negative", n)
 	default:
 		d.p.Seed = uint64(n)
+	}
+}
+
+// exercises reads the list of recoveries the profile exists to exercise;
+// Validate checks the names.
+func (d *decoder) exercises(v any) {
+	list, ok := v.([]any)
+	if !ok {
+		d.fail("exercises", false, ErrType, "%s is not a list of strings (%s)", faults.ShowValue(v), strings.Join(faults.Purposes(), ", "))
+		return
+	}
+	d.p.Exercises = []string{}
+	for _, e := range list {
+		name, ok := e.(string)
+		if !ok {
+			d.fail("exercises", false, ErrType, "%s is not a string (%s)", faults.ShowValue(e), strings.Join(faults.Purposes(), ", "))
+			continue
+		}
+		d.p.Exercises = append(d.p.Exercises, name)
 	}
 }
 

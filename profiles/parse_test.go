@@ -58,8 +58,8 @@ func TestParseErrors(t *testing.T) {
 		err              error
 	}{
 		{"syntax", "name = \n", "x.toml:1:8: unexpected character U+000A at start of value", profiles.ErrSyntax},
-		{"unknown top key", "nmae = \"x\"\n", `x.toml:1:1: nmae: unknown key "nmae" (did you mean "name"?) (a profile has name, description, seed, checks, fault)`, profiles.ErrUnknownKey},
-		{"unknown top key, nothing near", "colour = \"x\"\n", `x.toml:1:1: colour: unknown key "colour" (a profile has name, description, seed, checks, fault)`, profiles.ErrUnknownKey},
+		{"unknown top key", "nmae = \"x\"\n", `x.toml:1:1: nmae: unknown key "nmae" (did you mean "name"?) (a profile has name, description, seed, exercises, checks, fault)`, profiles.ErrUnknownKey},
+		{"unknown top key, nothing near", "colour = \"x\"\n", `x.toml:1:1: colour: unknown key "colour" (a profile has name, description, seed, exercises, checks, fault)`, profiles.ErrUnknownKey},
 		{"seed type", "seed = \"42\"\n", `x.toml:1:8: seed: "42" is not an integer`, profiles.ErrType},
 		{"negative seed", "seed = -1\n", `x.toml:1:8: seed: -1 is negative`, profiles.ErrRange},
 		{"typo'd fault key", "[[fault]]\nkind = \"drop\"\nprobabilty = 0.5\n", `x.toml:3:1: fault[0].probabilty: unknown key "probabilty" (did you mean "probability"?)`, faults.ErrUnknownKey},

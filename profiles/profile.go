@@ -39,6 +39,12 @@ type Profile struct {
 	Description string
 	// Seed seeds every random choice unless the caller overrides it.
 	Seed uint64
+	// Exercises names the recoveries the profile exists to exercise
+	// (faults.Purposes): a run in which one of them never happened is
+	// inconclusive, whatever else fired. Nil derives them from the
+	// faults (Needs); an empty list says the profile exercises none, and
+	// any fault that fires will do.
+	Exercises []string
 	// Checks maps check ids ("client.retry-honoured") to severities.
 	Checks map[string]checks.Severity
 	// Faults are the [[fault]] tables in order; a fault's index is its
@@ -143,11 +149,36 @@ func (p *Profile) Validate() error {
 	for _, id := range sortedKeys(p.Checks) {
 		errs = append(errs, p.checkErrors(id, p.Checks[id])...)
 	}
+	for _, e := range p.Exercises {
+		if !faults.ValidPurpose(e) {
+			errs = append(errs, p.errorAt("exercises", false, ErrRange,
+				fmt.Sprintf("%q is not one of %s%s", e, strings.Join(faults.Purposes(), ", "), faults.DidYouMean(e, faults.Purposes()))))
+		}
+	}
 	if len(errs) == 0 {
 		return nil
 	}
 	sortErrors(errs)
 	return errs
+}
+
+// Needs is what a run of the profile must exercise before its verdict
+// may pass: the recoveries its exercises key names, or, without one,
+// those its faults exist for (faults.Set.Needs). Nil when it exercises
+// none: then any fault that fires will do.
+func (p *Profile) Needs() []faults.Need {
+	if p.Exercises != nil {
+		out := make([]faults.Need, 0, len(p.Exercises))
+		for _, e := range p.Exercises {
+			out = append(out, faults.Need{Fault: -1, Any: []string{e}})
+		}
+		return out
+	}
+	s, err := faults.Compile(p.Seed, p.Faults)
+	if err != nil {
+		return nil
+	}
+	return s.Needs()
 }
 
 // Plan compiles the profile's faults with seed (pass p.Seed unless a

@@ -86,7 +86,7 @@ func VerifyOptions(h trace.Header) (opts verify.Options, note string, err error)
 	}
 	prof, perr := profiles.Parse(h.Profile+".toml", strings.NewReader(h.ProfileText))
 	if perr == nil {
-		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof, h.Checks), Faults: len(prof.Faults)}, "", nil
+		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof, h.Checks), Faults: len(prof.Faults), Needs: prof.Needs()}, "", nil
 	}
 	if errors.Is(perr, profiles.ErrSize) {
 		// Too large or too deep to decode at all, even for its [checks].

@@ -94,6 +94,10 @@ func New(opts Options) (*Engine, error) {
 	if e.active != nil {
 		p, seed := e.active.InForce()
 		vopts.Profile, vopts.Seed, vopts.Severity, vopts.Faults = p.Name, seed, severities(p, opts.Checks), len(p.Faults)
+		vopts.Needs, vopts.Draws = p.Needs(), e.active
+		if opts.LogFaults {
+			e.active.OnSkip(e.logSkip)
+		}
 	}
 	e.verifier = verify.New(vopts)
 	var met observe.Observer

@@ -30,7 +30,7 @@ func proxyCommand() *cli.Command {
 			&cli.StringFlag{Name: "upstream-ca", Usage: "extra CA certificates (PEM `FILE`) to trust"},
 			&cli.StringFlag{Name: "tls-cert", Usage: "serve TLS with this certificate `FILE`"},
 			&cli.StringFlag{Name: "tls-key", Usage: "private key `FILE` for --tls-cert"},
-			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
+			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision and skipped draw"},
 			&cli.StringFlag{Name: "admin", Usage: "serve the admin API on `ADDR`"},
 			&cli.StringFlag{Name: "admin-token", EnvVars: []string{"FRAY_ADMIN_TOKEN"},
 				Usage: "admin API bearer `TOKEN`"},

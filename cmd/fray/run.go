@@ -33,7 +33,7 @@ func runCommand() *cli.Command {
 			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "grace for streams after the client"},
 			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
 			&cli.DurationFlag{Name: "client-timeout", DefaultText: "none", Usage: "stop the client after `TIME`"},
-			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
+			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision and skipped draw"},
 			&cli.StringFlag{Name: "reproduce", Usage: "rerun the profile and seed of trace `FILE`"},
 			&cli.StringFlag{Name: "probe", Usage: probeUsage},
 		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),

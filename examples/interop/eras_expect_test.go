@@ -20,6 +20,7 @@ const (
 // Verdict reasons, as parts of the report's Why.
 const (
 	whyNoFault      = "no fault fired"
+	whyNoRecovery   = "the recovery the profile exists for never happened"
 	whyClientFailed = "the client command failed"
 	whyReissue      = "failed: " + checks.ClientReissuesCutRequest
 )
@@ -39,7 +40,12 @@ const (
 //     no-priming, cut-fin, cut-rst and gateway-errors act only on priming
 //     events, ids and resumptions, so on these servers no fault fires:
 //     inconclusive, "no fault fired". flaky-gateway's GET faults fire only
-//     for a 2025-11-25 client that opens a GET stream.
+//     for a 2025-11-25 client that opens a GET stream (gateway-errors' 429
+//     likewise), and its reset, after a priming event, not at all: the 502 alone exercises the retry, not
+//     the cut the profile also exists for, so the verdict is inconclusive.
+//     mobile-network's reset waits for a priming event too: its latency,
+//     jitter and fragments alone are decorative, and the verdict is
+//     inconclusive, "the recovery the profile exists for never happened".
 //   - The Go SDK's servers (stateless, and the stateful one answering the
 //     2026-07-28 server/discover) and mcp-go's send no X-Accel-Buffering
 //     on the SSE streams they start for 2026-07-28 requests: a warning of
@@ -53,9 +59,10 @@ const (
 //     response"). client.reissues-cut-request fails, with fray's cut as the
 //     evidence's fault; the server, which stopped as a cancellation asks,
 //     is not blamed. At 2025-11-25 against a server without event ids
-//     nothing can be resumed, so fray blames neither end; the TypeScript
-//     clients wait until their timeout (typescript-sdk#2739), the Go
-//     clients fail at once.
+//     nothing can be resumed (the cut is unrecoverable), so fray blames
+//     neither end; the TypeScript clients wait until their timeout
+//     (typescript-sdk#2739), the Go clients fail at once. Both profiles
+//     cut the first call they can, so every client meets its cut.
 //   - stateless-cut resets the TypeScript v2 client's subscriptions/listen
 //     stream after its acknowledgement, on the list_changed the server
 //     publishes when the cut call ends (modern-server.mjs
@@ -70,7 +77,6 @@ const (
 //     verdict is inconclusive.
 func eraExpectation(pair, profile string) eraExpect {
 	era := pair[strings.LastIndex(pair, "@")+1:]
-	client := pair[:strings.Index(pair, "←")]
 	server := pair[strings.Index(pair, "←")+len("←") : strings.LastIndex(pair, "@")]
 	var base []string // what the pair shows with no fault
 	stateless := server == "ts2-server" || strings.HasPrefix(server, "go-sdk-stateless") || server == "mcp-go"
@@ -118,6 +124,21 @@ func eraExpectation(pair, profile string) eraExpect {
 
 	resumable := server == "ts1-server" || server == "go-sdk-server" // an event store, priming events
 	noFault := func() { e.verdict, e.why = report.VerdictInconclusive, whyNoFault }
+	noRecovery := func() { e.verdict, e.why = report.VerdictInconclusive, whyNoRecovery }
+	// unresumable is a 2025-11-25 cut of the call on a server without
+	// event ids: no pair can recover it, and the client fails.
+	unresumable := func() {
+		e.verdict, e.why = report.VerdictFail, whyClientFailed
+		if server == "mcp-go" {
+			// mcp-go runs the tool in the POST's context, so the cut
+			// cancels the call ("Disconnection SHOULD NOT be interpreted
+			// as the client cancelling its request").
+			e.findings = append(e.findings, warnCancel)
+			e.clientFails = "the cut cancels the call on the server; no event ids to resume"
+			return
+		}
+		e.clientFails = "no event ids: a cut stream cannot be resumed"
+	}
 	notReissued := func() {
 		e.verdict, e.why = report.VerdictFail, whyReissue
 		e.findings = append(e.findings, failReissue)
@@ -126,7 +147,14 @@ func eraExpectation(pair, profile string) eraExpect {
 	switch profile {
 	case "":
 	case "polling-server", "retry-storm", "no-priming", "cut-fin", "cut-rst", "gateway-errors":
-		if !resumable {
+		switch {
+		case resumable:
+		case profile == "gateway-errors" && era == era2025 && server != "mcp-go":
+			// Its 429 answers the standalone GET the 2025-11-25 client
+			// opens (it acts on its first opportunity): a retry, but not
+			// the cut the profile also exists for.
+			noRecovery()
+		default:
 			noFault()
 		}
 		if profile == "no-priming" { // the profile turns server.priming-event off
@@ -136,10 +164,17 @@ func eraExpectation(pair, profile string) eraExpect {
 		noFault()
 	case "flaky-gateway":
 		// Its only fault that can fire here is the 502 on a standalone GET.
-		if era != era2025 || server == "mcp-go" {
+		switch {
+		case resumable:
+		case era != era2025 || server == "mcp-go":
 			noFault()
+		default:
+			noRecovery()
 		}
 	case "mobile-network":
+		if !resumable {
+			noRecovery()
+		}
 	case "buffering-proxy":
 		if server == "ts2-server" || server == "ts1-server" {
 			// The TypeScript servers send X-Accel-Buffering: no, which
@@ -156,28 +191,21 @@ func eraExpectation(pair, profile string) eraExpect {
 			e.findings = append(e.findings, warnListen)
 		case era == era2026:
 			notReissued()
-		case client == "go-sdk":
-			// Seed 1 cuts the call; no event ids to resume from.
-			e.verdict, e.why = report.VerdictFail, whyClientFailed
-			e.clientFails = "no event ids: a cut stream cannot be resumed"
+		case !resumable:
+			unresumable()
 		}
-		// Otherwise, at 2025-11-25, the seed cuts nothing: only the
-		// latency fires.
 	case "lossy-resume":
 		switch {
 		case resumable:
+		case listens:
+			// The first POST stream it can hit is the listen stream,
+			// which the client does not listen again after (a MAY).
+			notReissued()
+			e.maybe = append(e.maybe, warnListen)
 		case era == era2026:
 			notReissued()
-		case server == "mcp-go":
-			// mcp-go runs the tool in the POST's context, so the cut
-			// cancels the call ("Disconnection SHOULD NOT be interpreted
-			// as the client cancelling its request").
-			e.verdict, e.why = report.VerdictFail, whyClientFailed
-			e.findings = append(e.findings, warnCancel)
-			e.clientFails = "the cut cancels the call on the server; no event ids to resume"
 		default:
-			e.verdict, e.why = report.VerdictFail, whyClientFailed
-			e.clientFails = "no event ids: a cut stream cannot be resumed"
+			unresumable()
 		}
 	}
 	e.faultsFire = profile != "" && e.why != whyNoFault

@@ -63,6 +63,7 @@ func sample() report.Report {
 			{ID: "server.replay-complete", Severity: checks.Off, Status: report.StatusSkip, Summary: "A resumed stream replays every event after Last-Event-ID."},
 			{ID: "e2e.every-request-answered", Severity: checks.Error, Status: report.StatusSkip, Summary: "Every forwarded request gets its response."},
 		},
-		Faults: []report.FaultCount{{Kind: "set-retry", Count: 2}, {Kind: "close", Count: 3}},
+		Faults:   []report.FaultCount{{Kind: "set-retry", Count: 2}, {Kind: "close", Count: 3}},
+		Coverage: &report.Coverage{Cuts: 3, AfterPriming: 3, Resumptions: 3, Complete: 3, RetryWaits: 3},
 	}
 }

@@ -73,7 +73,7 @@ type junitSkipped struct {
 // over a run that failed: "fray.run command", failed when the command fray
 // run wrapped failed (present only with a command), and "fray.run
 // evidence", failed when the verdict is inconclusive (skipped when the
-// user accepted that). With a baseline, a failed check it lists is
+// user accepted that), its <system-out> the coverage line. With a baseline, a failed check it lists is
 // skipped, its message saying so, and "fray.run baseline" fails while an
 // entry is fixed (baselineCase). The suite's tests, failures and skipped attributes
 // count them.
@@ -156,6 +156,10 @@ func runCases(r Report) []junitCase {
 			tc.Failure = &junitFailure{Message: "inconclusive: " + short, Type: "inconclusive", Body: xmlSafe(short + "\n")}
 		}
 	}
+	if r.Coverage != nil {
+		// What the run exercised, beside the evidence it rests on.
+		tc.SystemOut = &junitText{xmlSafe(r.Coverage.Line() + "\n")}
+	}
 	out = append(out, tc)
 	if b := r.Baseline; b != nil {
 		out = append(out, baselineCase(b))
@@ -179,6 +183,9 @@ func junitProperties(r Report) []junitProperty {
 	}
 	if r.Profile != "" {
 		props = append(props, junitProperty{"profile", r.Profile}, junitProperty{"seed", strconv.FormatUint(r.Seed, 10)})
+	}
+	if r.Coverage != nil {
+		props = append(props, junitProperty{"exercised", strings.TrimPrefix(r.Coverage.Line(), "exercised: ")})
 	}
 	if r.Command != nil {
 		props = append(props, junitProperty{"command", strings.Join(r.Command.Args, " ")},

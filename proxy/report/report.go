@@ -17,17 +17,19 @@ const SchemaVersion = 1
 
 // The verdicts of a run.
 const (
-	// VerdictPass: fray saw enough traffic, a fault fired when the profile
-	// has any, no check of error severity failed, and the wrapped command
-	// (if any) exited 0.
+	// VerdictPass: fray saw enough traffic, the recoveries the profile
+	// exists for happened (a fault fired, when it exists for none), no
+	// check of error severity failed, and the wrapped command (if any)
+	// exited 0.
 	VerdictPass = "pass"
 	// VerdictFail: a check of error severity failed, or the wrapped
 	// command failed.
 	VerdictFail = "fail"
 	// VerdictInconclusive: nothing failed, but fray saw too little to say
 	// that both ends recover: no exchange went through it, none reached the
-	// upstream, no JSON-RPC request was forwarded, or the profile has
-	// faults and none fired. Why says which.
+	// upstream, no JSON-RPC request was forwarded, a recovery the profile
+	// exists for never happened, or the profile has faults and none
+	// fired. Why says which.
 	VerdictInconclusive = "inconclusive"
 	// VerdictInterrupted: a signal stopped the run before it ended by
 	// itself; the report holds what was seen up to then, and Why what the
@@ -72,6 +74,9 @@ type Report struct {
 	// Faults counts firings per fault kind, in registry order; kinds that
 	// never fired are left out.
 	Faults []FaultCount `json:"faults"`
+	// Coverage counts the recoveries the run exercised; nil in a report
+	// made before fray counted them.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Changes lists the changes of the profile in force made while the
 	// run went on (swaps, faults switched on or off), in order; Profile and
 	// Seed are then those in force at the end. Nil when there were none.
@@ -240,7 +245,7 @@ func (r *Report) Conclude(short string) {
 		why = append(why, "failed: "+strings.Join(failed, ", "))
 	}
 	if r.Command.Failed() {
-		why = append(why, "the client command failed: "+r.Command.describe())
+		why = append(why, r.commandFailure())
 	}
 	switch {
 	case len(why) > 0:

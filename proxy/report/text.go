@@ -162,6 +162,9 @@ func writeHead(ew io.Writer, r Report) {
 	fmt.Fprintf(ew, "  %s, %s, %s, %s, %s, %s\n",
 		plural(t.Sessions, "session"), plural(t.Exchanges, "exchange"), plural(t.Streams, "stream"),
 		plural(t.Events, "event"), plural(t.Resumptions, "resumption"), plural(t.Findings, "finding"))
+	if c := r.Coverage; c != nil {
+		fmt.Fprint(ew, c.lines(summaryWidth))
+	}
 	fmt.Fprintf(ew, "  %s injected", plural(t.Faults, "fault"))
 	for i, f := range r.Faults {
 		sep := ", "

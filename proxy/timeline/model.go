@@ -72,6 +72,9 @@ type Model struct {
 	Started string `json:"started"`
 	EndUS   int64  `json:"end_us"`
 	Verdict string `json:"verdict,omitempty"`
+	// Exercised is the report's coverage line ("exercised: ..."), ""
+	// without a report.
+	Exercised string `json:"exercised,omitempty"`
 	// Command is the client command fray run wrapped, nil when none;
 	// ExitCode how it exited.
 	Command  []string  `json:"command,omitempty"`
@@ -305,6 +308,9 @@ func Build(in Input) *Model {
 	m.Checks, m.Findings = []Check{}, []Finding{}
 	if in.Report != nil {
 		m.Verdict = in.Report.Verdict
+		if c := in.Report.Coverage; c != nil {
+			m.Exercised = c.Line()
+		}
 		m.Checks = checks(in.Report)
 		m.Findings = findings(in.Report)
 		if c := in.Report.Command; c != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )
 
@@ -141,4 +142,19 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len()), "page-bytes")
+}
+
+// TestBuildExercised: the page's header carries the report's exercised:
+// line, and none without a report.
+func TestBuildExercised(t *testing.T) {
+	obs, end, lost := generate(50, 1)
+	r := sampleReport(lost)
+	r.Coverage = &report.Coverage{Cuts: 1, MidStream: 1, Resumptions: 1, Complete: 1}
+	m := Build(Input{Observations: obs, End: end, Report: r})
+	if want := "exercised: 1 cut with an answer pending (1 mid-stream), 1 resumption (1 complete), 0 re-issues"; m.Exercised != want {
+		t.Errorf("Exercised %q, want %q", m.Exercised, want)
+	}
+	if m := Build(Input{Observations: obs, End: end}); m.Exercised != "" {
+		t.Errorf("without a report: %q", m.Exercised)
+	}
 }

@@ -548,6 +548,7 @@
   add("faults", String(F.lane.length));
   add("reconnections", String(D.links.length));
   add("unanswered requests", String(D.unanswered.length), D.unanswered.length > 0).id = "unanswered-count";
+  if (D.exercised) { const x = el("span", "exercised", D.exercised); x.id = "exercised"; meta.appendChild(x); }
   if (D.note) $("note").textContent = D.note;
   if (D.command) {
     const c = $("command");

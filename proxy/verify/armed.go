@@ -36,6 +36,7 @@ func (v *Verifier) acted(o *observe.Observation) []faults.Firing {
 				out = append(out, f)
 			case x != nil:
 				x.armed = append(x.armed, f)
+				v.armedBy[f.Index]++
 			}
 		}
 		return out

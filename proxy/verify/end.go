@@ -44,6 +44,9 @@ func (v *Verifier) endUnanswered(x *exch, end *observe.End, at time.Duration) {
 			q.gone = true
 		}
 	}
+	if x.answeredByFray {
+		v.noteRefused(x) // a drop-request fault swallowed it
+	}
 	switch {
 	case x.legacyOf != nil:
 		v.attemptFailed(x.legacyOf, x, at)
@@ -92,6 +95,12 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 			v.replaysLeft(s, o.At)
 			v.endSession(s, "deleted the session", false, o.At)
 			v.dropSession(s, o.At, false)
+		}
+	}
+	if x.status >= 400 {
+		v.noteRefused(x)
+		if x.stream == mcp.StreamGet {
+			v.cov.StandaloneRefused++
 		}
 	}
 	switch {
@@ -144,6 +153,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	if end.Cause.ByFault() {
 		l.cutByFray = true
 	}
+	v.noteResumed(x, l, end)
 	if l.streams > 0 || l.state == lgDone {
 		return
 	}
@@ -158,6 +168,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	if l.reqs > 0 {
 		l.interrupted = true
 	}
+	v.noteStreamEnd(x, l, end, at)
 	switch {
 	case end.Cause == observe.ClientGone:
 		l.clientClosed, l.closedAt = true, at

@@ -32,6 +32,7 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 		x.upMsgs++
 	}
 	x.events++
+	noteDelivered(x, e)
 	if len(o.Fired) > 0 {
 		v.noteEventFaults(x, o)
 	}

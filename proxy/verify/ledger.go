@@ -192,6 +192,9 @@ type logical struct {
 	gaveUp       bool   // it gave up after failed attempts
 	cutByFray    bool   // a fault ended one of its streams
 	noPriming    bool   // the server gave its first stream no priming event
+	// unrecoverable says how its last cut fell where no conforming pair
+	// could recover it, "" when it was not so cut (coverage.go).
+	unrecoverable string
 	// blamed is the check that already held one end responsible for
 	// what this stream failed to deliver; the end-to-end checks excuse
 	// the consequence rather than report one cause twice.
@@ -299,7 +302,12 @@ type exch struct {
 
 	primingDone bool
 	events      int
-	upMsgs      int // JSON-RPC messages the upstream sent on it
+	// cliEvents and cliMsgs count the events and the messages delivered
+	// to the client on it; cliKept says an event was kept from it, and
+	// keptResponse that the first such was a response (coverage.go).
+	cliEvents, cliMsgs    int
+	cliKept, keptResponse bool
+	upMsgs                int // JSON-RPC messages the upstream sent on it
 	// ctrFirst and ctrLast are the first and last counters the upstream's
 	// ids carried on it (ctrHas: any did); see countID.
 	ctrFirst, ctrLast uint64

@@ -135,6 +135,7 @@ func (v *Verifier) initialized(at time.Duration) {
 	for _, d := range v.reinit {
 		if d.at < at {
 			v.apply(cNewSession)
+			v.cov.NewSessions++
 			continue
 		}
 		kept = append(kept, d)

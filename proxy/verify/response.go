@@ -165,6 +165,7 @@ func (v *Verifier) sessionGone(x *exch, o *observe.Observation) {
 	m := v.metaFor(x.clientSession, o.SessionSeq)
 	if !m.dead {
 		m.dead, m.deadAt, m.deadEx = true, o.At, x.num
+		v.cov.SessionsLost++
 		v.reinit = append(v.reinit, reinitDue{sess: m, seq: m.seq, at: o.At, ex: x.num, fault: faultWith(o.Fired, faults.AnswersRequests)})
 	}
 	s := x.sess

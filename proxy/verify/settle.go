@@ -251,6 +251,8 @@ func (v *Verifier) answerStreamOpen(s *session, r *request) bool {
 // not: only what fray observed excuses it, and never the client giving up.
 func (v *Verifier) requestExcuse(s *session, r *request) string {
 	switch {
+	case r.cancelled && r.lg != nil && r.lg.unrecoverable != "":
+		return "cancelled by the client after a cut no conforming pair could recover (the report's coverage names it)"
 	case r.cancelled:
 		// A client that cancelled after an end failed it gave up on what
 		// that failure kept from it: the excuse is the failure.

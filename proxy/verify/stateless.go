@@ -224,6 +224,7 @@ func (v *Verifier) judgeReissue(x *exch, q *observe.Request, sx *slExch) {
 			return
 		}
 		v.apply(cReissue)
+		v.cov.Reissues++
 		if sx.id == d.id {
 			ev := evidence(fmt.Sprintf("the client re-issued request %s (%s) %v after its stream broke with the same id; a re-issue takes a new id", d.id, d.method, (x.at-d.at).Round(time.Millisecond)), x.sess, x.num, x.at)
 			ev.Related = related(d.ex)

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +53,20 @@ type Options struct {
 	Profile string
 	Seed    uint64
 	Faults  int
+	// Needs are the recoveries the profile exists to exercise
+	// (profiles.Profile.Needs): a run that would pass without one of them
+	// is inconclusive. Nil asks only that a fault fired.
+	Needs []faults.Need
+	// Draws, when set, tells why a fault never acted (its draws and a
+	// seed that fires it); nil offline, where the draws are not known.
+	Draws Draws
+}
+
+// Draws is what the verifier asks of the faults in force about their
+// random draws; faults.Set and profiles.Active provide it.
+type Draws interface {
+	Stats() []faults.FaultStats
+	FiringSeed(index int) (seed uint64, fired, skipped int, ok bool)
 }
 
 // DefaultAnswerDeadline is the AnswerDeadline of the zero Options.
@@ -115,6 +130,13 @@ type Verifier struct {
 	// stateless is the ledger of the 2026-07-28 checks, nil until a
 	// request of that revision comes.
 	stateless *stateless
+	// cov counts the recoveries exercised; needs are those the profile
+	// exists for, firedBy counts the firings of each fault by index, and
+	// armedBy the streams each armed fault (faults.Armed) was armed on.
+	cov     report.Coverage
+	needs   []faults.Need
+	firedBy map[int]int
+	armedBy map[int]int
 }
 
 // reinitDue is a session answered 404 whose client owes an initialize.
@@ -135,6 +157,9 @@ func New(opts Options) *Verifier {
 		sessions: make(map[string]*session),
 		meta:     make(map[uint64]*sessionMeta),
 		exch:     make(map[uint64]*exch),
+		firedBy:  make(map[int]int),
+		armedBy:  make(map[int]int),
+		needs:    opts.Needs,
 	}
 	v.expectFaults = opts.Faults > 0
 	if v.deadline <= 0 {
@@ -223,6 +248,7 @@ func (v *Verifier) countFaults(o *observe.Observation) {
 	}
 	for _, f := range v.acted(o) {
 		v.faults[f.Kind]++
+		v.firedBy[f.Index]++
 		v.prog.Faults++
 		v.totals.Faults++
 	}
@@ -309,7 +335,8 @@ func (v *Verifier) build(at time.Duration) report.Report {
 			r.Faults = append(r.Faults, report.FaultCount{Kind: k.Name, Count: n})
 		}
 	}
-	r.Conclude(v.short())
+	r.Coverage = v.coverage()
+	r.Conclude(v.short(r.Coverage))
 	if ne := v.noEndpoint(); ne != "" && r.Verdict == report.VerdictFail && !r.Command.Failed() {
 		// The checks judged traffic that was not MCP's: what they found
 		// says nothing of the peers.
@@ -320,8 +347,9 @@ func (v *Verifier) build(at time.Duration) report.Report {
 
 // short says what fray did not see that a pass needs, "" when it saw
 // enough: some traffic, some of it answered by the upstream, an answer
-// that shows an MCP endpoint, some JSON-RPC request forwarded, and, under a profile with faults, a fault fired.
-func (v *Verifier) short() string {
+// that shows an MCP endpoint, some JSON-RPC request forwarded, and, under
+// a profile with faults, the recovery the profile exists for.
+func (v *Verifier) short(c *report.Coverage) string {
 	switch {
 	case v.totals.Exchanges == 0:
 		return "no exchange went through fray: is the client pointed at fray's address?"
@@ -331,6 +359,10 @@ func (v *Verifier) short() string {
 		return v.noEndpoint()
 	case v.forwarded == 0:
 		return "no JSON-RPC request was forwarded to the upstream: nothing was asked of the server"
+	case len(c.Missing) > 0 && v.totals.Faults == 0:
+		return "no fault fired: " + strings.Join(c.Missing, "; ")
+	case len(c.Missing) > 0:
+		return "the recovery the profile exists for never happened: " + strings.Join(c.Missing, "; ")
 	case v.expectFaults && v.totals.Faults == 0:
 		return "no fault fired: nothing the profile selects happened"
 	}
@@ -350,6 +382,11 @@ func (v *Verifier) onProfile(o *observe.Observation) {
 	}
 	v.changes = append(v.changes, c)
 	v.opts.Profile, v.opts.Seed = p.Name, p.Seed
+	if p.Action == observe.ProfileSwap {
+		// What the swapped-in profile exists for is not known here: a
+		// swapped run needs only that a fault fired.
+		v.needs = nil
+	}
 	v.expectFaults = v.expectFaults || p.Faults > 0
 	if p.Action == observe.ProfileSwap {
 		v.opts.Severity = p.Checks
