@@ -13,12 +13,35 @@ import (
 	"github.com/frayproxy/fray/profiles"
 )
 
-// flakySeed is a seed at which flaky-gateway, on the scripted pair of
-// TestShrinkFlakyGateway, resets a call's stream and answers its
-// resumption 503 (the test checks that the recorded run failed so).
+// flakySeed is a seed at which flaky-gateway at random (randomFlakyGateway),
+// on the scripted pair of TestShrinkFlakyGateway, resets a call's stream
+// and answers its resumption 503 (the test checks that the recorded run
+// failed so).
 const flakySeed = "5"
 
-// TestShrinkFlakyGateway records a run of flaky-gateway that fails on a
+// randomFlakyGateway writes flaky-gateway without its first = true lines
+// to dir: each fault acts at random from the first opportunity on, as a
+// long random run meets them, so that the failing run has more firings
+// than the cause needs.
+func randomFlakyGateway(t *testing.T, dir string) string {
+	t.Helper()
+	p, err := profiles.Builtin("flaky-gateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(p.Text), "\nfirst = true\n", "\n")
+	if text == string(p.Text) {
+		t.Fatal("flaky-gateway has no first = true line to take out")
+	}
+	path := filepath.Join(dir, "flaky-gateway-random.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestShrinkFlakyGateway records a run of flaky-gateway (its faults at
+// random from the first opportunity on) that fails on a
 // client that gives a call up at a transient error on its resumption,
 // shrinks it, and runs the profile shrink printed: at most two firings,
 // and the same check fails again.
@@ -29,7 +52,7 @@ func TestShrinkFlakyGateway(t *testing.T) {
 	dir := t.TempDir()
 	tr, js := filepath.Join(dir, "run.jsonl.gz"), filepath.Join(dir, "run.json")
 	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp", "--settle", "100ms",
-		"--profile", "flaky-gateway", "--seed", flakySeed, "--trace", tr, "--report", js, "--"}, client...)...)
+		"--profile", randomFlakyGateway(t, dir), "--seed", flakySeed, "--trace", tr, "--report", js, "--"}, client...)...)
 	if code != exitFindings || !strings.Contains(stdout, "client.retries-transient") {
 		t.Fatalf("the recorded run: exit %d, want %d with client.retries-transient failed\nstdout:\n%s\nstderr:\n%s", code, exitFindings, stdout, stderr)
 	}
