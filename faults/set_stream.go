@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"math/bits"
 	"time"
 
 	"github.com/frayproxy/fray/proxy/mcp"
@@ -34,7 +33,6 @@ func (s *Set) Stream(ex *mcp.Exchange) StreamPlan {
 	if p == nil {
 		return emptyStream{}
 	}
-	p.pf = newPrefilter(p.slots)
 	return p
 }
 
@@ -60,7 +58,6 @@ type streamPlan struct {
 	session  int
 	id       uint64
 	slots    []slot
-	pf       *prefilter
 	ended    bool
 	// act is where effects write; it lives in the plan so that passing it
 	// to them does not move a fresh action to the heap on every event.
@@ -111,11 +108,8 @@ func (p *streamPlan) Event(ev *mcp.Event) EventAction {
 	}
 	p.act = EventAction{Fired: p.fired[:0], ids: &p.ids}
 	act := &p.act
-	cand := p.pf.candidates(p.slots, ev)
-	for w, word := range cand {
-		for word != 0 {
-			i := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
+	for i := range p.slots {
+		if p.slots[i].f.onEvent != nil {
 			p.eventSlot(&p.slots[i], ev, act)
 		}
 	}
