@@ -142,7 +142,7 @@ type client struct {
 	session string
 	loops   int // requests sent on a dead session (LoopAfter404)
 	dead    bool
-	prev    string // the last id of the previous call's stream (PreviousStreamID)
+	prev    string   // the last id of the previous call's stream (PreviousStreamID)
 	shared  sharedID // the last id of any stream (SharedLastEventID)
 }
 
