@@ -11,6 +11,13 @@ import (
 // client command did.
 const ClientCheck = "client-command"
 
+// UnrecoverableCut is what Outcome.Check says when no check failed and
+// the client command failed after a cut no conforming pair could recover
+// (no event id had reached the client; a revision or a server that
+// offers no resumption): the cell shows where recovery was impossible,
+// not a bare client failure.
+const UnrecoverableCut = "unrecoverable-cut"
+
 // Outcome is what one run ended in: its verdict and what decided it.
 type Outcome struct {
 	// Verdict is the run's verdict: pass, fail or inconclusive.
@@ -19,7 +26,9 @@ type Outcome struct {
 	// (in catalog order), or, when that is an end-to-end check whose
 	// evidence cites a check of one end that failed or warned, the one it
 	// cites (the cause, where the end-to-end check is the consequence);
-	// ClientCheck when only the client command failed; "" otherwise.
+	// UnrecoverableCut when only the client command failed, after a cut
+	// no conforming pair could recover; ClientCheck when only the client
+	// command failed otherwise; "" otherwise.
 	Check string `json:"check,omitempty"`
 	// Failed is the first check that failed, when Check is the cause it
 	// cites.
@@ -46,7 +55,10 @@ func Decide(r report.Report) Outcome {
 	}
 	if r.Verdict == report.VerdictFail && r.Command.Failed() {
 		out.Check = ClientCheck
-		if r.Command.Error != "" {
+		if r.Coverage != nil && r.Coverage.Unrecoverable > 0 {
+			out.Check = UnrecoverableCut
+		}
+		if out.Why == "" {
 			out.Why = r.Command.Error
 		}
 	}
