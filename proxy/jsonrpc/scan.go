@@ -219,21 +219,71 @@ func scanElement(data []byte, i, depth int, m *Message) (int, bool) {
 }
 
 // scanObject describes the object that opens at data[i], depth levels deep,
-// in m, a zero Message; on invalid JSON m is left zero.
+// in m, a zero Message; on invalid JSON m is left zero. It walks the
+// members itself, as members.next would, rather than through one: it runs
+// once per event, and the walk's state then stays in registers.
 func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 	start, hasMethod := i, false
-	var it members
-	it.open(data, i, depth)
-	var mb member
-	for it.next(&mb) {
-		v := mb.Value
-		switch whichKey(mb.Key, mb.KeyFlags) {
+	if depth > maxDepth {
+		return 0, false
+	}
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
+		i++
+		goto done
+	}
+	if versionFirst(data, i) {
+		// As the loop would take it, in two comparisons rather than
+		// a member's reading: nearly every message opens so.
+		m.Version = true
+		i = skipSpace(data, i+16)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			break
+		}
+		k, after := knownKey(data, i)
+		if after == 0 {
+			kend, kflags, ok := skipString(data, i)
+			if !ok {
+				break
+			}
+			k = whichKey(data[i+1:kend-1], kflags)
+			if i = kend; i >= len(data) || data[i] != ':' {
+				if i = skipSpace(data, i); i >= len(data) || data[i] != ':' {
+					break
+				}
+			}
+			after = i + 1
+		}
+		if i = skipSpace(data, after); i >= len(data) {
+			break
+		}
+		from := i
+		var vflags uint8
+		v20 := false // the value is "2.0", written plain
+		switch data[i] {
+		case '"':
+			if k == keyVersion && isVersion20(data, i) {
+				i, ok, v20 = i+5, true, true // as every message has it
+				break
+			}
+			i, vflags, ok = skipString(data, i)
+		case '{', '[':
+			i, ok = skipComposite(data, i, depth+1)
+		default:
+			i, ok = skipScalar(data, i)
+		}
+		if !ok {
+			break
+		}
+		v := data[from:i]
+		switch k {
 		case keyVersion:
-			m.Version = v[0] == '"' && equalString(v[1:len(v)-1], mb.ValueFlags, "2.0")
+			m.Version = v20 || v[0] == '"' && equalString(v[1:len(v)-1], vflags, "2.0")
 		case keyMethod:
 			hasMethod, m.Method, m.MethodEscaped = true, nil, false
 			if v[0] == '"' {
-				m.Method, m.MethodEscaped = v[1:len(v)-1], mb.ValueFlags != 0
+				m.Method, m.MethodEscaped = v[1:len(v)-1], vflags != 0
 			}
 		case keyID:
 			m.ID = v
@@ -244,14 +294,25 @@ func scanObject(data []byte, i, depth int, m *Message) (end int, ok bool) {
 		case keyError:
 			m.Error = v
 		}
+		if i = skipSpace(data, i); i >= len(data) {
+			break
+		}
+		if data[i] == ',' {
+			i = skipSpace(data, i+1)
+			continue
+		}
+		if data[i] == '}' {
+			i++
+			goto done
+		}
+		break
 	}
-	if !it.ok {
-		*m = Message{}
-		return 0, false
-	}
-	m.Raw, m.Count = data[start:it.end], 1
+	*m = Message{}
+	return 0, false
+done:
+	m.Raw, m.Count = data[start:i], 1
 	m.Kind = classify(m, hasMethod)
-	return it.end, true
+	return i, true
 }
 
 func classify(m *Message, hasMethod bool) mcp.RPCKind {

@@ -1,5 +1,10 @@
 package jsonrpc
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // maxDepth is encoding/json's nesting limit. Using the same one makes Scan
 // and encoding/json agree on which documents are JSON.
 const maxDepth = 10000
@@ -46,11 +51,26 @@ func skipSpace(data []byte, i int) int {
 // skipString skips the string whose opening quote is data[i]. It returns
 // the index just past the closing quote and what the content holds.
 func skipString(data []byte, i int) (end int, flags uint8, ok bool) {
-	for i++; i < len(data); {
-		c := data[i]
-		switch {
-		case plain[c]:
+	i++
+	for {
+		// Eight bytes at a time while eight remain (skipPlain, by hand:
+		// most strings are short, and a call per string costs as much as
+		// the look), then byte by byte.
+		for i+8 <= len(data) {
+			if m := special(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto look
+			}
+			i += 8
+		}
+		for i < len(data) && plain[data[i]] {
 			i++
+		}
+		if i >= len(data) {
+			return 0, 0, false
+		}
+	look:
+		switch c := data[i]; {
 		case c == '"':
 			return i + 1, flags, true
 		case c == '\\':
@@ -67,11 +87,11 @@ func skipString(data []byte, i int) (end int, flags uint8, ok bool) {
 			i++
 		}
 	}
-	return 0, 0, false
 }
 
 // escapeLen returns the length of the escape sequence at data[i] (a
-// backslash), or 0 when it is not a valid one.
+// backslash), or 0 when it is not a valid one. (Tables keep it small
+// enough to be inlined where strings are skipped.)
 func escapeLen(data []byte, i int) int {
 	if i+1 >= len(data) {
 		return 0
@@ -218,7 +238,7 @@ func (k *kinds) object() bool {
 	return k.high[(t-64)/64]>>(t%64)&1 == 1
 }
 
-// The states of skipComposite.
+// States of skipComposite.
 const (
 	stOpen  = iota // after '{' or '[': the first entry or the close
 	stEntry        // after ',': an entry
@@ -226,11 +246,10 @@ const (
 	stNext         // after a value: ',' or the close
 )
 
-// skipComposite skips the object or array that opens at data[i], depth
-// levels deep, checking it the way encoding/json does. It walks without
-// recursion, nesting costing one bit of a stack, so that a hostile
-// document nested to the limit costs no deep call stack.
-func skipComposite(data []byte, i, depth int) (int, bool) {
+// skipDeep skips the object or array that opens at data[i], checking it
+// the way encoding/json does, without recursion: nesting costs one bit. It
+// takes over from skipComposite past fastDepth levels.
+func skipDeep(data []byte, i, depth int) (int, bool) {
 	if depth > maxDepth {
 		return 0, false
 	}
