@@ -66,15 +66,16 @@ func (v *Verifier) noteStreamEnd(x *exch, l *logical, end *observe.End, at time.
 	}
 }
 
-// noteResumed counts how the resumption x of l's stream ended.
+// noteResumed counts how the resumption x of l's stream ended; end is
+// nil for one still open when its session is dropped (the run's end).
 func (v *Verifier) noteResumed(x *exch, l *logical, end *observe.End) {
-	if !x.clientHasLEID || l.kind != mcp.StreamPost {
+	if !x.clientHasLEID || l == nil || l.kind != mcp.StreamPost {
 		return
 	}
 	switch {
 	case l.reqs == 0:
 		v.cov.Complete++
-	case end.Cause.ByFault():
+	case end != nil && end.Cause.ByFault():
 		v.cov.Cut++
 	case x.cliMsgs == 0:
 		v.cov.Silent++
@@ -162,9 +163,25 @@ func (v *Verifier) coverage() *report.Coverage {
 	c := v.cov
 	c.Unrecovered = slices.Clone(v.cov.Unrecovered)
 	c.Resumptions = v.totals.Resumptions
+	c.Complete += v.openResumptionsAnswered()
 	c.RetryWaits = v.checks[cRetryHonoured].applied
 	c.Missing = v.missing(&c)
 	return &c
+}
+
+// openResumptionsAnswered counts the resumptions of answer streams still
+// open when the report is made whose answers have all come: complete,
+// though their end (the client closing, or fray ending the stream at
+// shutdown) has not been observed yet. Without them the count would
+// depend on whether the end won the race with the report.
+func (v *Verifier) openResumptionsAnswered() int {
+	n := 0
+	for _, x := range v.exch {
+		if x.clientHasLEID && x.cli != nil && x.cli.kind == mcp.StreamPost && x.cli.reqs == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // exercised reports whether c shows the recovery named p.

@@ -156,3 +156,22 @@ func TestPurposeOfAnArmedFault(t *testing.T) {
 		t.Errorf("verdict %s (%s), want inconclusive (%s)", r.Verdict, r.Why, want)
 	}
 }
+
+// TestCoverageOpenResumptionAnswered: a resumption whose answer came is
+// complete even when the report is made before its end is observed (the
+// client's close racing the run's end), so that the exercised line does
+// not depend on that race.
+func TestCoverageOpenResumptionAnswered(t *testing.T) {
+	tl := newTimeline(t, Options{Faults: 1})
+	tl.initialize("s1")
+	tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 100)).end(observe.FaultClosed)
+	tl.wait(200 * ms)
+	tl.get("s1", "a1").stream200().send(note("a2")).send(resp("a3", 1))
+	c := tl.final().Coverage
+	if c.Resumptions != 1 || c.Complete != 1 {
+		t.Errorf("resumptions %d, complete %d; want 1 and 1\n%+v", c.Resumptions, c.Complete, c)
+	}
+	if want := "1 resumption (1 complete)"; !strings.Contains(c.Line(), want) {
+		t.Errorf("line %q lacks %q", c.Line(), want)
+	}
+}

@@ -165,6 +165,9 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 	}
 	for n, x := range v.exch {
 		if x.sess == s {
+			if x.eventStream && x.responded {
+				v.noteResumed(x, x.cli, nil)
+			}
 			delete(v.exch, n)
 			v.hot = nil
 		}
