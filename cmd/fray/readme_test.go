@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -379,55 +377,18 @@ func TestREADMETutorial(t *testing.T) {
 		t.Fatal("the tutorial shows no fray proxy command")
 	}
 
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	for i, a := range args {
-		a = strings.ReplaceAll(a, "127.0.0.1:3000", ln.Addr().String())
-		args[i] = strings.ReplaceAll(a, "127.0.0.1:7070", "127.0.0.1:0")
-	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stdout bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, append([]string{"fray"}, args...), &stdout, pw)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
-	fields := strings.Fields(line) // fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
-	if len(fields) < 3 || fields[1] != "proxying" {
-		t.Fatalf("start line %q", line)
-	}
-
-	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
-	defer ccancel()
-	res, err := refpeer.RunClient(cctx, refpeer.ClientOptions{Endpoint: fields[2] + "/mcp", RequireResume: true})
+	code, summary, res, err := proxyRefPair(t, func(upstream string) []string {
+		for i, a := range args {
+			a = strings.ReplaceAll(a, "http://127.0.0.1:3000", upstream)
+			args[i] = strings.ReplaceAll(a, "127.0.0.1:7070", "127.0.0.1:0")
+		}
+		return args
+	}, refpeer.ClientOptions{RequireResume: true})
 	if err != nil {
 		t.Fatalf("the tutorial's client failed through fray: %v (%+v)", err, res)
 	}
-
-	cancel() // Ctrl-C
-	select {
-	case code := <-done:
-		if code != exitOK || !strings.Contains(stdout.String(), "fray: verdict PASS (profile polling-server") {
-			t.Errorf("exit %d, summary:\n%s", code, stdout.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("fray proxy did not stop")
+	if code != exitOK || !strings.Contains(summary, "fray: verdict PASS (profile polling-server") {
+		t.Errorf("exit %d, summary:\n%s", code, summary)
 	}
 }
 

@@ -124,6 +124,19 @@ func TestREADMEProfilesExercise(t *testing.T) {
 // its exit code and summary.
 func proxyOneCall(t *testing.T, profile string) (int, string) {
 	t.Helper()
+	code, summary, _, _ := proxyRefPair(t, func(upstream string) []string {
+		return []string{"proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--profile", profile}
+	}, refpeer.ClientOptions{})
+	return code, summary
+}
+
+// proxyRefPair starts the reference server of examples/gosdk on a free
+// port, runs fray with the arguments args gives for that upstream (a fray
+// proxy command line, after "fray"), runs the reference client with opts
+// through the address fray prints, then stops fray as Ctrl-C does. It
+// returns fray's exit code and summary, and what the client got.
+func proxyRefPair(t *testing.T, args func(upstream string) []string, opts refpeer.ClientOptions) (int, string, *refpeer.Result, error) {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -139,9 +152,8 @@ func proxyOneCall(t *testing.T, profile string) (int, string) {
 	pr, pw := io.Pipe()
 	var stdout syncBuffer
 	done := make(chan int, 1)
-	args := []string{"fray", "proxy", "--upstream", "http://" + ln.Addr().String(), "--listen", "127.0.0.1:0", "--profile", profile}
 	go func() {
-		done <- run(ctx, args, &stdout, pw)
+		done <- run(ctx, append([]string{"fray"}, args("http://"+ln.Addr().String())...), &stdout, pw)
 		pw.Close()
 	}()
 	br := bufio.NewReader(pr)
@@ -155,16 +167,17 @@ func proxyOneCall(t *testing.T, profile string) (int, string) {
 		t.Fatalf("start line %q", line)
 	}
 	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
-	_, _ = refpeer.RunClient(cctx, refpeer.ClientOptions{Endpoint: fields[2] + "/mcp"})
+	opts.Endpoint = fields[2] + "/mcp"
+	res, cerr := refpeer.RunClient(cctx, opts)
 	ccancel()
 	cancel() // Ctrl-C
 	select {
 	case code := <-done:
-		return code, stdout.String()
+		return code, stdout.String(), res, cerr
 	case <-time.After(20 * time.Second):
 		t.Fatal("fray proxy did not stop")
 	}
-	return 0, ""
+	return 0, "", nil, nil
 }
 
 // TestPurposeNeverExercised: a run that would pass is inconclusive (exit
