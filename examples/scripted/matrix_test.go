@@ -99,6 +99,18 @@ func describe(rep report.Report) string {
 	return b.String()
 }
 
+// loseProfile makes the third to fifth events of each tools/call stream
+// vanish, then closes the stream; the server believes them delivered.
+const loseProfile = `
+[[fault]]
+kind = "lose"
+stream = "post"
+request_method = "tools/call"
+after_events = 2
+events = 3
+`
+
+// profileText parses text as the profile name.
 func profileText(t *testing.T, name, text string) *profiles.Profile {
 	t.Helper()
 	p, err := profiles.Parse(name+".toml", strings.NewReader(text))
@@ -150,16 +162,7 @@ hold = true
 // its own check, at the severity the catalog gives it, and by no other
 // check but the end-to-end consequences that cite it.
 func TestMisbehaviourMatrix(t *testing.T) {
-	// lose: the third to fifth events of each tools/call stream vanish and
-	// the stream closes; the server believes them delivered.
-	lose := profileText(t, "lose", `
-[[fault]]
-kind = "lose"
-stream = "post"
-request_method = "tools/call"
-after_events = 2
-events = 3
-`)
+	lose := profileText(t, "lose", loseProfile)
 	// cut: each tools/call stream is closed right after its priming
 	// event, which carries retry: 300ms.
 	cut := profileText(t, "cut", `

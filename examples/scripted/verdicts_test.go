@@ -47,14 +47,7 @@ func excusedFor(t *testing.T, rep report.Report, id, reason string) int {
 // which the server ends the stream. The silence is the server's failure,
 // and the cancellation is no excuse for the unanswered call.
 func TestSilentResumeThenCancel(t *testing.T) {
-	lose := profileText(t, "lose", `
-[[fault]]
-kind = "lose"
-stream = "post"
-request_method = "tools/call"
-after_events = 2
-events = 3
-`)
+	lose := profileText(t, "lose", loseProfile)
 	rep, res, err := pairRun{server: scripted.SilentResume, profile: lose, timeout: 1500 * time.Millisecond}.run(t)
 	if err == nil {
 		t.Fatalf("the client got its result from a silent server: %+v", res)
@@ -108,14 +101,7 @@ forever = true
 // from 1 fails server.event-ids-unique, and its resumptions, which replay
 // its own stream under ids other streams used, fail nothing else.
 func TestReusedIDsAreOneFailure(t *testing.T) {
-	lose := profileText(t, "lose", `
-[[fault]]
-kind = "lose"
-stream = "post"
-request_method = "tools/call"
-after_events = 2
-events = 3
-`)
+	lose := profileText(t, "lose", loseProfile)
 	rep, res, err := pairRun{server: scripted.ReusedIDs, profile: lose, calls: 3}.run(t)
 	if err != nil {
 		t.Errorf("the client failed: %v (%+v)", err, res)
@@ -133,14 +119,7 @@ events = 3
 // back: client.last-event-id says with what, and the unanswered call
 // cites it, not client.reconnects.
 func TestResumedWithAnotherStreamsID(t *testing.T) {
-	lose := profileText(t, "lose", `
-[[fault]]
-kind = "lose"
-stream = "post"
-request_method = "tools/call"
-after_events = 2
-events = 3
-`)
+	lose := profileText(t, "lose", loseProfile)
 	rep, res, err := pairRun{client: scripted.PreviousStreamID, profile: lose}.run(t)
 	if err == nil {
 		t.Fatalf("the client completed its calls: %+v", res)
