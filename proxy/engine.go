@@ -228,7 +228,7 @@ func (e *Engine) cut() Stopped {
 	})
 	// Held streams end first, and are reported: their clients' sides
 	// ended long ago.
-	e.proxy.ReleaseHolds()
+	e.proxy.EndHolds()
 	e.queue.Close()
 	st := Stopped{At: e.Elapsed()}
 	st.Open, st.Drained = e.flight.endAll()

@@ -25,7 +25,7 @@ type numberedStream struct {
 	buf  []byte
 	rd   bytes.Reader
 	// paced: each read delivers one event, as from a paced upstream, so
-	// that every read is a chunk (forward.Options.Observer, a Chunker).
+	// that every read is a chunk (forward.Options.Observer, whose streams take chunks).
 	paced bool
 	one   oneEventReads
 }

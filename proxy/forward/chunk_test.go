@@ -31,26 +31,36 @@ type chunkCounter struct {
 	refuse *rand.Rand
 }
 
-func (c *chunkCounter) Chunks() bool {
-	if c.refuse != nil && c.refuse.IntN(2) == 0 {
+func (c *chunkCounter) Stream() observe.Stream { return &countingStream{c.Queue.Stream(), c} }
+
+// countingStream is the Queue's handle on a stream, counting its chunks.
+type countingStream struct {
+	observe.Stream
+	c *chunkCounter
+}
+
+func (s *countingStream) Chunks() bool {
+	if s.c.refuse != nil && s.c.refuse.IntN(2) == 0 {
 		return false
 	}
-	return c.Queue.Chunks()
+	return s.Stream.Chunks()
 }
 
-func (c *chunkCounter) ObserveChunk(o *observe.Observation) {
-	c.chunks.Add(1)
-	c.Queue.ObserveChunk(o)
+func (s *countingStream) ObserveChunk(o *observe.Observation) {
+	s.c.chunks.Add(1)
+	s.Stream.ObserveChunk(o)
 }
 
-// noChunks is the Queue with no ObserveChunk: every event is parsed on
-// the stream's path, as before chunks.
+// noChunks is the Queue whose streams take no chunks: every event is
+// parsed on the stream's path.
 type noChunks struct{ q *observe.Queue }
 
 func (n noChunks) Observe(o *observe.Observation) { n.q.Observe(o) }
-func (n noChunks) Kick()                          { n.q.Kick() }
-func (n noChunks) Classifies() bool               { return n.q.Classifies() }
-func (n noChunks) Stage() *observe.Stage          { return n.q.Stage() }
+func (n noChunks) Stream() observe.Stream         { return noChunksStream{n.q.Stream()} }
+
+type noChunksStream struct{ observe.Stream }
+
+func (noChunksStream) Chunks() bool { return false }
 
 // fixedClock reads the same time always, so that two runs report the
 // same times.

@@ -14,15 +14,22 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// classifyingRecorder is an observe.Classifier, always ready, that notes, for each
-// event, whether the proxy left it unclassified, then classifies it as a
-// Queue does and notes its JSON-RPC identity.
+// classifyingRecorder is an observer whose streams classify events, always
+// ready, that notes, for each event, whether the proxy left it
+// unclassified, then classifies it as a Queue does and notes its JSON-RPC
+// identity.
 type classifyingRecorder struct {
 	mu    sync.Mutex
 	lines []string
 }
 
-func (*classifyingRecorder) Classifies() bool { return true }
+func (r *classifyingRecorder) Stream() observe.Stream {
+	return classifyingStream{observe.NewStream(observe.Func(r.Observe))}
+}
+
+type classifyingStream struct{ observe.Stream }
+
+func (classifyingStream) Classifies() bool { return true }
 
 func (r *classifyingRecorder) Observe(o *observe.Observation) {
 	if o.Kind != observe.KindEvent || !o.Event.Dispatched {
@@ -36,12 +43,12 @@ func (r *classifyingRecorder) Observe(o *observe.Observation) {
 }
 
 // TestClassificationLeftToTheObserver: the proxy leaves the JSON-RPC
-// classification of an event to an observer that is a Classifier exactly
+// classification of an event to an observer's Stream that classifies exactly
 // when nothing on the stream's path reads it: with no profile, with one
 // that has no fault (as `fray proxy --admin` runs before a swap), or with
 // one no fault of which can hit the stream, but not when a fault can, nor
 // for the answer to an initialize (read for the session's revision), nor
-// for an observer that is not a Classifier. Either way the observer gets
+// for an observer with no Stream of its own. Either way the observer gets
 // the same identity.
 func TestClassificationLeftToTheObserver(t *testing.T) {
 	checkNoLeaks(t)
@@ -99,7 +106,7 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 		{"a fault can hit the stream", func(o *forward.Options, r *classifyingRecorder) { o.Observer, o.Faults = r, here }, tcall, call, false},
 		{"the answer to an initialize", func(o *forward.Options, r *classifyingRecorder) { o.Observer = r },
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, []string{"left=%v response  1"}, false},
-		{"an observer that is no Classifier", func(o *forward.Options, r *classifyingRecorder) { o.Observer = observe.Func(r.Observe) }, tcall, call, false},
+		{"an observer with no Stream of its own", func(o *forward.Options, r *classifyingRecorder) { o.Observer = observe.Func(r.Observe) }, tcall, call, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &classifyingRecorder{}

@@ -41,7 +41,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ex := &exchange{seq: p.exchSeq.Add(1), body: body}
 	ex.SinceRun = p.clock.Now().Sub(p.start)
 	p.classify(r, ex)
-	p.releaseFor(ex)
+	p.endHoldsFor(ex)
 	p.log.LogAttrs(r.Context(), slog.LevelDebug, "exchange", ex.logAttrs()...)
 
 	var act faults.ExchangeAction

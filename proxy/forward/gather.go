@@ -12,14 +12,14 @@ import "sync"
 // while they write rather than 32), gatherSize once a burst widens its
 // reads, and gatherBulk, as much as the reader's largest pooled read, for
 // a stream in bulk: the write to the client is as large as the read, one
-// system call per read. A pump with no reader yet takes gatherSize.
+// system call per read. A sink with no reader yet takes gatherSize.
 const (
 	gatherSmall = 4 << 10
 	gatherSize  = 32 << 10
 	gatherBulk  = 128 << 10
 )
 
-// The pools hold the gathering buffers of pumps that have flushed, one
+// The pools hold the gathering buffers of sinks that have flushed, one
 // pool per size: a stream holds one only between its first write after a
 // flush and the next flush, so an idle stream holds none.
 var (
@@ -28,15 +28,15 @@ var (
 	gatherBulkPool  = sync.Pool{New: func() any { b := make([]byte, 0, gatherBulk); return &b }}
 )
 
-// takeGather takes a gathering buffer as large as one read of pm's reader
-// can deliver.
-func (pm *pump) takeGather() *[]byte {
+// takeGather takes a gathering buffer as large as one read of the
+// stream's reader can deliver.
+func (s *sink) takeGather() *[]byte {
 	switch {
-	case pm.rd == nil:
+	case s.rd == nil:
 		return gatherPool.Get().(*[]byte)
-	case pm.rd.Room() > gatherSize:
+	case s.rd.Room() > gatherSize:
 		return gatherBulkPool.Get().(*[]byte)
-	case pm.rd.Room() > gatherSmall:
+	case s.rd.Room() > gatherSmall:
 		return gatherPool.Get().(*[]byte)
 	}
 	return gatherSmallPool.Get().(*[]byte)
@@ -58,48 +58,46 @@ func putGather(g *[]byte) {
 // send writes b to the client by way of the gathering buffer: the bytes go
 // out, in order, at the next flush (or once the buffer is full).
 // It returns the error of a write it made.
-func (pm *pump) send(b []byte) error {
-	pm.pending = true
-	if pm.gather == nil {
-		pm.gather = pm.takeGather()
+func (s *sink) send(b []byte) error {
+	s.pending = true
+	if s.gather == nil {
+		s.gather = s.takeGather()
 	}
-	g := *pm.gather
+	g := *s.gather
 	if len(g)+len(b) > cap(g) {
-		if err := pm.drain(); err != nil {
+		if err := s.drain(); err != nil {
 			return err
 		}
 		if len(b) >= cap(g) {
-			_, err := pm.w.Write(b)
+			_, err := s.w.Write(b)
 			return err
 		}
-		pm.gather = pm.takeGather()
-		g = *pm.gather
+		s.gather = s.takeGather()
+		g = *s.gather
 	}
-	*pm.gather = append(g, b...)
+	*s.gather = append(g, b...)
 	return nil
 }
 
-// drain writes what was gathered to the response and gives the buffer back
-// to its pool.
-func (pm *pump) drain() error {
-	if pm.gather == nil {
+// drain writes what was gathered to the response, the recorder flushed
+// first, and gives the buffer back to its pool.
+func (s *sink) drain() error {
+	if s.gather == nil {
 		return nil
 	}
-	// The observers have every event before the client can, and no Stage
-	// is held while the write may block.
-	pm.releaseStage()
-	g := pm.gather
-	pm.gather = nil
+	s.rec.flush()
+	g := s.gather
+	s.gather = nil
 	var err error
 	if len(*g) > 0 {
-		_, err = pm.w.Write(*g)
+		_, err = s.w.Write(*g)
 	}
 	putGather(g)
 	return err
 }
 
 // clientWriteError is a write or flush to the client that failed, as the
-// SSE reader hands it back from its source (timedRead): the stream ends
+// SSE reader hands it back from its source (beforeRead): the stream ends
 // because the client is gone, not because the upstream failed. It matters
 // now that events leave at the flush rather than at their own write.
 type clientWriteError struct{ err error }

@@ -21,20 +21,20 @@ import (
 func TestClientWriteErrorIsClientGone(t *testing.T) {
 	up := httptest.NewRequest(http.MethodGet, "http://upstream/mcp", nil)
 	pm := &pump{
-		p:     &Proxy{log: slog.New(slog.DiscardHandler)},
-		r:     httptest.NewRequest(http.MethodGet, "http://fray/mcp", nil).WithContext(context.Background()),
-		resp:  &http.Response{Request: up},
-		ex:    &exchange{},
-		cause: observe.ClientGone,
+		p:    &Proxy{log: slog.New(slog.DiscardHandler)},
+		r:    httptest.NewRequest(http.MethodGet, "http://fray/mcp", nil).WithContext(context.Background()),
+		resp: &http.Response{Request: up},
+		ex:   &exchange{},
 	}
+	pm.rec.cause = observe.ClientGone
 	pm.finish(&clientWriteError{syscall.EPIPE})
-	if pm.cause != observe.ClientGone || pm.abort {
-		t.Errorf("after a failed write to the client: cause %v, abort %v; want %v, no abort", pm.cause, pm.abort, observe.ClientGone)
+	if pm.rec.cause != observe.ClientGone || pm.sink.abort {
+		t.Errorf("after a failed write to the client: cause %v, abort %v; want %v, no abort", pm.rec.cause, pm.sink.abort, observe.ClientGone)
 	}
 	// The same error from the upstream's side is the upstream's failure.
 	pm.finish(errors.New("read tcp: connection reset by peer"))
-	if pm.cause != observe.UpstreamFailed || !pm.abort {
-		t.Errorf("after a failed upstream read: cause %v, abort %v; want %v, abort", pm.cause, pm.abort, observe.UpstreamFailed)
+	if pm.rec.cause != observe.UpstreamFailed || !pm.sink.abort {
+		t.Errorf("after a failed upstream read: cause %v, abort %v; want %v, abort", pm.rec.cause, pm.sink.abort, observe.UpstreamFailed)
 	}
 }
 
@@ -45,10 +45,10 @@ func TestClientWriteErrorIsClientGone(t *testing.T) {
 // that reads little holds little while it writes, and a pool miss
 // allocates as little.
 func TestGatherSizedToRead(t *testing.T) {
-	pm := &pump{}
+	s := &sink{}
 	var tiers []int
 	check := func() {
-		g := pm.takeGather()
+		g := s.takeGather()
 		tiers = append(tiers, cap(*g))
 		putGather(g)
 	}
@@ -57,13 +57,13 @@ func TestGatherSizedToRead(t *testing.T) {
 	for body.Len() < 1<<20 {
 		body.WriteString("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
 	}
-	pm.rd = sse.NewReader(strings.NewReader(body.String()), 1<<20)
+	s.rd = sse.NewReader(strings.NewReader(body.String()), 1<<20)
 	room := -1
 	for {
-		if _, err := pm.rd.Next(); err != nil {
+		if _, err := s.rd.Next(); err != nil {
 			break
 		}
-		if r := pm.rd.Room(); r != room {
+		if r := s.rd.Room(); r != room {
 			room = r
 			check()
 		}

@@ -3,14 +3,13 @@ package forward
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/frayproxy/fray/proxy/jsonrpc"
-	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
-	"github.com/frayproxy/fray/proxy/sse"
 )
 
 // Holding a stream. A cutting fault with hold = true ends the client's
@@ -29,8 +28,8 @@ import (
 // side ended), when the upstream ends the stream, when the client sends
 // its next GET or DELETE for the session (before that request is
 // forwarded or reported, so the server replays on the new stream and the
-// verifier sees the end first), after HoldBound, or when the proxy's
-// holds are released (ReleaseHolds, at shutdown).
+// verifier sees the end first), after HoldBound, or when the proxy ends
+// every hold (EndHolds, at shutdown).
 
 // HoldBound is the longest fray holds a stream whose client does not come
 // back.
@@ -90,9 +89,9 @@ func (hs *holds) end(session string, h *hold) {
 	hs.wg.Done()
 }
 
-// release ends the holds of session and waits until each has reported
+// endSession ends the holds of session and waits until each has reported
 // its end.
-func (hs *holds) release(session string) {
+func (hs *holds) endSession(session string) {
 	hs.mu.Lock()
 	list := append([]*hold(nil), hs.by[session]...)
 	hs.mu.Unlock()
@@ -104,10 +103,10 @@ func (hs *holds) release(session string) {
 	}
 }
 
-// ReleaseHolds ends every held stream and waits until each has reported
-// its end. The engine calls it when it stops; it is safe to call at any
-// time, from any goroutine.
-func (p *Proxy) ReleaseHolds() {
+// EndHolds ends every held stream and waits until each has reported its
+// end. The engine calls it when it stops; it is safe to call at any time,
+// from any goroutine.
+func (p *Proxy) EndHolds() {
 	p.holds.mu.Lock()
 	var all []*hold
 	for _, list := range p.holds.by {
@@ -120,64 +119,66 @@ func (p *Proxy) ReleaseHolds() {
 	p.holds.wg.Wait()
 }
 
-// releaseFor ends the holds a request of the client's ends: its next GET
+// endHoldsFor ends the holds a request of the client's ends: its next GET
 // or DELETE for the session.
-func (p *Proxy) releaseFor(ex *exchange) {
+func (p *Proxy) endHoldsFor(ex *exchange) {
 	if ex.Method == http.MethodGet || ex.Method == http.MethodDelete {
-		p.holds.release(ex.Session)
+		p.holds.endSession(ex.Session)
 	}
 }
 
 // endOrHold runs as the handler's pump ends: it reports the stream's end,
-// or, when a fault asked for a hold, hands the upstream's stream to a
-// holder goroutine that reports it when the hold ends.
+// or, when a fault asked for a hold, hands the source and the recorder to
+// a holder goroutine that reports the end when the hold ends.
 func (pm *pump) endOrHold() {
-	if !pm.holding || pm.rd == nil || pm.cause == observe.ClientGone {
-		pm.observeEnd()
-		if pm.rd != nil {
-			pm.p.putReader(pm.rd)
+	if !pm.sink.holding || pm.src.rd == nil || pm.rec.cause == observe.ClientGone {
+		pm.rec.end(pm.p.since())
+		if pm.src.rd != nil {
+			pm.p.putReader(pm.src.rd)
 		}
 		return
 	}
 	pm.ex.held.Store(true)
-	pm.endAt = pm.p.since()
+	pm.rec.endAt = pm.p.since()
 	h := pm.p.holds.add(pm.ex.Session)
-	go pm.hold(h)
+	go pm.p.hold(h, &pm.src, &pm.rec, pm.resp.Body, pm.cancel)
 }
 
-// hold reads the upstream's stream until the hold ends, reporting each
-// block as lost, then reports the stream's end and lets the upstream go.
-func (pm *pump) hold(h *hold) {
-	defer pm.p.holds.end(pm.ex.Session, h)
-	defer pm.resp.Body.Close()
-	defer pm.cancel(errHoldEnded)
-	defer pm.p.putReader(pm.rd)
-	defer pm.observeEnd()
-	stop := context.AfterFunc(h.ctx, func() { pm.cancel(errHoldEnded) })
+// hold reads src until the hold h ends, reporting each block to rec as
+// lost, then reports the stream's end, as of when its client's side ended,
+// and lets the upstream go.
+func (p *Proxy) hold(h *hold, src *source, rec *recorder, body io.Closer, cancel context.CancelCauseFunc) {
+	defer p.holds.end(rec.ex.Session, h)
+	defer body.Close()
+	defer cancel(errHoldEnded)
+	defer p.putReader(src.rd)
+	defer func() { rec.end(rec.endAt) }()
+	src.beforeRead = func() error {
+		rec.flush()
+		rec.rest()
+		return nil
+	}
+	stop := context.AfterFunc(h.ctx, func() { cancel(errHoldEnded) })
 	defer stop()
-	bound := pm.p.clock.AfterFunc(HoldBound, h.stop)
+	bound := p.clock.AfterFunc(HoldBound, h.stop)
 	defer bound()
 	for {
-		e, err := pm.rd.Next()
+		e, err := src.next()
 		if err != nil {
 			return
 		}
-		pm.held(e)
+		lost := outcome{fate: observe.Lost}
+		v := rec.view()
+		if e.Unparsed || !e.Complete {
+			src.describeRaw(v, e)
+			rec.event(nil, lost, nil, src.readRun)
+			continue
+		}
+		var msg jsonrpc.Message
+		if e.Dispatched {
+			msg = jsonrpc.Scan(e.Data)
+		}
+		src.describe(v, e, &msg, e.Dispatched)
+		rec.event(e, lost, nil, src.readRun)
 	}
-}
-
-// held reports one block read while holding: the client never gets it.
-func (pm *pump) held(e *sse.Event) {
-	if e.Unparsed || !e.Complete {
-		pm.current().oev = observe.Event{Event: mcp.Event{Index: pm.index, Raw: e.Raw}}
-		pm.index++
-		pm.observeEvent(nil, outcome{fate: observe.Lost}, nil)
-		return
-	}
-	var msg jsonrpc.Message
-	if e.Dispatched {
-		msg = jsonrpc.Scan(e.Data)
-	}
-	pm.view(e, &msg, e.Dispatched)
-	pm.observeEvent(e, outcome{fate: observe.Lost}, nil)
 }

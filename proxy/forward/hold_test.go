@@ -135,21 +135,21 @@ func cutCall(t *testing.T, fray string) {
 	}
 }
 
-// TestReleaseHoldsEndsEveryHold: a held stream whose client never comes
+// TestEndHoldsEndsEveryHold: a held stream whose client never comes
 // back ends when the proxy's holds are released (as the engine does when
 // it stops): its end is observed and the server's connection let go
-// before ReleaseHolds returns, so no goroutine is left behind.
-func TestReleaseHoldsEndsEveryHold(t *testing.T) {
+// before EndHolds returns, so no goroutine is left behind.
+func TestEndHoldsEndsEveryHold(t *testing.T) {
 	up, p, fray, log := holdingFray(t)
 	cutCall(t, fray)
-	p.ReleaseHolds()
+	p.EndHolds()
 	if got := log.text(); !strings.HasSuffix(got, "1 end fault-closed at true") {
-		t.Errorf("observations after ReleaseHolds:\n%s", got)
+		t.Errorf("observations after EndHolds:\n%s", got)
 	}
 	select {
 	case <-up.gone:
 	case <-time.After(10 * time.Second):
-		t.Fatal("the server's stream is still open after ReleaseHolds")
+		t.Fatal("the server's stream is still open after EndHolds")
 	}
 }
 
@@ -161,7 +161,7 @@ func TestReleaseHoldsEndsEveryHold(t *testing.T) {
 // observed) before that GET is reported or forwarded.
 func TestHoldReadsOnUntilTheClientResumes(t *testing.T) {
 	up, p, fray, log := holdingFray(t)
-	defer p.ReleaseHolds()
+	defer p.EndHolds()
 	cutCall(t, fray)
 
 	close(up.more)

@@ -82,16 +82,11 @@ func (p *Proxy) observeResponse(ex *exchange, resp *observe.Response, fired []fa
 
 // observeEnd reports the end of an exchange.
 func (p *Proxy) observeEnd(ex *exchange, end *observe.End) {
-	p.observeEndAt(ex, end, p.since())
-}
-
-// observeEndAt reports the end of ex as of at.
-func (p *Proxy) observeEndAt(ex *exchange, end *observe.End, at time.Duration) {
 	if !p.observing() {
 		return
 	}
 	o := observe.Observation{End: end}
-	p.head(&o, observe.KindEnd, ex, at)
+	p.head(&o, observe.KindEnd, ex, p.since())
 	p.opts.Observer.Observe(&o)
 }
 

@@ -7,7 +7,7 @@
 //	               |
 //	               +-> upstream request --> response
 //	                                          |
-//	                       text/event-stream: pump (sse.Reader -> faults -> write; flush before waiting)
+//	                       text/event-stream: pump (source -> decider -> sink -> recorder, pump.go)
 //	                       anything else:     streamed through
 package forward
 
@@ -67,9 +67,9 @@ type Options struct {
 	Clock Clock
 	// Observer receives an observation of every request, response, SSE
 	// event and end of exchange. Nil observes nothing and costs nothing.
-	// An Observer that is also an observe.Kicker is kicked before a stream
-	// that reported events waits; one that is an observe.Classifier is
-	// left the JSON-RPC classification of the events no fault reads.
+	// An event stream reports through the Observer's observe.Stream
+	// (observe.NewStream): a Queue's takes its events a burst at a time
+	// and, where no fault reads them, parses them off the stream's path.
 	Observer observe.Observer
 	// MaxExchanges bounds the exchanges in flight at once, open event
 	// streams included; past it a new exchange is answered 503 with
@@ -109,17 +109,7 @@ type Proxy struct {
 	holds    holds     // streams held by a fault (hold.go)
 	// conns: the event streams' own connections, when the transport is
 	// fray's (streamconn.go); nil otherwise.
-	conns  *streamConns
-	kicker observe.Kicker
-	// classifier: the Observer, when it classifies the events a stream's
-	// faults do not need classified (pump.classifyLater).
-	classifier observe.Classifier
-	// stager: the Observer, when it takes a stream's events a burst at a
-	// time (pump.observe).
-	stager observe.Stager
-	// chunker: the Observer, when it takes the whole blocks of a read
-	// unparsed (pump.chunk).
-	chunker observe.Chunker
+	conns *streamConns
 
 	// via is the name this proxy gives itself in Via headers, unique to
 	// it, so that a request that comes back to it is known (a loop).
@@ -168,10 +158,6 @@ func New(opts Options) (*Proxy, error) {
 		conns:    conns,
 	}
 	p.readers.New = func() any { return sse.NewReader(nil, opts.MaxBlock) }
-	p.kicker, _ = opts.Observer.(observe.Kicker)
-	p.classifier, _ = opts.Observer.(observe.Classifier)
-	p.stager, _ = opts.Observer.(observe.Stager)
-	p.chunker, _ = opts.Observer.(observe.Chunker)
 	var id [4]byte
 	_, _ = rand.Read(id[:])
 	p.via = "fray-" + hex.EncodeToString(id[:])

@@ -6,189 +6,56 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"time"
+	"strconv"
 
 	"golang.org/x/time/rate"
 
 	"github.com/frayproxy/fray/faults"
+	"github.com/frayproxy/fray/proxy/jsonrpc"
 	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )
 
 // pump carries one text/event-stream response from the upstream to the
-// client, one event block at a time, on the handler's goroutine (no
-// goroutine of its own):
+// client, on the handler's goroutine, through a pipeline of four stages,
+// one block at a time:
 //
-//	upstream body -> timedRead (the clock, once per read) -> sse.Reader -> event block
-//	    -> view (one mcp.Event: what the plan decides on and the observers see)
-//	    -> decide (the stream plan) -> carry out (writes) -> outcome -> observation
+//	source (source.go)     the upstream body, the SSE reader, read times -> a block and its view
+//	decider (decide.go)    the fault plan's action for the view
+//	sink (sink.go)         carries the action out on the client's side -> an outcome
+//	recorder (recorder.go) reports the view with its outcome to the observer
 //
-// A stream no fault can hit, whose observer is a Chunker, takes a shorter
-// way for a read that brings nothing but whole blocks (chunk.go):
-//
-//	upstream body -> timedRead -> sse.Reader.ReadChunk -> Chunker (a copy) -> write
-//
-// and the Chunker parses the blocks later, off the stream's path.
-//
-// This file holds the I/O; event.go the way from a block to its outcome.
+// A stream no fault can hit, whose observer takes chunks, sends a read that
+// brings nothing but whole blocks as one chunk: source -> recorder (the
+// observer parses it, off the stream's path) -> sink, written as it came.
+// When a cut holds the upstream's stream (hold.go), a holder goroutine
+// takes the source and the recorder over.
 type pump struct {
 	p      *Proxy
-	w      http.ResponseWriter
-	rc     *http.ResponseController
 	r      *http.Request
 	resp   *http.Response
 	ex     *exchange
 	cancel context.CancelCauseFunc
 
-	sp      faults.StreamPlan
-	lim     *rate.Limiter
-	stopTTL func() bool // stops a timed close, when one is armed
-	started time.Time
-	index   int
-	lose    int // events still to swallow before closing
-	out     []byte
-	scratch []byte
-	gather  *[]byte // what was written since the last flush (gather.go)
-	warned  bool
-	pending bool // written to the client since the last flush
-
-	// The intermediaries' faults (intermediary.go): idle is an idle close,
-	// when one is armed; buffered are events held back, not yet written;
-	// buffering says the current event is to be held.
-	idle      *idleTimer
-	buffered  []byte
-	buffering bool
-	heldObs   []heldObservation
+	src  source
+	dec  decider
+	sink sink
+	rec  recorder
 
 	// planLater: the plan starts at the first event (a GET that may be,
 	// or is, a legacy stream).
 	planLater bool
-	// holding: a fault asked for a hold; the stream's end is reported
-	// when it ends, at endAt (see hold.go). rd is the stream's reader.
-	holding bool
-	endAt   time.Duration
-	rd      *sse.Reader
-	// abort: the client's stream must be reset by aborting the handler
-	// (HTTP/2, where the connection cannot be taken over), once the
-	// stream's events and end have been observed.
-	abort bool
-
-	// sleeper: wait's, one timer for the stream on the real clock.
-	sleeper sleeper
-
-	// timed: the pump needs the time of each read (observers or faults).
-	timed  bool
-	readAt time.Time // when the last read from the upstream returned
-	// readRun and startRun are readAt and started since the proxy
-	// started, taken once per read and once per stream, so that an event
-	// finds its times ready.
-	readRun, startRun time.Duration
-
-	// What observers are told. The current block's view and its
-	// observation live in es, which the stream holds only while it has
-	// events to handle (scratch.go), so that reporting an event allocates
-	// nothing and an idle stream holds neither.
-	observed bool // the response head was reported
-	reported bool // events were reported since the observer was last kicked
-	cause    observe.Cause
-	endErr   string
-	es       *eventScratch
-	// stage gathers the stream's events for a Stager (the engine's queue)
-	// between two waits; nil while the stream waits, or with no Stager.
-	stage *observe.Stage
-	// burst: an event was reported since the stream last wrote or waited;
-	// the next one goes by way of the Stage.
-	burst bool
-	// chunks: the stream's reads that bring whole blocks go to the
-	// Chunker unparsed (chunk.go).
+	// chunks: reads that bring whole blocks go to the observer unparsed.
 	chunks bool
+	// stopTTL stops a timed close, when one is armed.
+	stopTTL func() bool
 }
 
-// timedRead is the upstream body as the SSE reader sees it. Before the
-// reader waits for more bytes, whatever was written to the client is
-// flushed, so that no event waits for the network and a burst of events
-// that arrived in one read leaves in one flush. After each read it takes
-// the time once: every event that read completes arrived then.
-type timedRead struct {
-	body io.Reader
-	pm   *pump
-}
-
-func (t *timedRead) Read(b []byte) (int, error) {
-	if err := t.pm.flush(); err != nil {
-		return 0, &clientWriteError{err}
-	}
-	t.pm.releaseScratch()
-	n, err := t.body.Read(b)
-	if t.pm.timed {
-		t.pm.readAt = t.pm.p.clock.Now()
-		t.pm.readRun = t.pm.readAt.Sub(t.pm.p.start)
-	}
-	if t.pm.idle != nil && n > 0 {
-		t.pm.idle.touch(t.pm.readAt)
-	}
-	return n, err
-}
-
-// timedWaitRead is timedRead of a body that can wait for its next bytes
-// without a buffer (sse.Waiter, a stream on a connection of its own):
-// before it waits, it flushes, as a read does, and the read that follows
-// takes the time.
-type timedWaitRead struct {
-	timedRead
-	w sse.Waiter
-}
-
-func (t *timedWaitRead) WaitRead() error {
-	if err := t.pm.flush(); err != nil {
-		return &clientWriteError{err}
-	}
-	t.pm.releaseScratch()
-	return t.w.WaitRead()
-}
-
-// newTimedRead is the source pm's SSE reader reads body from.
-func newTimedRead(body io.Reader, pm *pump) io.Reader {
-	if w, ok := body.(sse.Waiter); ok {
-		return &timedWaitRead{timedRead{body: body, pm: pm}, w}
-	}
-	return &timedRead{body: body, pm: pm}
-}
-
-// flush commits the events observed and gives the Stage back (a write to
-// the client, or a wait, may block), sends what was written to the client,
-// if anything, then kicks the observer: the stream is about to wait.
-func (pm *pump) flush() error {
-	pm.releaseStage()
-	if pm.pending {
-		pm.pending = false
-		if err := pm.drain(); err != nil {
-			pm.cancel(err)
-			return err
-		}
-		if err := pm.rc.Flush(); err != nil {
-			pm.cancel(err)
-			return err
-		}
-	}
-	if pm.reported {
-		pm.reported = false
-		pm.p.kicker.Kick()
-	}
-	return nil
-}
-
-// wait flushes, then sleeps d on the proxy's clock; it reports whether the
-// client is still there.
-func (pm *pump) wait(d time.Duration) bool {
-	if pm.flush() != nil {
-		return false
-	}
-	// One timer serves the whole stream, so that a delay fault firing
-	// costs no allocation.
-	return pm.sleeper.sleep(pm.r.Context(), pm.p.clock, d)
-}
+// chunkMax bounds a chunk: a read of a paced stream, an event or a few,
+// is one; a burst is parsed on the stream's path, where the observer's
+// goroutine, which would parse it, is the busier side.
+const chunkMax = 1024
 
 // pump streams resp to w. cancel ends the upstream request.
 func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp *http.Response, cancel context.CancelCauseFunc) {
@@ -197,34 +64,39 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	// Faults may change the length of the body; an SSE body has none anyway.
 	h.Del("Content-Length")
 	w.WriteHeader(resp.StatusCode)
-	pm := &pump{p: p, w: w, rc: http.NewResponseController(w), r: r, resp: resp, ex: ex, cancel: cancel, cause: observe.ClientGone}
-	pm.timed = p.observing() || p.opts.Faults != nil
-	pm.started = p.clock.Now()
-	pm.startRun = pm.started.Sub(p.start)
-	pm.readAt, pm.readRun = pm.started, pm.startRun
+	pm := &pump{p: p, r: r, resp: resp, ex: ex, cancel: cancel}
+	now := p.clock.Now()
+	pm.src = source{clock: p.clock, start: p.start, timed: p.observing() || p.opts.Faults != nil, readAt: now}
+	pm.src.startRun = now.Sub(p.start)
+	pm.src.readRun = pm.src.startRun
+	pm.rec = recorder{p: p, ex: ex, status: resp.StatusCode, header: h, startRun: pm.src.startRun, cause: observe.ClientGone}
+	if p.observing() {
+		pm.rec.obs = observe.NewStream(p.opts.Observer)
+	}
+	pm.sink = sink{w: w, rc: http.NewResponseController(w), ctx: r.Context(), cancel: cancel, clock: p.clock, rec: &pm.rec, maxBlock: p.maxBlock()}
+	pm.src.beforeRead = pm.beforeRead
 	// Deferred first, so that it runs last: the reset of an HTTP/2 stream
 	// comes after its events and its end were observed.
 	defer pm.abortIfAsked()
 	defer pm.endOrHold()
-	if err := pm.rc.Flush(); err != nil {
+	if err := pm.sink.rc.Flush(); err != nil {
 		return
 	}
-	rd := p.newReader(newTimedRead(resp.Body, pm))
-	pm.rd = rd
-	defer pm.flushAll()
+	rd := p.readers.Get().(*sse.Reader)
+	pm.src.open(rd, resp.Body)
+	pm.sink.rd = rd
+	defer pm.sink.end()
 	defer pm.stopTimers()
 	// A plain GET may turn out to be a legacy stream when its first event
 	// announces an endpoint, and a legacy stream learns its session from
 	// that event: the plan is chosen, and the head reported, once that is
 	// known.
 	pm.planLater = r.Method == http.MethodGet && (ex.Stream == mcp.StreamGet || ex.Stream == mcp.StreamLegacy)
-	if !pm.planLater {
-		if !pm.startPlan() {
-			return
-		}
+	if !pm.planLater && !pm.startPlan() {
+		return
 	}
 	for {
-		if pm.chunks && rd.AtEdge() && pm.p.chunker.Chunks() {
+		if pm.chunks && rd.AtEdge() && pm.rec.obs.Chunks() {
 			if c, blocks := rd.ReadChunk(chunkMax); c != nil {
 				if !pm.chunk(c, blocks) {
 					return
@@ -232,7 +104,7 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 				continue
 			}
 		}
-		e, err := rd.Next()
+		e, err := pm.src.next()
 		if err != nil {
 			pm.finish(err)
 			return
@@ -243,25 +115,124 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	}
 }
 
-// abortIfAsked aborts the handler when a reset could not take the
-// connection over: net/http then resets the client's HTTP/2 stream.
-func (pm *pump) abortIfAsked() {
-	if pm.abort {
-		panic(http.ErrAbortHandler)
+// beforeRead runs before the source reads from the upstream, which may
+// block: what was written to the client leaves, and the view goes back to
+// its pool.
+func (pm *pump) beforeRead() error {
+	if err := pm.sink.flush(); err != nil {
+		return &clientWriteError{err}
 	}
+	pm.rec.rest()
+	return nil
 }
 
-// newReader takes an SSE reader from the proxy's pool, so that a busy
-// proxy reuses buffers rather than growing one per stream.
-func (p *Proxy) newReader(body io.Reader) *sse.Reader {
-	rd := p.readers.Get().(*sse.Reader)
-	rd.Reset(body)
-	return rd
+// block takes one block from the source through the pipeline. It reports
+// whether the stream goes on.
+func (pm *pump) block(e *sse.Event) bool {
+	v := pm.rec.view()
+	if e.Unparsed || !e.Complete {
+		return pm.passRaw(e, v)
+	}
+	var msg jsonrpc.Message
+	late := e.Dispatched && pm.classifyLater()
+	scanned := e.Dispatched && !late
+	if scanned {
+		msg = jsonrpc.Scan(e.Data)
+		if pm.ex.initReq && msg.Kind == mcp.RPCResponse {
+			pm.p.noteInitialize(pm.ex, e.Data)
+		}
+	}
+	if pm.src.index == 0 && pm.planLater {
+		if string(e.Type) == "endpoint" {
+			pm.rewriteEndpoint(e)
+		}
+		if !pm.startPlan() {
+			return false
+		}
+	} else if string(e.Type) == "endpoint" && pm.ex.Stream == mcp.StreamLegacy {
+		pm.rewriteEndpoint(e)
+	}
+	pm.src.describe(v, e, &msg, scanned)
+	v.Unclassified = late
+	act := pm.dec.decide(&v.Event)
+	if len(act.Fired) > 0 && pm.p.opts.LogFaults {
+		// Built only when logged: the per-event path must not allocate.
+		pm.p.logFired(pm.r.Context(), pm.ex, "event "+strconv.Itoa(v.Index), act.Fired)
+	}
+	out := pm.sink.carry(e, &act)
+	// The observer has the event before the client can: the sink
+	// flushes the recorder before anything it wrote leaves.
+	if out.buffered {
+		pm.rec.keep(e, out, act.Fired, pm.src.readRun)
+	} else {
+		pm.rec.event(e, out, act.Fired, pm.src.readRun)
+	}
+	return out.goOn
 }
 
-func (p *Proxy) putReader(rd *sse.Reader) {
-	rd.Reset(nil)
-	p.readers.Put(rd)
+// passRaw passes on bytes fray does not parse: a block past the size limit
+// (and the rest of the stream), or one cut by the end of the stream, for
+// the client to judge.
+func (pm *pump) passRaw(e *sse.Event, v *observe.Event) bool {
+	if e.Unparsed && !pm.rec.unread {
+		pm.rec.unread = true
+		pm.p.log.LogAttrs(pm.r.Context(), slog.LevelWarn, "event block exceeds the limit; passing the rest of the stream through unparsed",
+			append(pm.ex.logAttrs(), slog.Int("limit", pm.p.maxBlock()))...)
+	}
+	pm.src.describeRaw(v, e)
+	out := pm.sink.passRaw(e.Raw)
+	pm.rec.event(nil, out, nil, pm.src.readRun)
+	return out.goOn
+}
+
+// chunk takes c, the whole blocks of one read (sse.Reader.ReadChunk),
+// blocks of them, to the observer, which parses them off the stream's
+// path, then writes them on as they came. It reports whether the stream
+// goes on.
+//
+// c is all the read brought, so nothing else is gathered to go with it
+// (the read flushed what came before): it goes straight to the response's
+// buffer, as ReverseProxy writes, which the flush before the next read
+// sends. A gathering buffer would add a copy, and a pool's take and give,
+// between the read and the write, which the paced latency budget counts
+// (docs/performance.md).
+func (pm *pump) chunk(c []byte, blocks int) bool {
+	pm.src.describeChunk(pm.rec.view(), c, blocks)
+	pm.rec.chunk()
+	if pm.sink.gather != nil {
+		ok, _ := pm.sink.write(c, 0)
+		return ok
+	}
+	pm.rec.flush()
+	pm.sink.pending = true
+	if _, err := pm.sink.w.Write(c); err != nil {
+		pm.cancel(err)
+		return false
+	}
+	return true
+}
+
+// classifyLater reports whether the JSON-RPC identity of the next event's
+// data can be left to the observer's Stream, which finds it off the
+// stream's path and has room to now, because nothing on the path reads it.
+// The stream's faults do, unless none can hit the stream (startPlan then
+// leaves it no plan; and a plan that starts with the first event has not
+// started yet), and so does the answer to an initialize, which the proxy
+// reads for the session's protocol revision.
+func (pm *pump) classifyLater() bool {
+	return pm.rec.obs != nil && !pm.ex.initReq && !(pm.src.index == 0 && pm.planLater) &&
+		pm.dec.plan == nil && pm.rec.obs.Classifies()
+}
+
+// mayChunk reports whether the stream's reads may go to the observer as
+// chunks once its plan has started: blocks fray writes on as they came,
+// whatever they hold. That takes a stream no fault can hit (no plan, or one
+// that startPlan found inert: nothing armed at the stream's start either),
+// whose events the proxy does not read itself: not the answer to an
+// initialize (the session's revision), not a legacy stream (its endpoint
+// event is rewritten).
+func (pm *pump) mayChunk() bool {
+	return pm.rec.obs != nil && pm.dec.plan == nil && !pm.ex.initReq && pm.ex.Stream != mcp.StreamLegacy
 }
 
 // startPlan asks the fault plan for this stream's decisions and arms the
@@ -273,113 +244,71 @@ func (pm *pump) startPlan() bool {
 		return true
 	}
 	pm.ex.Exchange.Response = pm.resp.Header
-	pm.sp = plan.Stream(&pm.ex.Exchange)
-	act := pm.sp.Start()
+	sp := plan.Stream(&pm.ex.Exchange)
+	act := sp.Start()
 	pm.p.logFired(pm.r.Context(), pm.ex, "stream", act.Fired)
-	pm.observeHead(&act)
+	pm.rec.head(&act)
 	if act.Throttle > 0 {
 		burst := act.ThrottleBurst
 		if burst <= 0 {
 			burst = max(act.Throttle/10, 1)
 		}
-		pm.lim = rate.NewLimiter(rate.Limit(act.Throttle), burst)
+		pm.sink.lim = rate.NewLimiter(rate.Limit(act.Throttle), burst)
 	}
 	if act.CloseAfter > 0 {
 		pm.stopTTL = pm.p.clock.AfterFunc(act.CloseAfter, func() { pm.cancel(errFaultClosed) })
 	}
 	if act.CloseIdle > 0 {
-		pm.armIdle(act.CloseIdle)
+		pm.src.idle = newIdleTimer(pm.p.clock, act.CloseIdle, func() { pm.cancel(errFaultClosed) })
 	}
 	switch act.Close {
 	case faults.CloseBefore, faults.CloseAfter:
-		pm.closeByFault()
+		pm.sink.closeByFault()
 		return false
 	case faults.CloseReset:
-		pm.reset()
+		pm.sink.reset()
 		return false
 	}
-	if faults.Inert(pm.sp) {
-		// No fault can hit the stream, now or later (a stream keeps the
-		// faults it started with): its events take the way of a proxy
-		// with no plan, as `fray proxy --admin` has with no profile yet.
-		pm.sp = nil
+	if !faults.Inert(sp) {
+		pm.dec.plan = sp
 	}
+	// An inert plan: no fault can hit the stream, now or later (a stream
+	// keeps the faults it started with). Its events take the way of a
+	// proxy with no plan, as `fray proxy --admin` has with no profile yet.
 	pm.chunks = pm.mayChunk()
 	return true
-}
-
-// closeByFault ends the stream on purpose: the upstream request is
-// cancelled and the client's response ends cleanly.
-func (pm *pump) closeByFault() {
-	pm.cause = observe.FaultClosed
-	if !pm.holding {
-		pm.cancel(errFaultClosed)
-	}
 }
 
 func (pm *pump) stopTimers() {
 	if pm.stopTTL != nil {
 		pm.stopTTL()
 	}
-	pm.sleeper.stop()
-	if pm.idle != nil {
-		pm.idle.end()
+	pm.sink.sleeper.stop()
+	if pm.src.idle != nil {
+		pm.src.idle.end()
 	}
 }
 
-func (pm *pump) maxBlock() int {
-	if pm.p.opts.MaxBlock > 0 {
-		return pm.p.opts.MaxBlock
+// abortIfAsked aborts the handler when a reset could not take the
+// connection over: net/http then resets the client's HTTP/2 stream.
+func (pm *pump) abortIfAsked() {
+	if pm.sink.abort {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// putReader gives rd back to the proxy's pool, so that a busy proxy reuses
+// buffers rather than growing one per stream.
+func (p *Proxy) putReader(rd *sse.Reader) {
+	rd.Reset(nil)
+	p.readers.Put(rd)
+}
+
+func (p *Proxy) maxBlock() int {
+	if p.opts.MaxBlock > 0 {
+		return p.opts.MaxBlock
 	}
 	return sse.DefaultMaxBlock
-}
-
-// write sends b to the client, in pieces of at most fragment bytes when
-// fragment > 0, through the throttle when there is one. Pieces of a
-// fragmented event are flushed one by one; a whole event is flushed before
-// fray next waits. It reports whether the client is still there, and
-// whether it waited for the throttle.
-func (pm *pump) write(b []byte, fragment int) (ok, waited bool) {
-	if pm.buffering {
-		// A buffer of a count of events holds events of any size: past
-		// MaxBuffered bytes what it holds goes out early.
-		if len(pm.buffered)+len(b) > max(MaxBuffered, pm.maxBlock()) && !pm.release() {
-			return false, false
-		}
-		pm.keep(b)
-		return true, false
-	}
-	if len(pm.buffered) > 0 && !pm.release() {
-		return false, false
-	}
-	piece := len(b)
-	if fragment > 0 {
-		piece = fragment
-	}
-	if pm.lim != nil {
-		piece = min(piece, pm.lim.Burst())
-	}
-	for len(b) > 0 {
-		n := min(piece, len(b))
-		if pm.lim != nil {
-			now := pm.p.clock.Now()
-			if d := pm.lim.ReserveN(now, n).DelayFrom(now); d > 0 {
-				waited = true
-				if !pm.wait(d) {
-					return false, waited
-				}
-			}
-		}
-		if err := pm.send(b[:n]); err != nil {
-			pm.cancel(err)
-			return false, waited
-		}
-		if fragment > 0 && pm.flush() != nil {
-			return false, waited
-		}
-		b = b[n:]
-	}
-	return true, waited
 }
 
 // finish ends the stream after the reader stopped with err: cleanly when the
@@ -389,19 +318,19 @@ func (pm *pump) finish(err error) {
 	ctx := pm.r.Context()
 	switch {
 	case errors.Is(err, io.EOF):
-		pm.cause = observe.Complete
+		pm.rec.cause = observe.Complete
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream ended by the upstream", pm.ex.logAttrs()...)
 	case errors.Is(context.Cause(pm.resp.Request.Context()), errFaultClosed):
 		// A timed close cancels from a timer: no event path set the cause.
-		pm.cause = observe.FaultClosed
+		pm.rec.cause = observe.FaultClosed
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "stream closed by a fault", pm.ex.logAttrs()...)
 	case ctx.Err() != nil || errors.As(err, new(*clientWriteError)):
 		pm.p.log.LogAttrs(ctx, slog.LevelDebug, "client went away", pm.ex.logAttrs()...)
 	default:
-		pm.cause = observe.UpstreamFailed
-		pm.endErr = oneLine(err.Error())
+		pm.rec.cause = observe.UpstreamFailed
+		pm.rec.endErr = oneLine(err.Error())
 		pm.p.log.LogAttrs(ctx, slog.LevelWarn, "upstream stream failed; aborting the client's response",
 			append(pm.ex.logAttrs(), slog.String("error", err.Error()))...)
-		pm.abort = true
+		pm.sink.abort = true
 	}
 }

@@ -6,28 +6,6 @@ import (
 	"github.com/frayproxy/fray/proxy/sse"
 )
 
-// Chunker is an Observer that takes the whole blocks of one read from the
-// upstream unparsed (a Queue): the stream copies them to it, before it
-// writes them to its client, and the Chunker parses them as they are
-// passed on, off the stream's path. So a stream whose events fray does
-// not change costs, between its read and its write, the copy, not the
-// parse and the view of each event. The observers see exactly the events
-// the stream would have reported, in the same place in the sequence.
-//
-// ObserveChunk takes an event observation whose Event is what its blocks
-// share: Raw the blocks (sse.Reader.ReadChunk: whole blocks of LF-ended
-// lines, at a block's edge past the stream's start), Index the first
-// one's, the times of their read (SinceStream, SinceRun, DeliveredAt),
-// and their fate, Delivered as they came, Copies 1; nothing else is set.
-// Chunks says whether the Chunker takes chunks now: while it has little
-// else to do. A Chunker that is busy leaves the parse where it was, on the
-// streams' goroutines, so that the work moves only onto a side that has
-// room for it.
-type Chunker interface {
-	ObserveChunk(o *Observation)
-	Chunks() bool
-}
-
 // SetBlock clears e and sets it to the view of b, a parsed block, the
 // index-th of its stream, read at sinceStream into it and sinceRun into
 // the run: the block's fields, with no JSON-RPC identity and no fate yet.
@@ -41,16 +19,14 @@ func (e *Event) SetBlock(index int, b *sse.Event, sinceStream, sinceRun time.Dur
 	e.SinceStream, e.SinceRun = sinceStream, sinceRun
 }
 
-var _ Chunker = (*Queue)(nil)
-
-// Chunks reports whether the Queue takes chunks now (Chunker): while
+// Chunks reports whether the Queue takes chunks now (Stream.Chunks): while
 // fewer than chunkBelow events wait in the batch being filled. A paced
 // stream's events, a few between two kicks, leave the Queue's goroutine
 // idle most of the time; ten thousand busy streams do not, and parse their
 // own reads.
 func (q *Queue) Chunks() bool { return !q.crowded.Load() }
 
-// ObserveChunk queues the chunk o (Chunker), or passes its events on at
+// ObserveChunk queues the chunk o (Stream.ObserveChunk), or passes its events on at
 // once, after what was queued before, when the batch has no room.
 func (q *Queue) ObserveChunk(o *Observation) {
 	if q.queue(o, fChunk) {

@@ -29,25 +29,6 @@ type Observer interface {
 	Observe(o *Observation)
 }
 
-// Kicker is an Observer that keeps events to pass on later (a Queue). The
-// proxy calls Kick once an exchange that reported events has flushed them
-// to its client and is about to wait (for its upstream, a delay, a stall),
-// so that they are passed on soon (a Queue: within 5 ms) rather
-// than when the next ones come.
-type Kicker interface {
-	Kick()
-}
-
-// Classifier is an Observer that finds the JSON-RPC identity of an event's
-// data itself (a Queue, off the exchange's path), before anything behind
-// it sees the event, when the event is marked Unclassified. The proxy
-// leaves that work to it, on the streams whose faults do not need it,
-// while Classifies reports true: a Queue says false while its goroutine
-// falls behind, so that the work is shared between both sides.
-type Classifier interface {
-	Classifies() bool
-}
-
 // Kind says what an Observation reports.
 type Kind uint8
 
@@ -316,8 +297,8 @@ type Event struct {
 	// Corrupted: the data's JSON was broken on purpose.
 	Corrupted bool
 	// Unclassified: the exchange left RPCKind, RPCMethod and RPCID for
-	// its observer, a Classifier, to find in Data. What a Classifier
-	// passes on never has it set.
+	// its Stream handle to find in Data (Stream.Classifies). What a
+	// handle passes on never has it set.
 	Unclassified bool
 	// Scanned: RPCKind, RPCMethod and RPCID are what jsonrpc.Scan finds
 	// in Data, as the proxy classifies every dispatched event, so that a

@@ -57,10 +57,10 @@ import (
 // and to any other one at a time. The sequence each observer sees is the
 // same either way.
 //
-// An event the exchange left Unclassified (a Queue is a Classifier) is
+// An event the exchange left Unclassified (Stream.Classifies) is
 // classified as it is passed on, so that its JSON-RPC scan too runs off
 // the exchange's path; and a read's whole blocks that the exchange
-// queued unparsed (a Queue is a Chunker, chunk.go) are parsed then, each
+// queued unparsed (Stream.ObserveChunk, chunk.go) are parsed then, each
 // passed on as the event the exchange would have reported.
 //
 // A Queue is safe for concurrent use. Its goroutine starts when events

@@ -66,7 +66,7 @@ func BenchmarkStageBurst(b *testing.B) {
 	const burst = 350 // the events of a 32 KiB read
 	b.ResetTimer()
 	for i := 0; i < b.N; {
-		s := q.Stage()
+		s := q.stage()
 		for j := 0; j < burst && i < b.N; j, i = j+1, i+1 {
 			e.Index = i
 			s.Observe(o)

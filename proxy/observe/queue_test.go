@@ -568,7 +568,7 @@ func TestQueueCarriesEveryField(t *testing.T) {
 				before := Event{}
 				before.Raw = []byte("before")
 				q.Observe(&Observation{Kind: KindEvent, Event: &before, Fired: []faults.Firing{{Kind: "before"}}})
-				s := q.Stage()
+				s := q.stage()
 				obs, commit, skipped = s, s.Release, 1
 			}
 			for _, c := range cases {
@@ -688,7 +688,7 @@ func fillPastTheBatch(q *Queue, stage bool, busy <-chan struct{}, n int) {
 	var o Observer = q
 	var s *Stage
 	if stage {
-		s = q.Stage()
+		s = q.stage()
 		o = s
 	}
 	buf := make([]byte, 0, 16)

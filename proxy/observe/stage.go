@@ -6,16 +6,6 @@ import (
 	"github.com/frayproxy/fray/faults"
 )
 
-// Stager is an Observer that takes an exchange's events a burst at a time
-// (a Queue). The proxy gives each stream that has events to report a Stage
-// of its own while it handles them, commits it before anything of theirs
-// reaches the client and before the stream waits, and gives it back then.
-// Stage returns nil when it has none to lend: the stream then reports its
-// events one by one.
-type Stager interface {
-	Stage() *Stage
-}
-
 // Stage gathers the events of one exchange on that exchange's goroutine,
 // with no lock, in memory that only that goroutine writes, and hands them
 // to its Queue at once when committed: a read from the upstream that
@@ -30,7 +20,7 @@ type Stager interface {
 // have the events and before it waits.
 //
 // A Stage is used by one goroutine at a time. Its zero value is not
-// usable; Queue.Stage lends one.
+// usable; Queue.stage lends one.
 type Stage struct {
 	q *Queue
 	b *batch
@@ -63,9 +53,9 @@ const (
 	stageFired  = 128
 )
 
-// Stage lends a Stage that commits to q, or nil when maxStages are lent
+// stage lends a Stage that commits to q, or nil when maxStages are lent
 // already. The caller gives it back with Release.
-func (q *Queue) Stage() *Stage {
+func (q *Queue) stage() *Stage {
 	l := &q.stages
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -200,4 +190,67 @@ func (s *span) move(d uint32) {
 	if s.n != 0 {
 		s.off += d
 	}
+}
+
+// queueStream is a Queue's handle on one stream (Stream). The first event
+// since the stream last flushed goes to the Queue directly: an event that
+// comes alone, as on a paced stream, costs one hand-over rather than a
+// Stage lent, filled, committed and given back. The events of a burst
+// that follow it take a Stage, which the stream holds only until it
+// flushes: it may block then, writing to its client or waiting.
+type queueStream struct {
+	q     *Queue
+	stage *Stage
+	// burst: an event was reported since the last Flush.
+	burst bool
+	// reported: events were reported since the last Flush, which then
+	// kicks the Queue.
+	reported bool
+}
+
+// Stream returns a handle on a new stream whose events q takes a burst
+// at a time.
+func (q *Queue) Stream() Stream { return &queueStream{q: q} }
+
+func (s *queueStream) Observe(o *Observation) {
+	if o.Kind == KindEvent {
+		s.reported = true
+		if !s.burst {
+			s.burst = true
+			s.q.Observe(o)
+			return
+		}
+		if s.stage == nil {
+			s.stage = s.q.stage()
+		}
+		if s.stage != nil {
+			s.stage.Observe(o)
+			return
+		}
+	}
+	if s.stage != nil {
+		s.stage.Commit()
+	}
+	s.q.Observe(o)
+}
+
+func (s *queueStream) Flush() {
+	s.burst = false
+	if s.stage != nil {
+		s.stage.Release()
+		s.stage = nil
+	}
+	if s.reported {
+		s.reported = false
+		s.q.Kick()
+	}
+}
+
+func (s *queueStream) Classifies() bool { return s.q.Classifies() }
+
+func (s *queueStream) Chunks() bool { return s.q.Chunks() }
+
+func (s *queueStream) ObserveChunk(o *Observation) {
+	s.reported = true
+	s.q.ObserveChunk(o)
 }

@@ -3,6 +3,7 @@ package observe
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestStageOrder(t *testing.T) {
 	q := NewQueue(rec)
 	defer q.Close()
 	buf := make([]byte, 0, 16)
-	s1, s2 := q.Stage(), q.Stage()
+	s1, s2 := q.stage(), q.stage()
 	event(s1, buf, 1, 1, nil)
 	event(s2, buf, 2, 1, nil)
 	event(s1, buf, 1, 2, []faults.Firing{{Kind: "drop"}})
@@ -59,7 +60,7 @@ func TestStageBounds(t *testing.T) {
 		q.Close()
 	}()
 	buf := make([]byte, 0, 16)
-	s := q.Stage()
+	s := q.stage()
 	n := 3*queueEvents + 5
 	for i := range n {
 		event(s, buf, 1, i, nil)
@@ -93,7 +94,7 @@ func TestStageClosedQueue(t *testing.T) {
 	rec := &lineRecorder{}
 	q := NewQueue(rec)
 	buf := make([]byte, 0, 16)
-	s := q.Stage()
+	s := q.stage()
 	event(s, buf, 1, 1, nil)
 	q.Close()
 	event(s, buf, 1, 2, nil)
@@ -110,7 +111,7 @@ func TestStageClosedQueue(t *testing.T) {
 func TestStageClassifies(t *testing.T) {
 	q, free := heldQueue(t)
 	buf := make([]byte, 0, 16)
-	s := q.Stage()
+	s := q.stage()
 	for i := range classifyBelow - 1 {
 		event(s, buf, 1, i+1, nil)
 		if i%stageEvents == stageEvents-1 {
@@ -146,7 +147,7 @@ func TestStageNoAllocationPerEvent(t *testing.T) {
 	buf := make([]byte, 0, 16)
 	n := 0
 	allocs := testing.AllocsPerRun(200, func() {
-		s := q.Stage()
+		s := q.stage()
 		for range 50 {
 			n++
 			buf = strconv.AppendInt(buf[:0], int64(n), 10)
@@ -168,18 +169,87 @@ func TestStageLent(t *testing.T) {
 	defer q.Close()
 	var lent []*Stage
 	for range maxStages {
-		s := q.Stage()
+		s := q.stage()
 		if s == nil {
 			t.Fatalf("the Queue lent %d Stages, want %d", len(lent), maxStages)
 		}
 		lent = append(lent, s)
 	}
-	if s := q.Stage(); s != nil {
+	if s := q.stage(); s != nil {
 		t.Fatalf("the Queue lent a Stage past its %d", maxStages)
 	}
 	last := lent[3]
 	last.Release()
-	if s := q.Stage(); s != last {
+	if s := q.stage(); s != last {
 		t.Fatal("the Queue did not lend again the Stage given back")
+	}
+}
+
+// dataNoter returns an observer that notes the data of each event
+// it gets.
+func dataNoter() (Observer, *[]string) {
+	got := new([]string)
+	return Func(func(o *Observation) { *got = append(*got, string(o.Event.Data)) }), got
+}
+
+// emitData reports an event whose data is data through s.
+func emitData(s Stream, data string) {
+	ev := Event{}
+	ev.Raw, ev.Data = []byte("data: "+data+"\n\n"), []byte(data)
+	s.Observe(&Observation{Kind: KindEvent, Event: &ev})
+}
+
+// TestALoneEventTakesNoStage: on a Queue's stream, the first event since
+// the stream last flushed goes to the queue directly; only the events of a
+// burst after it take a Stage, one for the burst, and the observer gets
+// them all in order.
+func TestALoneEventTakesNoStage(t *testing.T) {
+	ob, got := dataNoter()
+	q := NewQueue(ob)
+	t.Cleanup(q.Close)
+	s := q.Stream().(*queueStream)
+	var first *Stage
+	for i, staged := range []bool{false, false, true, true, true} {
+		if i == 1 {
+			// A lone event, then a burst.
+			s.Flush()
+		}
+		emitData(s, strconv.Itoa(i))
+		if (s.stage != nil) != staged {
+			t.Fatalf("after event %d the stream holds a Stage: %v, want %v", i, s.stage != nil, staged)
+		}
+		if first == nil {
+			first = s.stage
+		} else if s.stage != first {
+			t.Fatalf("event %d took another Stage than the burst's first", i)
+		}
+	}
+	s.Flush()
+	q.Drain()
+	if want := []string{"0", "1", "2", "3", "4"}; !slices.Equal(*got, want) {
+		t.Fatalf("the observer got %q, want %q", *got, want)
+	}
+}
+
+// TestEventsWithNoStageToLend: when the queue has no Stage to lend, a
+// stream reports its events one by one, and the observer gets them all.
+func TestEventsWithNoStageToLend(t *testing.T) {
+	ob, got := dataNoter()
+	q := NewQueue(ob)
+	t.Cleanup(q.Close)
+	for range maxStages {
+		q.stage()
+	}
+	if q.stage() != nil {
+		t.Fatalf("the queue lent more than %d Stages", maxStages)
+	}
+	s := q.Stream()
+	for i := range 3 {
+		emitData(s, strconv.Itoa(i))
+	}
+	s.Flush()
+	q.Drain()
+	if want := []string{"0", "1", "2"}; !slices.Equal(*got, want) {
+		t.Fatalf("the observer got %q, want %q", *got, want)
 	}
 }
