@@ -37,7 +37,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok || !p.admit(w, r) {
 		return
 	}
-	defer p.release()
+	defer p.leave()
 	ex := &exchange{seq: p.exchSeq.Add(1), body: body}
 	ex.SinceRun = p.clock.Now().Sub(p.start)
 	p.classify(r, ex)

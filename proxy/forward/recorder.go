@@ -14,7 +14,7 @@ import (
 
 // recorder is the last stage of a stream's pipeline: it tells the stream's
 // observer (its observe.Stream) what became of the stream: the response
-// head, each event with its fate, the events a buffer fault holds back
+// head, each event with its fate, the events a buffer fault keeps back
 // (reported when they leave), and the end. The sink flushes it before any
 // byte leaves for the client. A recorder with no observer does nothing.
 type recorder struct {
@@ -35,14 +35,14 @@ type recorder struct {
 	endErr string
 	unread bool
 	endAt  time.Duration
-	// buffered are the observations of the events a buffer fault holds,
-	// kept until the events leave: an observer must not take an event
-	// for delivered while fray holds it, nor at all if the client never
+	// buffered are the observations of the events a buffer fault keeps
+	// back, until the events leave: an observer must not take an event
+	// for delivered while fray keeps it, nor at all if the client never
 	// gets it.
 	buffered []bufferedEvent
 }
 
-// bufferedEvent is a held-back event's observation, its bytes copied (the
+// bufferedEvent is a kept-back event's observation, its bytes copied (the
 // reader reuses its own).
 type bufferedEvent struct {
 	ev    observe.Event
@@ -118,7 +118,7 @@ func (r *recorder) event(e *sse.Event, out outcome, fired []faults.Firing, at ti
 	r.emit(&r.es.oev, fired, at)
 }
 
-// keep keeps the observation of an event a buffer fault holds, as event
+// keep keeps the observation of an event a buffer fault keeps back, as event
 // would make it, with its bytes copied.
 func (r *recorder) keep(e *sse.Event, out outcome, fired []faults.Firing, at time.Duration) {
 	if r.obs == nil {
@@ -132,7 +132,7 @@ func (r *recorder) keep(e *sse.Event, out outcome, fired []faults.Firing, at tim
 	r.buffered = append(r.buffered, bufferedEvent{ev: o, fired: slices.Clone(fired), at: at})
 }
 
-// unbuffer reports the held-back events: delivered now, or, when the
+// unbuffer reports the kept-back events: delivered now, or, when the
 // client went away first, undelivered.
 func (r *recorder) unbuffer(delivered bool) {
 	now := r.p.since()

@@ -108,7 +108,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, tlsConfig *tls.
 
 // admit counts an exchange in against Options.MaxExchanges. Past the limit
 // it answers 503 with Retry-After and a one-line reason, and reports false:
-// the exchange is not forwarded. Every admitted exchange is released.
+// the exchange is not forwarded. Every admitted exchange leaves.
 func (p *Proxy) admit(w http.ResponseWriter, r *http.Request) bool {
 	limit := int64(p.opts.MaxExchanges)
 	if limit <= 0 || p.inflight.Add(1) <= limit {
@@ -130,8 +130,8 @@ func (p *Proxy) admit(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// release counts out an exchange that admit let in.
-func (p *Proxy) release() {
+// leave counts out an exchange that admit let in.
+func (p *Proxy) leave() {
 	if p.opts.MaxExchanges > 0 {
 		p.inflight.Add(-1)
 	}

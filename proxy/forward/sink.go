@@ -17,7 +17,7 @@ import (
 
 // sink is a stream's client side, the stage of its pipeline that carries
 // out a decision: it writes an event (gathered, through the throttle, in
-// fragments, with copies and noise), delays or stalls it, holds it back
+// fragments, with copies and noise), delays or stalls it, keeps it back
 // (the buffer fault), drops it, or ends the client's side (close, reset).
 // Before any byte leaves for the client, and before the stream waits, it
 // flushes the recorder: an observer has every event before the client can
@@ -40,8 +40,8 @@ type sink struct {
 	pending bool    // written to the client since the last flush
 	lim     *rate.Limiter
 	sleeper sleeper
-	// buffered are the bytes a buffer fault holds back; buffering says
-	// the event being written is to be held too.
+	// buffered are the bytes a buffer fault keeps back; buffering says
+	// the event being written is to be kept back too.
 	buffered  []byte
 	buffering bool
 	// holding: the client's side ended by a fault that holds the
@@ -65,8 +65,8 @@ type outcome struct {
 	waited bool
 	// goOn: the stream goes on after the event.
 	goOn bool
-	// buffered: a buffer fault holds the event back; it is reported when
-	// it leaves.
+	// buffered: a buffer fault keeps the event back; it is reported
+	// when it leaves.
 	buffered bool
 	// written is the event as the client got it, when fray modified it.
 	written []byte
@@ -227,14 +227,14 @@ func noiseBlock(e *sse.Event) []byte {
 
 // write sends b to the client, in pieces of at most fragment bytes when
 // fragment > 0, through the throttle when there is one; while a buffer
-// fault holds the event, it holds b instead. Pieces of a fragmented event
+// fault keeps the event back, it keeps b instead. Pieces of a fragmented event
 // are flushed one by one; a whole event is flushed before fray next waits.
 // It reports whether the client is still there, and whether it waited for
 // the throttle.
 func (s *sink) write(b []byte, fragment int) (ok, waited bool) {
 	if s.buffering {
-		// A buffer of a count of events holds events of any size: past
-		// MaxBuffered bytes what it holds goes out early.
+		// A buffer of a count of events keeps events of any size: past
+		// MaxBuffered bytes what it keeps goes out early.
 		if len(s.buffered)+len(b) > max(MaxBuffered, s.maxBlock) && !s.unbuffer() {
 			return false, false
 		}
@@ -276,11 +276,11 @@ func (s *sink) write(b []byte, fragment int) (ok, waited bool) {
 
 // MaxBuffered bounds the bytes a buffer fault holds on one stream (or one
 // --max-block, when that is larger): the event that would take it past
-// lets what is held go first, then is held itself.
+// lets what is kept go first, then is kept itself.
 const MaxBuffered = 4 << 20
 
-// unbuffer writes what a buffer fault held, ahead of what comes next, and
-// has the recorder report the held events delivered now; it reports
+// unbuffer writes what a buffer fault kept back, ahead of what comes next,
+// and has the recorder report those events delivered now; it reports
 // whether the client is still there.
 func (s *sink) unbuffer() bool {
 	if len(s.buffered) == 0 {
@@ -296,7 +296,7 @@ func (s *sink) unbuffer() bool {
 	return true
 }
 
-// end lets what is held go and flushes: the stream's end, however it
+// end lets what is kept back go and flushes: the stream's end, however it
 // came, ends a buffer. What a client that went away never got is reported
 // undelivered.
 func (s *sink) end() {

@@ -71,7 +71,7 @@ func BenchmarkStageBurst(b *testing.B) {
 			e.Index = i
 			s.Observe(o)
 		}
-		s.Release()
+		s.giveBack()
 		q.Kick()
 	}
 }

@@ -569,7 +569,7 @@ func TestQueueCarriesEveryField(t *testing.T) {
 				before.Raw = []byte("before")
 				q.Observe(&Observation{Kind: KindEvent, Event: &before, Fired: []faults.Firing{{Kind: "before"}}})
 				s := q.stage()
-				obs, commit, skipped = s, s.Release, 1
+				obs, commit, skipped = s, s.giveBack, 1
 			}
 			for _, c := range cases {
 				o := c.O
@@ -702,7 +702,7 @@ func fillPastTheBatch(q *Queue, stage bool, busy <-chan struct{}, n int) {
 		}
 	}
 	if s != nil {
-		s.Release()
+		s.giveBack()
 	}
 }
 

@@ -54,7 +54,7 @@ const (
 )
 
 // stage lends a Stage that commits to q, or nil when maxStages are lent
-// already. The caller gives it back with Release.
+// already. The caller gives it back with giveBack.
 func (q *Queue) stage() *Stage {
 	l := &q.stages
 	l.mu.Lock()
@@ -121,9 +121,9 @@ func (s *Stage) Commit() {
 	s.b.reset()
 }
 
-// Release commits what is staged and gives the Stage back to its Queue; s
-// is not to be used after.
-func (s *Stage) Release() {
+// giveBack commits what is staged and gives the Stage back to its Queue;
+// s is not to be used after.
+func (s *Stage) giveBack() {
 	s.Commit()
 	l := &s.q.stages
 	l.mu.Lock()
@@ -237,7 +237,7 @@ func (s *queueStream) Observe(o *Observation) {
 func (s *queueStream) Flush() {
 	s.burst = false
 	if s.stage != nil {
-		s.stage.Release()
+		s.stage.giveBack()
 		s.stage = nil
 	}
 	if s.reported {

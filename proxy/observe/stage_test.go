@@ -30,8 +30,8 @@ func TestStageOrder(t *testing.T) {
 	q.Observe(&Observation{Kind: KindRequest, Exchange: 3})
 	s1.Observe(&Observation{Kind: KindEnd, Exchange: 1})
 	event(s1, buf, 1, 3, nil)
-	s2.Release()
-	s1.Release()
+	s2.giveBack()
+	s1.giveBack()
 	q.Drain()
 	want := []string{
 		"3 request 0",
@@ -75,7 +75,7 @@ func TestStageBounds(t *testing.T) {
 		fired[i].Kind = "f"
 	}
 	event(s, buf, 1, n+1, fired)
-	s.Release()
+	s.giveBack()
 	q.Drain()
 	got := rec.seen()
 	if len(got) != n+3 {
@@ -98,7 +98,7 @@ func TestStageClosedQueue(t *testing.T) {
 	event(s, buf, 1, 1, nil)
 	q.Close()
 	event(s, buf, 1, 2, nil)
-	s.Release()
+	s.giveBack()
 	q.Drain()
 	if got := rec.seen(); len(got) != 0 {
 		t.Fatalf("a closed Queue passed on %q", got)
@@ -126,7 +126,7 @@ func TestStageClassifies(t *testing.T) {
 	if !q.Classifies() {
 		t.Fatal("an event staged, not committed, counted as waiting")
 	}
-	s.Release()
+	s.giveBack()
 	if q.Classifies() {
 		t.Fatalf("with %d events committed behind a busy goroutine the Queue still classifies", classifyBelow)
 	}
@@ -154,7 +154,7 @@ func TestStageNoAllocationPerEvent(t *testing.T) {
 			e.Raw, e.ID, e.Data = buf, buf, buf
 			s.Observe(o)
 		}
-		s.Release()
+		s.giveBack()
 		q.Kick()
 	})
 	if allocs != 0 {
@@ -179,7 +179,7 @@ func TestStageLent(t *testing.T) {
 		t.Fatalf("the Queue lent a Stage past its %d", maxStages)
 	}
 	last := lent[3]
-	last.Release()
+	last.giveBack()
 	if s := q.stage(); s != last {
 		t.Fatal("the Queue did not lend again the Stage given back")
 	}
