@@ -18,6 +18,10 @@ import (
 // on reading and writing. On a busy stream the exchange's goroutine then
 // does the proxying and the Queue's the checking, side by side.
 //
+// Its packed slots, padding, Stages and chunks are hand-made for one
+// budget: in the Go SDK flood, fray's CPU per event at most Toxiproxy's
+// (docs/performance.md); a channel of observations took it past that.
+//
 // The order is kept: every observation but an event (a request, a
 // response head, an end, a profile change) is passed on in the caller's
 // goroutine, after every event queued before it, and one observation at a
