@@ -20,7 +20,7 @@ import (
 //
 // Its packed slots, padding, Stages and chunks are hand-made for one
 // budget: in the Go SDK flood, fray's CPU per event at most Toxiproxy's
-// (docs/performance.md); a channel of observations took it past that.
+// (docs/performance.md).
 //
 // The order is kept: every observation but an event (a request, a
 // response head, an end, a profile change) is passed on in the caller's
