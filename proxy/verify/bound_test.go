@@ -23,7 +23,7 @@ func (v *Verifier) ledgerSize() int {
 	for _, s := range v.sessions {
 		n += s.ids.up.len() + s.ids.down.len() + len(s.pending) + s.answered.len() + len(s.logicals)
 		for _, l := range s.logicals {
-			n += l.events.len() + len(l.kept)
+			n += len(l.events) + len(l.kept)
 		}
 	}
 	return n

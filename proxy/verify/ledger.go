@@ -140,8 +140,8 @@ type logical struct {
 
 	// Server side.
 	nextPos  int64
-	events   evRing // ring of the last idWindow events with an id (evring.go)
-	evIDs    []byte // their ids (eventids.go)
+	events   []evRec // ring of the last idWindow events with an id (eventids.go)
+	evIDs    []byte  // their ids (eventids.go)
 	evSpare  []byte
 	evBase   uint32 // the place of evIDs[0] among all the ids entered
 	evNext   int

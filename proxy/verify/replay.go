@@ -166,10 +166,10 @@ func (v *Verifier) replaySkipped(x *exch) bool {
 	if !r.known || l == nil {
 		return false
 	}
-	n := l.events.len()
+	n := len(l.events)
 	for i := range n {
 		slot := (l.evNext + i) % n
-		e, pos := l.events.at(slot), l.eventPos(slot)
+		e, pos := &l.events[slot], l.eventPos(slot)
 		if pos > r.pos && pos < r.top && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
 			return true
 		}
@@ -203,7 +203,7 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 		return
 	}
 	l := x.srv
-	n := l.events.len()
+	n := len(l.events)
 	if l.evFolded && n > 0 && l.eventPos(l.evNext) > r.pos+1 {
 		v.excuse(cReplayComplete, "a replay reaching back beyond the ledger's window")
 		return
@@ -213,7 +213,7 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 	count := 0
 	for i := range n {
 		slot := (l.evNext + i) % n
-		e, pos := l.events.at(slot), l.eventPos(slot)
+		e, pos := &l.events[slot], l.eventPos(slot)
 		if pos > r.pos && pos < below && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
 			count++
 			if len(missing) < 10 {
