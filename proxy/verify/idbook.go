@@ -19,7 +19,7 @@ package verify
 type idBook struct {
 	// t marks each entry with the windows that hold its id (inUp,
 	// inDown); the facts of a window that does not are stale.
-	t idTable[idFacts]
+	t idTable
 	// up and down list the entries in each window in insertion order.
 	up, down idRing
 }
