@@ -87,7 +87,7 @@ type session struct {
 	logicals []*logical
 	pending  map[string]*request
 	tokens   map[string]*request // pending requests by progress token
-	answered *window[*request]
+	answered *window[string, *request]
 	openGets int      // server-view standalone GET streams open
 	refused  *refusal // the first POST the server refused (refusal.go)
 	// deleteAt is when the client sent DELETE for the session (0: never):

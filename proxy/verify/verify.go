@@ -101,10 +101,7 @@ type Verifier struct {
 	faults    map[string]int
 
 	sessions map[string]*session
-	meta     map[uint64]*sessionMeta
-	metaRing []uint64
-	metaNext int
-	metaFull bool // some session ids were forgotten
+	meta     *window[uint64, *sessionMeta] // by hashKey
 	exch     map[uint64]*exch
 	hot      *exch // the exchange looked up last (exchange), nil when none
 	reinit   []reinitDue
@@ -155,7 +152,7 @@ func New(opts Options) *Verifier {
 		deadline: opts.AnswerDeadline,
 		faults:   make(map[string]int),
 		sessions: make(map[string]*session),
-		meta:     make(map[uint64]*sessionMeta),
+		meta:     newWindow[uint64, *sessionMeta](maxSessionMeta),
 		exch:     make(map[uint64]*exch),
 		firedBy:  make(map[int]int),
 		armedBy:  make(map[int]int),

@@ -11,7 +11,7 @@ import (
 // full window allocates nothing more.
 func TestWindowMatchesMap(t *testing.T) {
 	const bound = 64
-	w := newWindow[int64](bound)
+	w := newWindow[string, int64](bound)
 	ref := &fifoModel{m: map[string]int64{}, bound: bound}
 	rng := rand.New(rand.NewPCG(1, 2))
 	key := func() string { return strconv.Itoa(rng.IntN(300)) + string(make([]byte, rng.IntN(40))) }
@@ -27,9 +27,12 @@ func TestWindowMatchesMap(t *testing.T) {
 		if want, wok := ref.m[probe]; ok != wok || got != want {
 			t.Fatalf("get %q = %d, %v; want %d, %v", probe, got, ok, want, wok)
 		}
-		if got2, ok2 := w.getBytes([]byte(probe)); got2 != got || ok2 != ok {
+		if got2, ok2 := getBytes(w, []byte(probe)); got2 != got || ok2 != ok {
 			t.Fatalf("getBytes %q = %d, %v; get gave %d, %v", probe, got2, ok2, got, ok)
 		}
+	}
+	if w.dropped != ref.drops {
+		t.Errorf("dropped %d, want %d", w.dropped, ref.drops)
 	}
 	keys := make([]string, 1000)
 	for i := range keys {
