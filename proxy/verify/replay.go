@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"time"
 
@@ -162,19 +163,31 @@ func (v *Verifier) judgeCutReplay(x *exch, at time.Duration) bool {
 // resumption, an event between Last-Event-ID and the last event replayed
 // that the replay left out.
 func (v *Verifier) replaySkipped(x *exch) bool {
-	r, l := x.resume, x.srv
-	if !r.known || l == nil {
+	if !x.resume.known || x.srv == nil {
 		return false
 	}
-	n := len(l.events)
-	for i := range n {
-		slot := (l.evNext + i) % n
-		e, pos := &l.events[slot], l.eventPos(slot)
-		if pos > r.pos && pos < r.top && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
-			return true
-		}
+	for range notReplayed(x, x.resume.top) {
+		return true
 	}
 	return false
+}
+
+// notReplayed yields the ids of the events, oldest first, that the server
+// had sent on the stream x resumes, before x and after its Last-Event-ID
+// and before position below, and that the replay has not brought.
+func notReplayed(x *exch, below int64) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		r, l := x.resume, x.srv
+		n := len(l.events)
+		for i := range n {
+			slot := (l.evNext + i) % n
+			e, pos := &l.events[slot], l.eventPos(slot)
+			id := l.eventID(e)
+			if pos > r.pos && pos < below && e.dispatched() && e.at() < x.at && !r.replayed[string(id)] && !yield(id) {
+				return
+			}
+		}
+	}
 }
 
 // judgeReplayBelow is judgeReplay counting only the events before position
@@ -203,22 +216,17 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 		return
 	}
 	l := x.srv
-	n := len(l.events)
-	if l.evFolded && n > 0 && l.eventPos(l.evNext) > r.pos+1 {
+	if l.evFolded && len(l.events) > 0 && l.eventPos(l.evNext) > r.pos+1 {
 		v.excuse(cReplayComplete, "a replay reaching back beyond the ledger's window")
 		return
 	}
 	v.apply(cReplayComplete)
 	var missing []string
 	count := 0
-	for i := range n {
-		slot := (l.evNext + i) % n
-		e, pos := &l.events[slot], l.eventPos(slot)
-		if pos > r.pos && pos < below && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
-			count++
-			if len(missing) < 10 {
-				missing = append(missing, string(l.eventID(e)))
-			}
+	for id := range notReplayed(x, below) {
+		count++
+		if len(missing) < 10 {
+			missing = append(missing, string(id))
 		}
 	}
 	if count == 0 {
