@@ -52,7 +52,7 @@ func newIDBook(cap int) *idBook {
 // upstream returns the record of an id the upstream sent, whose idHash is
 // h.
 func (b *idBook) upstream(k []byte, h uint64) (idRec, bool) {
-	if i := b.t.findH(k, h); i >= 0 && b.t.marks[i]&inUp != 0 {
+	if i := b.t.find(k, h); i >= 0 && b.t.marks[i]&inUp != 0 {
 		return b.t.ents[i].val.up, true
 	}
 	return idRec{}, false
@@ -133,7 +133,7 @@ func (b *idBook) refDelivered(k []byte, h uint64, entry int32, lg *logical) (rec
 
 // delivered returns the record of an id the client got.
 func (b *idBook) delivered(k []byte) (deliveredRec, bool) {
-	if i := b.t.find(k); i >= 0 && b.t.marks[i]&inDown != 0 {
+	if i := b.t.find(k, idHash(k)); i >= 0 && b.t.marks[i]&inDown != 0 {
 		return b.t.ents[i].val.down, true
 	}
 	return deliveredRec{}, false

@@ -91,27 +91,7 @@ func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)
 func (t *idTable) len() int { return t.n }
 
 // find returns the index of k's entry, or -1.
-func (t *idTable) find(k []byte) int32 { return t.findH(k, idHash(k)) }
-
-// findH is find for k whose idHash is h.
-func (t *idTable) findH(k []byte, h uint64) int32 {
-	if t.n == 0 {
-		return -1
-	}
-	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s.ref == 0 {
-			return -1
-		}
-		if s.tag != slotTag(uint32(h)) {
-			continue
-		}
-		if j := int32(s.ref) - 1; t.marks[j] != 0 && string(t.ents[j].key()) == string(k) {
-			return j
-		}
-	}
-}
+func (t *idTable) find(k []byte, h uint64) int32 { return t.spotH(k, h).ent }
 
 // idSpot is where a lookup left a key: its entry, or, for an absent key,
 // the slot its insertion takes (the one place would have chosen then), so
@@ -123,8 +103,9 @@ type idSpot struct {
 	slot int32 // for an absent key, the slot to take; -1 when there are no slots
 }
 
-// spotH is findH that, for an absent k, also finds the slot its insertion
-// takes: the first stale slot on the way, or the empty one that ends it.
+// spotH finds k, whose idHash is h, and for an absent k the slot its
+// insertion takes: the first stale slot on the way, or the empty one that
+// ends it.
 func (t *idTable) spotH(k []byte, h uint64) idSpot {
 	if len(t.slots) == 0 {
 		return idSpot{ent: -1, slot: -1}

@@ -48,7 +48,7 @@ func TestIDTableRemovesLazily(t *testing.T) {
 		}
 		probe := key()
 		e, ok = ref[string(probe)]
-		if got := tb.find(probe); ok != (got >= 0) || ok && got != e {
+		if got := tb.find(probe, idHash(probe)); ok != (got >= 0) || ok && got != e {
 			t.Fatalf("step %d: find %q = %d, want %d (present %v)", i, probe, got, e, ok)
 		}
 		if got := tb.spotH(probe, idHash(probe)); ok != (got.ent >= 0) || ok && got.ent != e {
