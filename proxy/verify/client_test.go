@@ -82,8 +82,7 @@ func TestReconnects(t *testing.T) {
 		expectExcused(t, r, checks.ClientReconnects, "the run ended while the client waited to reconnect")
 	})
 	t.Run("no id delivered: drop-priming excuses it", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().
 			send(prime("a1").as(observe.Dropped, fault(0, "drop-priming"))).
 			send(resp("a2", 1).as(observe.Cut, fault(1, "close"))).end(observe.FaultClosed)
@@ -141,8 +140,7 @@ func TestReconnects(t *testing.T) {
 		}
 	})
 	t.Run("the standalone stream given up after one transient error is named", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.get("s1").stream200().send(prime("g1")).end(observe.Complete)
 		tl.wait(200 * ms)
 		tl.status503("s1", "g1")
@@ -150,8 +148,7 @@ func TestReconnects(t *testing.T) {
 		expect(t, tl.final(), checks.ClientRetriesTransient, report.StatusWarn, 1)
 	})
 	t.Run("a second try after a transient error passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.get("s1").stream200().send(prime("g1")).end(observe.Complete)
 		tl.wait(200 * ms)
 		tl.status503("s1", "g1")
@@ -175,8 +172,7 @@ func TestLastEventID(t *testing.T) {
 		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 	})
 	t.Run("an id fray rewrote is the one owed", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		e := prime("a1")
 		e.delivered = strp("_GET_a1")
 		e.fired = []faults.Firing{fault(0, "rewrite-id")}
@@ -190,8 +186,7 @@ func TestLastEventID(t *testing.T) {
 		expectExcused(t, r, checks.ServerReplayComplete, "resumed from an id fray rewrote")
 	})
 	t.Run("an empty id resets it", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(ev{id: ""}).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
@@ -200,8 +195,7 @@ func TestLastEventID(t *testing.T) {
 		expectExcused(t, r, checks.ClientReconnects, "no id delivered to resume from")
 	})
 	t.Run("a dropped event's id does not count", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(note("a2").as(observe.Dropped, fault(0, "drop"))).
 			send(resp("a3", 1).as(observe.Cut, fault(1, "close"))).end(observe.FaultClosed)
@@ -212,8 +206,7 @@ func TestLastEventID(t *testing.T) {
 		expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
 	})
 	t.Run("an id never delivered fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(note("a2").as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
 		tl.wait(time.Second)
@@ -224,8 +217,7 @@ func TestLastEventID(t *testing.T) {
 		}
 	})
 	t.Run("a GET without the id while the standalone stream is open fails at once", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		standalone := tl.get("s1").stream200()
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
@@ -236,8 +228,7 @@ func TestLastEventID(t *testing.T) {
 		standalone.end(observe.ClientGone)
 	})
 	t.Run("a GET without the id is judged when the reconnection falls due", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		g := tl.get("s1").stream200()
@@ -259,8 +250,7 @@ func TestLastEventID(t *testing.T) {
 		// call it was sent before, as happens when its goroutine is
 		// slower: it is the standalone stream, and the client, which
 		// did not come back, owes a reconnection still.
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1")
 		tl.wait(time.Millisecond)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
@@ -275,8 +265,7 @@ func TestLastEventID(t *testing.T) {
 		g.end(observe.ClientGone)
 	})
 	t.Run("a GET to another path is not a reconnection", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.get("s1").stream200().send(ev{noID: true})
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
@@ -288,8 +277,7 @@ func TestLastEventID(t *testing.T) {
 	})
 	t.Run("a GET without the id is the reconnection whatever the server answers", func(t *testing.T) {
 		for _, status := range []int{405, 400, 409, 503} {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
 			tl.wait(time.Second)
 			g := tl.get("s1").respond(status, false, "").end(observe.Complete)
@@ -309,8 +297,7 @@ func TestLastEventID(t *testing.T) {
 		}
 	})
 	t.Run("a GET without the id, then a proper resumption: the first was the standalone stream", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
 		tl.wait(ms)
 		tl.get("s1").respond(405, false, "").end(observe.Complete)
@@ -322,8 +309,7 @@ func TestLastEventID(t *testing.T) {
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("an id a server replayed into another stream resumes the stream whose last id it is", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		// Stream A (call 1) and B (call 2) are both cut; B's last id b2
 		// is replayed into A's resumption, as server-everything does.
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
@@ -347,8 +333,7 @@ func TestLastEventID(t *testing.T) {
 // cutWithRetry cuts a tools/call stream after a priming event whose
 // delivered retry is given (-1: none delivered).
 func cutWithRetry(t *testing.T, upstream, delivered int64, fs ...faults.Firing) *timeline {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	e := primeRetry("a1", upstream)
 	e.deliveredRetry = i64p(delivered)
 	e.fired = fs
@@ -399,8 +384,7 @@ func TestRetryHonoured(t *testing.T) {
 
 func TestBackoff(t *testing.T) {
 	attempts := func(t *testing.T, gaps ...time.Duration) report.Report {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		for _, g := range gaps {
 			tl.wait(g)
@@ -448,8 +432,7 @@ func gone404(tl *timeline) {
 
 func TestNewSessionAfter404(t *testing.T) {
 	t.Run("a new session passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(10 * ms)
 		tl.initialize("s2")
@@ -459,8 +442,7 @@ func TestNewSessionAfter404(t *testing.T) {
 		expectExcused(t, r, checks.E2EEveryRequestAnswered, "answered by fray (status or drop-request fault)")
 	})
 	t.Run("the dead id sent again fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(10 * ms)
 		tl.call("s1", 6, "tools/call").respond(404, false, "").end(observe.Complete)
@@ -471,8 +453,7 @@ func TestNewSessionAfter404(t *testing.T) {
 		}
 	})
 	t.Run("a DELETE of the dead id is allowed", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(10 * ms)
 		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(404, false, "").end(observe.Complete)
@@ -480,8 +461,7 @@ func TestNewSessionAfter404(t *testing.T) {
 		expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusPass, 0)
 	})
 	t.Run("no initialize within the deadline fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(31 * time.Second)
 		c := expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusFail, 1)
@@ -490,15 +470,13 @@ func TestNewSessionAfter404(t *testing.T) {
 		}
 	})
 	t.Run("Final excuses a run that ended right after the 404", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(100 * ms)
 		expectExcused(t, tl.final(), checks.ClientNewSessionAfter404, "the run ended soon after the 404")
 	})
 	t.Run("the old session's Last-Event-ID carried into the new one fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		tl.get("s1", "a1").respond(404, false, "").end(observe.Complete)
@@ -636,8 +614,7 @@ func TestCameBackWithAnotherID(t *testing.T) {
 		})
 	}
 	t.Run("a reconnection that failed is said to have come", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 100)).send(note("a2")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		g := tl.get("s1", "a2").respond(409, false, "").end(observe.Complete)

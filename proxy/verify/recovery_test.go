@@ -73,8 +73,7 @@ func TestResumeContinues(t *testing.T) {
 
 func TestDisconnectNotCancel(t *testing.T) {
 	cut := func(t *testing.T) *timeline {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(note("a2")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		return tl
@@ -104,8 +103,7 @@ func TestDisconnectNotCancel(t *testing.T) {
 		expectExcused(t, tl.final(), checks.ServerDisconnectNotCancel, "the client cancelled the request")
 	})
 	t.Run("an error on a stream never cut is not judged", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(failed("a2", 1, -32603, "context canceled")).end(observe.Complete)
 		expect(t, tl.final(), checks.ServerDisconnectNotCancel, report.StatusSkip, 0)
 	})
@@ -113,8 +111,7 @@ func TestDisconnectNotCancel(t *testing.T) {
 
 func TestMessagesOnOwnStream(t *testing.T) {
 	t.Run("progress on its request's stream and its resumption passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		tl.callProgress("s1", 1, "tools/call", "t1").stream200().send(prime("a1")).send(progress("a2", "t1")).end(observe.Complete)
 		tl.wait(time.Second)
@@ -127,8 +124,7 @@ func TestMessagesOnOwnStream(t *testing.T) {
 		}
 	})
 	t.Run("progress on the standalone GET stream is named", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		x := tl.callProgress("s1", 1, "tools/call", "t1").stream200().send(prime("a1"))
 		g.send(progress("g1", "t1"))
@@ -140,8 +136,7 @@ func TestMessagesOnOwnStream(t *testing.T) {
 		}
 	})
 	t.Run("progress on another request's stream is named", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		a := tl.callProgress("s1", 1, "tools/call", "t1").stream200().send(prime("a1"))
 		b := tl.callProgress("s1", 2, "tools/call", "t2").stream200().send(prime("b1"))
 		b.send(progress("b2", "t1"))
@@ -150,8 +145,7 @@ func TestMessagesOnOwnStream(t *testing.T) {
 		expect(t, tl.final(), checks.ServerMessagesOnOwnStream, report.StatusWarn, 1)
 	})
 	t.Run("a request whose answer has not started has no stream of its own yet", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		x := tl.callProgress("s1", 1, "tools/call", "t1")
 		g.send(progress("g1", "t1"))
@@ -235,8 +229,7 @@ func (tl *timeline) cancelCall(session string, id int) *xch {
 // cutCall cuts a tools/call stream after its priming event and a
 // progress notification, before the server sent the response.
 func cutCall(t *testing.T) *timeline {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.call("s1", 1, "tools/call").stream200().
 		send(primeRetry("a1", 200)).send(note("a2")).
 		end(observe.FaultClosed)
@@ -331,8 +324,7 @@ func TestResumeSilenceThenCancel(t *testing.T) {
 		}
 	})
 	t.Run("a request cancelled before its stream began owes nothing on it", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		x := tl.call("s1", 1, "tools/call")
 		tl.wait(100 * ms)
 		tl.cancelCall("s1", 1)

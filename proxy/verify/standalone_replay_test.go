@@ -14,8 +14,7 @@ import (
 // lostStandalone opens a session whose standalone GET stream primes with
 // g1 and loses g2 to a fault that then closes the stream.
 func lostStandalone(t *testing.T) *timeline {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.get("s1").stream200().
 		send(primeRetry("g1", 100)).
 		send(note("g2").as(observe.Lost, fault(0, "lose"))).

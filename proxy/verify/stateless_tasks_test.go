@@ -67,8 +67,7 @@ func TestStatelessTaskPolling(t *testing.T) {
 		expect(t, tl.final(), checks.ClientTaskPollInterval, report.StatusPass, 0)
 	})
 	t.Run("2025-11-25 traffic is not judged", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").jsonAnswer("1")
 		expect(t, tl.final(), checks.ClientTaskPollInterval, report.StatusSkip, 0)
 	})

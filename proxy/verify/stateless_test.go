@@ -352,8 +352,7 @@ func TestStatelessRoutingHeaders(t *testing.T) {
 // checks of 2026-07-28, and 2026-07-28 requests are not judged by the
 // checks that rest on sessions, priming events and resumption.
 func TestErasDoNotJudgeEachOther(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.toolCall("s1", 1, "a1", "a2", "a3")
 	tl.call("s1", 2, "tools/call").stream200().send(prime("b1").as(observe.Delivered, fault(0, "close"))).end(observe.FaultClosed)
 	tl.wait(10 * ms)

@@ -36,6 +36,15 @@ func newTimeline(t *testing.T, opts Options) *timeline {
 	return &timeline{t: t, v: New(opts), seqs: map[string]int{}, protocol: map[string]string{}, rev: "2025-11-25"}
 }
 
+// initialized is a timeline with default options in which session s1 is
+// initialized.
+func initialized(t *testing.T) *timeline {
+	t.Helper()
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	return tl
+}
+
 // wait moves the clock.
 func (tl *timeline) wait(d time.Duration) *timeline {
 	tl.at += d
