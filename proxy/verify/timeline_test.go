@@ -364,6 +364,14 @@ func excused(t *testing.T, r report.Report, id, reason string) int {
 	return 0
 }
 
+// expectPass fails the test unless r's verdict is pass.
+func expectPass(t *testing.T, r report.Report) {
+	t.Helper()
+	if r.Verdict != report.VerdictPass {
+		t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
+	}
+}
+
 // expectExcused asserts a check excused at least one case for reason and
 // found nothing.
 func expectExcused(t *testing.T, r report.Report, id, reason string) {
