@@ -172,43 +172,33 @@ func TestInconclusive(t *testing.T) {
 	t.Run("no traffic", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no exchange went through fray") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no exchange went through fray")
 	})
 	t.Run("every answer fray's own", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.call("", 0, "initialize").respond(502, false, "", origin(observe.FromFray)).end(observe.UpstreamFailed)
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no exchange reached the upstream") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no exchange reached the upstream")
 	})
 	t.Run("no request forwarded", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.request("GET", "/.well-known/oauth-protected-resource", mcp.StreamOther, "", "").respond(404, false, "").end(observe.Complete)
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no JSON-RPC request") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no JSON-RPC request")
 	})
 	t.Run("a profile whose faults never fired", func(t *testing.T) {
 		tl := newTimeline(t, Options{Faults: 2})
 		tl.initialize("s1")
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no fault fired") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no fault fired")
 	})
 	t.Run("a failure is a failure, however little was seen", func(t *testing.T) {
 		tl := newTimeline(t, Options{Faults: 2})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		r := tl.final()
-		if r.Verdict != report.VerdictFail {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictFail, "")
 	})
 	t.Run("enough traffic and a fault passes", func(t *testing.T) {
 		tl := newTimeline(t, Options{Faults: 1})

@@ -74,7 +74,7 @@ func TestStatelessReissue(t *testing.T) {
 		expect(t, r, checks.ClientReissuesCutRequest, report.StatusPass, 0)
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		expect(t, r, checks.ClientBackoff, report.StatusPass, 0)
-		expectPass(t, r)
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("the same id: fail", func(t *testing.T) {
 		tl := newTimeline(t, Options{}).speakStateless()
@@ -201,7 +201,7 @@ func TestStatelessSilentAfterCancel(t *testing.T) {
 		r := tl.final()
 		expect(t, r, checks.ServerSilentAfterCancel, report.StatusPass, 0)
 		expect(t, r, checks.ServerListenAcknowledged, report.StatusPass, 0)
-		expectPass(t, r)
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("an id the client used again is not watched", func(t *testing.T) {
 		tl := newTimeline(t, Options{}).speakStateless()
@@ -265,7 +265,7 @@ func TestStatelessListen(t *testing.T) {
 		tl.wait(time.Minute)
 		r := tl.final()
 		expect(t, r, checks.ClientListensAgain, report.StatusWarn, 1)
-		expectPass(t, r)
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("closed gracefully with its response: nothing owed", func(t *testing.T) {
 		tl := newTimeline(t, Options{}).speakStateless()
@@ -369,5 +369,5 @@ func TestErasDoNotJudgeEachOther(t *testing.T) {
 	if n := check(t, r, checks.ServerPrimingEvent).Applied; n != 2 {
 		t.Errorf("server.priming-event judged %d streams, want the 2 of 2025-11-25", n)
 	}
-	expectPass(t, r)
+	expectVerdict(t, r, report.VerdictPass, "")
 }

@@ -364,11 +364,12 @@ func excused(t *testing.T, r report.Report, id, reason string) int {
 	return 0
 }
 
-// expectPass fails the test unless r's verdict is pass.
-func expectPass(t *testing.T, r report.Report) {
+// expectVerdict fails the test unless r's verdict is verdict, for a reason
+// that says why ("": any).
+func expectVerdict(t *testing.T, r report.Report, verdict, why string) {
 	t.Helper()
-	if r.Verdict != report.VerdictPass {
-		t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
+	if r.Verdict != verdict || !strings.Contains(r.Why, why) {
+		t.Errorf("verdict %s (%s), want %s (%s)", r.Verdict, r.Why, verdict, why)
 	}
 }
 
