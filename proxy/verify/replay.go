@@ -45,7 +45,10 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			x.blamedDup = checks.ServerReplayIsolated
 			return true, where.ent
 		case !known && r.inReplay:
-			other := v.sessionHolding(s, id, ih, h)
+			other := v.otherSession(s, func(o *session) bool {
+				rec, ok := o.ids.upstream(id, ih)
+				return ok && rec.hash == h
+			})
 			if other != nil && r.known && other.ids.holdsUp(r.x) {
 				// The other session was sent the id this resumption
 				// started from, which this session's server sent too:
@@ -108,19 +111,15 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 	x.blamedDup = checks.ServerReplayNoDuplicates
 }
 
-// sessionHolding is the session other than s, the first in order of
-// appearance, whose window holds id (its idHash ih) for an event whose
-// data hashed to h; nil when none does. It looks through every live
-// session, which only a replay of an id its own session never sent asks
-// for, so that recording an id, once per event, indexes nothing across
-// sessions.
-func (v *Verifier) sessionHolding(s *session, id []byte, ih, h uint64) *session {
+// otherSession is the session other than s, the first in order of
+// appearance, for which has is true; nil when none is. It looks through
+// every live session, which only an id the session s never had asks for
+// (a replay, a Last-Event-ID), so that recording an id, once per event,
+// indexes nothing across sessions.
+func (v *Verifier) otherSession(s *session, has func(o *session) bool) *session {
 	var found *session
 	for _, o := range v.sessions {
-		if o == s || found != nil && o.seq > found.seq {
-			continue
-		}
-		if rec, ok := o.ids.upstream(id, ih); ok && rec.hash == h {
+		if o != s && (found == nil || o.seq <= found.seq) && has(o) {
 			found = o
 		}
 	}

@@ -120,7 +120,7 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 	} else {
 		v.apply(cLastEventID)
 		msg := fmt.Sprintf("GET carried Last-Event-ID %q, which fray never delivered in this session", id)
-		if o := v.deliveredIn(id, s); o != nil {
+		if o := v.otherSession(s, func(o *session) bool { _, ok := o.ids.deliveredString(id); return ok }); o != nil {
 			msg = fmt.Sprintf("GET carried Last-Event-ID %q, which belongs to session %d: fray never delivered it in this one", id, o.seq)
 		}
 		ev := evidence(msg, s, x.num, x.at)
