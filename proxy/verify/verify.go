@@ -76,6 +76,15 @@ const DefaultAnswerDeadline = 30 * time.Second
 // Final closes a run, to have reconnected or started a new session.
 const finalGrace = time.Second
 
+// dueAt is when what a peer owes since since falls due: the answer
+// deadline after it, or, when Final closes the run, finalGrace after it.
+func (v *Verifier) dueAt(since time.Duration, final bool) time.Duration {
+	if final {
+		return since + finalGrace
+	}
+	return since + v.deadline
+}
+
 // Progress counts what a Verifier has seen so far, for a live progress
 // line: exchanges begun, SSE events, fault firings (each once) and
 // findings of checks that are not off. The zero value counts nothing yet.
