@@ -66,9 +66,7 @@ func TestReconnects(t *testing.T) {
 		tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
 		r := tl.final()
 		c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "before it exited") {
-			t.Errorf("evidence %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return !strings.Contains(e.Message, "before it exited") })
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		if r.Command == nil || r.Verdict != report.VerdictFail || !strings.Contains(r.Why, "the client command failed: exit code 1") {
 			t.Errorf("verdict %s (%s), command %+v", r.Verdict, r.Why, r.Command)
@@ -97,9 +95,7 @@ func TestReconnects(t *testing.T) {
 		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
 		r := tl.report()
 		c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "before it deleted the session") {
-			t.Errorf("evidence %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return !strings.Contains(e.Message, "before it deleted the session") })
 		a := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		if len(a.Evidence) == 1 && !strings.Contains(a.Evidence[0].Message, "the client deleted the session") {
 			t.Errorf("evidence %q", a.Evidence[0].Message)
@@ -131,9 +127,9 @@ func TestReconnects(t *testing.T) {
 		r := tl.report()
 		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 		c := expect(t, r, checks.ClientRetriesTransient, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "status" || !strings.Contains(c.Evidence[0].Message, "503")) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Fault == nil || e.Fault.Kind != "status" || !strings.Contains(e.Message, "503")
+		})
 	})
 	t.Run("the standalone stream given up after one transient error is named", func(t *testing.T) {
 		tl := initialized(t)
@@ -162,9 +158,7 @@ func TestLastEventID(t *testing.T) {
 		g.send(note("a2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		r := tl.final()
 		c := expect(t, r, checks.ClientLastEventID, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a1" || c.Evidence[0].EventIDs[1] != "a2") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.EventIDs[0] != "a1" || e.EventIDs[1] != "a2" })
 		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 	})
 	t.Run("an id fray rewrote is the one owed", func(t *testing.T) {
@@ -208,9 +202,9 @@ func TestLastEventID(t *testing.T) {
 		tl.wait(time.Second)
 		tl.get("s1", "a2").stream200().end(observe.Complete)
 		c := expect(t, tl.final(), checks.ClientLastEventID, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && c.Evidence[0].Message != `GET carried Last-Event-ID "a2", which fray never delivered in this session; the last id delivered on exchange 2 was "a1"` {
-			t.Errorf("message %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Message != `GET carried Last-Event-ID "a2", which fray never delivered in this session; the last id delivered on exchange 2 was "a1"`
+		})
 	})
 	t.Run("a GET without the id while the standalone stream is open fails at once", func(t *testing.T) {
 		tl := initialized(t)
@@ -352,9 +346,9 @@ func TestRetryHonoured(t *testing.T) {
 	t.Run("coming back early fails", func(t *testing.T) {
 		r := resume(cutWithRetry(t, 500, 500), 100*ms)
 		c := expect(t, r, checks.ClientRetryHonoured, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && c.Evidence[0].Message != "reconnected 100ms after the stream ended; retry was 500ms" {
-			t.Errorf("message %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Message != "reconnected 100ms after the stream ended; retry was 500ms"
+		})
 	})
 	t.Run("coming back much later is no finding: retry is a minimum", func(t *testing.T) {
 		r := resume(cutWithRetry(t, 500, 500), 1500*ms)
@@ -391,9 +385,7 @@ func TestBackoff(t *testing.T) {
 	t.Run("a storm warns", func(t *testing.T) {
 		r := attempts(t, 10*ms, 10*ms, 10*ms)
 		c := expect(t, r, checks.ClientBackoff, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || len(c.Evidence[0].Related) < 3) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Fault == nil || len(e.Related) < 3 })
 	})
 	t.Run("growing delays pass", func(t *testing.T) {
 		expect(t, attempts(t, 150*ms, 300*ms, 600*ms), checks.ClientBackoff, report.StatusPass, 0)
@@ -440,9 +432,7 @@ func TestNewSessionAfter404(t *testing.T) {
 		tl.call("s1", 6, "tools/call").respond(404, false, "").end(observe.Complete)
 		tl.initialize("s2")
 		c := expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Session != 1 || len(c.Evidence[0].Related) != 1) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Session != 1 || len(e.Related) != 1 })
 	})
 	t.Run("a DELETE of the dead id is allowed", func(t *testing.T) {
 		tl := initialized(t)
@@ -457,9 +447,7 @@ func TestNewSessionAfter404(t *testing.T) {
 		gone404(tl)
 		tl.wait(31 * time.Second)
 		c := expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "status") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Fault == nil || e.Fault.Kind != "status" })
 	})
 	t.Run("Final excuses a run that ended right after the 404", func(t *testing.T) {
 		tl := initialized(t)

@@ -20,9 +20,7 @@ func TestEveryRequestAnswered(t *testing.T) {
 		tl.wait(11 * time.Second)
 		r := tl.report()
 		c := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1 || c.Evidence[0].AtMS != 1) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Exchange != 2 || e.Session != 1 || e.AtMS != 1 })
 	})
 	t.Run("a shorter deadline judges sooner", func(t *testing.T) {
 		tl := newTimeline(t, Options{AnswerDeadline: time.Second})
@@ -70,9 +68,9 @@ func TestEveryRequestAnswered(t *testing.T) {
 		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").end(observe.ClientGone)
 		c := expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "the server sent no response; the client left the exchange before the answer") {
-			t.Errorf("evidence %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return !strings.Contains(e.Message, "the server sent no response; the client left the exchange before the answer")
+		})
 	})
 	t.Run("keep-alives are not progress", func(t *testing.T) {
 		tl := initialized(t)
@@ -117,13 +115,9 @@ func TestNoMessageLost(t *testing.T) {
 		tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
 		r := tl.final()
 		c := expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.EventIDs[0] != "a3" || e.Fault == nil || e.Fault.Kind != "lose" })
 		c = expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "a3") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return len(e.EventIDs) != 1 || e.EventIDs[0] != "a3" })
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("a replay cut before it passed over anything is not judged", func(t *testing.T) {
@@ -189,9 +183,7 @@ func TestNoMessageDuplicated(t *testing.T) {
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
 		c := expect(t, r, checks.E2ENoMessageDuplicated, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Exchange != 2 || e.Session != 1 })
 	})
 	t.Run("a request forwarded twice may be answered twice", func(t *testing.T) {
 		tl := initialized(t)

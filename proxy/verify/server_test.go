@@ -23,9 +23,9 @@ func TestPrimingEvent(t *testing.T) {
 		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(note("a1")).send(resp("a2", 1)).end(observe.Complete)
 		c := expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && c.Evidence[0].Message != "the stream answering POST tools/call (id 1) began with an event that had data" {
-			t.Errorf("message %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Message != "the stream answering POST tools/call (id 1) began with an event that had data"
+		})
 	})
 	t.Run("event without id fails", func(t *testing.T) {
 		tl := initialized(t)
@@ -170,9 +170,7 @@ func TestEventIDsUnique(t *testing.T) {
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		tl.toolCall("s1", 2, "b1", "a2", "b3")
 		c := expect(t, tl.final(), checks.ServerEventIDsUnique, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a2" || c.Evidence[0].Related[0] != 2) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.EventIDs[0] != "a2" || e.Related[0] != 2 })
 	})
 	t.Run("ids in two sessions may be alike", func(t *testing.T) {
 		tl := initialized(t)
@@ -229,9 +227,9 @@ func TestReplay(t *testing.T) {
 		tl.get("s1", "a2").stream200().send(resp("a4", 1)).send(note("a5")).end(observe.Complete)
 		r := tl.final()
 		c := expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return len(e.EventIDs) != 1 || e.EventIDs[0] != "a3" || e.Fault == nil || e.Fault.Kind != "lose"
+		})
 		expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})

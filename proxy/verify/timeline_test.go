@@ -364,6 +364,15 @@ func excused(t *testing.T, r report.Report, id, reason string) int {
 	return 0
 }
 
+// checkEvidence fails the test unless c has one piece of evidence, of
+// which wrong is false.
+func checkEvidence(t *testing.T, c report.Check, wrong func(e report.Evidence) bool) {
+	t.Helper()
+	if len(c.Evidence) != 1 || wrong(c.Evidence[0]) {
+		t.Errorf("evidence %+v", c.Evidence)
+	}
+}
+
 // expectVerdict fails the test unless r's verdict is verdict, for a reason
 // that says why ("": any).
 func expectVerdict(t *testing.T, r report.Report, verdict, why string) {
