@@ -12,14 +12,16 @@ import (
 // finds where an absent key goes in the probe that missed it. Open
 // addressing with linear probing.
 //
-// A removal touches neither the slots nor the entry: it clears the entry's
-// mark, and the slots that point to an unmarked entry, or to an entry used
-// again for a key whose hash has another tag, are stale. A lookup passes
-// over stale slots; an insertion takes the first on its way, or the empty
-// slot that ends it. Once half the slots are taken, they are cleared and
-// every live key placed again, the array doubling until the live keys take
-// at most 3/8 of it: between 8/3 and 16/3 slots per key the table ever
-// held, never shrinking.
+// A removal touches neither the slots nor the entry, each a likely cache
+// miss in a large table: it clears the entry's mark, and the slots that
+// point to an unmarked entry, or to an entry used again for a key whose
+// hash has another tag, are stale (one with the same tag is a second way
+// to the same entry, which lookups, comparing keys, take for what it is).
+// A lookup passes over stale slots; an insertion takes the first on its
+// way, or the empty slot that ends it. Once half the slots are taken,
+// they are cleared and every live key placed again, the array doubling
+// until the live keys take at most 3/8 of it: between 8/3 and 16/3 slots
+// per key the table ever held, never shrinking.
 //
 // The zero value is an empty table, ready to use. It is not safe for
 // concurrent use.
