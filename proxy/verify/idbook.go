@@ -8,11 +8,10 @@ package verify
 // takes one entry, so that recording such an event looks up, enters and
 // evicts one key where two windows would do each twice: the client's
 // window takes the entry the upstream's just found or made, with no
-// second lookup. An entry goes when
-// neither window holds its id any more. Which windows hold an entry's id
-// is the table's mark of the entry, a byte kept apart from the entry, so
-// that an eviction, once per event, reads no entry: in a full book the
-// oldest entry is rarely in a cache.
+// second lookup. An entry goes when neither window holds its id any more.
+// Which windows hold an entry's id is the table's mark of the entry, a
+// byte kept apart from the entry, so that an eviction, once per event,
+// reads no entry: in a full book the oldest entry is rarely in a cache.
 //
 // The zero value is not usable; see newIDBook. It is not safe for
 // concurrent use.
