@@ -6,8 +6,8 @@ import (
 )
 
 // idTable maps event ids to their idFacts, for an idBook. It is hand-made,
-// not a map, for the CPU per event budgets (1 and 4, docs/performance.md).
-// It owns copies of its keys and reuses a removed entry, key storage
+// not a map, for the per-event budgets: no allocation, and CPU (1 and 4 in
+// docs/performance.md). It owns copies of its keys and reuses a removed entry, key storage
 // included, so that a full book allocates nothing and never rehashes, and
 // finds where an absent key goes in the probe that missed it. Open
 // addressing with linear probing.
