@@ -40,9 +40,7 @@ func TestReconnects(t *testing.T) {
 		if len(a.Evidence) == 1 && !strings.Contains(a.Evidence[0].Message, "the client did not reconnect for it") {
 			t.Errorf("evidence %q does not say which end kept the answer", a.Evidence[0].Message)
 		}
-		if r.Verdict != report.VerdictFail {
-			t.Errorf("verdict %s over a client that never came back for its answer", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictFail, "")
 	})
 	t.Run("a check at error severity explains the consequence away", func(t *testing.T) {
 		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ClientReconnects: checks.Error}})
@@ -68,9 +66,7 @@ func TestReconnects(t *testing.T) {
 		tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
 		r := tl.final()
 		c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "before it exited") {
-			t.Errorf("evidence %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return !strings.Contains(e.Message, "before it exited") })
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		if r.Command == nil || r.Verdict != report.VerdictFail || !strings.Contains(r.Why, "the client command failed: exit code 1") {
 			t.Errorf("verdict %s (%s), command %+v", r.Verdict, r.Why, r.Command)
@@ -82,8 +78,7 @@ func TestReconnects(t *testing.T) {
 		expectExcused(t, r, checks.ClientReconnects, "the run ended while the client waited to reconnect")
 	})
 	t.Run("no id delivered: drop-priming excuses it", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().
 			send(prime("a1").as(observe.Dropped, fault(0, "drop-priming"))).
 			send(resp("a2", 1).as(observe.Cut, fault(1, "close"))).end(observe.FaultClosed)
@@ -92,9 +87,7 @@ func TestReconnects(t *testing.T) {
 		expectExcused(t, r, checks.ClientReconnects, "no id delivered to resume from: fray kept the ids back (drop-priming)")
 		expectExcused(t, r, checks.E2EEveryRequestAnswered, "no id delivered to resume from")
 		expectExcused(t, r, checks.E2ENoMessageLost, "no id delivered to resume from")
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("a client that deletes its session instead of reconnecting is judged by what it did", func(t *testing.T) {
 		tl := lostResponse(t)
@@ -102,9 +95,7 @@ func TestReconnects(t *testing.T) {
 		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
 		r := tl.report()
 		c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "before it deleted the session") {
-			t.Errorf("evidence %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return !strings.Contains(e.Message, "before it deleted the session") })
 		a := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		if len(a.Evidence) == 1 && !strings.Contains(a.Evidence[0].Message, "the client deleted the session") {
 			t.Errorf("evidence %q", a.Evidence[0].Message)
@@ -136,13 +127,12 @@ func TestReconnects(t *testing.T) {
 		r := tl.report()
 		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 		c := expect(t, r, checks.ClientRetriesTransient, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "status" || !strings.Contains(c.Evidence[0].Message, "503")) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Fault == nil || e.Fault.Kind != "status" || !strings.Contains(e.Message, "503")
+		})
 	})
 	t.Run("the standalone stream given up after one transient error is named", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.get("s1").stream200().send(prime("g1")).end(observe.Complete)
 		tl.wait(200 * ms)
 		tl.status503("s1", "g1")
@@ -150,8 +140,7 @@ func TestReconnects(t *testing.T) {
 		expect(t, tl.final(), checks.ClientRetriesTransient, report.StatusWarn, 1)
 	})
 	t.Run("a second try after a transient error passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.get("s1").stream200().send(prime("g1")).end(observe.Complete)
 		tl.wait(200 * ms)
 		tl.status503("s1", "g1")
@@ -169,14 +158,11 @@ func TestLastEventID(t *testing.T) {
 		g.send(note("a2")).send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		r := tl.final()
 		c := expect(t, r, checks.ClientLastEventID, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a1" || c.Evidence[0].EventIDs[1] != "a2") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.EventIDs[0] != "a1" || e.EventIDs[1] != "a2" })
 		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 	})
 	t.Run("an id fray rewrote is the one owed", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		e := prime("a1")
 		e.delivered = strp("_GET_a1")
 		e.fired = []faults.Firing{fault(0, "rewrite-id")}
@@ -190,8 +176,7 @@ func TestLastEventID(t *testing.T) {
 		expectExcused(t, r, checks.ServerReplayComplete, "resumed from an id fray rewrote")
 	})
 	t.Run("an empty id resets it", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(ev{id: ""}).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
@@ -200,8 +185,7 @@ func TestLastEventID(t *testing.T) {
 		expectExcused(t, r, checks.ClientReconnects, "no id delivered to resume from")
 	})
 	t.Run("a dropped event's id does not count", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(note("a2").as(observe.Dropped, fault(0, "drop"))).
 			send(resp("a3", 1).as(observe.Cut, fault(1, "close"))).end(observe.FaultClosed)
@@ -212,20 +196,18 @@ func TestLastEventID(t *testing.T) {
 		expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
 	})
 	t.Run("an id never delivered fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(note("a2").as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		tl.get("s1", "a2").stream200().end(observe.Complete)
 		c := expect(t, tl.final(), checks.ClientLastEventID, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && c.Evidence[0].Message != `GET carried Last-Event-ID "a2", which fray never delivered in this session; the last id delivered on exchange 2 was "a1"` {
-			t.Errorf("message %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Message != `GET carried Last-Event-ID "a2", which fray never delivered in this session; the last id delivered on exchange 2 was "a1"`
+		})
 	})
 	t.Run("a GET without the id while the standalone stream is open fails at once", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		standalone := tl.get("s1").stream200()
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
@@ -236,8 +218,7 @@ func TestLastEventID(t *testing.T) {
 		standalone.end(observe.ClientGone)
 	})
 	t.Run("a GET without the id is judged when the reconnection falls due", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		g := tl.get("s1").stream200()
@@ -259,8 +240,7 @@ func TestLastEventID(t *testing.T) {
 		// call it was sent before, as happens when its goroutine is
 		// slower: it is the standalone stream, and the client, which
 		// did not come back, owes a reconnection still.
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1")
 		tl.wait(time.Millisecond)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
@@ -275,8 +255,7 @@ func TestLastEventID(t *testing.T) {
 		g.end(observe.ClientGone)
 	})
 	t.Run("a GET to another path is not a reconnection", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.get("s1").stream200().send(ev{noID: true})
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
@@ -288,8 +267,7 @@ func TestLastEventID(t *testing.T) {
 	})
 	t.Run("a GET without the id is the reconnection whatever the server answers", func(t *testing.T) {
 		for _, status := range []int{405, 400, 409, 503} {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
 			tl.wait(time.Second)
 			g := tl.get("s1").respond(status, false, "").end(observe.Complete)
@@ -309,8 +287,7 @@ func TestLastEventID(t *testing.T) {
 		}
 	})
 	t.Run("a GET without the id, then a proper resumption: the first was the standalone stream", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
 		tl.wait(ms)
 		tl.get("s1").respond(405, false, "").end(observe.Complete)
@@ -322,8 +299,7 @@ func TestLastEventID(t *testing.T) {
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("an id a server replayed into another stream resumes the stream whose last id it is", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		// Stream A (call 1) and B (call 2) are both cut; B's last id b2
 		// is replayed into A's resumption, as server-everything does.
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
@@ -347,8 +323,7 @@ func TestLastEventID(t *testing.T) {
 // cutWithRetry cuts a tools/call stream after a priming event whose
 // delivered retry is given (-1: none delivered).
 func cutWithRetry(t *testing.T, upstream, delivered int64, fs ...faults.Firing) *timeline {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	e := primeRetry("a1", upstream)
 	e.deliveredRetry = i64p(delivered)
 	e.fired = fs
@@ -371,16 +346,14 @@ func TestRetryHonoured(t *testing.T) {
 	t.Run("coming back early fails", func(t *testing.T) {
 		r := resume(cutWithRetry(t, 500, 500), 100*ms)
 		c := expect(t, r, checks.ClientRetryHonoured, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && c.Evidence[0].Message != "reconnected 100ms after the stream ended; retry was 500ms" {
-			t.Errorf("message %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Message != "reconnected 100ms after the stream ended; retry was 500ms"
+		})
 	})
 	t.Run("coming back much later is no finding: retry is a minimum", func(t *testing.T) {
 		r := resume(cutWithRetry(t, 500, 500), 1500*ms)
 		expect(t, r, checks.ClientRetryHonoured, report.StatusPass, 0)
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("a retry set by fray is owed, and named", func(t *testing.T) {
 		tl := cutWithRetry(t, 0, 500, fault(2, "set-retry"))
@@ -399,8 +372,7 @@ func TestRetryHonoured(t *testing.T) {
 
 func TestBackoff(t *testing.T) {
 	attempts := func(t *testing.T, gaps ...time.Duration) report.Report {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		for _, g := range gaps {
 			tl.wait(g)
@@ -413,9 +385,7 @@ func TestBackoff(t *testing.T) {
 	t.Run("a storm warns", func(t *testing.T) {
 		r := attempts(t, 10*ms, 10*ms, 10*ms)
 		c := expect(t, r, checks.ClientBackoff, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || len(c.Evidence[0].Related) < 3) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Fault == nil || len(e.Related) < 3 })
 	})
 	t.Run("growing delays pass", func(t *testing.T) {
 		expect(t, attempts(t, 150*ms, 300*ms, 600*ms), checks.ClientBackoff, report.StatusPass, 0)
@@ -433,9 +403,7 @@ func TestBackoff(t *testing.T) {
 		}
 		r := tl.final()
 		expect(t, r, checks.ClientBackoff, report.StatusFail, 1)
-		if r.Verdict != report.VerdictFail {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictFail, "")
 	})
 }
 
@@ -448,8 +416,7 @@ func gone404(tl *timeline) {
 
 func TestNewSessionAfter404(t *testing.T) {
 	t.Run("a new session passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(10 * ms)
 		tl.initialize("s2")
@@ -459,20 +426,16 @@ func TestNewSessionAfter404(t *testing.T) {
 		expectExcused(t, r, checks.E2EEveryRequestAnswered, "answered by fray (status or drop-request fault)")
 	})
 	t.Run("the dead id sent again fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(10 * ms)
 		tl.call("s1", 6, "tools/call").respond(404, false, "").end(observe.Complete)
 		tl.initialize("s2")
 		c := expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Session != 1 || len(c.Evidence[0].Related) != 1) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Session != 1 || len(e.Related) != 1 })
 	})
 	t.Run("a DELETE of the dead id is allowed", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(10 * ms)
 		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(404, false, "").end(observe.Complete)
@@ -480,25 +443,20 @@ func TestNewSessionAfter404(t *testing.T) {
 		expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusPass, 0)
 	})
 	t.Run("no initialize within the deadline fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(31 * time.Second)
 		c := expect(t, tl.report(), checks.ClientNewSessionAfter404, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "status") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Fault == nil || e.Fault.Kind != "status" })
 	})
 	t.Run("Final excuses a run that ended right after the 404", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		gone404(tl)
 		tl.wait(100 * ms)
 		expectExcused(t, tl.final(), checks.ClientNewSessionAfter404, "the run ended soon after the 404")
 	})
 	t.Run("the old session's Last-Event-ID carried into the new one fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		tl.get("s1", "a1").respond(404, false, "").end(observe.Complete)
@@ -537,9 +495,7 @@ func TestLegacy(t *testing.T) {
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		expect(t, r, checks.ServerPrimingEventGet, report.StatusSkip, 0)
 		expect(t, r, checks.ServerUnknownSession404, report.StatusSkip, 0)
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("a request whose answer stream is open when the run ends is not yet due", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -636,8 +592,7 @@ func TestCameBackWithAnotherID(t *testing.T) {
 		})
 	}
 	t.Run("a reconnection that failed is said to have come", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 100)).send(note("a2")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		g := tl.get("s1", "a2").respond(409, false, "").end(observe.Complete)

@@ -36,8 +36,7 @@ func TestSplitCounter(t *testing.T) {
 // first, closed by the server; then the client's resumption from it,
 // whose events carry ids.
 func polled(t *testing.T, first string, resumed ...string) report.Report {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.call("s1", 1, "tools/call").stream200().send(primeRetry(first, 100)).end(observe.Complete)
 	tl.wait(200 * ms)
 	g := tl.get("s1", first).stream200()

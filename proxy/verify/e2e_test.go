@@ -12,8 +12,7 @@ import (
 
 func TestEveryRequestAnswered(t *testing.T) {
 	t.Run("an answer that never comes fails once the session is idle", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.wait(ms)
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		tl.wait(20 * time.Second)
@@ -21,9 +20,7 @@ func TestEveryRequestAnswered(t *testing.T) {
 		tl.wait(11 * time.Second)
 		r := tl.report()
 		c := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1 || c.Evidence[0].AtMS != 1) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Exchange != 2 || e.Session != 1 || e.AtMS != 1 })
 	})
 	t.Run("a shorter deadline judges sooner", func(t *testing.T) {
 		tl := newTimeline(t, Options{AnswerDeadline: time.Second})
@@ -33,24 +30,21 @@ func TestEveryRequestAnswered(t *testing.T) {
 		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 	})
 	t.Run("a silent open stream is not judged until Final", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1"))
 		tl.wait(time.Minute)
 		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 	})
 	t.Run("an answer on the standalone stream counts", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200().send(prime("g0"))
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		g.send(resp("g1", 1)).end(observe.Complete)
 		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("excused cases", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call", action(observe.RequestAction{Answered: true, Dropped: true}), fired(fault(0, "drop-request"))).
 			respond(202, false, "", origin(observe.FromFault)).end(observe.FaultAnswered)
 		tl.call("s1", 2, "tools/call").respond(500, false, "").end(observe.Complete)
@@ -71,17 +65,15 @@ func TestEveryRequestAnswered(t *testing.T) {
 		expectExcused(t, r, checks.E2ENoMessageLost, "corrupted by fray")
 	})
 	t.Run("a client that gives up is not answered", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").end(observe.ClientGone)
 		c := expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "the server sent no response; the client left the exchange before the answer") {
-			t.Errorf("evidence %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return !strings.Contains(e.Message, "the server sent no response; the client left the exchange before the answer")
+		})
 	})
 	t.Run("keep-alives are not progress", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		g := tl.get("s1").stream200()
 		for range 40 {
@@ -95,8 +87,7 @@ func TestEveryRequestAnswered(t *testing.T) {
 
 func TestNoMessageLost(t *testing.T) {
 	t.Run("dropped mid-stream while later ids were delivered", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(note("a2").as(observe.Dropped, fault(0, "drop"))).send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
@@ -104,8 +95,7 @@ func TestNoMessageLost(t *testing.T) {
 		expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
 	})
 	t.Run("dropped, then resumed from before it and not replayed, fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(note("a2").as(observe.Dropped, fault(0, "drop"))).end(observe.FaultClosed)
 		tl.wait(time.Second)
@@ -115,9 +105,7 @@ func TestNoMessageLost(t *testing.T) {
 		// Both warn: the replay's gap is a MAY the server did not keep,
 		// and the lost notification breaks no MUST.
 		expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s (%s): the response came", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("a loss the replay passed over is named by both checks", func(t *testing.T) {
 		tl := lostResponse(t)
@@ -127,13 +115,9 @@ func TestNoMessageLost(t *testing.T) {
 		tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
 		r := tl.final()
 		c := expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.EventIDs[0] != "a3" || e.Fault == nil || e.Fault.Kind != "lose" })
 		c = expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "a3") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return len(e.EventIDs) != 1 || e.EventIDs[0] != "a3" })
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
 	t.Run("a replay cut before it passed over anything is not judged", func(t *testing.T) {
@@ -145,8 +129,7 @@ func TestNoMessageLost(t *testing.T) {
 		expectExcused(t, r, checks.ServerReplayComplete, "the resumption was cut before its replay ended")
 	})
 	t.Run("a stream the client closed", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(resp("a2", 1).as(observe.Undelivered)).end(observe.ClientGone)
 		r := tl.final()
@@ -172,13 +155,10 @@ func TestNoMessageLost(t *testing.T) {
 		expectExcused(t, r, checks.E2EEveryRequestAnswered, "a stream fray cut cancelled it (2026-07-28): the client re-issues it")
 		expectExcused(t, r, checks.ClientReconnects, "protocol without resumability")
 		expect(t, r, checks.ClientReissuesCutRequest, report.StatusPass, 0)
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("stalled for ever", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
 			send(resp("a2", 1).as(observe.Stalled, fault(0, "stall"))).end(observe.ClientGone)
 		expectExcused(t, tl.final(), checks.E2ENoMessageLost, "stalled for ever by fray")
@@ -187,8 +167,7 @@ func TestNoMessageLost(t *testing.T) {
 
 func TestNoMessageDuplicated(t *testing.T) {
 	t.Run("copies made by a duplicate fault are excused", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		e := resp("a2", 1)
 		e.copies = 3
 		e.fired = append(e.fired, fault(0, "duplicate"))
@@ -200,18 +179,14 @@ func TestNoMessageDuplicated(t *testing.T) {
 		}
 	})
 	t.Run("a response the server sent twice fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
 		r := tl.final()
 		c := expect(t, r, checks.E2ENoMessageDuplicated, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != 2 || c.Evidence[0].Session != 1) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Exchange != 2 || e.Session != 1 })
 	})
 	t.Run("a request forwarded twice may be answered twice", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultReset)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("b1")).send(resp("b2", 1)).end(observe.Complete)
 		tl.wait(time.Second)
@@ -219,8 +194,7 @@ func TestNoMessageDuplicated(t *testing.T) {
 		expect(t, tl.final(), checks.E2ENoMessageDuplicated, report.StatusPass, 0)
 	})
 	t.Run("a replay after fray changed Last-Event-ID is excused", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
 		tl.wait(time.Second)
 		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "a1"}

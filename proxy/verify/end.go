@@ -256,13 +256,7 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 	switch {
 	case owed && l.candidate != 0:
 		v.apply(cReconnects)
-		v.apply(cLastEventID)
-		ev := evidence(fmt.Sprintf("came back with a GET without Last-Event-ID although %q was delivered on that stream", l.lastID), l.sess, l.candidate, l.candidateAt)
-		ev.EventIDs = []string{string(l.lastID)}
-		ev.Related = related(l.origin, l.endEx)
-		ev.Fault = l.endFault
-		v.find(cLastEventID, levelError, ev)
-		l.blamed = checks.ClientLastEventID
+		v.findNoLastEventID(l, "came back", l.candidate, l.candidateAt)
 	case owed && l.blamed == checks.ClientLastEventID:
 		// It came back, with an id the stream never delivered, and got
 		// nothing to resume: the wrong id is the cause, already found.

@@ -48,9 +48,7 @@ func TestNoMCPEndpoint(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.request("POST", "/", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(200, false, "").end(observe.Complete)
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "(POST / answered 200 without a JSON-RPC message)") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "(POST / answered 200 without a JSON-RPC message)")
 	})
 	t.Run("an MCP answer", func(t *testing.T) {
 		tl := newTimeline(t, Options{})

@@ -284,7 +284,7 @@ func reachedByReplay(x *exch, e *observe.Event) bool {
 		}
 	}
 	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
-		r, ok := x.sess.answered.getBytes(e.RPCID)
+		r, ok := getBytes(x.sess.answered, e.RPCID)
 		return ok && r != nil && r.delivered > 0
 	}
 	return false

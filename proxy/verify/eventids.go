@@ -28,13 +28,18 @@ func (l *logical) eventID(e *evRec) []byte {
 // than the last event's but for the first event since the ring was empty:
 // the ring counts its records' places from it (eventPos).
 func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Duration) {
-	i, oldest := l.events.len(), 0 // oldest: the oldest slot the new event leaves
+	i, oldest := len(l.events), 0 // oldest: the oldest slot the new event leaves
 	if i == 0 {
 		l.evFirst = pos
+		if l.events == nil {
+			// Room for a short stream (a POST's priming event and its
+			// answer) at once; append grows a longer one to idWindow.
+			l.events = make([]evRec, 0, 8)
+		}
 	}
 	l.evLast = pos
 	if i < idWindow {
-		l.events.add()
+		l.events = append(l.events, evRec{})
 	} else {
 		i = l.evNext
 		if l.evNext++; l.evNext == idWindow {
@@ -46,7 +51,7 @@ func (l *logical) addEvent(id []byte, pos int64, dispatched bool, at time.Durati
 	if len(l.evIDs)+len(id) > cap(l.evIDs) {
 		l.compactIDs(i, oldest, len(id))
 	}
-	er := l.events.at(i)
+	er := &l.events[i]
 	n := len(l.evIDs)
 	er.off, er.n = l.evBase+uint32(n), uint32(len(id))
 	// The arena has room, as compactIDs left it: no append to grow it.
@@ -78,7 +83,7 @@ func (l *logical) eventPos(i int) int64 {
 func (l *logical) compactIDs(slot, oldest, extra int) {
 	from := l.evBase + uint32(len(l.evIDs)) // no live id
 	if oldest != slot {
-		from = l.events.at(oldest).off
+		from = l.events[oldest].off
 	}
 	live := l.evIDs[from-l.evBase:]
 	need := max(2*len(live), 256) + extra
@@ -94,5 +99,5 @@ func (l *logical) compactIDs(slot, oldest, extra int) {
 // stream sent before is forgotten. A ring filled again starts at its
 // first slot, so that its slots stay in the order the events came.
 func (l *logical) dropEvents() {
-	l.events, l.evIDs, l.evSpare, l.evNext = evRing{}, nil, nil, 0
+	l.events, l.evIDs, l.evSpare, l.evNext = nil, nil, nil, 0
 }

@@ -28,11 +28,11 @@ func TestEventIDsFollowTheRing(t *testing.T) {
 	}
 	check := func(step string) {
 		t.Helper()
-		if l.events.len() > idWindow {
-			t.Fatalf("%s: %d events in the ring, bound %d", step, l.events.len(), idWindow)
+		if len(l.events) > idWindow {
+			t.Fatalf("%s: %d events in the ring, bound %d", step, len(l.events), idWindow)
 		}
-		for i := range l.events.len() {
-			e, p := l.events.at(i), l.eventPos(i)
+		for i := range len(l.events) {
+			e, p := &l.events[i], l.eventPos(i)
 			if got := string(l.eventID(e)); got != want[p] {
 				t.Fatalf("%s: slot %d (pos %d) gives id %q, want %q", step, i, p, got, want[p])
 			}
@@ -40,7 +40,7 @@ func TestEventIDsFollowTheRing(t *testing.T) {
 				t.Fatalf("%s: slot %d (pos %d) holds time %v, dispatched %v; want %v, %v", step, i, p, e.at(), e.dispatched(), at[p], p%3 != 0)
 			}
 		}
-		if n := l.events.len(); l.evFolded && n == idWindow {
+		if n := len(l.events); l.evFolded && n == idWindow {
 			// The oldest slot holds the oldest event: the ring is in order.
 			if first := l.eventPos(l.evNext); first != pos-idWindow {
 				t.Fatalf("%s: oldest slot holds pos %d, want %d", step, first, pos-idWindow)
@@ -59,6 +59,10 @@ func TestEventIDsFollowTheRing(t *testing.T) {
 			add()
 		}
 		check("refilled after a drop")
+		if c := cap(l.events); c > 8 {
+			// A short stream (a POST's priming event and its answer) holds little.
+			t.Fatalf("a stream of 5 events holds room for %d", c)
+		}
 	}
 	id := make([]byte, 0, 64)
 	allocs := testing.AllocsPerRun(2*idWindow, func() {

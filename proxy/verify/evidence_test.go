@@ -162,8 +162,7 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 	for _, tt := range tests {
 		seen[tt.check] = true
 		t.Run(tt.check, func(t *testing.T) {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			tl.wait(100 * ms)
 			tt.run(tl)
 			r := tl.report()
@@ -209,8 +208,7 @@ func lose(tl *timeline) {
 // fails only on an error-level finding of an error-severity check; faults
 // are counted once per firing, in registry order.
 func TestReportShape(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.wait(ms)
 	tl.status503("s1", "x")
 	e := resp("a2", 1)

@@ -40,8 +40,7 @@ func TestGetAnswer(t *testing.T) {
 			fired(fault(0, "strip-last-event-id")), action(observe.RequestAction{LastEventIDChanged: true})}, &leid, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			tl.getWith("s1", tc.leid, tc.opts...).respond(tc.status, tc.sse, "").end(observe.Complete)
 			c := check(t, tl.report(), checks.ServerGetStreamOr405)
 			if (c.Applied > 0) != tc.applied || (c.Count > 0) != tc.found {
@@ -56,8 +55,7 @@ func TestGetAnswer(t *testing.T) {
 // GET opening it again is.
 func TestGetAnswerBesideAnOpenStream(t *testing.T) {
 	accept := header("Accept", "text/event-stream")
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	g := tl.getWith("s1", nil, accept).stream200().send(prime("g1"))
 	tl.getWith("s1", nil, accept).respond(http.StatusConflict, false, "").end(observe.Complete)
 	if c := check(t, tl.report(), checks.ServerGetStreamOr405); c.Count != 0 {

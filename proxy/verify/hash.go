@@ -7,6 +7,14 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
+// hashSeed seeds the hashes the verifier compares: event data and ids.
+// One seed for the life of the process, so that a hash taken live and one
+// taken from a trace read back in the same process agree.
+var hashSeed = maphash.MakeSeed()
+
+// idHash hashes an event id for the verifier's id tables.
+func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
+
 // eventHash hashes the data of an event as the upstream sent it (its data
 // lines joined with LF, as a client sees them), so that a replayed event
 // can be told from another event that reuses its id. The proxy's reader

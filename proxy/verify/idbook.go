@@ -8,18 +8,17 @@ package verify
 // takes one entry, so that recording such an event looks up, enters and
 // evicts one key where two windows would do each twice: the client's
 // window takes the entry the upstream's just found or made, with no
-// second lookup. An entry goes when
-// neither window holds its id any more. Which windows hold an entry's id
-// is the table's mark of the entry, a byte kept apart from the entry, so
-// that an eviction, once per event, reads no entry: in a full book the
-// oldest entry is rarely in a cache.
+// second lookup. An entry goes when neither window holds its id any more.
+// Which windows hold an entry's id is the table's mark of the entry, a
+// byte kept apart from the entry, so that an eviction, once per event,
+// reads no entry: in a full book the oldest entry is rarely in a cache.
 //
 // The zero value is not usable; see newIDBook. It is not safe for
 // concurrent use.
 type idBook struct {
 	// t marks each entry with the windows that hold its id (inUp,
 	// inDown); the facts of a window that does not are stale.
-	t idTable[idFacts]
+	t idTable
 	// up and down list the entries in each window in insertion order.
 	up, down idRing
 }
@@ -52,7 +51,7 @@ func newIDBook(cap int) *idBook {
 // upstream returns the record of an id the upstream sent, whose idHash is
 // h.
 func (b *idBook) upstream(k []byte, h uint64) (idRec, bool) {
-	if i := b.t.findH(k, h); i >= 0 && b.t.marks[i]&inUp != 0 {
+	if i := b.t.find(k, h); i >= 0 && b.t.marks[i]&inUp != 0 {
 		return b.t.ents[i].val.up, true
 	}
 	return idRec{}, false
@@ -133,7 +132,7 @@ func (b *idBook) refDelivered(k []byte, h uint64, entry int32, lg *logical) (rec
 
 // delivered returns the record of an id the client got.
 func (b *idBook) delivered(k []byte) (deliveredRec, bool) {
-	if i := b.t.find(k); i >= 0 && b.t.marks[i]&inDown != 0 {
+	if i := b.t.find(k, idHash(k)); i >= 0 && b.t.marks[i]&inDown != 0 {
 		return b.t.ents[i].val.down, true
 	}
 	return deliveredRec{}, false

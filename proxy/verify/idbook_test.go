@@ -54,7 +54,7 @@ func TestIDBookMatchesTwoWindows(t *testing.T) {
 			fallthrough
 		case 2: // the client got k
 			if entry < 0 && rng.IntN(2) == 0 {
-				entry = b.t.find([]byte(k))
+				entry = b.t.find([]byte(k), idHash([]byte(k)))
 			} else if rng.IntN(2) == 0 {
 				entry = -1
 			}

@@ -2,52 +2,33 @@ package verify
 
 import (
 	"fmt"
-	"hash/maphash"
 	"unsafe"
 )
 
-// hashSeed seeds the hashes the verifier compares: event data and ids.
-// One seed for the life of the process, so that a hash taken live and one
-// taken from a trace read back in the same process agree.
-var hashSeed = maphash.MakeSeed()
-
-// idHash hashes an event id for the verifier's id tables.
-func idHash(id []byte) uint64 { return maphash.Bytes(hashSeed, id) }
-
-// idTable maps byte-string keys (event ids) to V. It owns copies of its
-// keys and reuses an entry, key storage included, once the entry is
-// removed, so that a table with as many insertions as removals (a full
-// window) allocates nothing and never rehashes: lookups and insertions
-// take the bytes the proxy read, with no string made of them. Open
+// idTable maps event ids to their idFacts, for an idBook. It is hand-made,
+// not a map, for the per-event budgets: no allocation, and CPU (1 and 4 in
+// docs/performance.md). It owns copies of its keys and reuses a removed entry, key storage
+// included, so that a full book allocates nothing and never rehashes, and
+// finds where an absent key goes in the probe that missed it. Open
 // addressing with linear probing.
 //
-// A removal touches neither the slots nor the entry, which in a large
-// table are each a likely cache miss, and a full window removes a key per
-// insertion: it clears the entry's mark, and the slots that point to an
-// unmarked entry, or to an entry used again for a key whose hash has
-// another tag, are stale. (One with the same tag is a second way to the
-// same entry, which lookups, comparing keys, take for what it is.) A
-// lookup passes over stale slots; an insertion takes the first on its
+// A removal touches neither the slots nor the entry, each a likely cache
+// miss in a large table: it clears the entry's mark, and the slots that
+// point to an unmarked entry, or to an entry used again for a key whose
+// hash has another tag, are stale (one with the same tag is a second way
+// to the same entry, which lookups, comparing keys, take for what it is).
+// A lookup passes over stale slots; an insertion takes the first on its
 // way, or the empty slot that ends it. Once half the slots are taken,
-// the slots are cleared and every live key placed again, at one pass
-// through memory for as many removals as there were stale slots. The
-// live keys then take at most 3/8 of the slots (the array doubles until
-// they do), so that at least an eighth of the slots' worth of insertions
-// come before the next pass: the slot array grows to between 8/3 and 16/3
-// times the most keys the table ever held (a session's idBook, 4097 at
-// most: 16384 slots, 64 KiB), and never shrinks. The entry's value stays
-// until the entry is used again, which in a full window is at once: an
-// insertion leaves the value to its caller, who writes it once.
-//
-// A table holds at most maxTableEntries entries, so that a slot takes
-// four bytes: the verifier's windows are far smaller (see ledger.go).
+// they are cleared and every live key placed again, the array doubling
+// until the live keys take at most 3/8 of it: between 8/3 and 16/3 slots
+// per key the table ever held, never shrinking.
 //
 // The zero value is an empty table, ready to use. It is not safe for
 // concurrent use.
-type idTable[V any] struct {
+type idTable struct {
 	slots []idSlot // len is 0 or a power of two
 	used  int      // slots not empty, stale or not
-	ents  []idEntry[V]
+	ents  []idEntry
 	homes []uint32 // the low bits of each entry's hash, by entry
 	// marks holds a byte by entry: 0 for an entry not in use, and for one
 	// in use what its caller marked it with (an idBook: the windows that
@@ -73,31 +54,30 @@ type idSlot struct {
 // has 16 bits.
 const maxTableEntries = 1<<16 - 1
 
-// The verifier's id tables stay within it: a session's idBook holds at
-// most two windows of idWindow, a window one of answeredWindow. (A
-// constant that overflows uint16 does not compile.)
-const _ = uint16(2*idWindow) + uint16(answeredWindow)
+// A session's idBook, two windows of idWindow, stays within it: a
+// constant that overflows uint16 does not compile.
+const _ = uint16(2 * idWindow)
 
 // slotTag is the tag a slot holds for an entry whose homes value is h.
 func slotTag(h uint32) uint16 { return uint16(h >> 16) }
 
-type idEntry[V any] struct {
+type idEntry struct {
 	n      int32
 	inline [inlineKey]byte
 	long   []byte
-	val    V
+	val    idFacts
 }
 
 const inlineKey = 24
 
-func (e *idEntry[V]) key() []byte {
+func (e *idEntry) key() []byte {
 	if e.n <= inlineKey {
 		return e.inline[:e.n]
 	}
 	return e.long
 }
 
-func (e *idEntry[V]) setKey(k []byte) {
+func (e *idEntry) setKey(k []byte) {
 	e.n = int32(len(k))
 	if len(k) <= inlineKey {
 		copy(e.inline[:], k)
@@ -110,30 +90,10 @@ func (e *idEntry[V]) setKey(k []byte) {
 // not be written.
 func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
-func (t *idTable[V]) len() int { return t.n }
+func (t *idTable) len() int { return t.n }
 
 // find returns the index of k's entry, or -1.
-func (t *idTable[V]) find(k []byte) int32 { return t.findH(k, idHash(k)) }
-
-// findH is find for k whose idHash is h.
-func (t *idTable[V]) findH(k []byte, h uint64) int32 {
-	if t.n == 0 {
-		return -1
-	}
-	mask := uint64(len(t.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		s := t.slots[i]
-		if s.ref == 0 {
-			return -1
-		}
-		if s.tag != slotTag(uint32(h)) {
-			continue
-		}
-		if j := int32(s.ref) - 1; t.marks[j] != 0 && string(t.ents[j].key()) == string(k) {
-			return j
-		}
-	}
-}
+func (t *idTable) find(k []byte, h uint64) int32 { return t.spotH(k, h).ent }
 
 // idSpot is where a lookup left a key: its entry, or, for an absent key,
 // the slot its insertion takes (the one place would have chosen then), so
@@ -145,9 +105,10 @@ type idSpot struct {
 	slot int32 // for an absent key, the slot to take; -1 when there are no slots
 }
 
-// spotH is findH that, for an absent k, also finds the slot its insertion
-// takes: the first stale slot on the way, or the empty one that ends it.
-func (t *idTable[V]) spotH(k []byte, h uint64) idSpot {
+// spotH finds k, whose idHash is h, and for an absent k the slot its
+// insertion takes: the first stale slot on the way, or the empty one that
+// ends it.
+func (t *idTable) spotH(k []byte, h uint64) idSpot {
 	if len(t.slots) == 0 {
 		return idSpot{ent: -1, slot: -1}
 	}
@@ -174,27 +135,9 @@ func (t *idTable[V]) spotH(k []byte, h uint64) idSpot {
 
 // stale says whether slot s, not empty, leads to no key: its entry was
 // removed, or used again for a key whose hash has another tag.
-func (t *idTable[V]) stale(s idSlot) bool {
+func (t *idTable) stale(s idSlot) bool {
 	r := int32(s.ref) - 1
 	return t.marks[r] == 0 || slotTag(t.homes[r]) != s.tag
-}
-
-func (t *idTable[V]) get(k []byte) (V, bool) {
-	if i := t.find(k); i >= 0 {
-		return t.ents[i].val, true
-	}
-	var zero V
-	return zero, false
-}
-
-// insert adds k, which must be absent, and returns its entry's index.
-func (t *idTable[V]) insert(k []byte, v V) int32 { return t.insertH(k, idHash(k), v) }
-
-// insertH is insert for k whose idHash is h.
-func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
-	i := t.insertAt(k, h, -1, 1)
-	t.ents[i].val = v
-	return i
 }
 
 // insertAt enters k, absent, whose idHash is h, with mark (not 0), into
@@ -203,7 +146,7 @@ func (t *idTable[V]) insertH(k []byte, h uint64, v V) int32 {
 // is what it held last (the caller sets it). When the slots are due to be
 // placed again, k takes the first stale or empty slot from its hash once
 // they are.
-func (t *idTable[V]) insertAt(k []byte, h uint64, slot int32, mark uint8) int32 {
+func (t *idTable) insertAt(k []byte, h uint64, slot int32, mark uint8) int32 {
 	if (t.used+1)*2 > len(t.slots) {
 		t.rebuild()
 		slot = -1
@@ -230,12 +173,12 @@ func (t *idTable[V]) insertAt(k []byte, h uint64, slot int32, mark uint8) int32 
 }
 
 // grow adds a free entry.
-func (t *idTable[V]) grow() {
+func (t *idTable) grow() {
 	if len(t.ents) == maxTableEntries {
 		// The windows' bounds keep every table far below it.
 		panic(fmt.Sprintf("verify: an id table of %d entries is full", maxTableEntries))
 	}
-	t.ents = append(t.ents, idEntry[V]{})
+	t.ents = append(t.ents, idEntry{})
 	t.homes = append(t.homes, 0)
 	t.marks = append(t.marks, 0)
 	t.free = append(t.free, int32(len(t.ents)-1))
@@ -244,7 +187,7 @@ func (t *idTable[V]) grow() {
 // place puts entry i in the first stale or empty slot from its hash.
 // Taking a stale slot keeps every probe that passed it going: it was not
 // empty, and is not.
-func (t *idTable[V]) place(i int32) {
+func (t *idTable) place(i int32) {
 	mask := uint32(len(t.slots) - 1)
 	h := t.homes[i]
 	for j := h & mask; ; j = (j + 1) & mask {
@@ -261,7 +204,7 @@ func (t *idTable[V]) place(i int32) {
 
 // remove takes entry i out; its key storage, and its value, stay until
 // the next insert takes the entry.
-func (t *idTable[V]) remove(i int32) {
+func (t *idTable) remove(i int32) {
 	t.marks[i] = 0
 	t.free = append(t.free, i)
 	t.n--
@@ -270,7 +213,7 @@ func (t *idTable[V]) remove(i int32) {
 // rebuild clears the slots and places every live entry again, into twice
 // as many slots (16 at first) while the live keys and one more would
 // take more than 3/8 of them.
-func (t *idTable[V]) rebuild() {
+func (t *idTable) rebuild() {
 	size := max(16, len(t.slots))
 	for (t.n+1)*8 > size*3 {
 		size *= 2
@@ -287,7 +230,7 @@ func (t *idTable[V]) rebuild() {
 // yet, so that each entry takes the first empty slot from its hash, with
 // no entry read but its own hash: a full window fills its slots again
 // every few thousand insertions.
-func (t *idTable[V]) fill() {
+func (t *idTable) fill() {
 	mask := uint32(len(t.slots) - 1)
 	for i, m := range t.marks {
 		if m == 0 {
@@ -301,14 +244,4 @@ func (t *idTable[V]) fill() {
 		t.slots[j] = idSlot{ref: uint16(i + 1), tag: slotTag(h)}
 	}
 	t.used = t.n
-}
-
-// each calls fn for every key held; fn must not change the table.
-func (t *idTable[V]) each(fn func(k []byte, v V)) {
-	for i := range t.ents {
-		if t.marks[i] != 0 {
-			e := &t.ents[i]
-			fn(e.key(), e.val)
-		}
-	}
 }

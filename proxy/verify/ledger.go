@@ -87,7 +87,7 @@ type session struct {
 	logicals []*logical
 	pending  map[string]*request
 	tokens   map[string]*request // pending requests by progress token
-	answered *window[*request]
+	answered *window[string, *request]
 	openGets int      // server-view standalone GET streams open
 	refused  *refusal // the first POST the server refused (refusal.go)
 	// deleteAt is when the client sent DELETE for the session (0: never):
@@ -140,8 +140,8 @@ type logical struct {
 
 	// Server side.
 	nextPos  int64
-	events   evRing // ring of the last idWindow events with an id (evring.go)
-	evIDs    []byte // their ids (eventids.go)
+	events   []evRec // ring of the last idWindow events with an id (eventids.go)
+	evIDs    []byte  // their ids (eventids.go)
 	evSpare  []byte
 	evBase   uint32 // the place of evIDs[0] among all the ids entered
 	evNext   int

@@ -28,9 +28,9 @@ func TestResumeContinues(t *testing.T) {
 		g.end(observe.ClientGone)
 		r := tl.final()
 		c := expect(t, r, checks.ServerResumeContinues, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != g.num || !strings.Contains(c.Evidence[0].Message, "request 1 (tools/call)")) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Exchange != g.num || !strings.Contains(e.Message, "request 1 (tools/call)")
+		})
 		// One cause, one failure: the unanswered request is its consequence.
 		expectExcused(t, r, checks.E2EEveryRequestAnswered, "explained by server.resume-continues")
 		for _, id := range []string{checks.ClientReconnects, checks.ClientLastEventID, checks.ClientRetriesTransient} {
@@ -73,8 +73,7 @@ func TestResumeContinues(t *testing.T) {
 
 func TestDisconnectNotCancel(t *testing.T) {
 	cut := func(t *testing.T) *timeline {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(note("a2")).end(observe.FaultClosed)
 		tl.wait(time.Second)
 		return tl
@@ -88,9 +87,7 @@ func TestDisconnectNotCancel(t *testing.T) {
 		tl := cut(t)
 		tl.get("s1", "a2").stream200().send(failed("a3", 1, -32603, "slow-count: step 10: context canceled")).end(observe.Complete)
 		c := expect(t, tl.final(), checks.ServerDisconnectNotCancel, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && !strings.Contains(c.Evidence[0].Message, "context canceled") {
-			t.Errorf("evidence %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return !strings.Contains(e.Message, "context canceled") })
 	})
 	t.Run("the request-cancelled code fails too", func(t *testing.T) {
 		tl := cut(t)
@@ -104,8 +101,7 @@ func TestDisconnectNotCancel(t *testing.T) {
 		expectExcused(t, tl.final(), checks.ServerDisconnectNotCancel, "the client cancelled the request")
 	})
 	t.Run("an error on a stream never cut is not judged", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(failed("a2", 1, -32603, "context canceled")).end(observe.Complete)
 		expect(t, tl.final(), checks.ServerDisconnectNotCancel, report.StatusSkip, 0)
 	})
@@ -113,8 +109,7 @@ func TestDisconnectNotCancel(t *testing.T) {
 
 func TestMessagesOnOwnStream(t *testing.T) {
 	t.Run("progress on its request's stream and its resumption passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		tl.callProgress("s1", 1, "tools/call", "t1").stream200().send(prime("a1")).send(progress("a2", "t1")).end(observe.Complete)
 		tl.wait(time.Second)
@@ -127,21 +122,19 @@ func TestMessagesOnOwnStream(t *testing.T) {
 		}
 	})
 	t.Run("progress on the standalone GET stream is named", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		x := tl.callProgress("s1", 1, "tools/call", "t1").stream200().send(prime("a1"))
 		g.send(progress("g1", "t1"))
 		x.send(resp("a2", 1)).end(observe.Complete)
 		g.end(observe.ClientGone)
 		c := expect(t, tl.final(), checks.ServerMessagesOnOwnStream, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != g.num || !strings.Contains(c.Evidence[0].Message, "standalone GET stream")) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Exchange != g.num || !strings.Contains(e.Message, "standalone GET stream")
+		})
 	})
 	t.Run("progress on another request's stream is named", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		a := tl.callProgress("s1", 1, "tools/call", "t1").stream200().send(prime("a1"))
 		b := tl.callProgress("s1", 2, "tools/call", "t2").stream200().send(prime("b1"))
 		b.send(progress("b2", "t1"))
@@ -150,8 +143,7 @@ func TestMessagesOnOwnStream(t *testing.T) {
 		expect(t, tl.final(), checks.ServerMessagesOnOwnStream, report.StatusWarn, 1)
 	})
 	t.Run("a request whose answer has not started has no stream of its own yet", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		x := tl.callProgress("s1", 1, "tools/call", "t1")
 		g.send(progress("g1", "t1"))
@@ -178,43 +170,33 @@ func TestInconclusive(t *testing.T) {
 	t.Run("no traffic", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no exchange went through fray") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no exchange went through fray")
 	})
 	t.Run("every answer fray's own", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.call("", 0, "initialize").respond(502, false, "", origin(observe.FromFray)).end(observe.UpstreamFailed)
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no exchange reached the upstream") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no exchange reached the upstream")
 	})
 	t.Run("no request forwarded", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
 		tl.request("GET", "/.well-known/oauth-protected-resource", mcp.StreamOther, "", "").respond(404, false, "").end(observe.Complete)
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no JSON-RPC request") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no JSON-RPC request")
 	})
 	t.Run("a profile whose faults never fired", func(t *testing.T) {
 		tl := newTimeline(t, Options{Faults: 2})
 		tl.initialize("s1")
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no fault fired") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictInconclusive, "no fault fired")
 	})
 	t.Run("a failure is a failure, however little was seen", func(t *testing.T) {
 		tl := newTimeline(t, Options{Faults: 2})
 		tl.initialize("s1")
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
 		r := tl.final()
-		if r.Verdict != report.VerdictFail {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+		expectVerdict(t, r, report.VerdictFail, "")
 	})
 	t.Run("enough traffic and a fault passes", func(t *testing.T) {
 		tl := newTimeline(t, Options{Faults: 1})
@@ -235,8 +217,7 @@ func (tl *timeline) cancelCall(session string, id int) *xch {
 // cutCall cuts a tools/call stream after its priming event and a
 // progress notification, before the server sent the response.
 func cutCall(t *testing.T) *timeline {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.call("s1", 1, "tools/call").stream200().
 		send(primeRetry("a1", 200)).send(note("a2")).
 		end(observe.FaultClosed)
@@ -331,8 +312,7 @@ func TestResumeSilenceThenCancel(t *testing.T) {
 		}
 	})
 	t.Run("a request cancelled before its stream began owes nothing on it", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		x := tl.call("s1", 1, "tools/call")
 		tl.wait(100 * ms)
 		tl.cancelCall("s1", 1)

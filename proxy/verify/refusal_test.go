@@ -27,8 +27,7 @@ func TestSessionSurvivesRefusal(t *testing.T) {
 		{"202 then 503", http.StatusAccepted, http.StatusServiceUnavailable, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/progress"}`).respond(tc.first, false, "").end(observe.Complete)
 			tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/progress"}`).respond(tc.second, false, "").end(observe.Complete)
 			c := check(t, tl.report(), checks.ServerSessionSurvivesRefusal)

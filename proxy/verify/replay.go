@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"time"
 
@@ -44,7 +45,10 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			x.blamedDup = checks.ServerReplayIsolated
 			return true, where.ent
 		case !known && r.inReplay:
-			other := v.sessionHolding(s, id, ih, h)
+			other := v.otherSession(s, func(o *session) bool {
+				rec, ok := o.ids.upstream(id, ih)
+				return ok && rec.hash == h
+			})
 			if other != nil && r.known && other.ids.holdsUp(r.x) {
 				// The other session was sent the id this resumption
 				// started from, which this session's server sent too:
@@ -107,19 +111,15 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 	x.blamedDup = checks.ServerReplayNoDuplicates
 }
 
-// sessionHolding is the session other than s, the first in order of
-// appearance, whose window holds id (its idHash ih) for an event whose
-// data hashed to h; nil when none does. It looks through every live
-// session, which only a replay of an id its own session never sent asks
-// for, so that recording an id, once per event, indexes nothing across
-// sessions.
-func (v *Verifier) sessionHolding(s *session, id []byte, ih, h uint64) *session {
+// otherSession is the session other than s, the first in order of
+// appearance, for which has is true; nil when none is. It looks through
+// every live session, which only an id the session s never had asks for
+// (a replay, a Last-Event-ID), so that recording an id, once per event,
+// indexes nothing across sessions.
+func (v *Verifier) otherSession(s *session, has func(o *session) bool) *session {
 	var found *session
 	for _, o := range v.sessions {
-		if o == s || found != nil && o.seq > found.seq {
-			continue
-		}
-		if rec, ok := o.ids.upstream(id, ih); ok && rec.hash == h {
+		if o != s && (found == nil || o.seq <= found.seq) && has(o) {
 			found = o
 		}
 	}
@@ -162,19 +162,31 @@ func (v *Verifier) judgeCutReplay(x *exch, at time.Duration) bool {
 // resumption, an event between Last-Event-ID and the last event replayed
 // that the replay left out.
 func (v *Verifier) replaySkipped(x *exch) bool {
-	r, l := x.resume, x.srv
-	if !r.known || l == nil {
+	if !x.resume.known || x.srv == nil {
 		return false
 	}
-	n := l.events.len()
-	for i := range n {
-		slot := (l.evNext + i) % n
-		e, pos := l.events.at(slot), l.eventPos(slot)
-		if pos > r.pos && pos < r.top && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
-			return true
-		}
+	for range notReplayed(x, x.resume.top) {
+		return true
 	}
 	return false
+}
+
+// notReplayed yields the ids of the events, oldest first, that the server
+// had sent on the stream x resumes, before x and after its Last-Event-ID
+// and before position below, and that the replay has not brought.
+func notReplayed(x *exch, below int64) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		r, l := x.resume, x.srv
+		n := len(l.events)
+		for i := range n {
+			slot := (l.evNext + i) % n
+			e, pos := &l.events[slot], l.eventPos(slot)
+			id := l.eventID(e)
+			if pos > r.pos && pos < below && e.dispatched() && e.at() < x.at && !r.replayed[string(id)] && !yield(id) {
+				return
+			}
+		}
+	}
 }
 
 // judgeReplayBelow is judgeReplay counting only the events before position
@@ -203,22 +215,17 @@ func (v *Verifier) judgeReplayBelow(x *exch, at time.Duration, below int64) {
 		return
 	}
 	l := x.srv
-	n := l.events.len()
-	if l.evFolded && n > 0 && l.eventPos(l.evNext) > r.pos+1 {
+	if l.evFolded && len(l.events) > 0 && l.eventPos(l.evNext) > r.pos+1 {
 		v.excuse(cReplayComplete, "a replay reaching back beyond the ledger's window")
 		return
 	}
 	v.apply(cReplayComplete)
 	var missing []string
 	count := 0
-	for i := range n {
-		slot := (l.evNext + i) % n
-		e, pos := l.events.at(slot), l.eventPos(slot)
-		if pos > r.pos && pos < below && e.dispatched() && e.at() < x.at && !r.replayed[string(l.eventID(e))] {
-			count++
-			if len(missing) < 10 {
-				missing = append(missing, string(l.eventID(e)))
-			}
+	for id := range notReplayed(x, below) {
+		count++
+		if len(missing) < 10 {
+			missing = append(missing, string(id))
 		}
 	}
 	if count == 0 {

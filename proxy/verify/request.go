@@ -147,10 +147,7 @@ func (v *Verifier) initialized(at time.Duration) {
 func (v *Verifier) settleReinit(at time.Duration, final bool) {
 	kept := v.reinit[:0]
 	for _, d := range v.reinit {
-		due := d.at + v.deadline
-		if final {
-			due = d.at + finalGrace
-		}
+		due := v.dueAt(d.at, final)
 		switch {
 		case at >= due:
 			v.apply(cNewSession)

@@ -133,7 +133,7 @@ func (v *Verifier) judgeUnknownSession(x *exch, o *observe.Observation) {
 	case m != nil && m.deleted && x.at > m.deletedAt:
 		why = "deleted"
 	case m == nil || !m.issued:
-		if v.metaFull {
+		if v.meta.dropped > 0 {
 			v.excuse(cUnknownSession, "more session ids than the ledger remembers")
 			return
 		}

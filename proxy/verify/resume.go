@@ -120,7 +120,7 @@ func (v *Verifier) resumeFor(x *exch) *logical {
 	} else {
 		v.apply(cLastEventID)
 		msg := fmt.Sprintf("GET carried Last-Event-ID %q, which fray never delivered in this session", id)
-		if o := v.deliveredIn(id, s); o != nil {
+		if o := v.otherSession(s, func(o *session) bool { _, ok := o.ids.deliveredString(id); return ok }); o != nil {
 			msg = fmt.Sprintf("GET carried Last-Event-ID %q, which belongs to session %d: fray never delivered it in this one", id, o.seq)
 		}
 		ev := evidence(msg, s, x.num, x.at)
@@ -190,14 +190,21 @@ func (v *Verifier) plainGet(x *exch) *logical {
 		return nil
 	}
 	v.attempt(l, x)
+	v.findNoLastEventID(l, "reconnected", x.num, x.at)
+	return l
+}
+
+// findNoLastEventID finds that the client came back for l, on exchange ex
+// at at, with a GET without the Last-Event-ID it had
+// (client.last-event-id); what says how it came back.
+func (v *Verifier) findNoLastEventID(l *logical, what string, ex uint64, at time.Duration) {
 	v.apply(cLastEventID)
-	ev := evidence(fmt.Sprintf("reconnected with a GET without Last-Event-ID although %q was delivered on that stream", l.lastID), s, x.num, x.at)
+	ev := evidence(fmt.Sprintf("%s with a GET without Last-Event-ID although %q was delivered on that stream", what, l.lastID), l.sess, ex, at)
 	ev.EventIDs = []string{string(l.lastID)}
 	ev.Related = related(l.origin, l.endEx)
 	ev.Fault = l.endFault
 	v.find(cLastEventID, levelError, ev)
 	l.blamed = checks.ClientLastEventID
-	return l
 }
 
 // oldestPending returns the oldest POST stream that ended before its
@@ -361,10 +368,7 @@ func (v *Verifier) settleLegacy(at time.Duration, final bool) {
 		if l.state == lgDone {
 			continue
 		}
-		due := l.since + v.deadline
-		if final {
-			due = l.since + finalGrace
-		}
+		due := v.dueAt(l.since, final)
 		switch {
 		case l.state != lgPending:
 			if !final {

@@ -14,8 +14,7 @@ import (
 // (client.last-event-id); the same id while the call still waits for its
 // response is a resumption like any other.
 func TestResumeOfAFinishedStream(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.get("s1").stream200().send(prime("g1"))
 	tl.toolCall("s1", 1, "a1", "a2", "a3")
 	tl.wait(200 * ms)

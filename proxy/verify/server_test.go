@@ -15,43 +15,37 @@ import (
 
 func TestPrimingEvent(t *testing.T) {
 	t.Run("primed stream passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusPass, 0)
 	})
 	t.Run("stream without priming fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(note("a1")).send(resp("a2", 1)).end(observe.Complete)
 		c := expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && c.Evidence[0].Message != "the stream answering POST tools/call (id 1) began with an event that had data" {
-			t.Errorf("message %q", c.Evidence[0].Message)
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return e.Message != "the stream answering POST tools/call (id 1) began with an event that had data"
+		})
 	})
 	t.Run("event without id fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(noID(resp("", 1))).end(observe.Complete)
 		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusWarn, 1)
 	})
 	t.Run("stream the server ends empty fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().end(observe.Complete)
 		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusWarn, 1)
 	})
 	t.Run("drop-priming is not the server's doing", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().
 			send(prime("a1").as(observe.Dropped, fault(0, "drop-priming"))).
 			send(resp("a2", 1)).end(observe.Complete)
 		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusPass, 0)
 	})
 	t.Run("strip-id on the priming event is not the server's doing", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		e := prime("a1")
 		e.delivered = strp("\x00strip")
 		e.fired = append(e.fired, fault(0, "strip-id"))
@@ -59,8 +53,7 @@ func TestPrimingEvent(t *testing.T) {
 		expect(t, tl.final(), checks.ServerPrimingEvent, report.StatusPass, 0)
 	})
 	t.Run("a close before the first event leaves it unjudged", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200(respFired(fault(0, "close"))).end(observe.FaultClosed)
 		r := tl.final()
 		expectExcused(t, r, checks.ServerPrimingEvent, "the stream ended before its first event, not by the server")
@@ -80,21 +73,17 @@ func TestPrimingEvent(t *testing.T) {
 		expect(t, r, checks.ServerPrimingEvent, report.StatusSkip, 0)
 	})
 	t.Run("a standalone GET stream the server closes without any id is a warning", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		g := tl.get("s1").stream200()
 		g.send(ev{noID: true}) // a comment, as the Go SDK sends
 		g.send(noID(note(""))).end(observe.Complete)
 		r := tl.final()
 		expect(t, r, checks.ServerPrimingEventGet, report.StatusWarn, 1)
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("a warning failed the run: %s", r.Why)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("an open standalone GET stream owes no priming event", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		g.send(ev{noID: true}).send(noID(note("")))
 		tl.wait(time.Second)
@@ -102,22 +91,19 @@ func TestPrimingEvent(t *testing.T) {
 		expect(t, tl.final(), checks.ServerPrimingEventGet, report.StatusSkip, 0)
 	})
 	t.Run("a standalone GET stream that gave an id before the server closed it passes", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.get("s1").stream200().send(note("g1")).end(observe.Complete)
 		expect(t, tl.final(), checks.ServerPrimingEventGet, report.StatusPass, 0)
 	})
 	t.Run("a standalone GET stream the client's DELETE ended is not the server's polling", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		g := tl.get("s1").stream200()
 		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
 		g.end(observe.Complete)
 		expect(t, tl.final(), checks.ServerPrimingEventGet, report.StatusSkip, 0)
 	})
 	t.Run("a resumption owes none", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.Complete)
 		tl.wait(100 * ms)
 		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
@@ -141,16 +127,13 @@ func TestPrimingEvent(t *testing.T) {
 		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		r := tl.final()
 		expect(t, r, checks.ServerPrimingEvent, report.StatusWarn, 1)
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 }
 
 func TestRetryBeforeClose(t *testing.T) {
 	cut := func(t *testing.T, first ev, c observe.Cause) report.Report {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		x := tl.call("s1", 1, "tools/call").stream200()
 		x.send(first).end(c)
 		tl.wait(600 * ms)
@@ -163,9 +146,7 @@ func TestRetryBeforeClose(t *testing.T) {
 	t.Run("a server close without retry warns", func(t *testing.T) {
 		r := cut(t, prime("a1"), observe.Complete)
 		expect(t, r, checks.ServerRetryBeforeClose, report.StatusWarn, 1)
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("strip-retry is not the server's doing", func(t *testing.T) {
 		e := primeRetry("a1", 500)
@@ -177,8 +158,7 @@ func TestRetryBeforeClose(t *testing.T) {
 		expect(t, cut(t, prime("a1"), observe.FaultClosed), checks.ServerRetryBeforeClose, report.StatusSkip, 0)
 	})
 	t.Run("a stream ended after its response owes no retry", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		expect(t, tl.final(), checks.ServerRetryBeforeClose, report.StatusSkip, 0)
 	})
@@ -186,26 +166,21 @@ func TestRetryBeforeClose(t *testing.T) {
 
 func TestEventIDsUnique(t *testing.T) {
 	t.Run("an id reused on a new stream fails", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		tl.toolCall("s1", 2, "b1", "a2", "b3")
 		c := expect(t, tl.final(), checks.ServerEventIDsUnique, report.StatusFail, 1)
-		if len(c.Evidence) == 1 && (c.Evidence[0].EventIDs[0] != "a2" || c.Evidence[0].Related[0] != 2) {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.EventIDs[0] != "a2" || e.Related[0] != 2 })
 	})
 	t.Run("ids in two sessions may be alike", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.initialize("s2")
 		tl.toolCall("s1", 1, "1", "2", "3")
 		tl.toolCall("s2", 1, "1", "2", "3")
 		expect(t, tl.final(), checks.ServerEventIDsUnique, report.StatusPass, 0)
 	})
 	t.Run("a replay repeats ids legitimately; rewrite-id is not the server's doing", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		e := note("a2")
 		e.delivered = strp("a2-x")
 		e.fired = append(e.fired, fault(1, "rewrite-id"))
@@ -245,18 +220,16 @@ func TestReplay(t *testing.T) {
 			checks.ClientLastEventID, checks.ClientRetryHonoured, checks.E2EEveryRequestAnswered, checks.E2ENoMessageLost} {
 			expect(t, r, id, report.StatusPass, 0)
 		}
-		if r.Verdict != report.VerdictPass {
-			t.Errorf("verdict %s", r.Verdict)
-		}
+		expectVerdict(t, r, report.VerdictPass, "")
 	})
 	t.Run("a replay that skips a lost event fails", func(t *testing.T) {
 		tl := lostResponse(t)
 		tl.get("s1", "a2").stream200().send(resp("a4", 1)).send(note("a5")).end(observe.Complete)
 		r := tl.final()
 		c := expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "a3" || c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "lose") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool {
+			return len(e.EventIDs) != 1 || e.EventIDs[0] != "a3" || e.Fault == nil || e.Fault.Kind != "lose"
+		})
 		expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
 		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 	})
@@ -351,20 +324,17 @@ func TestReplay(t *testing.T) {
 
 func TestUnknownSession404(t *testing.T) {
 	t.Run("an id never issued is answered 404", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("bogus", 1, "tools/list").respond(404, false, "").end(observe.Complete)
 		expect(t, tl.report(), checks.ServerUnknownSession404, report.StatusPass, 0)
 	})
 	t.Run("an id never issued answered 200 is a warning: no text asks for 404 there", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("bogus", 1, "tools/list").jsonAnswer("1")
 		expect(t, tl.report(), checks.ServerUnknownSession404, report.StatusWarn, 1)
 	})
 	t.Run("a deleted session is answered 404", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
 		tl.wait(ms)
 		tl.call("s1", 2, "tools/list").jsonAnswer("2")
@@ -376,14 +346,12 @@ func TestUnknownSession404(t *testing.T) {
 		}
 	})
 	t.Run("an issued session is not judged", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("s1", 1, "tools/list").jsonAnswer("1")
 		expect(t, tl.report(), checks.ServerUnknownSession404, report.StatusSkip, 0)
 	})
 	t.Run("fray's own answers and stripped ids are not judged", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.initialize("s1")
+		tl := initialized(t)
 		tl.call("bogus", 1, "tools/list", action(observe.RequestAction{Answered: true}), fired(fault(0, "status"))).
 			respond(200, false, "", origin(observe.FromFault), respFired(fault(0, "status"))).end(observe.FaultAnswered)
 		tl.call("s1", 2, "tools/list", action(observe.RequestAction{StrippedHeaders: []string{"Mcp-Session-Id"}}), fired(fault(1, "strip-header"))).
@@ -398,8 +366,7 @@ func TestUnknownSession404(t *testing.T) {
 // blamed on the server (a resumption from one) nor on the client (sending
 // one).
 func TestOldIDsAreNotJudged(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	g := tl.get("s1").stream200()
 	for i := range idWindow + 10 {
 		g.send(note(fmt.Sprintf("g%d", i)))
@@ -418,8 +385,7 @@ func TestOldIDsAreNotJudged(t *testing.T) {
 func TestHeldMessageReplayedFirst(t *testing.T) {
 	for _, ids := range []struct{ name, resp string }{{"with an id", "a2"}, {"the response by its JSON-RPC id", ""}} {
 		t.Run(ids.name, func(t *testing.T) {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			held := tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 200))
 			tl.wait(300 * ms)
 			tl.get("s1", "a1").stream200().send(resp(ids.resp, 1)).end(observe.Complete)

@@ -8,22 +8,14 @@ import (
 // metaFor returns the metadata of session id, creating it.
 func (v *Verifier) metaFor(id string, seq int) *sessionMeta {
 	h := hashKey(id)
-	if m := v.meta[h]; m != nil {
+	if m, _ := v.meta.get(h); m != nil {
 		if m.seq == 0 {
 			m.seq = seq
 		}
 		return m
 	}
 	m := &sessionMeta{seq: seq}
-	if len(v.metaRing) < maxSessionMeta {
-		v.metaRing = append(v.metaRing, h)
-	} else {
-		delete(v.meta, v.metaRing[v.metaNext])
-		v.metaRing[v.metaNext] = h
-		v.metaNext = (v.metaNext + 1) % maxSessionMeta
-		v.metaFull = true
-	}
-	v.meta[h] = m
+	v.meta.put(h, m)
 	v.totals.Sessions++
 	return m
 }
@@ -33,7 +25,8 @@ func (v *Verifier) lookupMeta(id string) *sessionMeta {
 	if id == "" {
 		return nil
 	}
-	return v.meta[hashKey(id)]
+	m, _ := v.meta.get(hashKey(id))
+	return m
 }
 
 // sessionFor returns the ledger of session key, creating it, and marks it
@@ -50,7 +43,7 @@ func (v *Verifier) sessionFor(key string, seq int, at time.Duration) *session {
 			ids:      newIDBook(idWindow),
 			pending:  make(map[string]*request),
 			tokens:   make(map[string]*request),
-			answered: newWindow[*request](answeredWindow),
+			answered: newWindow[string, *request](answeredWindow),
 		}
 		if key != "" {
 			s.meta = v.metaFor(key, seq)

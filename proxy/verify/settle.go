@@ -15,7 +15,7 @@ import (
 // message it kept from the client is judged (e2e.no-message-lost), and
 // only what the id windows point to stays.
 func (v *Verifier) finishLogical(l *logical, at time.Duration) {
-	if l.state == lgDone && l.kept == nil && l.events.len() == 0 {
+	if l.state == lgDone && l.kept == nil && len(l.events) == 0 {
 		return
 	}
 	l.state = lgDone

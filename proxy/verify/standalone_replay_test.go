@@ -14,8 +14,7 @@ import (
 // lostStandalone opens a session whose standalone GET stream primes with
 // g1 and loses g2 to a fault that then closes the stream.
 func lostStandalone(t *testing.T) *timeline {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.get("s1").stream200().
 		send(primeRetry("g1", 100)).
 		send(note("g2").as(observe.Lost, fault(0, "lose"))).
@@ -37,9 +36,7 @@ func TestStandaloneReplayJudgedWhenLeft(t *testing.T) {
 		tl.wait(1200 * ms)
 		x.end(observe.ClientGone)
 		c := expect(t, tl.final(), checks.ServerReplayComplete, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && (len(c.Evidence[0].EventIDs) != 1 || c.Evidence[0].EventIDs[0] != "g2") {
-			t.Errorf("evidence %+v", c.Evidence[0])
-		}
+		checkEvidence(t, c, func(e report.Evidence) bool { return len(e.EventIDs) != 1 || e.EventIDs[0] != "g2" })
 	})
 	t.Run("replayed, then silent", func(t *testing.T) {
 		tl := lostStandalone(t)

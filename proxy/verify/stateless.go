@@ -312,10 +312,7 @@ func (v *Verifier) settleStateless(at time.Duration, final bool) {
 		if d.listen {
 			c = cListensAgain
 		}
-		due := d.at + v.deadline
-		if final {
-			due = d.at + finalGrace
-		}
+		due := v.dueAt(d.at, final)
 		switch {
 		case at >= due || final && v.clientExited:
 			v.apply(c)

@@ -36,6 +36,15 @@ func newTimeline(t *testing.T, opts Options) *timeline {
 	return &timeline{t: t, v: New(opts), seqs: map[string]int{}, protocol: map[string]string{}, rev: "2025-11-25"}
 }
 
+// initialized is a timeline with default options in which session s1 is
+// initialized.
+func initialized(t *testing.T) *timeline {
+	t.Helper()
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	return tl
+}
+
 // wait moves the clock.
 func (tl *timeline) wait(d time.Duration) *timeline {
 	tl.at += d
@@ -353,6 +362,24 @@ func excused(t *testing.T, r report.Report, id, reason string) int {
 		}
 	}
 	return 0
+}
+
+// checkEvidence fails the test unless c has one piece of evidence, of
+// which wrong is false.
+func checkEvidence(t *testing.T, c report.Check, wrong func(e report.Evidence) bool) {
+	t.Helper()
+	if len(c.Evidence) != 1 || wrong(c.Evidence[0]) {
+		t.Errorf("evidence %+v", c.Evidence)
+	}
+}
+
+// expectVerdict fails the test unless r's verdict is verdict, for a reason
+// that says why ("": any).
+func expectVerdict(t *testing.T, r report.Report, verdict, why string) {
+	t.Helper()
+	if r.Verdict != verdict || !strings.Contains(r.Why, why) {
+		t.Errorf("verdict %s (%s), want %s (%s)", r.Verdict, r.Why, verdict, why)
+	}
 }
 
 // expectExcused asserts a check excused at least one case for reason and

@@ -76,6 +76,15 @@ const DefaultAnswerDeadline = 30 * time.Second
 // Final closes a run, to have reconnected or started a new session.
 const finalGrace = time.Second
 
+// dueAt is when what a peer owes since since falls due: the answer
+// deadline after it, or, when Final closes the run, finalGrace after it.
+func (v *Verifier) dueAt(since time.Duration, final bool) time.Duration {
+	if final {
+		return since + finalGrace
+	}
+	return since + v.deadline
+}
+
 // Progress counts what a Verifier has seen so far, for a live progress
 // line: exchanges begun, SSE events, fault firings (each once) and
 // findings of checks that are not off. The zero value counts nothing yet.
@@ -101,10 +110,7 @@ type Verifier struct {
 	faults    map[string]int
 
 	sessions map[string]*session
-	meta     map[uint64]*sessionMeta
-	metaRing []uint64
-	metaNext int
-	metaFull bool // some session ids were forgotten
+	meta     *window[uint64, *sessionMeta] // by hashKey
 	exch     map[uint64]*exch
 	hot      *exch // the exchange looked up last (exchange), nil when none
 	reinit   []reinitDue
@@ -155,7 +161,7 @@ func New(opts Options) *Verifier {
 		deadline: opts.AnswerDeadline,
 		faults:   make(map[string]int),
 		sessions: make(map[string]*session),
-		meta:     make(map[uint64]*sessionMeta),
+		meta:     newWindow[uint64, *sessionMeta](maxSessionMeta),
 		exch:     make(map[uint64]*exch),
 		firedBy:  make(map[int]int),
 		armedBy:  make(map[int]int),

@@ -42,22 +42,6 @@ func (s *session) owedAt(at time.Duration) *logical {
 	return nil
 }
 
-// deliveredIn returns the session, other than s, in whose window of ids
-// the client got id, nil when none (only a Last-Event-ID that is wrong
-// asks).
-func (v *Verifier) deliveredIn(id string, s *session) *session {
-	var found *session
-	for _, o := range v.sessions {
-		if o == s || found != nil && o.seq > found.seq {
-			continue
-		}
-		if _, ok := o.ids.deliveredString(id); ok {
-			found = o
-		}
-	}
-	return found
-}
-
 // on reports whether the id was delivered on l.
 func (rec deliveredRec) on(l *logical) bool {
 	return rec.lg == l || slices.Contains(rec.also, l)
