@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestBadInvocationsExit2 checks that every bad invocation gets a clear
@@ -51,23 +49,9 @@ func TestProxyCommandServes(t *testing.T) {
 		_, _ = io.WriteString(w, "pong "+r.URL.Path)
 	}))
 	defer up.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"fray", "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--allow-inconclusive"}, io.Discard, pw)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	hint, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
+	f := launch(t, context.Background(), "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--allow-inconclusive")
+	line, hint := f.line(), f.line()
+	f.tail()
 	// fray: proxying http://127.0.0.1:PORT -> UPSTREAM
 	fields := strings.Fields(line)
 	if len(fields) != 5 || fields[1] != "proxying" || fields[4] != up.URL {
@@ -86,14 +70,8 @@ func TestProxyCommandServes(t *testing.T) {
 	if string(body) != "pong /mcp" {
 		t.Fatalf("through fray: %q", body)
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d after shutdown", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("fray proxy did not stop")
+	if code := f.stop(); code != 0 {
+		t.Fatalf("exit %d after shutdown", code)
 	}
 }
 

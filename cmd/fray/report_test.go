@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -81,24 +80,14 @@ func TestReplayCommand(t *testing.T) {
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	live := resumesIn(t, srvTrace)
 
-	rctx, stop := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(rctx, []string{"fray", "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "4"}, io.Discard, pw)
-		pw.Close()
-	}()
-	rd := bufio.NewReader(pr)
-	line, err := rd.ReadString('\n')
-	if err != nil {
-		stop()
-		t.Fatalf("no start line: %v", err)
-	}
+	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "4")
+	line := f.line()
+	f.tail()
 	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
-	stop()
-	rest, _ := io.ReadAll(rd)
-	if code := <-done; code != exitOK {
+	code := f.stop()
+	rest := f.rest.String()
+	if code != exitOK {
 		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
 	}
 	if err != nil {
@@ -107,7 +96,7 @@ func TestReplayCommand(t *testing.T) {
 	if !slices.Equal(res.Resumes, live) || res.Completed != 6 {
 		t.Errorf("replayed client completed %d calls, resumed from %q; live resumed from %q\n%s", res.Completed, res.Resumes, live, rest)
 	}
-	if !strings.Contains(string(rest), "(0 unmatched)") {
+	if !strings.Contains(rest, "(0 unmatched)") {
 		t.Errorf("requests went unmatched: %s", rest)
 	}
 }
@@ -140,26 +129,16 @@ func TestReplayThroughProfile(t *testing.T) {
 	if err := os.WriteFile(prof, []byte("[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rctx, stop := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(rctx, []string{"fray", "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof}, io.Discard, pw)
-		pw.Close()
-	}()
-	rd := bufio.NewReader(pr)
-	line, err := rd.ReadString('\n')
-	if err != nil {
-		stop()
-		t.Fatalf("no start line: %v", err)
-	}
+	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof)
+	line := f.line()
+	f.tail()
 	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
 	start := time.Now()
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
 	took := time.Since(start)
-	stop()
-	rest, _ := io.ReadAll(rd)
-	if code := <-done; code != exitOK {
+	code := f.stop()
+	rest := f.rest.String()
+	if code != exitOK {
 		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
 	}
 	if err != nil || res.Completed != 6 {

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -147,37 +145,13 @@ func proxyRefPair(t *testing.T, args func(upstream string) []string, opts refpee
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stdout syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, append([]string{"fray"}, args("http://"+ln.Addr().String())...), &stdout, pw)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
-	fields := strings.Fields(line) // fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
-	if len(fields) < 3 || fields[1] != "proxying" {
-		t.Fatalf("start line %q", line)
-	}
-	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
-	opts.Endpoint = fields[2] + "/mcp"
-	res, cerr := refpeer.RunClient(cctx, opts)
-	ccancel()
-	cancel() // Ctrl-C
-	select {
-	case code := <-done:
-		return code, stdout.String(), res, cerr
-	case <-time.After(20 * time.Second):
-		t.Fatal("fray proxy did not stop")
-	}
-	return 0, "", nil, nil
+	base, stop := startFray(t, context.Background(), args("http://"+ln.Addr().String())...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	opts.Endpoint = base + "/mcp"
+	res, cerr := refpeer.RunClient(ctx, opts)
+	cancel()
+	code, stdout, _ := stop() // Ctrl-C
+	return code, stdout, res, cerr
 }
 
 // TestPurposeNeverExercised: a run that would pass is inconclusive (exit
