@@ -222,10 +222,6 @@ type eraOutcome struct {
 	clientOK bool
 }
 
-func (o eraOutcome) String() string {
-	return o.verdict + " (" + o.why + ") " + strings.Join(o.findings, ",")
-}
-
 // eraExpect is the outcome a pair deserves under a profile.
 type eraExpect struct {
 	// verdict is report.VerdictPass, VerdictFail or VerdictInconclusive.
@@ -240,10 +236,6 @@ type eraExpect struct {
 	clientFails string
 	// faultsFire says whether the profile's faults fire.
 	faultsFire bool
-}
-
-func (e eraExpect) String() string {
-	return e.verdict + " (" + e.why + ") " + strings.Join(e.findings, ",")
 }
 
 // mismatch says how got differs from e, "" when it does not.
