@@ -149,10 +149,7 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 		t.Errorf("the profile's name is not shown escaped:\n%s", out)
 	}
 
-	sample, err := os.ReadFile("../../proxy/report/testdata/sample.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sample := readFile(t, "../../proxy/report/testdata/sample.json")
 	pass := strings.ReplaceAll(forge, "FAIL", "PASS")
 	hostile := bytes.Replace(sample, []byte(`"profile": "polling-server"`), []byte(`"profile": "polling-server`+pass+`"`), 1)
 	hostile = bytes.Replace(hostile, []byte(`"message": "reconnected`), []byte(`"message": "`+pass+`reconnected`), 1)

@@ -46,10 +46,7 @@ func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault
 // comparable is a report with its timing fields cleared.
 func comparable(t *testing.T, path string) report.Report {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	r, err := report.ReadJSON(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -114,10 +111,7 @@ func TestCheckMatchesLive(t *testing.T) {
 
 func TestCheckBadTraces(t *testing.T) {
 	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
-	whole, err := os.ReadFile(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := readFile(t, tracePath)
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)

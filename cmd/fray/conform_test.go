@@ -51,10 +51,7 @@ func writeBaseline(t *testing.T, profile string, ids ...string) string {
 // readChecksJSON reads a checks.json and returns each entry's status by id.
 func readChecksJSON(t *testing.T, path string) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var arr []report.ConformanceCheck
 	if err := json.Unmarshal(b, &arr); err != nil {
 		t.Fatalf("%s: %v", path, err)

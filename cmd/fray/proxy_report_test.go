@@ -176,10 +176,7 @@ func TestProxyReportOnShutdown(t *testing.T) {
 	if want := verdictCode(r); code != want {
 		t.Errorf("exit %d with verdict %q, want %d; stderr:\n%s", code, r.Verdict, verdictCode(r), stderr)
 	}
-	b, err := os.ReadFile(junit)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, junit)
 	var doc struct {
 		Suites []struct {
 			Name  string `xml:"name,attr"`

@@ -25,10 +25,7 @@ func TestReportHTML(t *testing.T) {
 	if code := run(context.Background(), []string{"fray", "report", tracePath, "--html", page}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	b, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, page)
 	html := string(b)
 	for _, want := range []string{`"check":"server.replay-isolated"`, `"status":"fail"`, `"profile":"lossy-resume"`, `"lanes":[{"ex":1,`} {
 		if !strings.Contains(html, want) {
@@ -55,10 +52,7 @@ func TestReportMerge(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr.String())
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out)
 	r, err := report.ReadJSON(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -104,10 +98,7 @@ func TestReplayCommand(t *testing.T) {
 // resumesIn lists the Last-Event-IDs of the trace's reconnections.
 func resumesIn(t *testing.T, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var out []string
 	for _, m := range regexp.MustCompile(`"stream":"resume"[^\n]*"request":\{[^\n]*?"last_event_id":"([^"]*)"`).FindAllStringSubmatch(string(b), -1) {
 		out = append(out, m[1])

@@ -35,10 +35,7 @@ func TestDemoSuggestionsExercise(t *testing.T) {
 	_, help, _ := runFray(t, 10*time.Second, "demo", "--help")
 	text.WriteString(help)
 	for _, f := range append([]string{filepath.Join(root, "README.md")}, docFiles(t)...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, f)
 		text.Write(b)
 	}
 	var runs [][]string
@@ -82,10 +79,7 @@ func docFiles(t *testing.T) []string {
 // default seed, and each summary shows a cut with an answer pending and
 // the resumption that followed.
 func TestREADMEProfilesExercise(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	_, tutorial, _ := strings.Cut(string(b), "\n## Tutorial")
 	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
 	var names []string
@@ -197,10 +191,7 @@ func TestPurposeNeverExercised(t *testing.T) {
 // TestREADMEShowsTheExercisedLine: the exercised: line the README's
 // tutorial shows is the one its run prints.
 func TestREADMEShowsTheExercisedLine(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	code, summary := proxyOneCall(t, "polling-server")
 	_, line, ok := strings.Cut(summary, "\n  exercised: ")
 	if code != exitOK || !ok {
