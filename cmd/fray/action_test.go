@@ -168,9 +168,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 			dir = expand(st.Dir)
 		}
 		script := filepath.Join(temp, fmt.Sprintf("step%d.sh", i))
-		if err := os.WriteFile(script, []byte(st.Run), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, script, st.Run)
 		path, err := os.ReadFile(ghPath)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -61,9 +60,7 @@ func TestCheckHostileTraces(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
-			if err := os.WriteFile(path, []byte(tc.trace), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, path, tc.trace)
 			var stdout, stderr bytes.Buffer
 			started := time.Now()
 			code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
@@ -99,9 +96,7 @@ func TestCheckHostileProfile(t *testing.T) {
 		t.Fatalf("the trace is %d bytes gzipped, want at most 3 KiB", gz.Len())
 	}
 	path := filepath.Join(t.TempDir(), "deep.jsonl.gz")
-	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, string(gz.Bytes()))
 	var stdout, stderr bytes.Buffer
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -132,9 +127,7 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	tr = strings.Replace(tr, `"method":"tools/call","id":"1"`, `"method":"tools/call`+forge+`","id":"1`+forge+`"`, 1)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "escapes.jsonl")
-	if err := os.WriteFile(path, []byte(tr), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, tr)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"fray", "check", path, "-v"}, &stdout, &stderr)
 	if code == exitUsage {
@@ -158,9 +151,7 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	}
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	for _, p := range []string{a, b} {
-		if err := os.WriteFile(p, hostile, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, string(hostile))
 	}
 	stdout.Reset()
 	stderr.Reset()
@@ -193,9 +184,7 @@ func noControls(t *testing.T, out string) {
 // serves anything (net/http panics on writing such a status).
 func TestReplayStatusOutOfRange(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "status.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1))
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"fray", "replay", path, "--listen", "127.0.0.1:0"}, &stdout, &stderr)
 	if at := path + ":3:"; code != exitUsage || !strings.Contains(stderr.String(), at) || !strings.Contains(stderr.String(), "outside 100-599") {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -66,9 +65,7 @@ func comparable(t *testing.T, path string) report.Report {
 // run whose profile never fired (inconclusive).
 func TestCheckMatchesLive(t *testing.T) {
 	idle := filepath.Join(t.TempDir(), "idle.toml")
-	if err := os.WriteFile(idle, []byte("[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, idle, "[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n")
 	for _, tc := range []struct {
 		name, profile, trace string
 		fault                scripted.ServerFault
@@ -115,9 +112,7 @@ func TestCheckBadTraces(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, string(b))
 		return p
 	}
 	cut := write("cut.jsonl", whole[:len(whole)*2/3])

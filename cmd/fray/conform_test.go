@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,9 +41,7 @@ func writeBaseline(t *testing.T, profile string, ids ...string) string {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "fray-baseline.yml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, b.String())
 	return path
 }
 
@@ -172,9 +169,7 @@ func TestFinishWithBaseline(t *testing.T) {
 func TestBaselineReadBeforeTheRun(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yml")
-	if err := os.WriteFile(bad, []byte("server:\n  - server.priming-evnt\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, bad, "server:\n  - server.priming-evnt\n")
 	missing := filepath.Join(dir, "none.yml")
 	for _, tc := range []struct {
 		args []string

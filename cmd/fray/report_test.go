@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -117,9 +116,7 @@ func TestReplayThroughProfile(t *testing.T) {
 	defer cancel()
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	prof := filepath.Join(t.TempDir(), "slow.toml")
-	if err := os.WriteFile(prof, []byte("[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, prof, "[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n")
 	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof)
 	line := f.line()
 	f.tail()

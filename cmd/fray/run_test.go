@@ -353,13 +353,3 @@ func TestRunNodePair(t *testing.T) {
 		t.Error("the server still accepts connections after fray run")
 	}
 }
-
-// readFile returns the file's bytes, failing the test when it cannot.
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

@@ -34,9 +34,7 @@ func randomFlakyGateway(t *testing.T, dir string) string {
 		t.Fatal("flaky-gateway has no first = true line to take out")
 	}
 	path := filepath.Join(dir, "flaky-gateway-random.toml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, text)
 	return path
 }
 

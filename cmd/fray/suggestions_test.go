@@ -157,9 +157,7 @@ func TestPurposeNeverExercised(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, text)
 		return p
 	}
 	decorative := write("decorative.toml", "[[fault]]\nkind = \"latency\"\ndelay = \"1ms\"\n\n"+
