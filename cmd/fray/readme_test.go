@@ -109,18 +109,10 @@ func shellWords(line string) ([]string, error) {
 			}
 		case c == '#' && !inWord:
 			return words, nil
-		case c == '\'':
-			j := strings.IndexByte(line[i+1:], '\'')
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(line[i+1:], c)
 			if j < 0 {
-				return nil, fmt.Errorf("unclosed ' in %q", line)
-			}
-			cur.WriteString(line[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			j := strings.IndexByte(line[i+1:], '"')
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed \" in %q", line)
+				return nil, fmt.Errorf("unclosed %c in %q", c, line)
 			}
 			cur.WriteString(line[i+1 : i+1+j])
 			i += j + 1
