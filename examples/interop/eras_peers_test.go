@@ -63,7 +63,7 @@ func tsModernClient(era string, listen bool) runClientFor {
 		if listen {
 			args = append(args, "--listen", "--expect-list-changed", "1")
 		}
-		stdout, stderr, err := runNode(ctx, env, "modern-client.mjs", args...)
+		stdout, stderr, err := env.Run(ctx, "modern-client.mjs", args...)
 		return parseRun(t, stdout, stderr, err)
 	})
 }

@@ -94,9 +94,9 @@ func TestStreamableResumptionThroughFray(t *testing.T) {
 // ids traced on stdout.
 func startTSStreamable(ctx context.Context, t *testing.T) upstream {
 	env := requireNode(t)
-	s := startNodeServer(ctx, t, env, "streamable-server.mjs", "--retry-interval", "100", "--trace-events")
+	s := env.Start(ctx, t, "streamable-server.mjs", "--retry-interval", "100", "--trace-events")
 	origin, path := splitURL(t, s.URL)
-	return upstream{origin: origin, path: path, serverSent: s.events.has}
+	return upstream{origin: origin, path: path, serverSent: s.Sent}
 }
 
 // startGoStreamable serves refpeer in-process; the ids it sends are read off
@@ -116,7 +116,7 @@ func startGoStreamable(ctx context.Context, t *testing.T) upstream {
 // runTSStreamableClient runs examples/node/streamable-client.mjs.
 func runTSStreamableClient(ctx context.Context, t *testing.T, endpoint string) clientRun {
 	env := requireNode(t)
-	stdout, stderr, err := runNode(ctx, env, "streamable-client.mjs", endpoint,
+	stdout, stderr, err := env.Run(ctx, "streamable-client.mjs", endpoint,
 		"--count", strconv.Itoa(scenarioCount), "--close-after", strconv.Itoa(scenarioCloseAfter),
 		"--delay-ms", strconv.Itoa(scenarioDelayMs), "--timeout", "20000")
 	return tsRun(t, stdout, stderr, err)

@@ -110,7 +110,7 @@ func (c toolCall) inspectorArgs() []string {
 func nodeUpstream(script string, args ...string) startServer {
 	return func(ctx context.Context, t *testing.T) upstream {
 		env := requireNode(t)
-		s := startNodeServer(ctx, t, env, script, args...)
+		s := env.Start(ctx, t, script, args...)
 		origin, path := splitURL(t, s.URL)
 		return upstream{origin: origin, path: path, serverSent: func(string) bool { return false }}
 	}
@@ -168,7 +168,7 @@ func tsThirdParty(call toolCall, via, strategy string) runClientFor {
 		if call.ProgressMin > 0 {
 			args = append(args, "--progress-min", fmt.Sprint(call.ProgressMin))
 		}
-		stdout, stderr, err := runNode(ctx, env, args[0], args[1:]...)
+		stdout, stderr, err := env.Run(ctx, args[0], args[1:]...)
 		return parseRun(t, stdout, stderr, err)
 	}
 }
@@ -180,7 +180,7 @@ func inspectorThirdParty(call toolCall, transport string) runClientFor {
 		env := requireNode(t)
 		args := append([]string{endpoint, "--tool", call.Tool, "--transport", transport, "--expect", call.Expect,
 			"--timeout", fmt.Sprint(timeout.Milliseconds())}, call.inspectorArgs()...)
-		stdout, stderr, err := runNode(ctx, env, "thirdparty/inspector-client.mjs", args...)
+		stdout, stderr, err := env.Run(ctx, "thirdparty/inspector-client.mjs", args...)
 		return parseRun(t, stdout, stderr, err)
 	}
 }
