@@ -163,14 +163,8 @@ func dryApp() *cli.App {
 		return err
 	}
 	trace := func(c *cli.Context, name string) error {
-		args, err := positional(c)
-		if err != nil {
-			return err
-		}
-		if len(args) != 1 {
-			return usagef("%s takes one trace file, got %q", name, args)
-		}
-		return nil
+		_, err := traceArg(c, name+" needs a trace file", name+" takes one trace file")
+		return err
 	}
 	for _, cmd := range app.Commands {
 		switch cmd.Name {
