@@ -61,21 +61,20 @@ func TestCheckHostileTraces(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
 			writeFile(t, path, tc.trace)
-			var stdout, stderr bytes.Buffer
 			started := time.Now()
-			code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
+			code, _, stderr := runFray(t, quick, "check", path)
 			if took := time.Since(started); took > 10*time.Second {
 				t.Errorf("fray check took %v", took)
 			}
 			if tc.line == 0 {
 				if code == exitUsage {
-					t.Errorf("a well-formed trace refused: exit %d\n%s", code, stderr.String())
+					t.Errorf("a well-formed trace refused: exit %d\n%s", code, stderr)
 				}
 				return
 			}
 			at := path + ":" + strconv.Itoa(tc.line) + ":"
-			if code != exitUsage || !strings.Contains(stderr.String(), at) {
-				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, exitUsage, at, stderr.String())
+			if code != exitUsage || !strings.Contains(stderr, at) {
+				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, exitUsage, at, stderr)
 			}
 		})
 	}
@@ -97,16 +96,15 @@ func TestCheckHostileProfile(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "deep.jsonl.gz")
 	writeFile(t, path, string(gz.Bytes()))
-	var stdout, stderr bytes.Buffer
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	started := time.Now()
-	code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
+	code, _, stderr := runFray(t, quick, "check", path)
 	took := time.Since(started)
 	runtime.ReadMemStats(&after)
 	t.Logf("a %d-byte gzipped trace with a %d-byte profile: refused in %v, %d KiB allocated", gz.Len(), len(text), took, (after.TotalAlloc-before.TotalAlloc)>>10)
-	if code != exitUsage || !strings.Contains(stderr.String(), "nest more than 32 deep") {
-		t.Errorf("exit %d, want %d saying how deep the profile nests:\n%s", code, exitUsage, stderr.String())
+	if code != exitUsage || !strings.Contains(stderr, "nest more than 32 deep") {
+		t.Errorf("exit %d, want %d saying how deep the profile nests:\n%s", code, exitUsage, stderr)
 	}
 	if took > time.Second {
 		t.Errorf("fray check took %v, want well under a second", took)
@@ -185,9 +183,8 @@ func noControls(t *testing.T, out string) {
 func TestReplayStatusOutOfRange(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "status.jsonl")
 	writeFile(t, path, strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1))
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "replay", path, "--listen", "127.0.0.1:0"}, &stdout, &stderr)
-	if at := path + ":3:"; code != exitUsage || !strings.Contains(stderr.String(), at) || !strings.Contains(stderr.String(), "outside 100-599") {
-		t.Errorf("exit %d, want %d naming %s and the range:\n%s", code, exitUsage, at, stderr.String())
+	code, _, stderr := runFray(t, quick, "replay", path, "--listen", "127.0.0.1:0")
+	if at := path + ":3:"; code != exitUsage || !strings.Contains(stderr, at) || !strings.Contains(stderr, "outside 100-599") {
+		t.Errorf("exit %d, want %d naming %s and the range:\n%s", code, exitUsage, at, stderr)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,13 +98,12 @@ func TestCheckWithBaseline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cj := filepath.Join(out, strings.ReplaceAll(tc.name, " ", "-")+".json")
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{"fray", "check", tracePath, "--baseline", tc.baseline, "--checks-json", cj}, &stdout, &stderr)
-			if code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantErr) {
-				t.Errorf("exit %d, want %d saying %q; stderr:\n%s", code, tc.wantCode, tc.wantErr, stderr.String())
+			code, stdout, stderr := runFray(t, quick, "check", tracePath, "--baseline", tc.baseline, "--checks-json", cj)
+			if code != tc.wantCode || !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("exit %d, want %d saying %q; stderr:\n%s", code, tc.wantCode, tc.wantErr, stderr)
 			}
-			if !strings.Contains(stdout.String(), "with baseline "+tc.baseline+": verdict ") {
-				t.Errorf("the summary does not give the baselined verdict:\n%s", stdout.String())
+			if !strings.Contains(stdout, "with baseline "+tc.baseline+": verdict ") {
+				t.Errorf("the summary does not give the baselined verdict:\n%s", stdout)
 			}
 			got := readChecksJSON(t, cj)
 			for id, want := range tc.status {

@@ -20,9 +20,8 @@ import (
 func TestReportHTML(t *testing.T) {
 	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl.gz", scripted.ReplayForeign)
 	page := filepath.Join(t.TempDir(), "run.html")
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"fray", "report", tracePath, "--html", page}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	if code, _, stderr := runFray(t, quick, "report", tracePath, "--html", page); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	b := readFile(t, page)
 	html := string(b)
@@ -34,9 +33,9 @@ func TestReportHTML(t *testing.T) {
 	if regexp.MustCompile(`(?i)<script[^>]+src=|<link[^>]+href=`).MatchString(html) {
 		t.Error("page loads something from elsewhere")
 	}
-	code := run(context.Background(), []string{"fray", "report", tracePath}, io.Discard, &stderr)
-	if code != exitUsage || !strings.Contains(stderr.String(), "--html FILE") {
-		t.Errorf("without --html: exit %d, %s", code, stderr.String())
+	code, _, stderr := runFray(t, quick, "report", tracePath)
+	if code != exitUsage || !strings.Contains(stderr, "--html FILE") {
+		t.Errorf("without --html: exit %d, %s", code, stderr)
 	}
 }
 
