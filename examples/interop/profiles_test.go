@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -90,12 +89,7 @@ func startFrayWithProfile(t *testing.T, upstream, name string) (string, *wireLog
 		t.Fatalf("proxy.New: %v", err)
 	}
 	wire := &wireLog{}
-	srv := httptest.NewServer(wire.wrap(eng.Handler()))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return srv.URL, wire, buf
+	return serveTest(t, wire.wrap(eng.Handler())).URL, wire, buf
 }
 
 // faultLines returns fray's "fault" log lines for kind.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -105,12 +104,7 @@ func startGoStreamable(ctx context.Context, t *testing.T) upstream {
 	wire := &wireLog{}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: 100 * time.Millisecond}))
-	srv := httptest.NewServer(wire.wrap(mux))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return upstream{origin: srv.URL, path: "/mcp", serverSent: wire.sentID}
+	return upstream{origin: serveTest(t, wire.wrap(mux)).URL, path: "/mcp", serverSent: wire.sentID}
 }
 
 // runTSStreamableClient runs examples/node/streamable-client.mjs.
