@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -115,28 +114,9 @@ func TestEraPairs(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
 			defer cancel()
 			up := pr.start(ctx, t)
-			dir := cmp.Or(keep, t.TempDir())
-			var (
-				wg       sync.WaitGroup
-				direct   clientRun
-				outcomes = make([]frayOutcome, len(pr.profiles)+1)
-			)
-			wg.Add(len(outcomes) + 1)
-			go func() {
-				defer wg.Done()
-				direct = pr.client(ctx, t, up.origin+up.path, eraClientTimeout)
-			}()
-			for i, name := range append([]string{""}, pr.profiles...) {
-				go func() {
-					defer wg.Done()
-					base := fileName(pr.name, name)
-					outcomes[i] = frayRunThirdParty(ctx, t, up, name, eraSeed(pr.name, name), pr.client, eraClientTimeout, dir+"/"+base+".jsonl")
-					if err := keepOutcome(keep, base, outcomes[i]); err != nil {
-						t.Errorf("keep outcome: %v", err)
-					}
-				}()
-			}
-			wg.Wait()
+			ups := slices.Repeat([]upstream{up}, len(pr.profiles)+2)
+			direct, outcomes := runPair(ctx, t, pr.name, ups, pr.profiles, func(profile string) *uint64 { return eraSeed(pr.name, profile) },
+				pr.client, eraClientTimeout, keep)
 			switch {
 			case !direct.OK && pr.directFails == "":
 				t.Fatalf("client failed against the server directly: %s", direct.Error)
