@@ -207,6 +207,7 @@ type SyncBuffer struct {
 	b  bytes.Buffer
 }
 
+// Write appends p to the buffer.
 func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
