@@ -19,11 +19,3 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	*d = Duration(v)
 	return nil
 }
-
-// MarshalText writes d as a duration string.
-func (d Duration) MarshalText() ([]byte, error) {
-	return []byte(time.Duration(d).String()), nil
-}
-
-// String returns d as a duration string.
-func (d Duration) String() string { return time.Duration(d).String() }

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/mcp"
 )
 
@@ -44,14 +43,7 @@ func closedAt(p faults.Plan, ex *mcp.Exchange, evs []mcp.Event) (int, faults.Eve
 }
 
 func TestPollingServerCutsOnlyAfterAnID(t *testing.T) {
-	p, err := profiles.Builtin("polling-server")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := p.Plan(p.Seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := builtinPlan(t, "polling-server")
 	withRetry := 0
 	for seq := 1; seq <= 40; seq++ {
 		at, act := closedAt(set, exchange(mcp.StreamPost, seq, "tools/call"), answer())
@@ -77,11 +69,7 @@ func TestPollingServerCutsOnlyAfterAnID(t *testing.T) {
 }
 
 func TestLossyResumeLosesOnHalf(t *testing.T) {
-	p, err := profiles.Builtin("lossy-resume")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, _ := p.Plan(p.Seed)
+	set := builtinPlan(t, "lossy-resume")
 	lost := 0
 	for seq := 1; seq <= 200; seq++ {
 		if at, act := closedAt(set, exchange(mcp.StreamPost, seq, "tools/call"), answer()); at == 2 && act.Lose == 3 {
@@ -102,14 +90,7 @@ func TestLossyResumeLosesOnHalf(t *testing.T) {
 // are reset after their acknowledgement at most twice, and never refused:
 // no published text asks a client to listen again after a refusal.
 func TestStatelessCutCutsCallsMidWayAndListensAfterTheirAck(t *testing.T) {
-	p, err := profiles.Builtin("stateless-cut")
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := p.Plan(p.Seed)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := builtinPlan(t, "stateless-cut")
 	call := []mcp.Event{
 		{Index: 0, Dispatched: true, RPCKind: mcp.RPCNotification, RPCMethod: []byte("notifications/progress")},
 		{Index: 1, Dispatched: true, RPCKind: mcp.RPCResponse},

@@ -9,6 +9,7 @@ import (
 	"github.com/frayproxy/fray/proxy/mcp"
 )
 
+// builtinPlan is the plan of the built-in profile name, with its own seed.
 func builtinPlan(t *testing.T, name string) faults.Plan {
 	t.Helper()
 	p, err := profiles.Builtin(name)

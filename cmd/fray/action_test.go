@@ -45,10 +45,7 @@ type actionStep struct {
 
 func readAction(t *testing.T) action {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "action.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "action.yml"))
 	var a action
 	if err := yaml.Unmarshal(b, &a); err != nil {
 		t.Fatalf("action.yml: %v", err)
@@ -171,9 +168,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 			dir = expand(st.Dir)
 		}
 		script := filepath.Join(temp, fmt.Sprintf("step%d.sh", i))
-		if err := os.WriteFile(script, []byte(st.Run), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, script, st.Run)
 		path, err := os.ReadFile(ghPath)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
@@ -195,10 +190,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 		if st.ID == "fray" {
 			code := cmd.ProcessState.ExitCode()
 			r := readReport(t, filepath.Join(workspace, "out", "fray.json"))
-			outputs, err := os.ReadFile(ghOutput)
-			if err != nil {
-				t.Fatal(err)
-			}
+			outputs := readFile(t, ghOutput)
 			if code != verdictCode(r) || !strings.Contains(string(outputs), fmt.Sprintf("exit-code=%d\n", code)) {
 				t.Errorf("the fray step exited %d with verdict %q (want %d); GITHUB_OUTPUT:\n%s", code, r.Verdict, verdictCode(r), outputs)
 			}
@@ -249,10 +241,7 @@ func TestActionShownInDocs(t *testing.T) {
 	a := readAction(t)
 	block := regexp.MustCompile("(?s)```yaml\n(.*?)```")
 	for _, f := range []string{"README.md", filepath.Join("docs", "ci.md")} {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(root, f))
 		shown := 0
 		for _, m := range block.FindAllStringSubmatch(string(b), -1) {
 			if !strings.Contains(m[1], "uses: frayproxy/fray@v0") {

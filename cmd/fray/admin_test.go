@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestAdminBeyondLoopbackNeedsToken: `fray proxy --admin` on an address
@@ -50,20 +48,10 @@ func TestAdminTokenFromTheEnvironment(t *testing.T) {
 	t.Setenv("FRAY_ADMIN_TOKEN", token)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer up.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"fray", "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
-			"--profile", "lossy-resume", "--admin", "0", "--allow-inconclusive"}, io.Discard, pw)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
+	f := launch(t, context.Background(), "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+		"--profile", "lossy-resume", "--admin", "0", "--allow-inconclusive")
+	line := f.line()
+	f.tail()
 	// fray: admin API on http://127.0.0.1:PORT (bearer token required)
 	fields := strings.Fields(line)
 	if len(fields) != 8 || fields[2] != "API" || !strings.HasPrefix(fields[4], "http://127.0.0.1:") || !strings.Contains(line, "token required") {
@@ -86,14 +74,8 @@ func TestAdminTokenFromTheEnvironment(t *testing.T) {
 			t.Errorf("Authorization %q: %d, want %d", tc.auth, resp.StatusCode, tc.want)
 		}
 	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Fatalf("exit %d after shutdown", code)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("fray proxy did not stop")
+	if code := f.stop(); code != 0 {
+		t.Fatalf("exit %d after shutdown", code)
 	}
 }
 
@@ -103,28 +85,10 @@ func startAdminProxy(t *testing.T, args ...string) string {
 	t.Helper()
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	t.Cleanup(up.Close)
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, append([]string{"fray", "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
-			"--profile", "lossy-resume", "--admin", "0"}, args...), io.Discard, pw)
-		pw.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("fray proxy did not stop")
-		}
-	})
-	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
+	f := launch(t, context.Background(), append([]string{"proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+		"--profile", "lossy-resume", "--admin", "0"}, args...)...)
+	line := f.line()
+	f.tail()
 	fields := strings.Fields(line)
 	if len(fields) < 5 || !strings.HasPrefix(fields[4], "http://127.0.0.1:") {
 		t.Fatalf("admin line %q", line)

@@ -29,21 +29,16 @@ func checkCommand() *cli.Command {
 }
 
 func runCheck(c *cli.Context) error {
-	args, err := positional(c)
+	path, err := traceArg(c, "check needs the trace file of a run: fray check TRACE (record one with --trace FILE on fray proxy, run or demo)",
+		"check takes one trace file")
 	if err != nil {
 		return err
-	}
-	if len(args) == 0 {
-		return usagef("check needs the trace file of a run: fray check TRACE (record one with --trace FILE on fray proxy, run or demo)")
-	}
-	if len(args) > 1 {
-		return usagef("check takes one trace file, got %d: %q", len(args), args)
 	}
 	out, err := newOutputs(c, c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
-	r, note, err := checkTrace(args[0], c.Bool("partial"))
+	r, note, err := checkTrace(path, c.Bool("partial"))
 	if err != nil {
 		return err
 	}
@@ -86,6 +81,21 @@ func badTrace(err error) error {
 		msg += "\n(--partial reads the complete part of a truncated trace)"
 	}
 	return cli.Exit(msg, exitUsage)
+}
+
+// traceArg returns the one trace file a command was given: need says what
+// a command without one lacks, one what more than one breaks.
+func traceArg(c *cli.Context, need, one string) (string, error) {
+	args, err := positional(c)
+	switch {
+	case err != nil:
+		return "", err
+	case len(args) == 0:
+		return "", usagef("%s", need)
+	case len(args) > 1:
+		return "", usagef("%s, got %d: %q", one, len(args), args)
+	}
+	return args[0], nil
 }
 
 // positional returns the command's positional arguments and applies the

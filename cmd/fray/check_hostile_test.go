@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -61,24 +60,21 @@ func TestCheckHostileTraces(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
-			if err := os.WriteFile(path, []byte(tc.trace), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var stdout, stderr bytes.Buffer
+			writeFile(t, path, tc.trace)
 			started := time.Now()
-			code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
+			code, _, stderr := runFray(t, quick, "check", path)
 			if took := time.Since(started); took > 10*time.Second {
 				t.Errorf("fray check took %v", took)
 			}
 			if tc.line == 0 {
 				if code == exitUsage {
-					t.Errorf("a well-formed trace refused: exit %d\n%s", code, stderr.String())
+					t.Errorf("a well-formed trace refused: exit %d\n%s", code, stderr)
 				}
 				return
 			}
 			at := path + ":" + strconv.Itoa(tc.line) + ":"
-			if code != exitUsage || !strings.Contains(stderr.String(), at) {
-				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, exitUsage, at, stderr.String())
+			if code != exitUsage || !strings.Contains(stderr, at) {
+				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, exitUsage, at, stderr)
 			}
 		})
 	}
@@ -99,19 +95,16 @@ func TestCheckHostileProfile(t *testing.T) {
 		t.Fatalf("the trace is %d bytes gzipped, want at most 3 KiB", gz.Len())
 	}
 	path := filepath.Join(t.TempDir(), "deep.jsonl.gz")
-	if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
+	writeFile(t, path, string(gz.Bytes()))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	started := time.Now()
-	code := run(context.Background(), []string{"fray", "check", path}, &stdout, &stderr)
+	code, _, stderr := runFray(t, quick, "check", path)
 	took := time.Since(started)
 	runtime.ReadMemStats(&after)
 	t.Logf("a %d-byte gzipped trace with a %d-byte profile: refused in %v, %d KiB allocated", gz.Len(), len(text), took, (after.TotalAlloc-before.TotalAlloc)>>10)
-	if code != exitUsage || !strings.Contains(stderr.String(), "nest more than 32 deep") {
-		t.Errorf("exit %d, want %d saying how deep the profile nests:\n%s", code, exitUsage, stderr.String())
+	if code != exitUsage || !strings.Contains(stderr, "nest more than 32 deep") {
+		t.Errorf("exit %d, want %d saying how deep the profile nests:\n%s", code, exitUsage, stderr)
 	}
 	if took > time.Second {
 		t.Errorf("fray check took %v, want well under a second", took)
@@ -132,9 +125,7 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	tr = strings.Replace(tr, `"method":"tools/call","id":"1"`, `"method":"tools/call`+forge+`","id":"1`+forge+`"`, 1)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "escapes.jsonl")
-	if err := os.WriteFile(path, []byte(tr), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, tr)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"fray", "check", path, "-v"}, &stdout, &stderr)
 	if code == exitUsage {
@@ -149,10 +140,7 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 		t.Errorf("the profile's name is not shown escaped:\n%s", out)
 	}
 
-	sample, err := os.ReadFile("../../proxy/report/testdata/sample.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sample := readFile(t, "../../proxy/report/testdata/sample.json")
 	pass := strings.ReplaceAll(forge, "FAIL", "PASS")
 	hostile := bytes.Replace(sample, []byte(`"profile": "polling-server"`), []byte(`"profile": "polling-server`+pass+`"`), 1)
 	hostile = bytes.Replace(hostile, []byte(`"message": "reconnected`), []byte(`"message": "`+pass+`reconnected`), 1)
@@ -161,9 +149,7 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	}
 	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	for _, p := range []string{a, b} {
-		if err := os.WriteFile(p, hostile, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, string(hostile))
 	}
 	stdout.Reset()
 	stderr.Reset()
@@ -196,12 +182,9 @@ func noControls(t *testing.T, out string) {
 // serves anything (net/http panics on writing such a status).
 func TestReplayStatusOutOfRange(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "status.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "replay", path, "--listen", "127.0.0.1:0"}, &stdout, &stderr)
-	if at := path + ":3:"; code != exitUsage || !strings.Contains(stderr.String(), at) || !strings.Contains(stderr.String(), "outside 100-599") {
-		t.Errorf("exit %d, want %d naming %s and the range:\n%s", code, exitUsage, at, stderr.String())
+	writeFile(t, path, strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1))
+	code, _, stderr := runFray(t, quick, "replay", path, "--listen", "127.0.0.1:0")
+	if at := path + ":3:"; code != exitUsage || !strings.Contains(stderr, at) || !strings.Contains(stderr, "outside 100-599") {
+		t.Errorf("exit %d, want %d naming %s and the range:\n%s", code, exitUsage, at, stderr)
 	}
 }

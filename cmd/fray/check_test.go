@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -46,10 +45,7 @@ func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault
 // comparable is a report with its timing fields cleared.
 func comparable(t *testing.T, path string) report.Report {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	r, err := report.ReadJSON(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -69,9 +65,7 @@ func comparable(t *testing.T, path string) report.Report {
 // run whose profile never fired (inconclusive).
 func TestCheckMatchesLive(t *testing.T) {
 	idle := filepath.Join(t.TempDir(), "idle.toml")
-	if err := os.WriteFile(idle, []byte("[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, idle, "[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n")
 	for _, tc := range []struct {
 		name, profile, trace string
 		fault                scripted.ServerFault
@@ -84,10 +78,9 @@ func TestCheckMatchesLive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tracePath, livePath, liveCode := liveRun(t, tc.profile, tc.trace, tc.fault)
 			offPath := filepath.Join(t.TempDir(), "offline.json")
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{"fray", "check", tracePath, "--report", offPath}, &stdout, &stderr)
+			code, stdout, stderr := runFray(t, quick, "check", tracePath, "--report", offPath)
 			if code != liveCode || code != tc.wantCode {
-				t.Errorf("fray check exited %d, the live run %d, want %d; stderr:\n%s", code, liveCode, tc.wantCode, stderr.String())
+				t.Errorf("fray check exited %d, the live run %d, want %d; stderr:\n%s", code, liveCode, tc.wantCode, stderr)
 			}
 			live, off := comparable(t, livePath), comparable(t, offPath)
 			var failed []string
@@ -105,8 +98,8 @@ func TestCheckMatchesLive(t *testing.T) {
 				oj, _ := json.MarshalIndent(off, "", " ")
 				t.Errorf("offline report differs from the live one\nlive:\n%s\noffline:\n%s", lj, oj)
 			}
-			if !strings.Contains(stdout.String(), strings.TrimSuffix(filepath.Base(tc.profile), ".toml")) {
-				t.Errorf("summary does not name the profile:\n%s", stdout.String())
+			if !strings.Contains(stdout, strings.TrimSuffix(filepath.Base(tc.profile), ".toml")) {
+				t.Errorf("summary does not name the profile:\n%s", stdout)
 			}
 		})
 	}
@@ -114,16 +107,11 @@ func TestCheckMatchesLive(t *testing.T) {
 
 func TestCheckBadTraces(t *testing.T) {
 	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
-	whole, err := os.ReadFile(tracePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	whole := readFile(t, tracePath)
 	dir := t.TempDir()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, string(b))
 		return p
 	}
 	cut := write("cut.jsonl", whole[:len(whole)*2/3])
@@ -148,10 +136,9 @@ func TestCheckBadTraces(t *testing.T) {
 		})
 	}
 	t.Run("partial", func(t *testing.T) {
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), []string{"fray", "check", cut, "--partial"}, &stdout, &stderr)
-		if code == exitUsage || !strings.Contains(stderr.String(), "is truncated") || !strings.Contains(stderr.String(), "dropped the incomplete line") {
-			t.Errorf("exit %d; stderr:\n%s", code, stderr.String())
+		code, _, stderr := runFray(t, quick, "check", cut, "--partial")
+		if code == exitUsage || !strings.Contains(stderr, "is truncated") || !strings.Contains(stderr, "dropped the incomplete line") {
+			t.Errorf("exit %d; stderr:\n%s", code, stderr)
 		}
 	})
 }
@@ -170,12 +157,11 @@ func TestCheckOldProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep := filepath.Join(t.TempDir(), "r.json")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "check", path, "--report", rep}, &stdout, &stderr)
+	code, _, stderr := runFray(t, quick, "check", path, "--report", rep)
 	// A trace of no traffic: the check runs, and says it saw nothing.
-	if code != exitInconclusive || !strings.Contains(stderr.String(), `unknown check "client.gone-check"`) ||
-		!strings.Contains(stderr.String(), "no exchange went through fray") {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	if code != exitInconclusive || !strings.Contains(stderr, `unknown check "client.gone-check"`) ||
+		!strings.Contains(stderr, "no exchange went through fray") {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
 	r := comparable(t, rep)
 	for _, c := range r.Checks {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,10 +27,7 @@ func cliDocSection(doc, name string) string {
 // subcommands is named in it, so a flag is never added without a word in
 // the reference.
 func TestCLIDocCoversEveryFlag(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join("..", "..", "docs", "cli.md"))
 	doc := string(b)
 	var flagsOf func(c *cli.Command) []cli.Flag
 	flagsOf = func(c *cli.Command) []cli.Flag {

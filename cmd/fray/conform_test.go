@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,19 +40,14 @@ func writeBaseline(t *testing.T, profile string, ids ...string) string {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "fray-baseline.yml")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, b.String())
 	return path
 }
 
 // readChecksJSON reads a checks.json and returns each entry's status by id.
 func readChecksJSON(t *testing.T, path string) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var arr []report.ConformanceCheck
 	if err := json.Unmarshal(b, &arr); err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -105,13 +98,12 @@ func TestCheckWithBaseline(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cj := filepath.Join(out, strings.ReplaceAll(tc.name, " ", "-")+".json")
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{"fray", "check", tracePath, "--baseline", tc.baseline, "--checks-json", cj}, &stdout, &stderr)
-			if code != tc.wantCode || !strings.Contains(stderr.String(), tc.wantErr) {
-				t.Errorf("exit %d, want %d saying %q; stderr:\n%s", code, tc.wantCode, tc.wantErr, stderr.String())
+			code, stdout, stderr := runFray(t, quick, "check", tracePath, "--baseline", tc.baseline, "--checks-json", cj)
+			if code != tc.wantCode || !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("exit %d, want %d saying %q; stderr:\n%s", code, tc.wantCode, tc.wantErr, stderr)
 			}
-			if !strings.Contains(stdout.String(), "with baseline "+tc.baseline+": verdict ") {
-				t.Errorf("the summary does not give the baselined verdict:\n%s", stdout.String())
+			if !strings.Contains(stdout, "with baseline "+tc.baseline+": verdict ") {
+				t.Errorf("the summary does not give the baselined verdict:\n%s", stdout)
 			}
 			got := readChecksJSON(t, cj)
 			for id, want := range tc.status {
@@ -175,9 +167,7 @@ func TestFinishWithBaseline(t *testing.T) {
 func TestBaselineReadBeforeTheRun(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yml")
-	if err := os.WriteFile(bad, []byte("server:\n  - server.priming-evnt\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, bad, "server:\n  - server.priming-evnt\n")
 	missing := filepath.Join(dir, "none.yml")
 	for _, tc := range []struct {
 		args []string

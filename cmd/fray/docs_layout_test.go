@@ -14,10 +14,7 @@ import (
 // tree: every Go package of the module is listed, and every path listed
 // exists.
 func TestLayoutListsEveryPackage(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := readFile(t, filepath.Join(root, "docs", "architecture.md"))
 	var listed []string
 	for _, m := range regexp.MustCompile("(?m)^\\| (`[^|]+) \\|").FindAllStringSubmatch(string(text), -1) {
 		for _, p := range regexp.MustCompile("`([^`]+)`").FindAllStringSubmatch(m[1], -1) {

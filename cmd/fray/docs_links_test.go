@@ -53,10 +53,7 @@ func anchors(text string) map[string]bool {
 func TestLinksResolve(t *testing.T) {
 	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	for _, page := range pages(t) {
-		b, err := os.ReadFile(page)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, page)
 		text := string(b)
 		// Links inside code blocks and code spans are not links.
 		text = regexp.MustCompile("(?s)```.*?```").ReplaceAllString(text, "")

@@ -3,7 +3,6 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -33,17 +32,11 @@ func TestOneExitCodeTable(t *testing.T) {
 			t.Errorf("fray %s --help does not show the exit codes:\n%s\nwant:\n%s", strings.Join(cmd, " "), stdout, exitCodesHelp())
 		}
 	}
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := readFile(t, filepath.Join("..", "..", "README.md"))
 	if !strings.Contains(string(readme), exitCodesLine()) {
 		t.Errorf("README.md does not show %q", exitCodesLine())
 	}
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join("..", "..", "docs", "cli.md"))
 	doc := string(b)
 	sec := doc[strings.Index(doc, "## Exit codes"):]
 	if !strings.Contains(sec, exitCodesLine()) {

@@ -15,17 +15,11 @@ import (
 // is installed and run by TestNPMPackages, the release binaries by it
 // too.
 func TestREADMEInstall(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := readFile(t, filepath.Join(root, "README.md"))
 	sec := string(readme)
 	sec = sec[strings.Index(sec, "## Install\n"):]
 	sec = sec[:strings.Index(sec, "\n## ")]
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gomod := readFile(t, filepath.Join(root, "go.mod"))
 	var mod string
 	for l := range strings.Lines(string(gomod)) {
 		if m, ok := strings.CutPrefix(strings.TrimSpace(l), "module "); ok {
@@ -79,20 +73,14 @@ func TestREADMEInstall(t *testing.T) {
 // TestREADMEPerformanceIsALink: the README leaves the performance figures
 // to docs/performance.md, which holds them.
 func TestREADMEPerformanceIsALink(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := readFile(t, filepath.Join(root, "README.md"))
 	sec := string(readme)
 	sec = sec[strings.Index(sec, "## Performance\n"):]
 	sec = sec[len("## Performance\n"):strings.Index(sec, "\n## ")]
 	if n := len(strings.Fields(sec)); n > 60 || !strings.Contains(sec, "(docs/performance.md)") {
 		t.Errorf("the README's Performance section has %d words; want a line or two and a link to docs/performance.md:\n%s", n, sec)
 	}
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "performance.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readFile(t, filepath.Join(root, "docs", "performance.md"))
 	if !strings.Contains(string(doc), "\n## The figures\n") {
 		t.Error("docs/performance.md has no ## The figures section")
 	}
@@ -116,10 +104,7 @@ func TestContainerImage(t *testing.T) {
 		t.Skip("SKIPPED: no container engine answers (docker info, podman info); the image was not built")
 	}
 	ctx := t.TempDir()
-	cf, err := os.ReadFile(filepath.Join(root, "Containerfile"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cf := readFile(t, filepath.Join(root, "Containerfile"))
 	if err := os.MkdirAll(filepath.Join(ctx, "dist"), 0o755); err != nil {
 		t.Fatal(err)
 	}

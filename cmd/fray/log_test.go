@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -16,30 +14,18 @@ func TestJSONLogStartLines(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	up := sseUpstream(t)
-	rctx, stop := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(rctx, []string{"fray", "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--quiet",
-			"--allow-inconclusive", "--log-format", "json", "--admin", "127.0.0.1:0"}, io.Discard, pw)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
+	f := launch(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--quiet",
+		"--allow-inconclusive", "--log-format", "json", "--admin", "127.0.0.1:0")
 	var msgs []string
 	for range 3 {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
+		line := f.line()
 		var rec struct{ Level, Msg string }
 		if err := json.Unmarshal([]byte(line), &rec); err != nil || rec.Level != "INFO" {
 			t.Fatalf("not a JSON record at info: %q (%v)", line, err)
 		}
 		msgs = append(msgs, rec.Msg)
 	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
-	stop()
-	if code := <-done; code != exitOK {
+	if code := f.stop(); code != exitOK {
 		t.Errorf("exit %d", code)
 	}
 	all := strings.Join(msgs, "\n")

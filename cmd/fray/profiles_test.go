@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,9 +62,7 @@ func TestProfilesValidate(t *testing.T) {
 		good: "[[fault]]\nkind = \"drop\"\n",
 		bad:  "[[fault]]\nkind = \"delay\"\ndelay = \"fast\"\nprobabilty = 1\n",
 	} {
-		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, file, text)
 	}
 
 	out, _, err := runProfiles("validate", good)

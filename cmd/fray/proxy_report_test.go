@@ -37,48 +37,94 @@ func sseUpstream(t *testing.T) *httptest.Server {
 	return up
 }
 
-// startFray runs fray with args in-process and returns its base URL, read
-// from the start line, and a function that stops it (as SIGINT would) and
-// returns the exit code, stdout and stderr.
-func startFray(t *testing.T, ctx context.Context, args ...string) (base string, stop func() (int, string, string)) {
+// frayRun is fray running in-process, started by a test, with its stderr
+// on a pipe the test reads line by line.
+type frayRun struct {
+	t      *testing.T
+	stderr *bufio.Reader
+	stdout syncBuffer
+	rest   syncBuffer // stderr after tail
+	cancel context.CancelFunc
+	done   chan int
+	copied chan struct{}
+	code   int
+	ended  bool
+}
+
+// launch runs fray with args (after "fray") until stop, Ctrl-C as ctx or
+// the end of the test ends it.
+func launch(t *testing.T, ctx context.Context, args ...string) *frayRun {
 	t.Helper()
 	rctx, cancel := context.WithCancel(ctx)
-	var stdout bytes.Buffer
 	pr, pw := io.Pipe()
-	done := make(chan int, 1)
+	f := &frayRun{t: t, stderr: bufio.NewReader(pr), cancel: cancel, done: make(chan int, 1)}
 	go func() {
-		done <- run(rctx, append([]string{"fray"}, args...), &stdout, pw)
+		f.done <- run(rctx, append([]string{"fray"}, args...), &f.stdout, pw)
 		pw.Close()
 	}()
-	rd := bufio.NewReader(pr)
-	line, err := rd.ReadString('\n')
+	t.Cleanup(func() { f.stop() })
+	return f
+}
+
+// line returns fray's next line on stderr.
+func (f *frayRun) line() string {
+	f.t.Helper()
+	line, err := f.stderr.ReadString('\n')
 	if err != nil {
-		cancel()
-		t.Fatalf("no start line: %v", err)
+		f.cancel()
+		f.t.Fatalf("fray's stderr ended: %v (%q)", err, line)
 	}
-	var stderr bytes.Buffer
-	stderr.WriteString(line)
-	copied := make(chan struct{})
+	return line
+}
+
+// tail keeps the rest of stderr in f.rest, so that fray never waits on it.
+func (f *frayRun) tail() {
+	if f.copied != nil {
+		return
+	}
+	f.copied = make(chan struct{})
 	go func() {
-		io.Copy(&stderr, rd)
-		close(copied)
+		_, _ = io.Copy(&f.rest, f.stderr)
+		close(f.copied)
 	}()
+}
+
+// stop ends fray as Ctrl-C does and returns its exit code; then f.stdout
+// and f.rest hold all it wrote.
+func (f *frayRun) stop() int {
+	f.t.Helper()
+	if f.ended {
+		return f.code
+	}
+	f.ended = true
+	f.cancel()
+	f.tail()
+	select {
+	case f.code = <-f.done:
+		<-f.copied
+	case <-time.After(20 * time.Second):
+		f.t.Error("fray did not stop")
+		f.code = -1
+	}
+	return f.code
+}
+
+// startFray launches fray and returns its base URL, read from the start
+// line, and a function that stops it and returns the exit code, stdout
+// and stderr.
+func startFray(t *testing.T, ctx context.Context, args ...string) (base string, stop func() (int, string, string)) {
+	t.Helper()
+	f := launch(t, ctx, args...)
+	line := f.line()
+	f.tail()
 	// fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
-	f := strings.Fields(line)
-	if len(f) < 5 || f[1] != "proxying" {
-		cancel()
+	fields := strings.Fields(line)
+	if len(fields) < 5 || fields[1] != "proxying" {
 		t.Fatalf("start line %q", line)
 	}
-	return f[2], func() (int, string, string) {
-		cancel()
-		select {
-		case code := <-done:
-			<-copied
-			return code, stdout.String(), stderr.String()
-		case <-ctx.Done():
-			t.Fatal("fray did not stop")
-			return 0, "", ""
-		}
+	return fields[2], func() (int, string, string) {
+		code := f.stop()
+		return code, f.stdout.String(), line + f.rest.String()
 	}
 }
 
@@ -130,10 +176,7 @@ func TestProxyReportOnShutdown(t *testing.T) {
 	if want := verdictCode(r); code != want {
 		t.Errorf("exit %d with verdict %q, want %d; stderr:\n%s", code, r.Verdict, verdictCode(r), stderr)
 	}
-	b, err := os.ReadFile(junit)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, junit)
 	var doc struct {
 		Suites []struct {
 			Name  string `xml:"name,attr"`

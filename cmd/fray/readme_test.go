@@ -48,10 +48,7 @@ type shownCommand struct {
 // comments and a trailing & removed, split into words as sh would.
 func shellCommands(t *testing.T, path string) []shownCommand {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	markdown := strings.HasSuffix(path, ".md")
 	var out []shownCommand
 	in := !markdown
@@ -112,18 +109,10 @@ func shellWords(line string) ([]string, error) {
 			}
 		case c == '#' && !inWord:
 			return words, nil
-		case c == '\'':
-			j := strings.IndexByte(line[i+1:], '\'')
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(line[i+1:], c)
 			if j < 0 {
-				return nil, fmt.Errorf("unclosed ' in %q", line)
-			}
-			cur.WriteString(line[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			j := strings.IndexByte(line[i+1:], '"')
-			if j < 0 {
-				return nil, fmt.Errorf("unclosed \" in %q", line)
+				return nil, fmt.Errorf("unclosed %c in %q", c, line)
 			}
 			cur.WriteString(line[i+1 : i+1+j])
 			i += j + 1
@@ -174,14 +163,8 @@ func dryApp() *cli.App {
 		return err
 	}
 	trace := func(c *cli.Context, name string) error {
-		args, err := positional(c)
-		if err != nil {
-			return err
-		}
-		if len(args) != 1 {
-			return usagef("%s takes one trace file, got %q", name, args)
-		}
-		return nil
+		_, err := traceArg(c, name+" needs a trace file", name+" takes one trace file")
+		return err
 	}
 	for _, cmd := range app.Commands {
 		switch cmd.Name {
@@ -322,10 +305,7 @@ func TestShownCommandsCatchMistakes(t *testing.T) {
 func TestREADMEKeepsTheCITestCommand(t *testing.T) {
 	const cmd = "go test -race -timeout 12m ./..."
 	for _, f := range []string{"README.md", filepath.Join(".ci", "run")} {
-		b, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(root, f))
 		if !bytes.Contains(b, []byte("\n"+cmd+"\n")) {
 			t.Errorf("%s does not run %q on a line of its own", f, cmd)
 		}
@@ -334,14 +314,8 @@ func TestREADMEKeepsTheCITestCommand(t *testing.T) {
 
 // TestCIExampleIsShownWhole: docs/ci.md shows the workflow file as it is.
 func TestCIExampleIsShownWhole(t *testing.T) {
-	file, err := os.ReadFile(filepath.Join(root, "examples", "ci", "github-actions.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(filepath.Join(root, "docs", "ci.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := readFile(t, filepath.Join(root, "examples", "ci", "github-actions.yml"))
+	doc := readFile(t, filepath.Join(root, "docs", "ci.md"))
 	if !bytes.Contains(doc, append(append([]byte("```yaml\n"), file...), "```\n"...)) {
 		t.Error("docs/ci.md's yaml block is not examples/ci/github-actions.yml as it is")
 	}
@@ -353,10 +327,7 @@ func TestCIExampleIsShownWhole(t *testing.T) {
 // would and reads the verdict. Only the two fixed ports are swapped for
 // free ones, so that the test never collides with a fray a reader runs.
 func TestREADMETutorial(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	_, tutorial, ok := strings.Cut(string(b), "\n## Tutorial")
 	if !ok {
 		t.Fatal("README.md has no Tutorial section")
@@ -400,10 +371,7 @@ func TestREADMECIRecipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the example peers; not in -short")
 	}
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	// The CI section's lines: from "## CI" to the next "## ".
 	from, to := 0, 0
 	for n, line := range strings.Split(string(b), "\n") {

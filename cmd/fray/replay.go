@@ -41,15 +41,10 @@ func replayCommand() *cli.Command {
 }
 
 func runReplay(c *cli.Context) error {
-	args, err := positional(c)
+	path, err := traceArg(c, "replay needs the trace file of a run: fray replay TRACE (record one with --trace FILE on fray proxy, run or demo)",
+		"replay takes one trace file")
 	if err != nil {
 		return err
-	}
-	if len(args) == 0 {
-		return usagef("replay needs the trace file of a run: fray replay TRACE (record one with --trace FILE on fray proxy, run or demo)")
-	}
-	if len(args) > 1 {
-		return usagef("replay takes one trace file, got %d: %q", len(args), args)
 	}
 	log, err := newLogger(c, c.App.ErrWriter)
 	if err != nil {
@@ -59,12 +54,12 @@ func runReplay(c *cli.Context) error {
 	if speed < 0 {
 		return usagef("--speed %v: must be 0 (no waiting) or more", speed)
 	}
-	tr, err := trace.ReadFile(args[0], trace.ReadOptions{Partial: c.Bool("partial")})
+	tr, err := trace.ReadFile(path, trace.ReadOptions{Partial: c.Bool("partial")})
 	if err != nil {
 		return badTrace(err)
 	}
 	if tr.Truncation != nil {
-		sayf(c, c.App.ErrWriter, "trace %s is truncated: %s", args[0], tr.Truncation)
+		sayf(c, c.App.ErrWriter, "trace %s is truncated: %s", path, tr.Truncation)
 	}
 	opts := replay.Options{Observations: tr.Observations, Speed: speed, NoWait: speed == 0, Logger: log}
 	var prof *profiles.Profile
@@ -101,7 +96,7 @@ func runReplay(c *cli.Context) error {
 	}
 	defer ln.Close()
 	sayf(c, c.App.ErrWriter, "replaying %s (%d observations, faults %s) on http://%s",
-		args[0], len(tr.Observations), c.String("faults"), ln.Addr())
+		path, len(tr.Observations), c.String("faults"), ln.Addr())
 	err = forward.Serve(ctx, ln, h, nil, 2*time.Second)
 	st := rs.Stats()
 	sayf(c, c.App.ErrWriter, "replay answered %d requests from the trace (%d unmatched), %d events; Last-Event-IDs received: %q",

@@ -39,20 +39,15 @@ func reportCommand() *cli.Command {
 }
 
 func runReportHTML(c *cli.Context) error {
-	args, err := positional(c)
+	path, err := traceArg(c, "report needs a trace file: fray report TRACE --html FILE, or fray report merge A.json B.json...",
+		"report takes one trace file (or the merge subcommand)")
 	if err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		return usagef("report needs a trace file: fray report TRACE --html FILE, or fray report merge A.json B.json...")
-	}
-	if len(args) > 1 {
-		return usagef("report takes one trace file (or the merge subcommand), got %d: %q", len(args), args)
-	}
 	if c.String("html") == "" {
-		return usagef("report %s: say where the timeline goes with --html FILE", args[0])
+		return usagef("report %s: say where the timeline goes with --html FILE", path)
 	}
-	in, err := timelineInput(args[0], c.Bool("partial"))
+	in, err := timelineInput(path, c.Bool("partial"))
 	if err != nil {
 		return err
 	}

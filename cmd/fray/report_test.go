@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,14 +20,10 @@ import (
 func TestReportHTML(t *testing.T) {
 	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl.gz", scripted.ReplayForeign)
 	page := filepath.Join(t.TempDir(), "run.html")
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"fray", "report", tracePath, "--html", page}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr.String())
+	if code, _, stderr := runFray(t, quick, "report", tracePath, "--html", page); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	b, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, page)
 	html := string(b)
 	for _, want := range []string{`"check":"server.replay-isolated"`, `"status":"fail"`, `"profile":"lossy-resume"`, `"lanes":[{"ex":1,`} {
 		if !strings.Contains(html, want) {
@@ -39,9 +33,9 @@ func TestReportHTML(t *testing.T) {
 	if regexp.MustCompile(`(?i)<script[^>]+src=|<link[^>]+href=`).MatchString(html) {
 		t.Error("page loads something from elsewhere")
 	}
-	code := run(context.Background(), []string{"fray", "report", tracePath}, io.Discard, &stderr)
-	if code != exitUsage || !strings.Contains(stderr.String(), "--html FILE") {
-		t.Errorf("without --html: exit %d, %s", code, stderr.String())
+	code, _, stderr := runFray(t, quick, "report", tracePath)
+	if code != exitUsage || !strings.Contains(stderr, "--html FILE") {
+		t.Errorf("without --html: exit %d, %s", code, stderr)
 	}
 }
 
@@ -56,10 +50,7 @@ func TestReportMerge(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr.String())
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out)
 	r, err := report.ReadJSON(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
@@ -81,24 +72,14 @@ func TestReplayCommand(t *testing.T) {
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	live := resumesIn(t, srvTrace)
 
-	rctx, stop := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(rctx, []string{"fray", "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "4"}, io.Discard, pw)
-		pw.Close()
-	}()
-	rd := bufio.NewReader(pr)
-	line, err := rd.ReadString('\n')
-	if err != nil {
-		stop()
-		t.Fatalf("no start line: %v", err)
-	}
+	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "4")
+	line := f.line()
+	f.tail()
 	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
-	stop()
-	rest, _ := io.ReadAll(rd)
-	if code := <-done; code != exitOK {
+	code := f.stop()
+	rest := f.rest.String()
+	if code != exitOK {
 		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
 	}
 	if err != nil {
@@ -107,7 +88,7 @@ func TestReplayCommand(t *testing.T) {
 	if !slices.Equal(res.Resumes, live) || res.Completed != 6 {
 		t.Errorf("replayed client completed %d calls, resumed from %q; live resumed from %q\n%s", res.Completed, res.Resumes, live, rest)
 	}
-	if !strings.Contains(string(rest), "(0 unmatched)") {
+	if !strings.Contains(rest, "(0 unmatched)") {
 		t.Errorf("requests went unmatched: %s", rest)
 	}
 }
@@ -115,10 +96,7 @@ func TestReplayCommand(t *testing.T) {
 // resumesIn lists the Last-Event-IDs of the trace's reconnections.
 func resumesIn(t *testing.T, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var out []string
 	for _, m := range regexp.MustCompile(`"stream":"resume"[^\n]*"request":\{[^\n]*?"last_event_id":"([^"]*)"`).FindAllStringSubmatch(string(b), -1) {
 		out = append(out, m[1])
@@ -137,29 +115,17 @@ func TestReplayThroughProfile(t *testing.T) {
 	defer cancel()
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	prof := filepath.Join(t.TempDir(), "slow.toml")
-	if err := os.WriteFile(prof, []byte("[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rctx, stop := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	go func() {
-		done <- run(rctx, []string{"fray", "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof}, io.Discard, pw)
-		pw.Close()
-	}()
-	rd := bufio.NewReader(pr)
-	line, err := rd.ReadString('\n')
-	if err != nil {
-		stop()
-		t.Fatalf("no start line: %v", err)
-	}
+	writeFile(t, prof, "[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n")
+	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof)
+	line := f.line()
+	f.tail()
 	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
 	start := time.Now()
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
 	took := time.Since(start)
-	stop()
-	rest, _ := io.ReadAll(rd)
-	if code := <-done; code != exitOK {
+	code := f.stop()
+	rest := f.rest.String()
+	if code != exitOK {
 		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
 	}
 	if err != nil || res.Completed != 6 {

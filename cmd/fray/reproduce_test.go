@@ -123,10 +123,7 @@ func TestRunDrawsTheTimeline(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "timeline of the run written to "+page) {
 		t.Fatalf("fray run --html exited %d; stderr:\n%s", code, stderr)
 	}
-	b, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, page)
 	for _, want := range []string{`"profile":"lossy-resume"`, `"lanes":[{"ex":1,`, `"verdict":"pass"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("page lacks %s", want)

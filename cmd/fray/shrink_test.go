@@ -34,9 +34,7 @@ func randomFlakyGateway(t *testing.T, dir string) string {
 		t.Fatal("flaky-gateway has no first = true line to take out")
 	}
 	path := filepath.Join(dir, "flaky-gateway-random.toml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, path, text)
 	return path
 }
 
@@ -70,10 +68,7 @@ func TestShrinkFlakyGateway(t *testing.T) {
 		t.Fatalf("shrink: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	t.Logf("shrink of %d firings:\n%s%s", len(in.run.Firings), stdout, stderr)
-	text, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	text := readFile(t, out)
 	if n := strings.Count(string(text), "[[fault]]"); n == 0 || n > 2 || !strings.Contains(stdout, string(text)) {
 		t.Errorf("shrunk to %d faults, want 1 or 2; printed:\n%s\nwritten:\n%s", n, stdout, text)
 	}

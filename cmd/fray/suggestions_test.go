@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -37,10 +35,7 @@ func TestDemoSuggestionsExercise(t *testing.T) {
 	_, help, _ := runFray(t, 10*time.Second, "demo", "--help")
 	text.WriteString(help)
 	for _, f := range append([]string{filepath.Join(root, "README.md")}, docFiles(t)...) {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, f)
 		text.Write(b)
 	}
 	var runs [][]string
@@ -84,10 +79,7 @@ func docFiles(t *testing.T) []string {
 // default seed, and each summary shows a cut with an answer pending and
 // the resumption that followed.
 func TestREADMEProfilesExercise(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	_, tutorial, _ := strings.Cut(string(b), "\n## Tutorial")
 	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
 	var names []string
@@ -147,37 +139,13 @@ func proxyRefPair(t *testing.T, args func(upstream string) []string, opts refpee
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var stdout syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, append([]string{"fray"}, args("http://"+ln.Addr().String())...), &stdout, pw)
-		pw.Close()
-	}()
-	br := bufio.NewReader(pr)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, br) }()
-	fields := strings.Fields(line) // fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
-	if len(fields) < 3 || fields[1] != "proxying" {
-		t.Fatalf("start line %q", line)
-	}
-	cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
-	opts.Endpoint = fields[2] + "/mcp"
-	res, cerr := refpeer.RunClient(cctx, opts)
-	ccancel()
-	cancel() // Ctrl-C
-	select {
-	case code := <-done:
-		return code, stdout.String(), res, cerr
-	case <-time.After(20 * time.Second):
-		t.Fatal("fray proxy did not stop")
-	}
-	return 0, "", nil, nil
+	base, stop := startFray(t, context.Background(), args("http://"+ln.Addr().String())...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	opts.Endpoint = base + "/mcp"
+	res, cerr := refpeer.RunClient(ctx, opts)
+	cancel()
+	code, stdout, _ := stop() // Ctrl-C
+	return code, stdout, res, cerr
 }
 
 // TestPurposeNeverExercised: a run that would pass is inconclusive (exit
@@ -189,9 +157,7 @@ func TestPurposeNeverExercised(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, text)
 		return p
 	}
 	decorative := write("decorative.toml", "[[fault]]\nkind = \"latency\"\ndelay = \"1ms\"\n\n"+
@@ -223,10 +189,7 @@ func TestPurposeNeverExercised(t *testing.T) {
 // TestREADMEShowsTheExercisedLine: the exercised: line the README's
 // tutorial shows is the one its run prints.
 func TestREADMEShowsTheExercisedLine(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(root, "README.md"))
 	code, summary := proxyOneCall(t, "polling-server")
 	_, line, ok := strings.Cut(summary, "\n  exercised: ")
 	if code != exitOK || !ok {

@@ -53,8 +53,9 @@ func TestEveryCommandBadFlagExits2(t *testing.T) {
 	}
 }
 
-// TestEveryCommandBadArgumentExits2: a missing, extra or unknown argument
-// is a usage error too, with a message that says what the command needs.
+// TestEveryCommandBadArgumentExits2: a missing, extra, unknown or bad
+// argument or flag value is a usage error too, with a message that names
+// the thing and the value or says what the command needs.
 func TestEveryCommandBadArgumentExits2(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -64,6 +65,16 @@ func TestEveryCommandBadArgumentExits2(t *testing.T) {
 		{[]string{"prxy"}, `unknown command "prxy" (did you mean "proxy"?)`},
 		{[]string{"help", "nosuch"}, "nosuch"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "extra"}, `proxy takes no arguments, got ["extra"]`},
+		{[]string{"proxy"}, "needs --upstream"},
+		{[]string{"proxy", "--upstream", "ftp://h"}, `"ftp://h": scheme must be http or https`},
+		{[]string{"proxy", "--upstream", "::bad"}, `upstream "::bad"`},
+		{[]string{"proxy", "--upstream", "http://"}, `"http://": no host`},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--bogus"}, "-bogus"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--log-level", "loud"}, `--log-level "loud"`},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--log-format", "xml"}, `--log-format "xml"`},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:99999"}, `--listen "127.0.0.1:99999"`},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--tls-cert", "c.pem"}, "needs both --tls-cert and --tls-key"},
+		{[]string{"proxy", "--upstream", "https://127.0.0.1:1", "--upstream-ca", "/nonexistent.pem"}, "/nonexistent.pem"},
 		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp"}, "run needs a client command"},
 		{[]string{"demo", "extra"}, `demo takes no arguments, got ["extra"]`},
 		{[]string{"demo", "--profile", "polling-sever"}, `unknown profile "polling-sever" (did you mean "polling-server"?)`},
@@ -108,9 +119,9 @@ func TestProfilesShowUnknownIsOneLine(t *testing.T) {
 // TestVersionFlag: fray --version says what fray version says.
 func TestVersionFlag(t *testing.T) {
 	code, flag, _ := runFray(t, quick, "--version")
-	_, cmd, _ := runFray(t, quick, "version")
-	if code != 0 || flag != cmd || !strings.HasPrefix(flag, "fray ") {
-		t.Fatalf("fray --version: exit %d, %q; fray version: %q", code, flag, cmd)
+	cmdCode, cmd, _ := runFray(t, quick, "version")
+	if code != 0 || cmdCode != 0 || flag != cmd || !strings.HasPrefix(flag, "fray ") {
+		t.Fatalf("fray --version: exit %d, %q; fray version: exit %d, %q", code, flag, cmdCode, cmd)
 	}
 }
 

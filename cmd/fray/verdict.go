@@ -120,22 +120,9 @@ func (o *outputs) runProgress(live func() report.Live, stop <-chan struct{}) (wa
 	if o.progress == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(o.progress.Interval() / 2)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				_, _ = o.progress.Update(live())
-			}
-		}
-	}()
+	ended := every(o.progress.Interval()/2, stop, func() { _, _ = o.progress.Update(live()) })
 	return func() {
-		<-done
+		ended()
 		_ = o.progress.Stop()
 	}
 }
@@ -144,23 +131,31 @@ func (o *outputs) runProgress(live func() report.Live, stop <-chan struct{}) (wa
 // each time, until stop is closed; the returned function waits for the
 // last write to end, so that no snapshot lands after the final report.
 // Failed writes are said on errw and retried at the next interval.
-func (o *outputs) runSnapshots(every time.Duration, snap func() report.Report, stop <-chan struct{}, errw io.Writer) (wait func()) {
+func (o *outputs) runSnapshots(interval time.Duration, snap func() report.Report, stop <-chan struct{}, errw io.Writer) (wait func()) {
 	path := o.paths["report"]
-	if every <= 0 || path == "" {
+	if interval <= 0 || path == "" {
 		return func() {}
 	}
+	return every(interval, stop, func() {
+		if err := writeJSONFile(path, snap()); err != nil {
+			fmt.Fprintf(errw, "fray: report snapshot: %v\n", err)
+		}
+	})
+}
+
+// every calls fn every interval until stop is closed; the returned
+// function waits for the last call to end.
+func every(interval time.Duration, stop <-chan struct{}, fn func()) (wait func()) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(every)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {
 			case <-stop:
 				return
 			case <-t.C:
-				if err := writeJSONFile(path, snap()); err != nil {
-					fmt.Fprintf(errw, "fray: report snapshot: %v\n", err)
-				}
+				fn()
 			}
 		}
 	})

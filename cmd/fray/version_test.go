@@ -72,9 +72,7 @@ func TestVersionFromClone(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(clone, f)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(clone, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(clone, f), string(b))
 	}
 	gitRun(t, clone, "init", "--quiet")
 	gitRun(t, clone, "add", "-A")
@@ -105,9 +103,7 @@ func TestVersionFromClone(t *testing.T) {
 	if got, want := version(), "(commit "+sha[:12]+")"; !strings.Contains(got, want) {
 		t.Errorf("fray --version in a clean clone: %q, want it to name %q", got, want)
 	}
-	if err := os.WriteFile(filepath.Join(clone, "README.md"), []byte("changed\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, filepath.Join(clone, "README.md"), "changed\n")
 	if got, want := version(), "(commit "+sha[:12]+"-dirty)"; !strings.Contains(got, want) {
 		t.Errorf("fray --version in a changed clone: %q, want it to name %q", got, want)
 	}

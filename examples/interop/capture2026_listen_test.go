@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,11 +44,7 @@ func TestCaptureListen2026(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
 			defer cancel()
 			h, client := runs[c.name](t)
-			srv := httptest.NewServer(h)
-			t.Cleanup(func() {
-				srv.CloseClientConnections()
-				srv.Close()
-			})
+			srv := serveTest(t, h)
 			rec := newWireRecorder(t, srv.URL)
 			dir := t.TempDir()
 			if update {

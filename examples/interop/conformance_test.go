@@ -12,6 +12,8 @@ import (
 	"testing"
 	"text/tabwriter"
 	"time"
+
+	"github.com/frayproxy/fray/examples/node/nodepeer"
 )
 
 // conformanceCLI is the conformance suite's entry point, relative to
@@ -59,7 +61,7 @@ func TestConformanceDirectVsFray(t *testing.T) {
 	env := requireNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	s := startNodeServer(ctx, t, env, "conformance-server.mjs")
+	s := env.Start(ctx, t, "conformance-server.mjs")
 	origin, path := splitURL(t, s.URL)
 	frayURL, fray := startFray(t, origin)
 
@@ -93,10 +95,10 @@ func TestConformanceDirectVsFray(t *testing.T) {
 
 // runConformance runs `conformance server --suite all` against url and
 // reads the checks.json files it writes.
-func runConformance(ctx context.Context, t *testing.T, env nodeEnv, url string) verdicts {
+func runConformance(ctx context.Context, t *testing.T, env nodepeer.Env, url string) verdicts {
 	t.Helper()
 	out := t.TempDir()
-	stdout, stderr, err := runNode(ctx, env, "--import", "./compat/register.mjs", conformanceCLI,
+	stdout, stderr, err := env.Run(ctx, "--import", "./compat/register.mjs", conformanceCLI,
 		"server", "--url", url, "--suite", "all", "--output-dir", out)
 	// The CLI exits non-zero when a check fails; that is a result, not an
 	// error, as long as it wrote its checks.

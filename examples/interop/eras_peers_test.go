@@ -43,12 +43,18 @@ var startTSModern = nodeUpstream("modern-server.mjs", "--notify-list-changed")
 func startGoStateless(ctx context.Context, t *testing.T) upstream {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewStatelessHandler(refpeer.ServerOptions{}))
-	srv := httptest.NewServer(mux)
+	return upstream{origin: serveTest(t, mux).URL, path: "/mcp", serverSent: func(string) bool { return false }}
+}
+
+// serveTest serves h on loopback until the test ends, when it closes the
+// connections still open.
+func serveTest(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
 	})
-	return upstream{origin: srv.URL, path: "/mcp", serverSent: func(string) bool { return false }}
+	return srv
 }
 
 // tsModernClient runs examples/node/modern-client.mjs at era (2026-07-28
@@ -63,7 +69,7 @@ func tsModernClient(era string, listen bool) runClientFor {
 		if listen {
 			args = append(args, "--listen", "--expect-list-changed", "1")
 		}
-		stdout, stderr, err := runNode(ctx, env, "modern-client.mjs", args...)
+		stdout, stderr, err := env.Run(ctx, "modern-client.mjs", args...)
 		return parseRun(t, stdout, stderr, err)
 	})
 }
@@ -96,13 +102,18 @@ func goSDKEraClient(version string) runClientFor { return goSDKEraClientClosing(
 // goSDKEraClientClosing is goSDKEraClient asking slow-count to close its
 // stream after step closeAfter (0: never).
 func goSDKEraClientClosing(version string, closeAfter int) runClientFor {
+	return goSDKRun(refpeer.ClientOptions{ProtocolVersion: version, Count: callEra.Progress, CloseAfter: &closeAfter, Delay: 40 * time.Millisecond})
+}
+
+// goSDKRun runs the Go SDK's client (refpeer) with opts, at the endpoint
+// it is given.
+func goSDKRun(opts refpeer.ClientOptions) runClientFor {
 	return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{
-			Endpoint: endpoint, ProtocolVersion: version, Count: callEra.Progress, CloseAfter: &closeAfter,
-			Delay: 40 * time.Millisecond,
-		})
+		o := opts
+		o.Endpoint = endpoint
+		res, err := refpeer.RunClient(ctx, o)
 		run := clientRun{OK: err == nil}
 		if err != nil {
 			run.Error = err.Error()
@@ -118,17 +129,5 @@ func goSDKEraClientClosing(version string, closeAfter int) runClientFor {
 // version: at 2026-07-28 it probes with server/discover (its modern mode)
 // and falls back to initialize when the server does not answer it.
 func mcpGoEraClient(version string) runClientFor {
-	return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		res, err := mcpgopeer.RunClient(ctx, mcpgopeer.ClientOptions{
-			Endpoint: endpoint, Transport: mcpgopeer.Streamable, ProtocolVersion: version,
-			Tool: callEra.Tool, Args: callEra.Args, Progress: callEra.Progress, Expect: callEra.Expect,
-		})
-		run := clientRun{OK: err == nil, ProtocolVersion: res.ProtocolVersion, Result: res.Text, ProgressValues: res.Progress}
-		if err != nil {
-			run.Error = err.Error()
-		}
-		return run
-	}
+	return mcpGoAt(callEra, mcpgopeer.Streamable, version)
 }

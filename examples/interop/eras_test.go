@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -115,28 +114,9 @@ func TestEraPairs(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
 			defer cancel()
 			up := pr.start(ctx, t)
-			dir := cmp.Or(keep, t.TempDir())
-			var (
-				wg       sync.WaitGroup
-				direct   clientRun
-				outcomes = make([]frayOutcome, len(pr.profiles)+1)
-			)
-			wg.Add(len(outcomes) + 1)
-			go func() {
-				defer wg.Done()
-				direct = pr.client(ctx, t, up.origin+up.path, eraClientTimeout)
-			}()
-			for i, name := range append([]string{""}, pr.profiles...) {
-				go func() {
-					defer wg.Done()
-					base := fileName(pr.name, name)
-					outcomes[i] = frayRunThirdParty(ctx, t, up, name, eraSeed(pr.name, name), pr.client, eraClientTimeout, dir+"/"+base+".jsonl")
-					if err := keepOutcome(keep, base, outcomes[i]); err != nil {
-						t.Errorf("keep outcome: %v", err)
-					}
-				}()
-			}
-			wg.Wait()
+			ups := slices.Repeat([]upstream{up}, len(pr.profiles)+2)
+			direct, outcomes := runPair(ctx, t, pr.name, ups, pr.profiles, func(profile string) *uint64 { return eraSeed(pr.name, profile) },
+				pr.client, eraClientTimeout, keep)
 			switch {
 			case !direct.OK && pr.directFails == "":
 				t.Fatalf("client failed against the server directly: %s", direct.Error)
@@ -222,10 +202,6 @@ type eraOutcome struct {
 	clientOK bool
 }
 
-func (o eraOutcome) String() string {
-	return o.verdict + " (" + o.why + ") " + strings.Join(o.findings, ",")
-}
-
 // eraExpect is the outcome a pair deserves under a profile.
 type eraExpect struct {
 	// verdict is report.VerdictPass, VerdictFail or VerdictInconclusive.
@@ -240,10 +216,6 @@ type eraExpect struct {
 	clientFails string
 	// faultsFire says whether the profile's faults fire.
 	faultsFire bool
-}
-
-func (e eraExpect) String() string {
-	return e.verdict + " (" + e.why + ") " + strings.Join(e.findings, ",")
 }
 
 // mismatch says how got differs from e, "" when it does not.

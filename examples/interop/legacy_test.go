@@ -18,11 +18,11 @@ func TestLegacySSEThroughFray(t *testing.T) {
 	env := requireNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s := startNodeServer(ctx, t, env, "legacy-server.mjs")
+	s := env.Start(ctx, t, "legacy-server.mjs")
 	origin, path := splitURL(t, s.URL)
 	frayURL, fray := startFray(t, origin)
 
-	stdout, stderr, err := runNode(ctx, env, "legacy-client.mjs", frayURL+path, "--timeout", "20000")
+	stdout, stderr, err := env.Run(ctx, "legacy-client.mjs", frayURL+path, "--timeout", "20000")
 	line := lastJSONLine(stdout)
 	var run struct {
 		OK       bool   `json:"ok"`

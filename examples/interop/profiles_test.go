@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/examples/node/nodepeer"
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy"
 )
@@ -57,7 +57,7 @@ func TestPollingServerProfile(t *testing.T) {
 // server never closes the stream by itself.
 func runTSNeverClosing(ctx context.Context, t *testing.T, endpoint string) clientRun {
 	env := requireNode(t)
-	stdout, stderr, err := runNode(ctx, env, "streamable-client.mjs", endpoint,
+	stdout, stderr, err := env.Run(ctx, "streamable-client.mjs", endpoint,
 		"--count", fmt.Sprint(scenarioCount), "--close-after", "0",
 		"--delay-ms", fmt.Sprint(scenarioDelayMs), "--timeout", "20000")
 	return tsRun(t, stdout, stderr, err)
@@ -72,7 +72,7 @@ func runGoNeverClosing(ctx context.Context, t *testing.T, endpoint string) clien
 // startFrayWithProfile runs fray in front of upstream with a built-in
 // profile and LogFaults on. It returns fray's URL, the client-side wire
 // log, and fray's log (every line, debug included).
-func startFrayWithProfile(t *testing.T, upstream, name string) (string, *wireLog, *syncBuffer) {
+func startFrayWithProfile(t *testing.T, upstream, name string) (string, *wireLog, *nodepeer.SyncBuffer) {
 	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
@@ -82,19 +82,14 @@ func startFrayWithProfile(t *testing.T, upstream, name string) (string, *wireLog
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := &syncBuffer{}
+	buf := &nodepeer.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	eng, err := proxy.New(proxy.Options{Upstream: u, Logger: logger, Profile: prof, LogFaults: true})
 	if err != nil {
 		t.Fatalf("proxy.New: %v", err)
 	}
 	wire := &wireLog{}
-	srv := httptest.NewServer(wire.wrap(eng.Handler()))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return srv.URL, wire, buf
+	return serveTest(t, wire.wrap(eng.Handler())).URL, wire, buf
 }
 
 // faultLines returns fray's "fault" log lines for kind.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -94,9 +93,9 @@ func TestStreamableResumptionThroughFray(t *testing.T) {
 // ids traced on stdout.
 func startTSStreamable(ctx context.Context, t *testing.T) upstream {
 	env := requireNode(t)
-	s := startNodeServer(ctx, t, env, "streamable-server.mjs", "--retry-interval", "100", "--trace-events")
+	s := env.Start(ctx, t, "streamable-server.mjs", "--retry-interval", "100", "--trace-events")
 	origin, path := splitURL(t, s.URL)
-	return upstream{origin: origin, path: path, serverSent: s.events.has}
+	return upstream{origin: origin, path: path, serverSent: s.Sent}
 }
 
 // startGoStreamable serves refpeer in-process; the ids it sends are read off
@@ -105,18 +104,13 @@ func startGoStreamable(ctx context.Context, t *testing.T) upstream {
 	wire := &wireLog{}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: 100 * time.Millisecond}))
-	srv := httptest.NewServer(wire.wrap(mux))
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return upstream{origin: srv.URL, path: "/mcp", serverSent: wire.sentID}
+	return upstream{origin: serveTest(t, wire.wrap(mux)).URL, path: "/mcp", serverSent: wire.sentID}
 }
 
 // runTSStreamableClient runs examples/node/streamable-client.mjs.
 func runTSStreamableClient(ctx context.Context, t *testing.T, endpoint string) clientRun {
 	env := requireNode(t)
-	stdout, stderr, err := runNode(ctx, env, "streamable-client.mjs", endpoint,
+	stdout, stderr, err := env.Run(ctx, "streamable-client.mjs", endpoint,
 		"--count", strconv.Itoa(scenarioCount), "--close-after", strconv.Itoa(scenarioCloseAfter),
 		"--delay-ms", strconv.Itoa(scenarioDelayMs), "--timeout", "20000")
 	return tsRun(t, stdout, stderr, err)

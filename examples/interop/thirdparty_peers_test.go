@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -110,7 +109,7 @@ func (c toolCall) inspectorArgs() []string {
 func nodeUpstream(script string, args ...string) startServer {
 	return func(ctx context.Context, t *testing.T) upstream {
 		env := requireNode(t)
-		s := startNodeServer(ctx, t, env, script, args...)
+		s := env.Start(ctx, t, script, args...)
 		origin, path := splitURL(t, s.URL)
 		return upstream{origin: origin, path: path, serverSent: func(string) bool { return false }}
 	}
@@ -139,12 +138,7 @@ func startMCPGo(kind string) startServer {
 		} else {
 			h = mcpgopeer.NewStreamableHandler(mcpgopeer.ServerOptions{})
 		}
-		srv := httptest.NewServer(h)
-		t.Cleanup(func() {
-			srv.CloseClientConnections()
-			srv.Close()
-		})
-		return upstream{origin: srv.URL, path: path, serverSent: func(string) bool { return false }}
+		return upstream{origin: serveTest(t, h).URL, path: path, serverSent: func(string) bool { return false }}
 	}
 }
 
@@ -168,7 +162,7 @@ func tsThirdParty(call toolCall, via, strategy string) runClientFor {
 		if call.ProgressMin > 0 {
 			args = append(args, "--progress-min", fmt.Sprint(call.ProgressMin))
 		}
-		stdout, stderr, err := runNode(ctx, env, args[0], args[1:]...)
+		stdout, stderr, err := env.Run(ctx, args[0], args[1:]...)
 		return parseRun(t, stdout, stderr, err)
 	}
 }
@@ -180,18 +174,22 @@ func inspectorThirdParty(call toolCall, transport string) runClientFor {
 		env := requireNode(t)
 		args := append([]string{endpoint, "--tool", call.Tool, "--transport", transport, "--expect", call.Expect,
 			"--timeout", fmt.Sprint(timeout.Milliseconds())}, call.inspectorArgs()...)
-		stdout, stderr, err := runNode(ctx, env, "thirdparty/inspector-client.mjs", args...)
+		stdout, stderr, err := env.Run(ctx, "thirdparty/inspector-client.mjs", args...)
 		return parseRun(t, stdout, stderr, err)
 	}
 }
 
 // mcpGoClient runs mcpgopeer.RunClient in-process.
-func mcpGoClient(call toolCall, kind string) runClientFor {
+func mcpGoClient(call toolCall, kind string) runClientFor { return mcpGoAt(call, kind, "") }
+
+// mcpGoAt runs mcpgopeer.RunClient in-process asking for version ("": its
+// default).
+func mcpGoAt(call toolCall, kind, version string) runClientFor {
 	return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		res, err := mcpgopeer.RunClient(ctx, mcpgopeer.ClientOptions{
-			Endpoint: endpoint, Transport: kind,
+			Endpoint: endpoint, Transport: kind, ProtocolVersion: version,
 			Tool: call.Tool, Args: call.Args, Progress: call.Progress, Expect: call.Expect,
 		})
 		run := clientRun{OK: err == nil, ProtocolVersion: res.ProtocolVersion, Result: res.Text, ProgressValues: res.Progress}
@@ -206,23 +204,8 @@ func mcpGoClient(call toolCall, kind string) runClientFor {
 // calling slow-count (six steps) on a server that never closes the stream
 // itself; anyOrder accepts the progress in any order.
 func goSDKClient(anyOrder bool) runClientFor {
-	return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		never := 0
-		res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{
-			Endpoint: endpoint, Count: callSlowCount.Progress, CloseAfter: &never,
-			Delay: 40 * time.Millisecond, AnyOrder: anyOrder,
-		})
-		run := clientRun{OK: err == nil}
-		if err != nil {
-			run.Error = err.Error()
-		}
-		if res != nil {
-			run.ProtocolVersion, run.Result, run.ProgressValues = res.ProtocolVersion, res.Text, res.Progress
-		}
-		return run
-	}
+	never := 0
+	return goSDKRun(refpeer.ClientOptions{Count: callSlowCount.Progress, CloseAfter: &never, Delay: 40 * time.Millisecond, AnyOrder: anyOrder})
 }
 
 // parseRun reads the one JSON line a Node client printed.

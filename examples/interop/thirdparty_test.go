@@ -122,34 +122,8 @@ func TestThirdPartyPairs(t *testing.T) {
 					ups[i] = ups[0]
 				}
 			}
-			dir := keep
-			if dir == "" {
-				dir = t.TempDir()
-			}
-
-			timeout := cmp.Or(pr.timeout, thirdPartyClientTimeout)
-			var (
-				wg       sync.WaitGroup
-				direct   clientRun
-				outcomes = make([]frayOutcome, len(pr.profiles)+1)
-			)
-			wg.Add(len(outcomes) + 1)
-			go func() {
-				defer wg.Done()
-				direct = pr.client(ctx, t, ups[0].origin+ups[0].path, timeout)
-			}()
-			for i, name := range append([]string{""}, pr.profiles...) {
-				go func() {
-					defer wg.Done()
-					base := dir + "/" + fileName(pr.name, name)
-					outcomes[i] = frayRunThirdParty(ctx, t, ups[i+1], name, thirdPartySeeds[pr.name+"/"+name], pr.client, timeout, base+".jsonl")
-					if err := keepOutcome(keep, fileName(pr.name, name), outcomes[i]); err != nil {
-						t.Errorf("keep outcome: %v", err)
-					}
-				}()
-			}
-			wg.Wait()
-
+			direct, outcomes := runPair(ctx, t, pr.name, ups, pr.profiles, func(profile string) *uint64 { return thirdPartySeeds[pr.name+"/"+profile] },
+				pr.client, cmp.Or(pr.timeout, thirdPartyClientTimeout), keep)
 			if !direct.OK {
 				t.Fatalf("client failed against the server directly: %s", direct.Error)
 			}
@@ -161,6 +135,29 @@ func TestThirdPartyPairs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runPair runs client directly against ups[0], and through fray with no
+// profile and under each of profiles against ups[1:], all at once; seed
+// gives each profile's seed. Traces go to keep (or a temporary folder),
+// and with keep the outcomes too.
+func runPair(ctx context.Context, t *testing.T, pair string, ups []upstream, profiles []string, seed func(profile string) *uint64,
+	client runClientFor, timeout time.Duration, keep string) (direct clientRun, outcomes []frayOutcome) {
+	dir := cmp.Or(keep, t.TempDir())
+	outcomes = make([]frayOutcome, len(profiles)+1)
+	var wg sync.WaitGroup
+	wg.Go(func() { direct = client(ctx, t, ups[0].origin+ups[0].path, timeout) })
+	for i, name := range append([]string{""}, profiles...) {
+		wg.Go(func() {
+			base := fileName(pair, name)
+			outcomes[i] = frayRunThirdParty(ctx, t, ups[i+1], name, seed(name), client, timeout, dir+"/"+base+".jsonl")
+			if err := keepOutcome(keep, base, outcomes[i]); err != nil {
+				t.Errorf("keep outcome: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	return direct, outcomes
 }
 
 // checkThirdParty holds one outcome to its expectation: the correct

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/frayproxy/fray/examples/node/nodepeer"
 	"github.com/frayproxy/fray/proxy"
 )
 
@@ -176,7 +177,7 @@ func startFray(t *testing.T, upstream string) (string, *wireLog) {
 // testLogger returns a logger for fray whose last lines are shown only if t
 // fails, so nothing is logged to t after it completes.
 func testLogger(t *testing.T) *slog.Logger {
-	buf := &syncBuffer{}
+	buf := &nodepeer.SyncBuffer{}
 	t.Cleanup(func() {
 		if !t.Failed() || buf.String() == "" {
 			return

@@ -15,7 +15,8 @@ import (
 	"github.com/frayproxy/fray/proxy/mcp"
 )
 
-func newServer(t *testing.T) (*httptest.Server, *profiles.Active) {
+// lossyResume returns the built-in lossy-resume profile, in force.
+func lossyResume(t *testing.T) *profiles.Active {
 	t.Helper()
 	p, err := profiles.Builtin("lossy-resume")
 	if err != nil {
@@ -25,6 +26,12 @@ func newServer(t *testing.T) (*httptest.Server, *profiles.Active) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return active
+}
+
+func newServer(t *testing.T) (*httptest.Server, *profiles.Active) {
+	t.Helper()
+	active := lossyResume(t)
 	srv := httptest.NewServer(admin.New(active))
 	t.Cleanup(srv.Close)
 	return srv, active

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/internal/browsertest"
 )
@@ -38,14 +37,7 @@ func TestWebPageCannotDriveTheAPI(t *testing.T) {
 	bin := browsertest.Chromium(t, "the admin API was not attacked from a browser")
 	for _, guarded := range []bool{false, true} {
 		t.Run(fmt.Sprintf("guarded=%v", guarded), func(t *testing.T) {
-			p, err := profiles.Builtin("lossy-resume")
-			if err != nil {
-				t.Fatal(err)
-			}
-			active, err := profiles.NewActive(p, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			active := lossyResume(t)
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)

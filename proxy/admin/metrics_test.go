@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/metrics"
@@ -17,14 +16,7 @@ import (
 // TestMetricsRoute: once mounted, GET /metrics answers the metrics in the
 // text format, and only with the bearer token when one is required.
 func TestMetricsRoute(t *testing.T) {
-	p, err := profiles.Builtin("lossy-resume")
-	if err != nil {
-		t.Fatal(err)
-	}
-	active, err := profiles.NewActive(p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	active := lossyResume(t)
 	m := metrics.New(metrics.Options{})
 	m.Observe(&observe.Observation{Kind: observe.KindRequest, Stream: mcp.StreamResume,
 		Request: &observe.Request{Method: http.MethodGet, HasLastEventID: true}})

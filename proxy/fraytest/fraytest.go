@@ -229,9 +229,6 @@ func (f *Fray) Swap(profile string) error {
 	return f.eng.Swap(p)
 }
 
-// Report returns the verdict so far: what is past its deadline is judged.
-func (f *Fray) Report() report.Report { return f.eng.Report() }
-
 // Close stops fray: it waits up to the settle time for streams still open
 // to end, stops observing, and returns the final verdict. It may be called
 // more than once; later calls return the same report.

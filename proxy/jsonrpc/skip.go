@@ -53,9 +53,8 @@ func skipSpace(data []byte, i int) int {
 func skipString(data []byte, i int) (end int, flags uint8, ok bool) {
 	i++
 	for {
-		// Eight bytes at a time while eight remain (skipPlain, by hand:
-		// most strings are short, and a call per string costs as much as
-		// the look), then byte by byte.
+		// Eight bytes at a time while eight remain, inline because most
+		// strings are short, then byte by byte.
 		for i+8 <= len(data) {
 			if m := special(binary.LittleEndian.Uint64(data[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3

@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -119,10 +118,7 @@ type tsField struct {
 // declaration of checks.json's elements.
 func readSuiteType(t *testing.T) suiteType {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", "conformance-types.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := readFile(t, filepath.Join("testdata", "conformance-types.ts"))
 	text := string(src)
 	var st suiteType
 	union := regexp.MustCompile(`(?s)export type CheckStatus =(.*?);`).FindStringSubmatch(text)
@@ -237,14 +233,8 @@ func TestChecksJSONSchema(t *testing.T) {
 // is of the version examples/node installs, so that a newer suite makes
 // this test fail until the copy is read again.
 func TestPinnedSuiteTypesVersion(t *testing.T) {
-	types, err := os.ReadFile(filepath.Join("testdata", "conformance-types.ts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lock, err := os.ReadFile(filepath.Join("..", "..", "examples", "node", "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	types := readFile(t, filepath.Join("testdata", "conformance-types.ts"))
+	lock := readFile(t, filepath.Join("..", "..", "examples", "node", "package-lock.json"))
 	var l struct {
 		Packages map[string]struct{ Version string } `json:"packages"`
 	}
@@ -312,10 +302,7 @@ func TestJUnitWithBaseline(t *testing.T) {
 // TestReportsDocShowsTheBaselinedSummary: the lines docs/reports.md shows
 // of a summary with a baseline are the summary's own, in its order.
 func TestReportsDocShowsTheBaselinedSummary(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readFile(t, filepath.Join("..", "..", "docs", "reports.md"))
 	m := regexp.MustCompile("(?s)```\n(fray: verdict FAIL[^`]*?with baseline[^`]*?)```\n").FindSubmatch(doc)
 	if m == nil {
 		t.Fatal("docs/reports.md shows no summary with a baseline")

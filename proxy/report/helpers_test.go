@@ -67,3 +67,13 @@ func sample() report.Report {
 		Coverage: &report.Coverage{Cuts: 3, AfterPriming: 3, Resumptions: 3, Complete: 3, RetryWaits: 3},
 	}
 }
+
+// readFile returns the file's bytes, failing the test when it cannot.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

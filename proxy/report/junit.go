@@ -85,17 +85,14 @@ func WriteJUnit(w io.Writer, r Report) error {
 		e, state := r.Baseline.Find(c.ID)
 		switch {
 		case c.Status == StatusFail && state == "expected":
-			s.Skipped++
 			tc.Skipped = &junitSkipped{Message: expectedMessage(c, e, r.Baseline.File)}
 		case c.Status == StatusFail:
-			s.Failures++
 			tc.Failure = &junitFailure{
 				Message: fmt.Sprintf("%s: %s", c.ID, plural(c.Count, "finding")),
 				Type:    string(c.Severity),
 				Body:    xmlSafe(evidenceText(c)),
 			}
 		case c.Status == StatusSkip:
-			s.Skipped++
 			tc.Skipped = &junitSkipped{Message: skipMessage(c)}
 		case c.Status == StatusWarn:
 			tc.SystemOut = &junitText{xmlSafe(fmt.Sprintf("warning: %s (severity %s; the check passes)\n%s",
@@ -103,14 +100,14 @@ func WriteJUnit(w io.Writer, r Report) error {
 		}
 		s.Cases = append(s.Cases, tc)
 	}
-	for _, tc := range runCases(r) {
+	s.Cases = append(s.Cases, runCases(r)...)
+	for _, tc := range s.Cases {
 		switch {
 		case tc.Failure != nil:
 			s.Failures++
 		case tc.Skipped != nil:
 			s.Skipped++
 		}
-		s.Cases = append(s.Cases, tc)
 	}
 	s.Tests = len(s.Cases)
 	doc := junitSuites{Name: "fray", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Time: secs, Suites: []junitSuite{s}}

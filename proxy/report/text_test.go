@@ -2,7 +2,6 @@ package report_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,14 +200,8 @@ func TestLiveString(t *testing.T) {
 // TestReportsDocShowsTheSummary: docs/reports.md shows the summary as it
 // is printed.
 func TestReportsDocShowsTheSummary(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join("testdata", "sample.summary.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := readFile(t, filepath.Join("..", "..", "docs", "reports.md"))
+	want := readFile(t, filepath.Join("testdata", "sample.summary.txt"))
 	if !strings.Contains(string(doc), "```\n"+string(want)+"```\n") {
 		t.Errorf("docs/reports.md does not show the summary of testdata/sample.summary.txt:\n%s", want)
 	}

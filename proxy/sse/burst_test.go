@@ -39,19 +39,13 @@ func (s *sizeReader) Read(b []byte) (int, error) {
 func readEach(t *testing.T, r *Reader, ev string) int {
 	t.Helper()
 	n := 0
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return n
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachEvent(t, r, func(e *Event) {
 		if string(e.Raw) != ev {
 			t.Fatalf("event %d: %q", n, e.Raw)
 		}
 		n++
-	}
+	})
+	return n
 }
 
 // TestBurstReadsWiden: while a burst keeps filling the buffer, the Reader
@@ -175,18 +169,11 @@ func TestBurstReadsAgreeWithSmallReads(t *testing.T) {
 		in = append(in, eol...)
 	}
 	events := func(src io.Reader, max int) (raws, data []string) {
-		r := NewReader(src, max)
-		for {
-			e, err := r.Next()
-			if err == io.EOF {
-				return raws, data
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachEvent(t, NewReader(src, max), func(e *Event) {
 			raws = append(raws, string(e.Raw))
 			data = append(data, fmt.Sprintf("%v %q %q", e.Unparsed, e.ID, e.Data))
-		}
+		})
+		return raws, data
 	}
 	for _, max := range []int{0, 4 * burstRead} {
 		wantRaw, wantData := events(&chunkReader{data: in, sizes: []int{1, 3, 7}}, max)

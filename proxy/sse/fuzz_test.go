@@ -2,7 +2,6 @@ package sse
 
 import (
 	"bytes"
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -43,21 +42,14 @@ func FuzzRoundTrip(f *testing.F) {
 		r := NewReader(&chunkReader{data: input, sizes: chunkSizes(chunks)}, 0)
 		var out []byte
 		var events []snap
-		for {
-			e, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachEvent(t, r, func(e *Event) {
 			if e.Unparsed {
 				t.Fatalf("Unparsed event from %d bytes of input", len(input))
 			}
 			checkLayout(t, e)
 			events = append(events, snapshot(e))
 			out = e.AppendTo(out)
-		}
+		})
 		if !bytes.Equal(out, input) {
 			t.Fatalf("wrote %q, read %q", out, input)
 		}
@@ -171,19 +163,12 @@ func FuzzMutate(f *testing.F) {
 		var out []byte
 		var events []snap
 		changed := false
-		for {
-			e, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachEvent(t, r, func(e *Event) {
 			events = append(events, snapshot(e))
 			ed.edit(e, arg)
 			changed = changed || e.Modified()
 			out = e.AppendTo(out)
-		}
+		})
 		want := ed.expect(events, arg, changed)
 		if got := refParse(out); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: wrote %q, read by a client as %+v, want %+v", ed.name, out, got, want)

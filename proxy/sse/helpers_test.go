@@ -143,3 +143,19 @@ func clientView(events []snap) view {
 	}
 	return v
 }
+
+// eachEvent calls fn with every event of r until the end of its stream,
+// failing t on any error but io.EOF.
+func eachEvent(t testing.TB, r *Reader, fn func(e *Event)) {
+	t.Helper()
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(e)
+	}
+}

@@ -38,16 +38,9 @@ func TestIdleReaderHoldsNoBuffer(t *testing.T) {
 	r := NewReader(src, 0)
 	src.r = r
 	var data []string
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachEvent(t, r, func(e *Event) {
 		data = append(data, string(e.Data))
-	}
+	})
 	if len(data) != 5 || data[0] != "a" || data[1] != "b" || data[2] != "c" || len(data[3]) != 2*bulkRead || data[4] != "d" {
 		t.Fatalf("events %q", data)
 	}

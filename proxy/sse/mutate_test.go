@@ -1,7 +1,6 @@
 package sse
 
 import (
-	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,17 +12,11 @@ func mutateAll(t testing.TB, input string, sizes []int, edit func(*Event)) strin
 	t.Helper()
 	r := NewReader(&chunkReader{data: []byte(input), sizes: sizes}, 0)
 	var out []byte
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			return string(out)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachEvent(t, r, func(e *Event) {
 		edit(e)
 		out = e.AppendTo(out)
-	}
+	})
+	return string(out)
 }
 
 func TestMutations(t *testing.T) {

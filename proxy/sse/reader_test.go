@@ -198,14 +198,7 @@ func TestBoundedMemory(t *testing.T) {
 		r := NewReader(&chunkReader{data: input, sizes: sizes}, maxBlock)
 		var out []byte
 		unparsed, parsed := 0, 0
-		for {
-			e, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachEvent(t, r, func(e *Event) {
 			if e.Unparsed {
 				unparsed++
 			} else if unparsed > 0 {
@@ -217,7 +210,7 @@ func TestBoundedMemory(t *testing.T) {
 			if c := cap(r.buf); c > maxBlock+minRead {
 				t.Fatalf("buffer capacity %d, want at most %d", c, maxBlock+minRead)
 			}
-		}
+		})
 		if !bytes.Equal(out, input) {
 			t.Errorf("sizes %v: output differs from input (%d bytes, want %d)", sizes, len(out), len(input))
 		}
@@ -308,14 +301,7 @@ func TestManyShortLines(t *testing.T) {
 	for _, sizes := range [][]int{nil, {4096}, {7}} {
 		r := NewReader(&chunkReader{data: over, sizes: sizes}, maxBlock)
 		var out []byte
-		for {
-			e, err := r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		eachEvent(t, r, func(e *Event) {
 			if !e.Unparsed {
 				t.Fatalf("sizes %v: a block of 200,000 lines was parsed", sizes)
 			}
@@ -323,7 +309,7 @@ func TestManyShortLines(t *testing.T) {
 			if c := cap(r.spans); c > 2*r.maxLines() {
 				t.Fatalf("sizes %v: %d line spans kept, want at most %d", sizes, c, 2*r.maxLines())
 			}
-		}
+		})
 		if !bytes.Equal(out, over) {
 			t.Errorf("sizes %v: output differs from input", sizes)
 		}

@@ -178,19 +178,12 @@ func TestCREndsBlockAtOnce(t *testing.T) {
 func TestSwallowedLFStartsNextRaw(t *testing.T) {
 	r := NewReader(&piecesReader{pieces: []string{"data: a\r", "\r", "\ndata: b\n\n"}}, 0)
 	var raws []string
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachEvent(t, r, func(e *Event) {
 		raws = append(raws, string(e.Raw))
 		if e.prefix > 0 && !bytes.Equal(e.Lines[0].Raw, []byte("data: b\n")) {
 			t.Errorf("first line after the LF = %q", e.Lines[0].Raw)
 		}
-	}
+	})
 	want := []string{"data: a\r\r", "\ndata: b\n\n"}
 	if !reflect.DeepEqual(raws, want) {
 		t.Errorf("Raws = %q, want %q", raws, want)

@@ -27,6 +27,37 @@ func headless(t *testing.T, bin, page string, args ...string) []byte {
 	return browsertest.Headless(t, bin, "file://"+page, append([]string{"--window-size=1400,900"}, args...)...)
 }
 
+// pageOf returns the page Write makes of in.
+func pageOf(t *testing.T, in Input) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// render writes html to the file page, draws it in Chromium and returns
+// the rendered DOM, as text and parsed.
+func render(t *testing.T, bin, page string, html []byte) (string, elements) {
+	t.Helper()
+	if err := os.WriteFile(page, html, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := string(headless(t, bin, page, "--dump-dom"))
+	return dom, parseDOM(dom)
+}
+
+// screenshot draws page into the PNG file shot and requires a picture.
+func screenshot(t *testing.T, bin, page, shot string) {
+	t.Helper()
+	headless(t, bin, page, "--screenshot="+shot, "--hide-scrollbars")
+	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
+		t.Fatalf("screenshot %s: %v (size %v)", shot, err, fi)
+	}
+	t.Logf("screenshot: %s (kept with go test -artifacts)", shot)
+}
+
 // eventsFlag sizes the generated trace of TestRendersInChromium; raise it
 // to check a large trace by hand:
 //
@@ -48,15 +79,8 @@ func TestRendersInChromium(t *testing.T) {
 	rep := sampleReport(lost)
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "timeline.html")
-	var buf bytes.Buffer
-	if err := Write(&buf, Input{Observations: obs, End: end, Report: rep}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom := string(headless(t, bin, page, "--dump-dom"))
-	els := parseDOM(dom)
+	html := pageOf(t, Input{Observations: obs, End: end, Report: rep})
+	dom, els := render(t, bin, page, html)
 
 	body := els.first("body")
 	if body == nil || body.attr["data-rendered"] != "true" {
@@ -67,7 +91,7 @@ func TestRendersInChromium(t *testing.T) {
 		t.Fatalf("no render time on <body>: %v", err)
 	}
 	t.Logf("rendered %d events (%d bytes of HTML) in %.1f ms, measured in the page from navigation start: "+
-		"HTML %s ms, data parsed %s ms, built %s ms, first frame %s ms", countEvents(obs), buf.Len(), renderMS,
+		"HTML %s ms, data parsed %s ms, built %s ms, first frame %s ms", countEvents(obs), len(html), renderMS,
 		body.attr["data-html"], body.attr["data-parse"], body.attr["data-build"], body.attr["data-draw"])
 	if renderMS >= *renderMSFlag {
 		t.Errorf("rendered in %.1f ms, want under %.0f", renderMS, *renderMSFlag)
@@ -100,12 +124,7 @@ func TestRendersInChromium(t *testing.T) {
 	}
 	checkLabelsApart(t, els, laneLabels...)
 
-	shot := filepath.Join(dir, "timeline.png")
-	headless(t, bin, page, "--screenshot="+shot, "--hide-scrollbars")
-	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
-		t.Fatalf("screenshot %s: %v (size %v)", shot, err, fi)
-	}
-	t.Logf("screenshot: %s (kept with go test -artifacts)", shot)
+	screenshot(t, bin, page, filepath.Join(dir, "timeline.png"))
 }
 
 func countEvents(obs []*observe.Observation) int {
@@ -130,15 +149,7 @@ func TestExplainsARunInChromium(t *testing.T) {
 	sc := newScenario()
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "explained.html")
-	var buf bytes.Buffer
-	if err := Write(&buf, sc.input()); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dom := string(headless(t, bin, page, "--dump-dom"))
-	els := parseDOM(dom)
+	dom, els := render(t, bin, page, pageOf(t, sc.input()))
 	if b := els.first("body"); b == nil || b.attr["data-rendered"] != "true" {
 		t.Fatalf("the script did not finish\n%.3000s", dom)
 	}
@@ -302,12 +313,7 @@ func TestExplainsARunInChromium(t *testing.T) {
 		}
 	})
 
-	shot := filepath.Join(dir, "explained.png")
-	headless(t, bin, page, "--screenshot="+shot, "--hide-scrollbars")
-	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10_000 {
-		t.Fatalf("screenshot %s: %v (size %v)", shot, err, fi)
-	}
-	t.Logf("screenshot: %s (kept with go test -artifacts)", shot)
+	screenshot(t, bin, page, filepath.Join(dir, "explained.png"))
 }
 
 // TestRunMarksInChromium draws run-level marks of another kind beside the
@@ -320,15 +326,11 @@ func TestRunMarksInChromium(t *testing.T) {
 		{AtUS: 400_000, Kind: "profile", Label: "profile calm", Detail: "seed 9"},
 		{AtUS: 401_000, Kind: "profile", Label: "profile flaky-b", Detail: "seed 10"},
 	}, m.Run...)
-	page := filepath.Join(t.TempDir(), "run.html")
 	var buf bytes.Buffer
 	if err := WriteModel(&buf, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	els := parseDOM(string(headless(t, bin, page, "--dump-dom")))
+	_, els := render(t, bin, filepath.Join(t.TempDir(), "run.html"), buf.Bytes())
 	if n := els.byID("canvas").attr["data-drawn-run"]; n != "3" {
 		t.Errorf("%s run lines drawn, want 3", n)
 	}
@@ -388,15 +390,9 @@ const hoverProbe = `<script>
 // when the stream ended, the retry and the reconnection.
 func TestHoverInChromium(t *testing.T) {
 	bin := chromium(t)
-	var buf bytes.Buffer
-	if err := Write(&buf, newScenario().input()); err != nil {
-		t.Fatal(err)
-	}
-	page := filepath.Join(t.TempDir(), "hover.html")
-	if err := os.WriteFile(page, []byte(strings.Replace(buf.String(), "</body>", hoverProbe, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	body := parseDOM(string(headless(t, bin, page, "--dump-dom"))).first("body")
+	html := strings.Replace(string(pageOf(t, newScenario().input())), "</body>", hoverProbe, 1)
+	_, els := render(t, bin, filepath.Join(t.TempDir(), "hover.html"), []byte(html))
+	body := els.first("body")
 	var got []struct{ What, Tip string }
 	if err := json.Unmarshal([]byte(body.attr["data-probe"]), &got); err != nil {
 		t.Fatalf("probe: %v (%q)", err, body.attr["data-probe"])

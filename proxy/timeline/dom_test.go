@@ -72,16 +72,6 @@ func (es elements) withClass(c string) elements {
 	return out
 }
 
-// after returns the elements that follow e in document order.
-func (es elements) after(e *element) elements {
-	for i, x := range es {
-		if x == e {
-			return es[i+1:]
-		}
-	}
-	return nil
-}
-
 // style reads a length in px from the element's style attribute.
 func (e *element) style(t *testing.T, prop string) float64 {
 	t.Helper()

@@ -59,9 +59,7 @@ func TestEncoderGolden(t *testing.T) {
 		if err := zw.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, z.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, path, z.Bytes())
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -59,12 +59,40 @@ func hostileTraces(good []byte) []hostileTrace {
 	}
 }
 
+// hostileTrace is a trace the reader must refuse: with an *Error that
+// wraps sentinel, at line (0: no line; -1: any), saying msg.
 type hostileTrace struct {
 	name     string
 	data     []byte
 	sentinel error
 	line     int
 	msg      string
+}
+
+// refuse reads each trace from a file and requires the refusal it names,
+// the file named in the error; but for a cut trace, a partial read
+// refuses it too.
+func refuse(t *testing.T, traces []hostileTrace) {
+	for _, tc := range traces {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bad.jsonl")
+			writeFile(t, path, tc.data)
+			_, err := ReadFile(path, ReadOptions{})
+			var te *Error
+			if !errors.As(err, &te) || !errors.Is(err, tc.sentinel) {
+				t.Fatalf("err = %v, want an *Error wrapping %v", err, tc.sentinel)
+			}
+			if te.File != path || tc.line >= 0 && te.Line != tc.line {
+				t.Errorf("error at %s:%d, want %s:%d: %v", te.File, te.Line, path, tc.line, err)
+			}
+			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q does not name the file and %q", err, tc.msg)
+			}
+			if _, perr := ReadFile(path, ReadOptions{Partial: true}); tc.sentinel != ErrTruncated && !errors.Is(perr, tc.sentinel) {
+				t.Errorf("a partial read: %v, want the same refusal", perr)
+			}
+		})
+	}
 }
 
 // TestHostileTraces reads traces made to break the reader: versions that
@@ -74,29 +102,7 @@ type hostileTrace struct {
 // that names the file and the line and wraps the right sentinel; none
 // panics or reads on past the problem.
 func TestHostileTraces(t *testing.T) {
-	good := traceBytes(t, false)
-	for _, tc := range hostileTraces(good) {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "hostile.jsonl")
-			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := ReadFile(path, ReadOptions{})
-			var te *Error
-			if !errors.As(err, &te) || !errors.Is(err, tc.sentinel) {
-				t.Fatalf("err = %v, want an *Error wrapping %v", err, tc.sentinel)
-			}
-			if te.File != path || te.Line != tc.line {
-				t.Errorf("error at %s:%d, want %s:%d: %v", te.File, te.Line, path, tc.line, err)
-			}
-			if !strings.Contains(err.Error(), tc.msg) {
-				t.Errorf("error %q does not say %q", err, tc.msg)
-			}
-			if _, perr := ReadFile(path, ReadOptions{Partial: true}); tc.sentinel != ErrTruncated && !errors.Is(perr, tc.sentinel) {
-				t.Errorf("a partial read: %v, want the same refusal", perr)
-			}
-		})
-	}
+	refuse(t, hostileTraces(traceBytes(t, false)))
 }
 
 // TestLineLongerThanMaxLine: an observation line past MaxLine is refused
@@ -124,4 +130,12 @@ func (e endless) Read(p []byte) (int, error) {
 		p[i] = byte(e)
 	}
 	return len(p), nil
+}
+
+// writeFile writes data to path, failing the test on an error.
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

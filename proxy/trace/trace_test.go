@@ -317,13 +317,7 @@ func TestUnreadableTraces(t *testing.T) {
 	n := len(lines)
 	cutLast := bytes.Join(lines[:n-2], nil)
 	cutLast = cutLast[:len(cutLast)-len(lines[n-3])/2]
-	for _, tc := range []struct {
-		name     string
-		data     []byte
-		sentinel error
-		line     int
-		msg      string
-	}{
+	refuse(t, []hostileTrace{
 		{"empty", nil, ErrNotTrace, 0, "the file is empty"},
 		{"not a trace", []byte("{\"schema\":1,\"verdict\":\"pass\"}\n"), ErrNotTrace, 1, "not a fray trace"},
 		{"binary", bytes.Repeat([]byte{0, 1, 2}, 100), ErrNotTrace, 1, "not a fray trace"},
@@ -332,31 +326,13 @@ func TestUnreadableTraces(t *testing.T) {
 		{"end line cut", plain[:len(plain)-10], ErrTruncated, n - 1, "the last line is cut"},
 		{"observation cut", cutLast, ErrTruncated, n - 2, "the last line is cut"},
 		{"no end line", bytes.Join(lines[:n-2], nil), ErrTruncated, n - 2, "stops before its end line"},
-		{"gzip cut", gz[:len(gz)*2/3], ErrTruncated, 0, "gzip stream is cut"},
-		{"gzip trailer cut", gz[:len(gz)-4], ErrTruncated, 0, "gzip stream is cut"},
+		{"gzip cut", gz[:len(gz)*2/3], ErrTruncated, -1, "gzip stream is cut"},
+		{"gzip trailer cut", gz[:len(gz)-4], ErrTruncated, -1, "gzip stream is cut"},
 		{"bad line", bytes.Replace(plain, []byte(`"fate":"lost"`), []byte(`"fate":"eaten"`), 1), ErrSyntax, 6, `event.fate "eaten" is unknown`},
 		{"status 1000", bytes.Replace(plain, []byte(`"status":200`), []byte(`"status":1000`), 1), ErrSyntax, statusLine(lines), "response.status 1000 is outside 100-599"},
 		{"status 99", bytes.Replace(plain, []byte(`"status":200`), []byte(`"status":99`), 1), ErrSyntax, statusLine(lines), "response.status 99 is outside 100-599"},
 		{"garbage line", append(append(bytes.Join(lines[:3], nil), "not json\n"...), bytes.Join(lines[3:], nil)...), ErrSyntax, 4, "not a JSON object"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "bad.jsonl")
-			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := ReadFile(path, ReadOptions{})
-			var te *Error
-			if !errors.As(err, &te) || !errors.Is(err, tc.sentinel) {
-				t.Fatalf("err = %v, want an *Error wrapping %v", err, tc.sentinel)
-			}
-			if te.File != path || (tc.line != 0 && te.Line != tc.line) {
-				t.Errorf("error at %s:%d, want %s:%d: %v", te.File, te.Line, path, tc.line, err)
-			}
-			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), path) {
-				t.Errorf("error %q does not name the file and %q", err, tc.msg)
-			}
-		})
-	}
+	})
 }
 
 // statusLine is the number of the first line of a trace that holds
@@ -403,9 +379,7 @@ func TestPartial(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "part.jsonl")
-			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, path, tc.data)
 			tr, err := ReadFile(path, ReadOptions{Partial: true})
 			if err != nil {
 				t.Fatal(err)

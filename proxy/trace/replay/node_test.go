@@ -1,104 +1,26 @@
 package replay_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/frayproxy/fray/examples/node/nodepeer"
 )
 
-// nodeDir is examples/node, where the TypeScript SDK peers live.
-func nodeDir(t *testing.T) (node, dir string) {
+// nodeEnv is the Node environment of examples/node, where the TypeScript
+// SDK peers live.
+func nodeEnv(t *testing.T) nodepeer.Env {
 	t.Helper()
-	bin, err1 := exec.LookPath("node")
-	npm, err2 := exec.LookPath("npm")
-	if err1 != nil || err2 != nil {
-		t.Skip("SKIPPED: node/npm not found on PATH; the TypeScript SDK replay test did not run")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "examples", "node"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	nodeOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err == nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			nodeErr = fmt.Errorf("npm ci in %s: %w\n%s", dir, err, out)
-		}
-	})
-	if nodeErr != nil {
-		t.Fatal(nodeErr)
-	}
-	return bin, dir
+	return nodepeer.Require(t, "../../../examples/node", "the TypeScript SDK replay test")
 }
-
-var (
-	nodeOnce sync.Once
-	nodeErr  error
-)
 
 // startNodeServer runs script and returns the URL of its LISTENING line;
 // the process is stopped when the test ends.
 func startNodeServer(ctx context.Context, t *testing.T, script string, args ...string) string {
 	t.Helper()
-	bin, dir := nodeDir(t)
-	cmd := exec.CommandContext(ctx, bin, append([]string{script}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NODE_NO_WARNINGS=1")
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", script, err)
-	}
-	exited := make(chan struct{})
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "LISTENING" {
-				select {
-				case ready <- f[1]:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, out)
-	}()
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-exited
-	})
-	select {
-	case u := <-ready:
-		return u
-	case <-exited:
-		t.Fatalf("%s exited before listening; stderr:\n%s", script, stderr.String())
-	case <-ctx.Done():
-		t.Fatalf("%s did not listen: %v; stderr:\n%s", script, ctx.Err(), stderr.String())
-	}
-	return ""
+	return nodeEnv(t).Start(ctx, t, script, args...).URL
 }
 
 // attempt is one request the TypeScript client made, as it reports them.
@@ -122,19 +44,11 @@ type clientRun struct {
 // runNodeClient runs the TypeScript client against endpoint.
 func runNodeClient(ctx context.Context, t *testing.T, endpoint string, args ...string) clientRun {
 	t.Helper()
-	bin, dir := nodeDir(t)
-	cmd := exec.CommandContext(ctx, bin, append([]string{"streamable-client.mjs", endpoint}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "NODE_NO_WARNINGS=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	stdout, stderr, err := nodeEnv(t).Run(ctx, "streamable-client.mjs", append([]string{endpoint}, args...)...)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	var run clientRun
 	if jerr := json.Unmarshal([]byte(lines[len(lines)-1]), &run); jerr != nil {
-		t.Fatalf("client printed no JSON summary (%v; exit %v)\nstdout:\n%s\nstderr:\n%s", jerr, err, stdout.String(), stderr.String())
+		t.Fatalf("client printed no JSON summary (%v; %v)\nstdout:\n%s\nstderr:\n%s", jerr, err, stdout, stderr)
 	}
 	run.raw = lines[len(lines)-1]
 	return run
@@ -149,21 +63,4 @@ func (r clientRun) resumes() []string {
 		}
 	}
 	return out
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

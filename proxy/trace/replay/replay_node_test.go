@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/examples/node/nodepeer"
 	"github.com/frayproxy/fray/proxy/trace"
 	"github.com/frayproxy/fray/proxy/trace/replay"
 )
@@ -69,7 +70,7 @@ func TestReplayTSUnderLossyResume(t *testing.T) {
 
 func replayTo(ctx context.Context, t *testing.T, tr *trace.Trace, mode replay.Mode) (clientRun, replay.Stats) {
 	t.Helper()
-	var logs syncBuffer
+	var logs nodepeer.SyncBuffer
 	srv, err := replay.New(replay.Options{Observations: tr.Observations, Mode: mode,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
