@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
@@ -73,6 +74,26 @@ type Probe struct {
 	// FoundIn names the released versions the probe was run on and found
 	// the bug in; "" when it was run on none that has it.
 	FoundIn string
+	// Timeout bounds each run of the client command under the probe
+	// (`fray run --probe`, unless --client-timeout is given); 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultTimeout bounds a probe's run of the client command when the probe
+// sets no Timeout of its own: long enough for the official SDKs' clients
+// to back off through a probe's four or five failures (1 s growing by
+// 1.5 is 8 s for four), short enough that the probes of one end, each
+// hanging on its bug, still end within four minutes (TestTimeoutsFitAJob).
+const DefaultTimeout = 15 * time.Second
+
+// ClientTimeout is the bound of each run of the client command under p:
+// its Timeout, or DefaultTimeout.
+func (p Probe) ClientTimeout() time.Duration {
+	if p.Timeout > 0 {
+		return p.Timeout
+	}
+	return DefaultTimeout
 }
 
 // catalog holds every probe, in the order `fray probes list` prints them.
