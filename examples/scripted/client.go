@@ -310,7 +310,11 @@ func (c *client) call(ctx context.Context, id int) error {
 			}
 			wait = c.backoff(&failures)
 			if st.hasRetry && c.opts.Fault != IgnoreRetry {
-				wait = st.retry
+				wait = c.retryWait(st.retry, wait, resume && !progress)
+			}
+			if resume && !progress && c.opts.Fault == LoopOnEmptyResume {
+				failures = 0
+				attempt--
 			}
 			if c.opts.Fault == IgnoreRetry {
 				wait = 0

@@ -74,6 +74,7 @@ var bugs = map[string]peers{
 	"standalone-reconnect-storm": {buggyClient: scripted.NoBackoff, listen: true, interval: 250 * time.Millisecond},
 	"bad-message-kills-session":  {legacy: true, buggyServer: scripted.DieOnBadMessage},
 	"get-reopen-refused":         {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
+	"resume-empty-loop":          {buggyClient: scripted.LoopOnEmptyResume},
 }
 
 // runProbe runs p once through an engine, as fray run --probe does, with

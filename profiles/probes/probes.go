@@ -128,9 +128,8 @@ var catalog = []Probe{
 		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/3556"},
 		Bug:     "a 404 for the session is thrown, not answered with a new initialize; the dead id is sent again"},
 	{Name: "reconnect-storm", End: Client, Finding: checks.ClientBackoff, Revision: "2025-03-26 to 2025-11-25",
-		Issue: "https://github.com/modelcontextprotocol/typescript-sdk/issues/2682",
-		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/2393",
-			"https://github.com/modelcontextprotocol/rust-sdk/issues/958"},
+		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/issues/2682",
+		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/2393"},
 		Bug:     "a stream the server keeps closing cleanly is reconnected at once, every time: the attempt counter resets and the backoff never grows",
 		Trigger: []string{"close"}},
 	{Name: "replay-other-streams", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
@@ -192,6 +191,10 @@ var catalog = []Probe{
 		// Stripping the ids sets the scene on a server that sends events
 		// on its standalone stream; one that sends none needs no help.
 		Trigger: []string{"close"}},
+	{Name: "resume-empty-loop", End: Client, Finding: checks.ClientResumeLoop, Revision: "2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/rust-sdk/issues/958",
+		Related: []string{"https://github.com/cline/cline/issues/12119"},
+		Bug:     "a resumption answered 200 with a stream that ends at once is taken for a reconnection that worked: the attempt counter starts again, and the client resumes from the same Last-Event-ID at the pace of retry, for as long as the answer stays empty"},
 }
 
 // All returns every probe in catalog order. The slice is a fresh copy.

@@ -37,6 +37,7 @@ const (
 	ServerUnsupportedVersion     = "server.unsupported-version-error"
 	ServerGetStreamOr405         = "server.get-stream-or-405"
 	ServerSessionSurvivesRefusal = "server.session-survives-refusal"
+	ClientResumeLoop             = "client.resume-loop"
 )
 
 // Where the rules stand.
@@ -158,4 +159,7 @@ var catalog = []Info{
 	{ServerSessionSurvivesRefusal, Warning,
 		"After refusing one POST of a session (a 4xx), the server goes on serving the session: it does not answer the session's later POSTs 5xx.",
 		"No published rule: a session that one refused message takes down is fray's own measure of a server that cannot fail one message alone.", "fray"},
+	{ClientResumeLoop, Warning,
+		"A client whose resumptions of one stream, from one Last-Event-ID, keep being answered with a stream that ends before any event waits longer each time, or stops: it does not loop at one pace.",
+		"No published rule: a client that resumes for ever, at the pace of the retry it was given, a stream that keeps coming back empty is fray's own measure of a reconnection loop.", "fray"},
 }

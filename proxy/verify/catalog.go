@@ -242,6 +242,8 @@ const (
 	// cSurvivesRefusal, server.session-survives-refusal (warning): see
 	// judgeAfterRefusal.
 	cSurvivesRefusal
+	// cResumeLoop, client.resume-loop (warning): see judgeLoop.
+	cResumeLoop
 	numChecks
 )
 
@@ -264,7 +266,7 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
 		cTaskPoll: checks.ClientTaskPollInterval, cAccelBuffering: checks.ServerAccelBuffering,
 		cUnsupportedVersion: checks.ServerUnsupportedVersion, cGetAnswer: checks.ServerGetStreamOr405,
-		cSurvivesRefusal: checks.ServerSessionSurvivesRefusal,
+		cSurvivesRefusal: checks.ServerSessionSurvivesRefusal, cResumeLoop: checks.ClientResumeLoop,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

@@ -154,6 +154,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 		l.cutByFray = true
 	}
 	v.noteResumed(x, l, end)
+	noteAttemptEnd(x, l)
 	if l.streams > 0 || l.state == lgDone {
 		return
 	}

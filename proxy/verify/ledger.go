@@ -178,6 +178,7 @@ type logical struct {
 	lastFail     uint64 // the exchange of the last failed attempt
 	failedByFray int
 	fast         int // consecutive attempts begun <100ms after a failure
+	loop         loopRun
 	attempts     []uint64
 	candidate    uint64 // a GET without Last-Event-ID that may be its reconnection
 	candidateAt  time.Duration
