@@ -75,6 +75,10 @@ var bugs = map[string]peers{
 	"bad-message-kills-session":  {legacy: true, buggyServer: scripted.DieOnBadMessage},
 	"get-reopen-refused":         {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
 	"resume-empty-loop":          {buggyClient: scripted.LoopOnEmptyResume},
+	// Ids from one counter for the whole server, so that "1" is the first
+	// event of one of the two sessions; the server announces on the
+	// standalone streams, whose events are what leaks.
+	"guessed-last-event-id": {buggyServer: scripted.ReplayGuessedID, clients: 2, ids: scripted.IDsServer, keep: true, announce: true, interval: 150 * time.Millisecond},
 }
 
 // runProbe runs p once through an engine, as fray run --probe does, with

@@ -149,7 +149,6 @@ var catalog = []Probe{
 		FoundIn: "@modelcontextprotocol/sdk 1.32.2 (the example event store it ships)"},
 	{Name: "replay-other-sessions", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
 		Issue:    "https://github.com/PrefectHQ/fastmcp/pull/4402",
-		Related:  []string{"https://github.com/agentfront/frontmcp/pull/529"},
 		Bug:      "an event store shared by the sessions and keyed by stream id replays another session's events",
 		Needs:    "the client command runs two sessions at once, each making tool calls",
 		Sessions: 2},
@@ -191,6 +190,12 @@ var catalog = []Probe{
 		// Stripping the ids sets the scene on a server that sends events
 		// on its standalone stream; one that sends none needs no help.
 		Trigger: []string{"close"}},
+	{Name: "guessed-last-event-id", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
+		Issue:    "https://github.com/agentfront/frontmcp/pull/529",
+		Related:  []string{"https://github.com/modelcontextprotocol/typescript-sdk/pull/2109"},
+		Bug:      "an event store that looks a Last-Event-ID up across every session, with no check that the id is the session's own, replays another session's stream to a client that guesses one of its ids",
+		Needs:    "the client command runs two sessions at once, each opening the standalone GET stream and resuming it when it is cut, and the server sends events on that stream (fray decides its faults at its first event)",
+		Sessions: 2},
 	{Name: "resume-empty-loop", End: Client, Finding: checks.ClientResumeLoop, Revision: "2025-11-25",
 		Issue:   "https://github.com/modelcontextprotocol/rust-sdk/issues/958",
 		Related: []string{"https://github.com/cline/cline/issues/12119"},
