@@ -75,6 +75,12 @@ var bugs = map[string]peers{
 	"bad-message-kills-session":  {legacy: true, buggyServer: scripted.DieOnBadMessage},
 	"get-reopen-refused":         {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
 	"resume-empty-loop":          {buggyClient: scripted.LoopOnEmptyResume},
+	// Calls long enough that one is in flight when the reconnection of
+	// the standalone stream is refused.
+	"get-405-on-reconnect": {buggyClient: scripted.TearDownOnGETFailure, listen: true, interval: 150 * time.Millisecond},
+	// Three attempts on the standalone stream, each cut at 200 ms, while
+	// calls of 1.25 s each run.
+	"standalone-retries-tear-down": {buggyClient: scripted.TearDownOnGETFailure, listen: true, interval: 250 * time.Millisecond, attempts: 2},
 	// Ids from one counter for the whole server, so that "1" is the first
 	// event of one of the two sessions; the server announces on the
 	// standalone streams, whose events are what leaks.

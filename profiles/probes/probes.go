@@ -200,6 +200,18 @@ var catalog = []Probe{
 		Issue:   "https://github.com/modelcontextprotocol/rust-sdk/issues/958",
 		Related: []string{"https://github.com/cline/cline/issues/12119"},
 		Bug:     "a resumption answered 200 with a stream that ends at once is taken for a reconnection that worked: the attempt counter starts again, and the client resumes from the same Last-Event-ID at the pace of retry, for as long as the answer stays empty"},
+	{Name: "get-405-on-reconnect", End: Client, Finding: checks.ClientSurvivesGetFailure, Revision: "2025-03-26 to 2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/go-sdk/issues/1175",
+		Bug:     "a 405 to a reconnection of the standalone GET stream is taken for the failure of the whole connection: the calls in flight on their healthy POST streams are given up with it",
+		Needs:   "the server sends events on its standalone GET stream (fray decides that stream's faults at its first event), and the client reconnects it when it is cut while a call is in flight",
+		Judged:  true,
+		Trigger: []string{"close", "status"}},
+	{Name: "standalone-retries-tear-down", End: Client, Finding: checks.ClientSurvivesGetFailure, Revision: "2025-03-26 to 2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/go-sdk/issues/1175",
+		Bug:     "a standalone stream whose events carry no ids counts as making no progress: once the client's retries of it run out, it fails the whole connection, the calls in flight on their healthy POST streams included",
+		Needs:   "the server sends events on its standalone GET stream (fray decides that stream's faults at its first event), the client reconnects it when it is cut and gives it up after a few attempts, while a call is in flight",
+		Judged:  true,
+		Trigger: []string{"close"}},
 }
 
 // All returns every probe in catalog order. The slice is a fresh copy.

@@ -244,6 +244,9 @@ const (
 	cSurvivesRefusal
 	// cResumeLoop, client.resume-loop (warning): see judgeLoop.
 	cResumeLoop
+	// cSurvivesGetFailure, client.survives-get-failure (warning): see
+	// getFailed and judgeLeftAfterGet.
+	cSurvivesGetFailure
 	numChecks
 )
 
@@ -267,6 +270,7 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cTaskPoll: checks.ClientTaskPollInterval, cAccelBuffering: checks.ServerAccelBuffering,
 		cUnsupportedVersion: checks.ServerUnsupportedVersion, cGetAnswer: checks.ServerGetStreamOr405,
 		cSurvivesRefusal: checks.ServerSessionSurvivesRefusal, cResumeLoop: checks.ClientResumeLoop,
+		cSurvivesGetFailure: checks.ClientSurvivesGetFailure,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

@@ -99,6 +99,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 	}
 	if x.status >= 400 {
 		v.noteRefused(x)
+		v.noteGetRefused(x, o.At)
 		if x.stream == mcp.StreamGet {
 			v.cov.StandaloneRefused++
 		}
@@ -155,6 +156,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	}
 	v.noteResumed(x, l, end)
 	noteAttemptEnd(x, l)
+	v.noteGetEnded(x, end, at)
 	if l.streams > 0 || l.state == lgDone {
 		return
 	}
@@ -172,6 +174,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	v.noteStreamEnd(x, l, end, at)
 	switch {
 	case end.Cause == observe.ClientGone:
+		v.judgeLeftAfterGet(x, l, end, at)
 		l.clientClosed, l.closedAt = true, at
 		v.finishLogical(l, at)
 	case l.kind == mcp.StreamPost && (l.reqs == 0 || l.cancelledAll()):

@@ -90,6 +90,9 @@ type session struct {
 	answered *window[*request]
 	openGets int      // server-view standalone GET streams open
 	refused  *refusal // the first POST the server refused (refusal.go)
+	// getFailed is the last failure of its standalone GET stream
+	// (getfailure.go).
+	getFailed getFailure
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration
