@@ -399,6 +399,9 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("unknown Last-Event-ID %q", lei[0]), http.StatusBadRequest)
 		return
 	}
+	if s.emptyResume(w, st) {
+		return
+	}
 	var first []event
 	switch s.opts.Fault {
 	case ReplayGap:

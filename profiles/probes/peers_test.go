@@ -81,6 +81,7 @@ var bugs = map[string]peers{
 	// Three attempts on the standalone stream, each cut at 200 ms, while
 	// calls of 1.25 s each run.
 	"standalone-retries-tear-down": {buggyClient: scripted.TearDownOnGETFailure, listen: true, interval: 250 * time.Millisecond, attempts: 2},
+	"failed-resume-empty":          {buggyServer: scripted.EmptyResumeWhenDone},
 	// Ids from one counter for the whole server, so that "1" is the first
 	// event of one of the two sessions; the server announces on the
 	// standalone streams, whose events are what leaks.

@@ -281,6 +281,10 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		}
 		v.find(cRetriesTransient, levelError, ev)
 		l.blamed = checks.ClientRetriesTransient
+	case owed && l.blamed == checks.ServerReplayComplete:
+		// It came back, and the server's replay left out what it owed:
+		// a client that stops asking again is not the cause.
+		v.excuse(cReconnects, "the client came back, and the server's replay was incomplete (server.replay-complete)")
 	case owed && l.failed >= giveUpAfter:
 		l.gaveUp = true
 		v.excuse(cReconnects, "the client gave up after two failed attempts")
