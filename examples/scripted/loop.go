@@ -15,13 +15,13 @@ const (
 )
 
 // retryWait is how long the client waits before it resumes a stream that
-// was given retry, once the stream ended: the retry, or more when the
-// resumption it had made brought nothing, growing with its failures
-// (backoff is the wait its failures give). A client with LoopOnEmptyResume
-// waits the retry however often the answer was empty.
+// was given retry, once the stream ended: the retry, and when the
+// resumption it had made brought nothing, the wait its failures give on
+// top (backoff), so that the waits grow whatever the retry. A client with
+// LoopOnEmptyResume waits the retry however often the answer was empty.
 func (c *client) retryWait(retry, backoff time.Duration, emptyResume bool) time.Duration {
 	if emptyResume && c.opts.Fault != LoopOnEmptyResume {
-		return max(retry, backoff)
+		return retry + backoff
 	}
 	return retry
 }

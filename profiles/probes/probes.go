@@ -213,10 +213,8 @@ var catalog = []Probe{
 		Judged:  true,
 		Trigger: []string{"close"}},
 	{Name: "failed-resume-empty", End: Server, Finding: checks.ServerReplayComplete, Revision: "2025-11-25",
-		Issue:  "https://github.com/modelcontextprotocol/rust-sdk/issues/958",
-		Bug:    "a resumption the server cannot replay (the stream's channel gone once its call was done) is answered 200 with a stream that ends at once: the result is never sent again, and a client that resumes from the same id meets the same empty answer for ever",
-		Needs:  "the server keeps an event store, and the call ends within the half second the client waits before it resumes",
-		Judged: true},
+		Issue: "https://github.com/modelcontextprotocol/rust-sdk/issues/958",
+		Bug:   "a resumption the server cannot replay (the stream's channel gone once its call was done) is answered 200 with a stream that ends at once: the result is never sent again, and a client that resumes from the same id meets the same empty answer for ever"},
 }
 
 // All returns every probe in catalog order. The slice is a fresh copy.
