@@ -164,6 +164,6 @@ var catalog = []Info{
 		"A client whose resumptions of one stream, from one Last-Event-ID, keep being answered with a stream that ends before any event waits longer each time, or stops: it does not loop at one pace.",
 		"No published rule: a client that resumes for ever, at the pace of the retry it was given, a stream that keeps coming back empty is fray's own measure of a reconnection loop.", "fray"},
 	{ClientSurvivesGetFailure, Warning,
-		"After its standalone GET stream fails (a GET for it refused with an error status, 404 aside, or the stream ended), the client goes on with its calls: it does not leave the answer streams of requests in flight.",
+		"After its standalone GET stream fails (a GET for it refused with an error status, 404 aside, or the stream ended), the client goes on with its calls: it does not leave the answer streams of requests in flight, nor delete its session under them.",
 		"No published rule: the client MAY open the standalone stream, so a client that gives its calls up when that stream fails is fray's own measure of a client that cannot lose the stream alone.", "fray"},
 }

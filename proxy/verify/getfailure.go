@@ -78,16 +78,54 @@ func inFlight(l *logical) bool {
 // the client left, x its exchange, ending at at: soon after its standalone
 // stream failed, the client gave its calls up with it.
 func (v *Verifier) judgeLeftAfterGet(x *exch, l *logical, end *observe.End, at time.Duration) {
-	g := x.sess.getFailed
-	if end.Cause != observe.ClientGone || g.at == 0 || at < g.at || at-g.at > getLeaveWindow || !inFlight(l) {
+	if end.Cause != observe.ClientGone || !x.sess.getFailed.recent(at) || !inFlight(l) {
 		return
 	}
-	ev := evidence(fmt.Sprintf("left the answer stream of %d pending request(s) it had not cancelled %v after its standalone GET stream (exchange %d) %s",
-		l.reqs-l.cancelled, (at-g.at).Round(time.Millisecond), g.ex, g.what), x.sess, x.num, at)
+	v.gaveUpCalls(x, at, fmt.Sprintf("left the answer stream of %d pending request(s) it had not cancelled", l.reqs-l.cancelled), l)
+}
+
+// judgeDeleteAfterGet judges x, the client's DELETE of its session at at:
+// sent soon after its standalone stream failed while calls were in
+// flight, it ends them with the session.
+func (v *Verifier) judgeDeleteAfterGet(x *exch, at time.Duration) {
+	s := x.sess
+	if !s.getFailed.recent(at) {
+		return
+	}
+	var ls []*logical
+	n := 0
+	for _, l := range s.logicals {
+		if inFlight(l) {
+			ls = append(ls, l)
+			n += l.reqs - l.cancelled
+		}
+	}
+	if n > 0 {
+		v.gaveUpCalls(x, at, fmt.Sprintf("deleted its session with %d pending request(s) it had not cancelled", n), ls...)
+	}
+}
+
+// recent reports whether the failure g happened at most getLeaveWindow
+// before at.
+func (g getFailure) recent(at time.Duration) bool {
+	return g.at != 0 && at >= g.at && at-g.at <= getLeaveWindow
+}
+
+// gaveUpCalls finds that the client gave up calls, ls their streams, at
+// x, what saying how, soon after its standalone stream's last failure.
+func (v *Verifier) gaveUpCalls(x *exch, at time.Duration, what string, ls ...*logical) {
+	g := x.sess.getFailed
+	when := (at - g.at).Round(time.Millisecond).String() + " after"
+	if at-g.at < time.Millisecond {
+		when = "at once after"
+	}
+	ev := evidence(fmt.Sprintf("%s %s its standalone GET stream (exchange %d) %s", what, when, g.ex, g.what), x.sess, x.num, at)
 	ev.Related = related(g.ex)
 	ev.Fault = g.fault
 	v.find(cSurvivesGetFailure, levelError, ev)
-	if l.blamed == "" {
-		l.blamed = checks.ClientSurvivesGetFailure
+	for _, l := range ls {
+		if l.blamed == "" {
+			l.blamed = checks.ClientSurvivesGetFailure
+		}
 	}
 }

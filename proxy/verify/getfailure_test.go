@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -33,8 +34,9 @@ func refusedGet(tl *timeline, status int, resume bool) *xch {
 	return c
 }
 
-// TestSurvivesGetFailure: a call left within two seconds of a failure of
-// the standalone stream (a refusal, a cut) is a finding; a call answered,
+// TestSurvivesGetFailure: a call left, or its session deleted, within two
+// seconds of a failure of the standalone stream (a refusal, a cut) is a
+// finding; a call answered,
 // a call left later, a call cancelled first, a 404 (the session gone) and
 // a standalone stream the client left itself are not.
 func TestSurvivesGetFailure(t *testing.T) {
@@ -70,6 +72,14 @@ func TestSurvivesGetFailure(t *testing.T) {
 		{"cancelled, then left", http.StatusMethodNotAllowed, true, func(tl *timeline, c *xch) {
 			tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`).respond(http.StatusAccepted, false, "").end(observe.Complete)
 			c.end(observe.ClientGone)
+		}, 1, 0},
+		{"deleted the session at once after a 405", http.StatusMethodNotAllowed, true, func(tl *timeline, c *xch) {
+			tl.wait(ms)
+			tl.request(http.MethodDelete, "/mcp", mcp.StreamOther, "s1", "")
+		}, 1, 1},
+		{"deleted the session three seconds later", http.StatusMethodNotAllowed, true, func(tl *timeline, c *xch) {
+			tl.wait(3 * time.Second)
+			tl.request(http.MethodDelete, "/mcp", mcp.StreamOther, "s1", "")
 		}, 1, 0},
 		{"left at once after the stream ended", 0, false, func(tl *timeline, c *xch) {
 			tl.wait(ms)
