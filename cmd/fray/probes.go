@@ -83,6 +83,7 @@ func probesShow(c *cli.Context) error {
 	if p.FoundIn != "" {
 		fmt.Fprintf(w, "# found in: %s\n", p.FoundIn)
 	}
+	fmt.Fprintf(w, "# timeout: %s (fray run --probe stops the client command after it)\n", p.ClientTimeout())
 	_, err = w.Write(text)
 	return err
 }
@@ -125,7 +126,7 @@ func runProbes(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		r, err := runProbe(c, runCtx{ctx, hard}, set, prof, errw)
+		r, err := runProbe(c, runCtx{ctx, hard}, probeSettings(set, p), prof, errw)
 		if err != nil {
 			return err
 		}
@@ -187,7 +188,7 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	var res clientResult
 	// The command's output goes to stderr: stdout holds the table.
 	sv := eng.ServeWhile(ctx, hard, ln, set.settle, func() {
-		cctx, release := clientContext(ctx, set.clientTimeout, srv)
+		cctx, release := clientContext(ctx, set, srv)
 		defer release()
 		res = runClient(cctx, set.client, frayURL, c.App.Reader, errw, errw)
 	})

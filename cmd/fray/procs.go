@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -152,13 +153,13 @@ func waitReady(ctx context.Context, u *url.URL, limit time.Duration, srv *server
 var errServerExited = errors.New("stopped: the --server command exited while the client ran")
 
 // clientContext is what the client command runs under: it ends with ctx,
-// after timeout (none when 0), or when srv exits. release frees it.
-func clientContext(ctx context.Context, timeout time.Duration, srv *serverProc) (cctx context.Context, release func()) {
+// after set's bound (none when 0), or when srv exits. release frees it.
+func clientContext(ctx context.Context, set runSettings, srv *serverProc) (cctx context.Context, release func()) {
 	cctx, cancel := context.WithCancelCause(ctx)
 	var t *time.Timer
-	if timeout > 0 {
+	if timeout := set.clientTimeout; timeout > 0 {
 		t = time.AfterFunc(timeout, func() {
-			cancel(fmt.Errorf("stopped: it ran longer than --client-timeout %s", timeout))
+			cancel(fmt.Errorf("stopped: it ran longer than %s %s", cmp.Or(set.timeoutFrom, "--client-timeout"), timeout))
 		})
 	}
 	if srv != nil {

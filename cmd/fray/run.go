@@ -50,7 +50,10 @@ type runSettings struct {
 	settle   time.Duration
 	wait     time.Duration
 	// clientTimeout bounds each run of the client command; 0: no bound.
+	// timeoutFrom names where the bound comes from, for the error that
+	// stops the command; "" is --client-timeout.
 	clientTimeout time.Duration
+	timeoutFrom   string
 }
 
 func runFlags(c *cli.Context) (runSettings, error) {
@@ -167,7 +170,7 @@ func runRun(c *cli.Context) error {
 	// observed.
 	var res clientResult
 	sv := eng.ServeWhile(ctx, hard, ln, set.settle, func() {
-		cctx, release := clientContext(ctx, set.clientTimeout, srv)
+		cctx, release := clientContext(ctx, set, srv)
 		defer release()
 		res = runClient(cctx, set.client, frayURL, c.App.Reader, stdout, errw)
 	})

@@ -100,6 +100,8 @@ func RunClient(ctx context.Context, opts ClientOptions) (*Result, error) {
 		defer opts.HTTP.CloseIdleConnections()
 	}
 	c := &client{opts: opts, res: &Result{}}
+	ctx, c.teardown = context.WithCancelCause(ctx)
+	defer c.teardown(nil)
 	if err := c.initialize(ctx); err != nil {
 		return c.res, err
 	}
@@ -144,6 +146,8 @@ type client struct {
 	dead    bool
 	prev    string   // the last id of the previous call's stream (PreviousStreamID)
 	shared  sharedID // the last id of any stream (SharedLastEventID)
+	// teardown ends every call (TearDownOnGETFailure).
+	teardown context.CancelCauseFunc
 }
 
 func (c *client) headers(req *http.Request) {
@@ -310,7 +314,11 @@ func (c *client) call(ctx context.Context, id int) error {
 			}
 			wait = c.backoff(&failures)
 			if st.hasRetry && c.opts.Fault != IgnoreRetry {
-				wait = st.retry
+				wait = c.retryWait(st.retry, wait, resume && !progress)
+			}
+			if resume && !progress && c.opts.Fault == LoopOnEmptyResume {
+				failures = 0
+				attempt--
 			}
 			if c.opts.Fault == IgnoreRetry {
 				wait = 0

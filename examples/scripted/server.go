@@ -106,6 +106,7 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	next     int
+	events   int // IDsServer's last id
 }
 
 type session struct {
@@ -287,6 +288,8 @@ func (s *Server) nextID(ss *session, st *stream) string {
 		return strconv.Itoa(ss.counter)
 	case IDsRandom:
 		return fmt.Sprintf("%016x", ss.rng.Uint64())
+	case IDsServer:
+		return s.serverID()
 	}
 	seq := len(st.events)
 	if s.opts.Fault == NoPriming {
@@ -391,9 +394,12 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 		s.follow(w, r, s.newStream(ss, ""), 0)
 		return
 	}
-	st, pos, ok := s.lookup(ss, lei[0])
+	st, pos, ok := s.find(ss, lei[0])
 	if !ok {
 		http.Error(w, fmt.Sprintf("unknown Last-Event-ID %q", lei[0]), http.StatusBadRequest)
+		return
+	}
+	if s.emptyResume(w, st) {
 		return
 	}
 	var first []event

@@ -92,6 +92,7 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 	}
 	defer signal()
 	failures := 0
+	opened := false // a stream was served: a GET from now on reconnects
 	for range c.opts.MaxAttempts + 1 {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.opts.URL, nil)
 		if err != nil {
@@ -109,10 +110,12 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 		case err != nil:
 		case resp.StatusCode == http.StatusMethodNotAllowed:
 			resp.Body.Close()
+			c.standaloneFailed(opened)
 			return
 		case resp.StatusCode != http.StatusOK:
 			resp.Body.Close()
 		default:
+			opened = true
 			if readStandalone(resp, &st, signal, c.noteID) {
 				failures = 0
 			}
@@ -128,6 +131,7 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 			return
 		}
 	}
+	c.standaloneFailed(opened) // its attempts are spent
 }
 
 // readStandalone reads a standalone stream until it ends, keeping the

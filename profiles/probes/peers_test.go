@@ -74,6 +74,18 @@ var bugs = map[string]peers{
 	"standalone-reconnect-storm": {buggyClient: scripted.NoBackoff, listen: true, interval: 250 * time.Millisecond},
 	"bad-message-kills-session":  {legacy: true, buggyServer: scripted.DieOnBadMessage},
 	"get-reopen-refused":         {buggyServer: scripted.RefuseReopenedGET, listen: true, interval: 150 * time.Millisecond},
+	"resume-empty-loop":          {buggyClient: scripted.LoopOnEmptyResume},
+	// Calls long enough that one is in flight when the reconnection of
+	// the standalone stream is refused.
+	"get-405-on-reconnect": {buggyClient: scripted.TearDownOnGETFailure, listen: true, interval: 150 * time.Millisecond},
+	// Three attempts on the standalone stream, each cut at 200 ms, while
+	// calls of 1.25 s each run.
+	"standalone-retries-tear-down": {buggyClient: scripted.TearDownOnGETFailure, listen: true, interval: 250 * time.Millisecond, attempts: 2},
+	"failed-resume-empty":          {buggyServer: scripted.EmptyResumeWhenDone},
+	// Ids from one counter for the whole server, so that "1" is the first
+	// event of one of the two sessions; the server announces on the
+	// standalone streams, whose events are what leaks.
+	"guessed-last-event-id": {buggyServer: scripted.ReplayGuessedID, clients: 2, ids: scripted.IDsServer, keep: true, announce: true, interval: 150 * time.Millisecond},
 }
 
 // runProbe runs p once through an engine, as fray run --probe does, with

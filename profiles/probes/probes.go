@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
@@ -73,6 +74,26 @@ type Probe struct {
 	// FoundIn names the released versions the probe was run on and found
 	// the bug in; "" when it was run on none that has it.
 	FoundIn string
+	// Timeout bounds each run of the client command under the probe
+	// (`fray run --probe`, unless --client-timeout is given); 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultTimeout bounds a probe's run of the client command when the probe
+// sets no Timeout of its own: long enough for the official SDKs' clients
+// to back off through a probe's four or five failures (1 s growing by
+// 1.5 is 8 s for four), short enough that the probes of one end, each
+// hanging on its bug, still end within four minutes (TestTimeoutsFitAJob).
+const DefaultTimeout = 15 * time.Second
+
+// ClientTimeout is the bound of each run of the client command under p:
+// its Timeout, or DefaultTimeout.
+func (p Probe) ClientTimeout() time.Duration {
+	if p.Timeout > 0 {
+		return p.Timeout
+	}
+	return DefaultTimeout
 }
 
 // catalog holds every probe, in the order `fray probes list` prints them.
@@ -107,9 +128,8 @@ var catalog = []Probe{
 		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/3556"},
 		Bug:     "a 404 for the session is thrown, not answered with a new initialize; the dead id is sent again"},
 	{Name: "reconnect-storm", End: Client, Finding: checks.ClientBackoff, Revision: "2025-03-26 to 2025-11-25",
-		Issue: "https://github.com/modelcontextprotocol/typescript-sdk/issues/2682",
-		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/2393",
-			"https://github.com/modelcontextprotocol/rust-sdk/issues/958"},
+		Issue:   "https://github.com/modelcontextprotocol/typescript-sdk/issues/2682",
+		Related: []string{"https://github.com/modelcontextprotocol/python-sdk/issues/2393"},
 		Bug:     "a stream the server keeps closing cleanly is reconnected at once, every time: the attempt counter resets and the backoff never grows",
 		Trigger: []string{"close"}},
 	{Name: "replay-other-streams", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
@@ -129,7 +149,6 @@ var catalog = []Probe{
 		FoundIn: "@modelcontextprotocol/sdk 1.32.2 (the example event store it ships)"},
 	{Name: "replay-other-sessions", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
 		Issue:    "https://github.com/PrefectHQ/fastmcp/pull/4402",
-		Related:  []string{"https://github.com/agentfront/frontmcp/pull/529"},
 		Bug:      "an event store shared by the sessions and keyed by stream id replays another session's events",
 		Needs:    "the client command runs two sessions at once, each making tool calls",
 		Sessions: 2},
@@ -171,6 +190,32 @@ var catalog = []Probe{
 		// Stripping the ids sets the scene on a server that sends events
 		// on its standalone stream; one that sends none needs no help.
 		Trigger: []string{"close"}},
+	{Name: "guessed-last-event-id", End: Server, Finding: checks.ServerReplayIsolated, Revision: "2025-03-26 to 2025-11-25",
+		Issue:    "https://github.com/agentfront/frontmcp/pull/529",
+		Related:  []string{"https://github.com/modelcontextprotocol/typescript-sdk/pull/2109"},
+		Bug:      "an event store that looks a Last-Event-ID up across every session, with no check that the id is the session's own, replays another session's stream to a client that guesses one of its ids",
+		Needs:    "the client command runs two sessions at once, each opening the standalone GET stream and resuming it when it is cut, and the server sends events on that stream (fray decides its faults at its first event) and ends no call's stream before its response (the first resumption in a session takes the guessed id)",
+		Sessions: 2},
+	{Name: "resume-empty-loop", End: Client, Finding: checks.ClientResumeLoop, Revision: "2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/rust-sdk/issues/958",
+		Related: []string{"https://github.com/cline/cline/issues/12119"},
+		Bug:     "a resumption answered 200 with a stream that ends at once is taken for a reconnection that worked: the attempt counter starts again, and the client resumes from the same Last-Event-ID at the pace of retry, for as long as the answer stays empty"},
+	{Name: "get-405-on-reconnect", End: Client, Finding: checks.ClientSurvivesGetFailure, Revision: "2025-03-26 to 2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/go-sdk/issues/1175",
+		Bug:     "a 405 to a reconnection of the standalone GET stream is taken for the failure of the whole connection: the calls in flight on their healthy POST streams are given up with it",
+		Needs:   "the server sends events on its standalone GET stream (fray decides that stream's faults at its first event), and the client opens the stream again when it is cut while a call is in flight",
+		Judged:  true,
+		Trigger: []string{"close", "status"},
+		FoundIn: "github.com/modelcontextprotocol/go-sdk v1.8.0 (client)"},
+	{Name: "standalone-retries-tear-down", End: Client, Finding: checks.ClientSurvivesGetFailure, Revision: "2025-03-26 to 2025-11-25",
+		Issue:   "https://github.com/modelcontextprotocol/go-sdk/issues/1175",
+		Bug:     "a standalone stream whose events carry no ids counts as making no progress: once the client's retries of it run out, it fails the whole connection, the calls in flight on their healthy POST streams included",
+		Needs:   "the server sends events on its standalone GET stream (fray decides that stream's faults at its first event), the client reconnects it when it is cut and gives it up after a few attempts, while a call is in flight",
+		Judged:  true,
+		Trigger: []string{"close"}},
+	{Name: "failed-resume-empty", End: Server, Finding: checks.ServerReplayComplete, Revision: "2025-11-25",
+		Issue: "https://github.com/modelcontextprotocol/rust-sdk/issues/958",
+		Bug:   "a resumption the server cannot replay (the stream's channel gone once its call was done) is answered 200 with a stream that ends at once: the result is never sent again, and a client that resumes from the same id meets the same empty answer for ever"},
 }
 
 // All returns every probe in catalog order. The slice is a fresh copy.

@@ -37,6 +37,8 @@ const (
 	ServerUnsupportedVersion     = "server.unsupported-version-error"
 	ServerGetStreamOr405         = "server.get-stream-or-405"
 	ServerSessionSurvivesRefusal = "server.session-survives-refusal"
+	ClientResumeLoop             = "client.resume-loop"
+	ClientSurvivesGetFailure     = "client.survives-get-failure"
 )
 
 // Where the rules stand.
@@ -158,4 +160,10 @@ var catalog = []Info{
 	{ServerSessionSurvivesRefusal, Warning,
 		"After refusing one POST of a session (a 4xx), the server goes on serving the session: it does not answer the session's later POSTs 5xx.",
 		"No published rule: a session that one refused message takes down is fray's own measure of a server that cannot fail one message alone.", "fray"},
+	{ClientResumeLoop, Warning,
+		"A client whose resumptions of one stream, from one Last-Event-ID, keep being answered with a stream that ends before any event waits longer each time, or stops: it does not loop at one pace.",
+		"No published rule: a client that resumes for ever, at the pace of the retry it was given, a stream that keeps coming back empty is fray's own measure of a reconnection loop.", "fray"},
+	{ClientSurvivesGetFailure, Warning,
+		"After its standalone GET stream fails (a GET for it refused with an error status, 404 aside, or the stream ended), the client goes on with its calls: it does not leave the answer streams of requests in flight, nor delete its session under them.",
+		"No published rule: the client MAY open the standalone stream, so a client that gives its calls up when that stream fails is fray's own measure of a client that cannot lose the stream alone.", "fray"},
 }

@@ -120,8 +120,9 @@ const (
 	// requests unanswered. Not judged when no id was delivered on that
 	// logical stream (the server sent none, a drop-priming or strip-id
 	// fault kept them all back, or an empty id reset it), when the session
-	// was deleted or answered 404, or when the client closed the stream
-	// itself. A reconnection attempt that fails (a status fault, a 5xx, a
+	// was deleted or answered 404, when the client closed the stream
+	// itself, or when it came back and server.replay-complete found the
+	// replay incomplete (the server is the cause). A reconnection attempt that fails (a status fault, a 5xx, a
 	// reset) leaves the client owing another, until it has made two failed
 	// attempts in a row: the smallest retry budget of the official SDKs.
 	// Judged AnswerDeadline plus the delivered retry after the end, or by
@@ -242,6 +243,11 @@ const (
 	// cSurvivesRefusal, server.session-survives-refusal (warning): see
 	// judgeAfterRefusal.
 	cSurvivesRefusal
+	// cResumeLoop, client.resume-loop (warning): see judgeLoop.
+	cResumeLoop
+	// cSurvivesGetFailure, client.survives-get-failure (warning): see
+	// getFailed and judgeLeftAfterGet.
+	cSurvivesGetFailure
 	numChecks
 )
 
@@ -264,7 +270,8 @@ var catalog = func() (out [numChecks]checks.Info) {
 		cListenAck: checks.ServerListenAcknowledged, cHeaderMismatch: checks.ServerHeaderMismatchRejected,
 		cTaskPoll: checks.ClientTaskPollInterval, cAccelBuffering: checks.ServerAccelBuffering,
 		cUnsupportedVersion: checks.ServerUnsupportedVersion, cGetAnswer: checks.ServerGetStreamOr405,
-		cSurvivesRefusal: checks.ServerSessionSurvivesRefusal,
+		cSurvivesRefusal: checks.ServerSessionSurvivesRefusal, cResumeLoop: checks.ClientResumeLoop,
+		cSurvivesGetFailure: checks.ClientSurvivesGetFailure,
 	}
 	all := checks.Catalog()
 	if len(all) != len(ids) {

@@ -99,6 +99,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 	}
 	if x.status >= 400 {
 		v.noteRefused(x)
+		v.noteGetRefused(x, o.At)
 		if x.stream == mcp.StreamGet {
 			v.cov.StandaloneRefused++
 		}
@@ -154,6 +155,8 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 		l.cutByFray = true
 	}
 	v.noteResumed(x, l, end)
+	noteAttemptEnd(x, l)
+	v.noteGetEnded(x, end, at)
 	if l.streams > 0 || l.state == lgDone {
 		return
 	}
@@ -171,6 +174,7 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 	v.noteStreamEnd(x, l, end, at)
 	switch {
 	case end.Cause == observe.ClientGone:
+		v.judgeLeftAfterGet(x, l, end, at)
 		l.clientClosed, l.closedAt = true, at
 		v.finishLogical(l, at)
 	case l.kind == mcp.StreamPost && (l.reqs == 0 || l.cancelledAll()):
@@ -271,6 +275,10 @@ func (v *Verifier) judgeGone(l *logical, at time.Duration) {
 		}
 		v.find(cRetriesTransient, levelError, ev)
 		l.blamed = checks.ClientRetriesTransient
+	case owed && l.blamed == checks.ServerReplayComplete:
+		// It came back, and the server's replay left out what it owed:
+		// a client that stops asking again is not the cause.
+		v.excuse(cReconnects, "the client came back, and the server's replay was incomplete (server.replay-complete)")
 	case owed && l.failed >= giveUpAfter:
 		l.gaveUp = true
 		v.excuse(cReconnects, "the client gave up after two failed attempts")

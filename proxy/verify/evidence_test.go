@@ -153,6 +153,14 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			tl.call("s1", 1, "tools/call").respond(http.StatusBadRequest, false, "").end(observe.Complete)
 			tl.call("s1", 2, "tools/call").respond(http.StatusServiceUnavailable, false, "").end(observe.Complete)
 		}},
+		{checks.ClientResumeLoop, "close", true, func(tl *timeline) {
+			emptyResumes(tl, false, 100*ms, 100*ms, 100*ms, 100*ms, 100*ms)
+		}},
+		{checks.ClientSurvivesGetFailure, "status", false, func(tl *timeline) {
+			c := refusedGet(tl, http.StatusMethodNotAllowed, true)
+			tl.wait(ms)
+			c.end(observe.ClientGone)
+		}},
 		{checks.ServerHeaderMismatchRejected, "rewrite-header", false, func(tl *timeline) {
 			tl.speakStateless().scall(1, "tools/call", "add", fired(fault(0, "rewrite-header")),
 				action(observe.RequestAction{SetHeaders: []faults.HeaderSet{{Name: mcp.HeaderName, Value: "x"}}})).jsonAnswer("1")

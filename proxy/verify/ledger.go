@@ -90,6 +90,9 @@ type session struct {
 	answered *window[string, *request]
 	openGets int      // server-view standalone GET streams open
 	refused  *refusal // the first POST the server refused (refusal.go)
+	// getFailed is the last failure of its standalone GET stream
+	// (getfailure.go).
+	getFailed getFailure
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration
@@ -178,6 +181,7 @@ type logical struct {
 	lastFail     uint64 // the exchange of the last failed attempt
 	failedByFray int
 	fast         int // consecutive attempts begun <100ms after a failure
+	loop         loopRun
 	attempts     []uint64
 	candidate    uint64 // a GET without Last-Event-ID that may be its reconnection
 	candidateAt  time.Duration

@@ -82,6 +82,7 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 	}
 	if q.Method == http.MethodDelete && x.clientSession != "" && s.key == x.clientSession && s.deleteAt == 0 {
 		s.deleteAt = o.At
+		v.judgeDeleteAfterGet(x, o.At)
 	}
 	if q.Method == http.MethodGet && len(v.legacy) > 0 {
 		v.legacyAttempt(x)

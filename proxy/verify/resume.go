@@ -245,6 +245,7 @@ func (v *Verifier) attempt(l *logical, x *exch) {
 		return
 	}
 	wait := x.at - l.since
+	v.judgeLoop(l, x, wait)
 	if l.owed {
 		v.apply(cReconnects)
 		l.owed = false
