@@ -180,15 +180,8 @@ func statusCounts(cs []Check) string {
 	for _, c := range cs {
 		n[c.Status]++
 	}
-	var parts []string
-	for _, s := range []struct{ status, word string }{
-		{StatusFail, "failed"}, {StatusWarn, "warned"}, {StatusPass, "passed"}, {StatusSkip, "skipped"}, {"", "not judged"},
-	} {
-		if n[s.status] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s.status], s.word))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return strings.Join(nonZero(tally{n[StatusFail], "failed"}, tally{n[StatusWarn], "warned"}, tally{n[StatusPass], "passed"},
+		tally{n[StatusSkip], "skipped"}, tally{n[""], "not judged"}), ", ")
 }
 
 // writeTable writes one row per check and, under a check that failed or
