@@ -197,20 +197,12 @@ func dump(o *observe.Observation) string {
 // encoding/json: every line parses, and strings decode to what was
 // written (invalid UTF-8 in plain strings becomes U+FFFD).
 func TestEveryLineIsJSON(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, WriterOptions{Header: testHeader})
-	if err != nil {
-		t.Fatal(err)
-	}
 	odd := "tab\t nul\x00 quote\" back\\ del\x7f ctl\x1f sep\u2028\u2029 bad\xff end\xe2\x80"
-	w.Observe(&observe.Observation{Kind: observe.KindRequest, Request: &observe.Request{Method: "POST", Path: odd,
-		Header: http.Header{"X-Odd": {odd}}}})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	out := encodeAll(t, WriterOptions{Header: testHeader}, []*observe.Observation{{Kind: observe.KindRequest,
+		Request: &observe.Request{Method: "POST", Path: odd, Header: http.Header{"X-Odd": {odd}}}}})
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(lines) != 3 {
-		t.Fatalf("%d lines, want header, observation, end:\n%s", len(lines), buf.String())
+		t.Fatalf("%d lines, want header, observation, end:\n%s", len(lines), out)
 	}
 	for i, l := range lines {
 		if !json.Valid([]byte(l)) {
