@@ -121,9 +121,8 @@ func appendBytesAs(b []byte, m, m64 string, v []byte) []byte {
 
 // appendRaw appends the raw member of ev, whose block is raw: as raw_parts
 // when rawParts finds its data's JSON in it, otherwise as raw (or
-// raw_b64). raw_parts writes the message as it came, with no escaping,
-// where most of a traced event's cost was escaping the quotes of its
-// JSON. It reports whether it wrote raw_parts.
+// raw_b64). raw_parts writes the message as it came, sparing the escape
+// of every quote of its JSON. It reports whether it wrote raw_parts.
 func appendRaw(b []byte, ev *observe.Event, raw []byte) ([]byte, bool) {
 	if from, to, ok := rawParts(ev, raw); ok {
 		start := len(b)
