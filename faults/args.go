@@ -2,8 +2,9 @@ package faults
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -68,9 +69,8 @@ func (a *Args) Duration(key string, def time.Duration) time.Duration {
 	if !ok {
 		return def
 	}
-	s, isStr := v.(string)
-	if !isStr {
-		a.Fail(key, ErrType, "%s is not a duration (write a string such as \"250ms\")", ShowValue(v))
+	s, ok := as[string](a, key, v, "a duration (write a string such as \"250ms\")")
+	if !ok {
 		return def
 	}
 	var d Duration
@@ -135,30 +135,31 @@ func (a *Args) Float(key string, def, lo, hi float64) float64 {
 
 // Bool reads true or false; absent gives def.
 func (a *Args) Bool(key string, def bool) bool {
-	v, ok := a.get(key)
-	if !ok {
-		return def
+	if v, ok := a.get(key); ok {
+		if b, ok := as[bool](a, key, v, "true or false"); ok {
+			return b
+		}
 	}
-	b, isBool := v.(bool)
-	if !isBool {
-		a.Fail(key, ErrType, "%s is not true or false", ShowValue(v))
-		return def
-	}
-	return b
+	return def
 }
 
 // String reads a string; absent gives def.
 func (a *Args) String(key, def string) string {
-	v, ok := a.get(key)
+	if v, ok := a.get(key); ok {
+		if s, ok := as[string](a, key, v, "a string"); ok {
+			return s
+		}
+	}
+	return def
+}
+
+// as returns v as a T, or records that v is not what (a T, in words).
+func as[T any](a *Args, key string, v any, what string) (T, bool) {
+	t, ok := v.(T)
 	if !ok {
-		return def
+		a.Fail(key, ErrType, "%s is not %s", ShowValue(v), what)
 	}
-	s, isStr := v.(string)
-	if !isStr {
-		a.Fail(key, ErrType, "%s is not a string", ShowValue(v))
-		return def
-	}
-	return s
+	return t, ok
 }
 
 // Strings reads a string or an array of strings; absent gives nil.
@@ -210,12 +211,9 @@ func (a *Args) Table(key string) map[string]string {
 	}
 	out := make(map[string]string, len(m))
 	for _, k := range sortedKeys(m) {
-		s, isStr := m[k].(string)
-		if !isStr {
-			a.Fail(key+"."+k, ErrType, "%s is not a string", ShowValue(m[k]))
-			continue
+		if s, ok := as[string](a, key+"."+k, m[k], "a string"); ok {
+			out[k] = s
 		}
-		out[k] = s
 	}
 	return out
 }
@@ -249,11 +247,4 @@ func (a *Args) OneOf(keys ...string) string {
 	return ""
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

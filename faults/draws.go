@@ -48,8 +48,7 @@ const maxKept = 16
 // opportunity until it has acted once in the run, any other at its
 // probability. first says the draw is r's first since r was seeded with
 // salt and id, so that it can be made again under another seed.
-// The traffic is ex, or tr when ex is nil.
-func (s *Set) draw(f *fault, r *Rand, ex *mcp.Exchange, tr *Traffic, salt, id uint64, first bool) bool {
+func (s *Set) draw(f *fault, r *Rand, tr Traffic, salt, id uint64, first bool) bool {
 	p := f.sel.probability
 	if p >= 1 {
 		return true
@@ -64,13 +63,7 @@ func (s *Set) draw(f *fault, r *Rand, ex *mcp.Exchange, tr *Traffic, salt, id ui
 		f.draws.keep(salt, id)
 	}
 	if hook := s.skipHook.Load(); hook != nil {
-		sk := Skip{Index: f.index, Kind: f.def.Name, Probability: p, Seed: s.seed}
-		if ex != nil {
-			sk.Traffic = traffic(ex)
-		} else if tr != nil {
-			sk.Traffic = *tr
-		}
-		(*hook)(sk)
+		(*hook)(Skip{Index: f.index, Kind: f.def.Name, Probability: p, Seed: s.seed, Traffic: tr})
 	}
 	return false
 }

@@ -60,14 +60,11 @@ type ParamErrors []*ParamError
 
 // Error returns one problem per line.
 func (es ParamErrors) Error() string {
-	var b strings.Builder
+	lines := make([]string, len(es))
 	for i, e := range es {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
+		lines[i] = e.Error()
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 // Unwrap returns the problems, so errors.Is sees every sentinel.

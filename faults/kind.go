@@ -2,6 +2,7 @@ package faults
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/frayproxy/fray/proxy/mcp"
 )
@@ -139,9 +140,13 @@ type KindInfo struct {
 func Kinds() []KindInfo {
 	out := make([]KindInfo, 0, len(registry))
 	for _, k := range registry {
-		out = append(out, KindInfo{Name: k.Name, On: k.On.String(), Params: append([]string(nil), k.Params...), Summary: k.Summary, Traits: k.Traits})
+		out = append(out, k.info())
 	}
 	return out
+}
+
+func (k *Kind) info() KindInfo {
+	return KindInfo{Name: k.Name, On: k.On.String(), Params: slices.Clone(k.Params), Summary: k.Summary, Traits: k.Traits}
 }
 
 // kindNames are the registered kinds' names, for a did-you-mean.
@@ -157,7 +162,7 @@ func kindNames() []string {
 // is one.
 func LookupKind(name string) (KindInfo, bool) {
 	if k := lookupKind(name); k != nil {
-		return KindInfo{Name: k.Name, On: k.On.String(), Params: append([]string(nil), k.Params...), Summary: k.Summary, Traits: k.Traits}, true
+		return k.info(), true
 	}
 	return KindInfo{}, false
 }
@@ -190,10 +195,8 @@ func Register(k *Kind) error {
 		return fmt.Errorf("faults: register %q: no Build", k.Name)
 	}
 	for _, p := range k.Params {
-		for _, s := range selectorKeys {
-			if p == s {
-				return fmt.Errorf("faults: register %q: parameter %q is a selector key", k.Name, p)
-			}
+		if slices.Contains(selectorKeys, p) {
+			return fmt.Errorf("faults: register %q: parameter %q is a selector key", k.Name, p)
 		}
 	}
 	registry = append(registry, k)

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,7 +162,7 @@ func (s *selector) matchExchange(ex *mcp.Exchange, rpc bool) bool {
 	if s.streams != 0 && s.streams&(1<<ex.Stream) == 0 {
 		return false
 	}
-	if s.methods != nil && !anyEqual(s.methods, ex.Method) {
+	if s.methods != nil && !slices.Contains(s.methods, ex.Method) {
 		return false
 	}
 	if s.paths != nil && !anyPath(s.paths, ex.Path) {
@@ -176,10 +177,10 @@ func (s *selector) matchExchange(ex *mcp.Exchange, rpc bool) bool {
 	if s.streamSeq != 0 && ex.StreamSeq != s.streamSeq {
 		return false
 	}
-	return !rpc || s.matchRPC(ex.RPCKind, ex.RPCMethod)
+	return !rpc || matchRPC(s, ex.RPCKind, ex.RPCMethod)
 }
 
-func anyGlob(patterns []string, s string) bool {
+func anyGlob[S ~string | ~[]byte](patterns []string, s S) bool {
 	for _, p := range patterns {
 		if glob(p, s) {
 			return true
@@ -209,32 +210,11 @@ func (s *selector) matchEvent(ev *mcp.Event, rpc bool) bool {
 	return s.sched.on(ev.SinceRun)
 }
 
-func (s *selector) matchRPC(kind mcp.RPCKind, method string) bool {
-	return matchRPC(s, kind, method)
-}
-
 func matchRPC[S ~string | ~[]byte](s *selector, kind mcp.RPCKind, method S) bool {
 	if s.rpcKinds != 0 && s.rpcKinds&(1<<kind) == 0 {
 		return false
 	}
-	if s.rpcMethods == nil {
-		return true
-	}
-	for _, p := range s.rpcMethods {
-		if glob(p, method) {
-			return true
-		}
-	}
-	return false
-}
-
-func anyEqual(set []string, v string) bool {
-	for _, s := range set {
-		if s == v {
-			return true
-		}
-	}
-	return false
+	return s.rpcMethods == nil || anyGlob(s.rpcMethods, method)
 }
 
 func anyPath(patterns []string, p string) bool {
@@ -257,12 +237,7 @@ func (s *selector) matchEventType(t []byte) bool {
 			return true
 		}
 	}
-	for _, g := range s.eventGlobs {
-		if glob(g, t) {
-			return true
-		}
-	}
-	return false
+	return anyGlob(s.eventGlobs, t)
 }
 
 var messageType = []byte("message")

@@ -22,7 +22,7 @@ func (s *Set) Exchange(ex *mcp.Exchange) ExchangeAction {
 		}
 		var r Rand
 		r.seed(s.seed, f.index, saltExchange, id)
-		if !s.draw(f, &r, ex, nil, saltExchange, id, true) || !f.limit.take(ex.SessionSeq) {
+		if !s.draw(f, &r, traffic(ex), saltExchange, id, true) || !f.limit.take(ex.SessionSeq) {
 			continue
 		}
 		if act == nil {

@@ -26,7 +26,7 @@ func (s *Set) Stream(ex *mcp.Exchange) StreamPlan {
 		sl := slot{f: f}
 		sl.r.seed(s.seed, f.index, saltStream, p.id)
 		if f.def.On == OnStream {
-			sl.off = !s.draw(f, &sl.r, ex, nil, saltStream, p.id, true)
+			sl.off = !s.draw(f, &sl.r, p.ex, saltStream, p.id, true)
 		}
 		p.slots = append(p.slots, sl)
 	}
@@ -131,7 +131,7 @@ func (p *streamPlan) eventSlot(sl *slot, ev *mcp.Event, act *EventAction) {
 	if !f.sel.matchEvent(ev, f.def.On == OnEvent) || !f.onEvent.Applies(ev, &sl.st) {
 		return
 	}
-	if f.def.On == OnEvent && !p.set.draw(f, &sl.r, nil, &p.ex, saltStream, p.id, !sl.drawn) {
+	if f.def.On == OnEvent && !p.set.draw(f, &sl.r, p.ex, saltStream, p.id, !sl.drawn) {
 		sl.drawn = true
 		return
 	}

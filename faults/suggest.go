@@ -21,25 +21,7 @@ func suggest(key string, candidates ...[]string) string {
 
 // EditDistance is the Levenshtein distance between a and b, in bytes: the
 // measure of every did-you-mean fray offers for a mistyped key or name.
-func EditDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func EditDistance(a, b string) int { return distance(a, b, false) }
 
 // Nearest returns the name in names that a mistyped one most likely meant,
 // for a did-you-mean in an error message: the closest by edit distance
@@ -83,26 +65,29 @@ func DidYouMean(name string, names []string) string {
 // swapDistance is EditDistance with a swap of two neighbouring bytes
 // counting as one edit (the optimal string alignment distance): "nmae" is
 // one typo away from "name", not two.
-func swapDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
+func swapDistance(a, b string) int { return distance(a, b, true) }
+
+// distance is the edit distance between a and b, with swaps of two
+// neighbouring bytes as one edit or not. It keeps three rows of the
+// table, so that a long key costs no more memory than its length.
+func distance(a, b string, swaps bool) int {
+	pp, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
 	}
 	for i := 1; i <= len(a); i++ {
+		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if swaps && i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], pp[j-2]+1)
 			}
 		}
+		pp, prev, cur = prev, cur, pp
 	}
-	return d[len(a)][len(b)]
+	return prev[len(b)]
 }

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math/bits"
+	"slices"
 	"strings"
 )
 
@@ -90,15 +91,11 @@ func (t Traits) String() string { return strings.Join(t.Names(), "|") }
 func ParseTraits(names []string) (t Traits, ok bool) {
 	ok = true
 	for _, n := range names {
-		found := false
-		for i, tn := range traitNames {
-			if tn == n {
-				t |= 1 << i
-				found = true
-				break
-			}
+		if i := slices.Index(traitNames[:], n); i >= 0 {
+			t |= 1 << i
+		} else {
+			ok = false
 		}
-		ok = ok && found
 	}
 	return t, ok
 }

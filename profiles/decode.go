@@ -2,8 +2,8 @@ package profiles
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/frayproxy/fray/faults"
@@ -212,13 +212,4 @@ func (d *decoder) merge(es Errors) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func slicesSortStable(es Errors, cmp func(a, b *Error) int) { slices.SortStableFunc(es, cmp) }
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

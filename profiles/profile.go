@@ -11,11 +11,13 @@
 package profiles
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/frayproxy/fray/faults"
@@ -222,10 +224,5 @@ func (p *Profile) faultError(e *faults.ParamError) *Error {
 
 func sortErrors(es Errors) {
 	// Stable, so problems at one position keep the order they were found.
-	slicesSortStable(es, func(a, b *Error) int {
-		if a.Line != b.Line {
-			return a.Line - b.Line
-		}
-		return a.Col - b.Col
-	})
+	slices.SortStableFunc(es, func(a, b *Error) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"slices"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -200,7 +201,9 @@ func (r *Recorder) placeOf(o *observe.Observation) *place {
 
 // Run returns what was recorded so far.
 func (r *Recorder) Run() Run {
-	return Run{Firings: append([]Firing(nil), r.run.Firings...), Resumes: append([]Resumption(nil), r.run.Resumes...), Truncated: r.run.Truncated, Changed: r.run.Changed}
+	run := r.run
+	run.Firings, run.Resumes = slices.Clone(run.Firings), slices.Clone(run.Resumes)
+	return run
 }
 
 // dropped are the keys that leave a fault to chance or to the clock: a
@@ -316,7 +319,7 @@ func reducedFault(orig map[string]any, f Firing) map[string]any {
 	for _, k := range dropped {
 		delete(out, k)
 	}
-	if k, ok := faults.LookupKind(f.Kind); !ok || !ownsAfter(k) {
+	if k, ok := faults.LookupKind(f.Kind); !ok || !slices.Contains(k.Params, "after") {
 		delete(out, "after")
 	}
 	out["stream"] = f.Stream
@@ -334,14 +337,4 @@ func reducedFault(orig map[string]any, f Firing) map[string]any {
 		out["nth"] = f.Event
 	}
 	return out
-}
-
-// ownsAfter reports whether "after" is the kind's own parameter.
-func ownsAfter(k faults.KindInfo) bool {
-	for _, p := range k.Params {
-		if p == "after" {
-			return true
-		}
-	}
-	return false
 }

@@ -67,7 +67,7 @@ func newOriginGuard(ln net.Addr, flag string) *originGuard {
 
 // check returns the status and the reason to refuse r with, or nil.
 func (g *originGuard) check(r *http.Request) (int, error) {
-	if !g.ownHost(r.Host, "") {
+	if !g.ownHost(r.Host) {
 		return http.StatusMisdirectedRequest, fmt.Errorf("admin: Host %q does not name the admin API's listener (port %s); refused, as a DNS-rebinding page would send it", r.Host, g.port)
 	}
 	if o := r.Header.Get("Origin"); o != "" && !g.ownOrigin(o) {
@@ -88,14 +88,11 @@ func (g *originGuard) check(r *http.Request) (int, error) {
 }
 
 // ownHost reports whether hostport (a Host value, or an origin's host)
-// names the listener; a value without a port has port def.
-func (g *originGuard) ownHost(hostport, def string) bool {
+// names the listener; a value without a port has port 80.
+func (g *originGuard) ownHost(hostport string) bool {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
-		host, port = hostport, def
-		if port == "" {
-			port = "80"
-		}
+		host, port = hostport, "80"
 	}
 	if port != g.port {
 		return false
@@ -117,7 +114,7 @@ func (g *originGuard) ownOrigin(o string) bool {
 	if err != nil || u.Scheme != "http" || u.Host == "" || u.Path != "" {
 		return false
 	}
-	return g.ownHost(u.Host, "80")
+	return g.ownHost(u.Host)
 }
 
 // ownAddress reports whether ip is an address of one of this machine's

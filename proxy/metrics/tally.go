@@ -13,17 +13,12 @@ import (
 // tally keeps the series that every event changes, fray_events_total,
 // fray_added_latency_seconds and, for the fault kinds registered when it
 // was made, fray_faults_total, as plain numbers under one mutex, and is
-// the prometheus.Collector that exposes them. Taking the mutex once per
-// event costs two atomic operations where client_golang's counters and
-// histogram cost one add for each counter and each firing, three adds for
-// the histogram and a compare-and-swap loop for its sum; and as the
-// latency sum is added in the order the events are counted, it reads to
-// the last bit what their histogram would. A scrape reads the counts of a whole number of events
-// and their firings.
-//
+// the prometheus.Collector that exposes them: an event (or a run of
+// events) takes one lock rather than an atomic operation per series, a
+// scrape reads whole events with their firings, and the latency sum,
+// added in the order events are counted, is what a histogram would read.
 // Firings of kinds registered later go to a client_golang counter vector
-// that the tally collects with its own series: they are rare, and that
-// vector makes and validates their series as it always did.
+// that the tally collects with its own series.
 //
 // The zero tally is not usable: call newTally. Its methods are safe for
 // concurrent use.
@@ -36,7 +31,6 @@ type tally struct {
 
 	kinds      []string       // read-only
 	kindSlot   map[string]int // kind -> index in faults; read-only
-	recent     recentSlots
 	lateKinds  *prometheus.CounterVec
 	eventsDesc *prometheus.Desc
 	addedDesc  *prometheus.Desc
@@ -128,26 +122,13 @@ func (t *tally) fired(fired []faults.Firing) {
 // whether there were others, for countLate. t.mu must be held.
 func (t *tally) countFirings(fired []faults.Firing) (late bool) {
 	for i := range fired {
-		if slot, ok := t.slot(&fired[i]); ok {
+		if slot, ok := t.kindSlot[fired[i].Kind]; ok {
 			t.faults[slot]++
 		} else {
 			late = true
 		}
 	}
 	return late
-}
-
-// slot returns the index in t.faults of f's kind; ok is false for a kind
-// registered after the tally was made. t.mu must be held.
-func (t *tally) slot(f *faults.Firing) (slot int, ok bool) {
-	if slot, ok := t.recent.get(f); ok {
-		return slot, true
-	}
-	slot, ok = t.kindSlot[f.Kind]
-	if ok {
-		t.recent.put(f, slot)
-	}
-	return slot, ok
 }
 
 // countLate counts the firings of kinds registered after the tally was
@@ -185,30 +166,6 @@ func (t *tally) Collect(ch chan<- prometheus.Metric) {
 
 func (t *tally) counter(desc *prometheus.Desc, n uint64, label string) prometheus.Metric {
 	return prometheus.MustNewConstMetricWithCreatedTimestamp(desc, prometheus.CounterValue, float64(n), t.created, label)
-}
-
-// recentSlots remembers the slot of the kind last seen at each of the
-// first fault indexes of a profile. A fault fires again and again, and
-// comparing its kind with the one remembered costs less than hashing it
-// (the names often share their bytes, which the comparison checks first);
-// the comparison keeps a profile's change from miscounting. The zero
-// value remembers nothing. It is not safe for concurrent use.
-type recentSlots [16]struct {
-	kind string
-	slot int
-}
-
-func (r *recentSlots) get(f *faults.Firing) (slot int, ok bool) {
-	if uint(f.Index) >= uint(len(r)) || r[f.Index].kind != f.Kind || f.Kind == "" {
-		return 0, false
-	}
-	return r[f.Index].slot, true
-}
-
-func (r *recentSlots) put(f *faults.Firing, slot int) {
-	if uint(f.Index) < uint(len(r)) {
-		r[f.Index].kind, r[f.Index].slot = f.Kind, slot
-	}
 }
 
 // histogramCounts is a classic Prometheus histogram as plain numbers, for

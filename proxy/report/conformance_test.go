@@ -250,12 +250,8 @@ func TestPinnedSuiteTypesVersion(t *testing.T) {
 // TestSummaryWithBaseline: the summary says the baselined verdict and
 // what became of each entry, under the run's own verdict.
 func TestSummaryWithBaseline(t *testing.T) {
-	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, baselined(), report.SummaryOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "sample.baselined.summary.txt", buf.Bytes())
-	out := buf.String()
+	out := summary(t, baselined(), report.SummaryOptions{})
+	golden(t, "sample.baselined.summary.txt", []byte(out))
 	for _, want := range []string{
 		"fray: verdict FAIL (",
 		"  with baseline fray-baseline.yml: verdict FAIL\n    why: fixed, remove from fray-baseline.yml: polling-server:client.last-event-id (line 3)",
@@ -266,24 +262,17 @@ func TestSummaryWithBaseline(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	buf.Reset()
-	if err := report.WriteSummary(&buf, sample(), report.SummaryOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(buf.String(), "baseline") {
-		t.Errorf("a summary without a baseline speaks of one:\n%s", buf.String())
+	if out := summary(t, sample(), report.SummaryOptions{}); strings.Contains(out, "baseline") {
+		t.Errorf("a summary without a baseline speaks of one:\n%s", out)
 	}
 }
 
 // TestJUnitWithBaseline: a failure the baseline lists is skipped, saying
 // so, and "fray.run baseline" fails while an entry is fixed.
 func TestJUnitWithBaseline(t *testing.T) {
-	var buf bytes.Buffer
-	if err := report.WriteJUnit(&buf, baselined()); err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "sample.baselined.junit.xml", buf.Bytes())
-	out := buf.String()
+	b, _ := writeJUnit(t, baselined())
+	golden(t, "sample.baselined.junit.xml", b)
+	out := string(b)
 	for _, want := range []string{
 		`<skipped message="expected failure, listed in fray-baseline.yml: client.retry-honoured (line 2: the SDK reconnects at once); 3 findings, the first at 1.204s`,
 		`<testcase classname="fray.run" name="baseline" time="0">`,
@@ -312,12 +301,8 @@ func TestReportsDocShowsTheBaselinedSummary(t *testing.T) {
 	r.Checks = r.Checks[:1]
 	r.Conclude("")
 	r.ApplyBaseline("fray-baseline.yml", []report.BaselineEntry{{Check: "client.retry-honoured", Line: 2, Reason: "the SDK reconnects at once"}})
-	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, r, report.SummaryOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(buf.String(), string(m[1])) {
-		t.Errorf("docs/reports.md shows:\n%s\nthe summary begins:\n%s", m[1], buf.String())
+	if out := summary(t, r, report.SummaryOptions{}); !strings.HasPrefix(out, string(m[1])) {
+		t.Errorf("docs/reports.md shows:\n%s\nthe summary begins:\n%s", m[1], out)
 	}
 }
 

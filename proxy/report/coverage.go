@@ -155,37 +155,38 @@ func (c *Coverage) lines(width int) string {
 
 func (c *Coverage) cuts() string {
 	s := fmt.Sprintf("%d %s with an answer pending", c.Cuts, pluralWord(c.Cuts, "cut"))
-	var at []string
-	for _, p := range []struct {
-		n    int
-		word string
-	}{{c.BeforeEvent, "before any event"}, {c.BeforeResponse, "right before the response"}, {c.AfterPriming, "after the priming event"},
-		{c.MidStream, "mid-stream"}, {c.Unrecoverable, "unrecoverable"}} {
-		if p.n > 0 {
-			at = append(at, fmt.Sprintf("%d %s", p.n, p.word))
-		}
-	}
-	if len(at) > 0 {
-		s += " (" + strings.Join(at, ", ") + ")"
-	}
-	return s
+	return s + inParens(nonZero(tally{c.BeforeEvent, "before any event"}, tally{c.BeforeResponse, "right before the response"},
+		tally{c.AfterPriming, "after the priming event"}, tally{c.MidStream, "mid-stream"}, tally{c.Unrecoverable, "unrecoverable"}))
 }
 
 func (c *Coverage) resumptions() string {
-	s := plural(c.Resumptions, "resumption")
-	var how []string
-	for _, p := range []struct {
-		n    int
-		word string
-	}{{c.Complete, "complete"}, {c.Incomplete, "incomplete"}, {c.Silent, "silent"}, {c.Cut, "cut"}, {c.Refused, "refused"}} {
-		if p.n > 0 {
-			how = append(how, fmt.Sprintf("%d %s", p.n, p.word))
+	return plural(c.Resumptions, "resumption") + inParens(nonZero(tally{c.Complete, "complete"}, tally{c.Incomplete, "incomplete"},
+		tally{c.Silent, "silent"}, tally{c.Cut, "cut"}, tally{c.Refused, "refused"}))
+}
+
+// tally is a count and what it counts.
+type tally struct {
+	n    int
+	word string
+}
+
+// nonZero writes the tallies above 0, in order: "2 complete".
+func nonZero(ts ...tally) []string {
+	var out []string
+	for _, t := range ts {
+		if t.n > 0 {
+			out = append(out, fmt.Sprintf("%d %s", t.n, t.word))
 		}
 	}
-	if len(how) > 0 {
-		s += " (" + strings.Join(how, ", ") + ")"
+	return out
+}
+
+// inParens is " (a, b)" for parts, "" for none.
+func inParens(parts []string) string {
+	if len(parts) == 0 {
+		return ""
 	}
-	return s
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // pluralWord is word, with an s unless n is 1.

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -76,4 +77,14 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// summary is WriteSummary's text for r.
+func summary(t *testing.T, r report.Report, opts report.SummaryOptions) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := report.WriteSummary(&buf, r, opts); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
 }

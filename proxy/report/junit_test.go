@@ -45,18 +45,25 @@ type xCase struct {
 	SystemOut string `xml:"system-out"`
 }
 
-func TestJUnitStructure(t *testing.T) {
+// writeJUnit writes r as JUnit and reads it back as a consumer would.
+func writeJUnit(t *testing.T, r report.Report) ([]byte, xSuites) {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := report.WriteJUnit(&buf, sample()); err != nil {
+	if err := report.WriteJUnit(&buf, r); err != nil {
 		t.Fatal(err)
-	}
-	golden(t, "sample.junit.xml", buf.Bytes())
-	if !strings.HasPrefix(buf.String(), "<?xml ") {
-		t.Errorf("no XML declaration:\n%s", buf.String())
 	}
 	var doc xSuites
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("parse: %v\n%s", err, buf.String())
+	}
+	return buf.Bytes(), doc
+}
+
+func TestJUnitStructure(t *testing.T) {
+	out, doc := writeJUnit(t, sample())
+	golden(t, "sample.junit.xml", out)
+	if !bytes.HasPrefix(out, []byte("<?xml ")) {
+		t.Errorf("no XML declaration:\n%s", out)
 	}
 	if len(doc.Suites) != 1 {
 		t.Fatalf("%d testsuites, want 1", len(doc.Suites))
@@ -133,28 +140,14 @@ func TestJUnitEscapes(t *testing.T) {
 		ID: "server.x", Severity: checks.Error, Status: report.StatusFail, Count: 1,
 		Evidence: []report.Evidence{{Message: "id \"]]></failure><x>\" & <y> \x00\x1b\xff"}},
 	}}}
-	var buf bytes.Buffer
-	if err := report.WriteJUnit(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	var doc xSuites
-	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatalf("parse: %v\n%s", err, buf.String())
-	}
+	_, doc := writeJUnit(t, r)
 	if body := doc.Suites[0].Cases[0].Failure.Body; !strings.Contains(body, "id \"]]></failure><x>\" & <y> \uFFFD\uFFFD\uFFFD") {
 		t.Errorf("body %q", body)
 	}
 }
 
 func TestJUnitNoChecks(t *testing.T) {
-	var buf bytes.Buffer
-	if err := report.WriteJUnit(&buf, report.Report{Schema: 1, Verdict: report.VerdictPass}); err != nil {
-		t.Fatal(err)
-	}
-	var doc xSuites
-	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
+	_, doc := writeJUnit(t, report.Report{Schema: 1, Verdict: report.VerdictPass})
 	if len(doc.Suites) != 1 || doc.Suites[0].Name != "fray" || doc.Suites[0].Tests != 1 {
 		t.Errorf("got %+v", doc)
 	}
@@ -164,15 +157,7 @@ func TestJUnitNoChecks(t *testing.T) {
 // unless the user accepted it, when the case is skipped.
 func TestJUnitInconclusive(t *testing.T) {
 	for _, accepted := range []bool{false, true} {
-		r := report.Report{Schema: 1, Verdict: report.VerdictInconclusive, Why: "no fault fired", Accepted: accepted}
-		var buf bytes.Buffer
-		if err := report.WriteJUnit(&buf, r); err != nil {
-			t.Fatal(err)
-		}
-		var doc xSuites
-		if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
-			t.Fatal(err)
-		}
+		_, doc := writeJUnit(t, report.Report{Schema: 1, Verdict: report.VerdictInconclusive, Why: "no fault fired", Accepted: accepted})
 		s := doc.Suites[0]
 		tc := s.Cases[0]
 		switch {
@@ -189,14 +174,7 @@ func TestJUnitInconclusive(t *testing.T) {
 func TestJUnitInterrupted(t *testing.T) {
 	r := report.Report{Schema: 1, Verdict: report.VerdictPass}
 	r.Interrupt()
-	var buf bytes.Buffer
-	if err := report.WriteJUnit(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	var doc xSuites
-	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
+	_, doc := writeJUnit(t, r)
 	s := doc.Suites[0]
 	if s.Failures != 1 || s.Cases[0].Failure == nil || !strings.Contains(s.Cases[0].Failure.Message, "interrupted: a signal stopped the run") {
 		t.Errorf("interrupted run in JUnit: %+v", s)

@@ -181,26 +181,14 @@ func mergeCheck(into *Check, c Check, instance int) {
 	}
 }
 
+// statusRank orders statuses from the mildest: skip, pass, warn, fail.
 func statusRank(s string) int {
-	switch s {
-	case StatusFail:
-		return 3
-	case StatusWarn:
-		return 2
-	case StatusPass:
-		return 1
-	}
-	return 0
+	return slices.Index([]string{StatusPass, StatusWarn, StatusFail}, s)
 }
 
+// severityRank orders severities from the mildest: off, warning, error.
 func severityRank(s checks.Severity) int {
-	switch s {
-	case checks.Error:
-		return 2
-	case checks.Warning:
-		return 1
-	}
-	return 0
+	return slices.Index([]checks.Severity{checks.Warning, checks.Error}, s)
 }
 
 func addTotals(a, b Totals) Totals {

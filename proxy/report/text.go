@@ -11,7 +11,15 @@ import (
 // FormatEvidence renders one piece of evidence on one line: when, where
 // (instance, session, exchange and the related ones, event ids), the fault
 // that set it up, and the message.
-func FormatEvidence(e Evidence) string {
+func FormatEvidence(e Evidence) string { return evidenceWhere(e, true) + ": " + e.Message }
+
+// shortEvidence puts the message first, the cause, and where it was seen
+// after it, for the summary.
+func shortEvidence(e Evidence) string { return e.Message + " (" + evidenceWhere(e, false) + ")" }
+
+// evidenceWhere says when and where e was seen and the fault that set it
+// up; with related, the related exchanges and the event ids too.
+func evidenceWhere(e Evidence, related bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "at %s", msDuration(e.AtMS))
 	if e.Instance > 0 {
@@ -23,7 +31,7 @@ func FormatEvidence(e Evidence) string {
 	if e.Exchange > 0 {
 		fmt.Fprintf(&b, ", exchange %d", e.Exchange)
 	}
-	if len(e.Related) > 0 {
+	if related && len(e.Related) > 0 {
 		b.WriteString(" (related")
 		for i, x := range e.Related {
 			if i > 0 {
@@ -33,34 +41,13 @@ func FormatEvidence(e Evidence) string {
 		}
 		b.WriteByte(')')
 	}
-	if len(e.EventIDs) > 0 {
+	if related && len(e.EventIDs) > 0 {
 		fmt.Fprintf(&b, ", event ids %q", e.EventIDs)
 	}
 	if e.Fault != nil {
 		fmt.Fprintf(&b, ", after fault %d (%s)", e.Fault.Index, e.Fault.Kind)
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Message)
 	return b.String()
-}
-
-// shortEvidence puts the message first, the cause, and where it was seen
-// after it, for the summary.
-func shortEvidence(e Evidence) string {
-	where := fmt.Sprintf("at %s", msDuration(e.AtMS))
-	if e.Instance > 0 {
-		where += fmt.Sprintf(", instance %d", e.Instance)
-	}
-	if e.Session > 0 {
-		where += fmt.Sprintf(", session %d", e.Session)
-	}
-	if e.Exchange > 0 {
-		where += fmt.Sprintf(", exchange %d", e.Exchange)
-	}
-	if e.Fault != nil {
-		where += fmt.Sprintf(", after fault %d (%s)", e.Fault.Index, e.Fault.Kind)
-	}
-	return e.Message + " (" + where + ")"
 }
 
 // msDuration renders milliseconds as a Go duration ("1.204s").
@@ -193,15 +180,8 @@ func statusCounts(cs []Check) string {
 	for _, c := range cs {
 		n[c.Status]++
 	}
-	var parts []string
-	for _, s := range []struct{ status, word string }{
-		{StatusFail, "failed"}, {StatusWarn, "warned"}, {StatusPass, "passed"}, {StatusSkip, "skipped"}, {"", "not judged"},
-	} {
-		if n[s.status] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[s.status], s.word))
-		}
-	}
-	return strings.Join(parts, ", ")
+	return strings.Join(nonZero(tally{n[StatusFail], "failed"}, tally{n[StatusWarn], "warned"}, tally{n[StatusPass], "passed"},
+		tally{n[StatusSkip], "skipped"}, tally{n[""], "not judged"}), ", ")
 }
 
 // writeTable writes one row per check and, under a check that failed or

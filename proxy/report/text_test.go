@@ -1,7 +1,6 @@
 package report_test
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,12 +32,8 @@ func TestSummary(t *testing.T) {
 			"  checks: 1 failed, 1 warned, 1 passed, 2 skipped\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			if err := report.WriteSummary(&buf, r, tc.opts); err != nil {
-				t.Fatal(err)
-			}
-			golden(t, tc.golden, buf.Bytes())
-			out := buf.String()
+			out := summary(t, r, tc.opts)
+			golden(t, tc.golden, []byte(out))
 			// The command's failure comes before the verdict, the reason after it.
 			if !strings.HasPrefix(out, "fray: the client command \"node client.mjs\" FAILED: exit status 1\n"+
 				"fray: verdict FAIL (profile polling-server, seed 1, 3.21s observed)\n"+
@@ -86,11 +81,7 @@ func TestSummaryAllPassed(t *testing.T) {
 	r := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{
 		{ID: "server.a", Status: report.StatusPass}, {ID: "server.b", Status: report.StatusPass}, {ID: "client.c", Status: report.StatusSkip},
 	}}
-	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, r, report.SummaryOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	out := buf.String()
+	out := summary(t, r, report.SummaryOptions{})
 	if !strings.HasSuffix(out, "\n  checks: 2 passed, 1 skipped (-v lists every check)\n") || strings.Contains(out, "CHECK") {
 		t.Errorf("summary:\n%s", out)
 	}
@@ -143,11 +134,7 @@ func TestSummaryShowsEvidenceWhole(t *testing.T) {
 	}}}
 	want := msg + " (at 1.204s, session 1, exchange 9, after fault 0 (close))"
 	for _, opts := range []report.SummaryOptions{{}, {Verbose: true}, {Width: 60}, {Width: 60, Verbose: true}, {Width: 10}} {
-		var buf bytes.Buffer
-		if err := report.WriteSummary(&buf, r, opts); err != nil {
-			t.Fatal(err)
-		}
-		out := buf.String()
+		out := summary(t, r, opts)
 		if got := evidenceOf(out, "e2e.every-request-answered"); got != want {
 			t.Errorf("%+v: evidence %q, want it whole: %q", opts, got, want)
 		}
@@ -172,12 +159,8 @@ func TestSummaryShowsEvidenceWhole(t *testing.T) {
 }
 
 func TestSummaryNoChecks(t *testing.T) {
-	var buf bytes.Buffer
-	if err := report.WriteSummary(&buf, report.Report{Schema: 1, Verdict: report.VerdictPass, DurationMS: 1500}, report.SummaryOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(buf.String(), "verdict PASS") || !strings.Contains(buf.String(), "no checks ran") {
-		t.Errorf("summary:\n%s", buf.String())
+	if out := summary(t, report.Report{Schema: 1, Verdict: report.VerdictPass, DurationMS: 1500}, report.SummaryOptions{}); !strings.Contains(out, "verdict PASS") || !strings.Contains(out, "no checks ran") {
+		t.Errorf("summary:\n%s", out)
 	}
 }
 

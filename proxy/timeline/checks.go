@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -16,25 +17,20 @@ var statusOrder = []string{report.StatusFail, report.StatusWarn, report.StatusPa
 // A status outside the four comes last.
 func checks(r *report.Report) []Check {
 	out := make([]Check, 0, len(r.Checks))
-	add := func(c report.Check) {
+	for _, c := range r.Checks {
 		k := Check{ID: c.ID, Status: c.Status, Severity: string(c.Severity), Summary: c.Summary, Count: c.Count, Applied: c.Applied}
 		for _, e := range c.Excused {
 			k.Excused = append(k.Excused, fmt.Sprintf("%s (%d)", e.Reason, e.Count))
 		}
 		out = append(out, k)
 	}
-	for _, status := range statusOrder {
-		for _, c := range r.Checks {
-			if c.Status == status {
-				add(c)
-			}
+	rank := func(status string) int {
+		if i := slices.Index(statusOrder, status); i >= 0 {
+			return i
 		}
+		return len(statusOrder)
 	}
-	for _, c := range r.Checks {
-		if !slices.Contains(statusOrder, c.Status) {
-			add(c)
-		}
-	}
+	slices.SortStableFunc(out, func(a, b Check) int { return cmp.Compare(rank(a.Status), rank(b.Status)) })
 	return out
 }
 

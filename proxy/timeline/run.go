@@ -23,8 +23,9 @@ func profileMark(at time.Duration, p *observe.ProfileChange) RunMark {
 		m.Label = "profile " + p.Name
 		m.Detail = fmt.Sprintf("profile %s (seed %d) put in force at %s; streams already open keep their faults", p.Name, p.Seed, shortDur(at))
 	default:
-		m.Label = fmt.Sprintf("fault %d %s", p.Fault, map[string]string{observe.ProfileEnable: "on", observe.ProfileDisable: "off"}[p.Action])
-		m.Detail = fmt.Sprintf("fault %d of profile %s switched %s at %s", p.Fault, p.Name, map[string]string{observe.ProfileEnable: "on", observe.ProfileDisable: "off"}[p.Action], shortDur(at))
+		onOff := map[string]string{observe.ProfileEnable: "on", observe.ProfileDisable: "off"}[p.Action]
+		m.Label = fmt.Sprintf("fault %d %s", p.Fault, onOff)
+		m.Detail = fmt.Sprintf("fault %d of profile %s switched %s at %s", p.Fault, p.Name, onOff, shortDur(at))
 	}
 	return m
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/mcp"
@@ -91,7 +92,7 @@ func (e *enc) strNonEmpty(k, v string) {
 
 func (e *enc) int(k string, v int64) {
 	e.key(k)
-	e.b = appendInt(e.b, v)
+	e.b = strconv.AppendInt(e.b, v, 10)
 }
 
 func (e *enc) intNonZero(k string, v int64) {
@@ -102,7 +103,7 @@ func (e *enc) intNonZero(k string, v int64) {
 
 func (e *enc) uint(k string, v uint64) {
 	e.key(k)
-	e.b = appendUint(e.b, v)
+	e.b = strconv.AppendUint(e.b, v, 10)
 }
 
 func (e *enc) boolTrue(k string) {

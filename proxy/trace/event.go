@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/base64"
+	"strconv"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -13,12 +14,7 @@ import (
 // appendEvent appends the event member of an observation, the most of a
 // trace, with each member's name and punctuation as one constant: the
 // event is never the first member of its observation, nor any member of
-// the event but its index the first of the event. It works on b alone,
-// which stays in a register, rather than through the encoder.
-//
-// The pieces appended on their own are 16 bytes at most: the compiler
-// copies a constant that short with a few moves, and calls memmove for a
-// longer one. (Those passed to appendBytesAs are left whole.)
+// the event but its index the first of the event.
 //
 // What a reader finds again is left out (format 4): the message member of
 // an event written as raw_parts whose JSON-RPC identity the proxy scanned
@@ -34,9 +30,8 @@ func appendEvent(b []byte, ev *observe.Event, at time.Duration, red *redactor) [
 			block = red.endpoint(block)
 		}
 	}
-	b = append(b, `,"event":{`...)
-	b = append(b, `"index":`...)
-	b = appendInt(b, int64(ev.Index))
+	b = append(b, `,"event":{"index":`...)
+	b = strconv.AppendInt(b, int64(ev.Index), 10)
 	b, parts := appendRaw(b, ev, raw)
 	if ev.Parsed {
 		b = append(b, `,"parsed":true`...)
@@ -49,18 +44,16 @@ func appendEvent(b []byte, ev *observe.Event, at time.Duration, red *redactor) [
 	}
 	if ev.HasRetry {
 		b = append(b, `,"retry":`...)
-		b = appendInt(b, ev.Retry)
+		b = strconv.AppendInt(b, ev.Retry, 10)
 	}
 	if ev.Priming {
 		b = append(b, `,"priming":true`...)
 	}
 	if ev.Dispatched {
-		b = append(b, `,"dispatched":`...)
-		b = append(b, `true`...)
+		b = append(b, `,"dispatched":true`...)
 	}
 	if (ev.RPCKind != 0 || len(ev.RPCMethod) > 0 || len(ev.RPCID) > 0) && !(parts && ev.Scanned) {
-		b = append(b, `,"message":{`...)
-		b = append(b, `"kind":`...)
+		b = append(b, `,"message":{"kind":`...)
 		b = appendName(b, ev.RPCKind.String())
 		if len(ev.RPCMethod) > 0 {
 			b = appendBytesAs(b, `,"method":`, `,"method_b64":"`, ev.RPCMethod)
@@ -74,9 +67,8 @@ func appendEvent(b []byte, ev *observe.Event, at time.Duration, red *redactor) [
 	b = appendName(b, ev.Fate.String())
 	delivered := ev.Fate == observe.Delivered
 	if dat := ev.DeliveredAt.Microseconds(); delivered && dat != at.Microseconds() || !delivered && dat != 0 {
-		b = append(b, `,"delivered_at`...)
-		b = append(b, `_us":`...)
-		b = appendInt(b, dat)
+		b = append(b, `,"delivered_at_us":`...)
+		b = strconv.AppendInt(b, dat, 10)
 	}
 	if block != nil {
 		b = appendBytesAs(b, `,"delivered":`, `,"delivered_b64":"`, block)
@@ -87,21 +79,18 @@ func appendEvent(b []byte, ev *observe.Event, at time.Duration, red *redactor) [
 	case ev.DeliveredHasID:
 		b = appendBytesAs(b, `,"delivered_id":`, `,"delivered_id_b64":"`, ev.DeliveredID)
 	case delivered:
-		b = append(b, `,"delivered_no`...)
-		b = append(b, `_id":true`...)
+		b = append(b, `,"delivered_no_id":true`...)
 	}
 	if ev.DeliveredHasRetry {
-		b = append(b, `,"delivered_`...)
-		b = append(b, `retry":`...)
-		b = appendInt(b, ev.DeliveredRetry)
+		b = append(b, `,"delivered_retry":`...)
+		b = strconv.AppendInt(b, ev.DeliveredRetry, 10)
 	}
 	if ev.Copies != 0 {
 		b = append(b, `,"copies":`...)
-		b = appendInt(b, int64(ev.Copies))
+		b = strconv.AppendInt(b, int64(ev.Copies), 10)
 	}
 	if ev.Corrupted {
-		b = append(b, `,"corrupted":`...)
-		b = append(b, `true`...)
+		b = append(b, `,"corrupted":true`...)
 	}
 	return append(b, '}')
 }
@@ -132,9 +121,8 @@ func appendBytesAs(b []byte, m, m64 string, v []byte) []byte {
 
 // appendRaw appends the raw member of ev, whose block is raw: as raw_parts
 // when rawParts finds its data's JSON in it, otherwise as raw (or
-// raw_b64). raw_parts writes the message as it came, with no escaping,
-// where most of a traced event's cost was escaping the quotes of its
-// JSON. It reports whether it wrote raw_parts.
+// raw_b64). raw_parts writes the message as it came, sparing the escape
+// of every quote of its JSON. It reports whether it wrote raw_parts.
 func appendRaw(b []byte, ev *observe.Event, raw []byte) ([]byte, bool) {
 	if from, to, ok := rawParts(ev, raw); ok {
 		start := len(b)

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"strconv"
+
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
@@ -9,7 +11,7 @@ func encodeObservation(e *enc, o *observe.Observation, red *redactor) {
 	b := append(e.b, `{"kind":`...)
 	b = appendName(b, o.Kind.String())
 	b = append(b, `,"at_us":`...)
-	e.b, e.first = appendInt(b, o.At.Microseconds()), false
+	e.b, e.first = strconv.AppendInt(b, o.At.Microseconds(), 10), false
 	e.exchangeHead(o.Exchange, o.Stream, red.session(o.Session), o.SessionSeq, o.Protocol)
 	if len(o.Fired) > 0 {
 		e.key("fired")

@@ -197,20 +197,12 @@ func dump(o *observe.Observation) string {
 // encoding/json: every line parses, and strings decode to what was
 // written (invalid UTF-8 in plain strings becomes U+FFFD).
 func TestEveryLineIsJSON(t *testing.T) {
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, WriterOptions{Header: testHeader})
-	if err != nil {
-		t.Fatal(err)
-	}
 	odd := "tab\t nul\x00 quote\" back\\ del\x7f ctl\x1f sep\u2028\u2029 bad\xff end\xe2\x80"
-	w.Observe(&observe.Observation{Kind: observe.KindRequest, Request: &observe.Request{Method: "POST", Path: odd,
-		Header: http.Header{"X-Odd": {odd}}}})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	out := encodeAll(t, WriterOptions{Header: testHeader}, []*observe.Observation{{Kind: observe.KindRequest,
+		Request: &observe.Request{Method: "POST", Path: odd, Header: http.Header{"X-Odd": {odd}}}}})
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(lines) != 3 {
-		t.Fatalf("%d lines, want header, observation, end:\n%s", len(lines), buf.String())
+		t.Fatalf("%d lines, want header, observation, end:\n%s", len(lines), out)
 	}
 	for i, l := range lines {
 		if !json.Valid([]byte(l)) {
@@ -241,33 +233,22 @@ func TestRedaction(t *testing.T) {
 		{Kind: observe.KindResponse, Exchange: 1, Response: &observe.Response{Status: 200, Header: http.Header{"Set-Cookie": {"b=s3cret"}, "Content-Type": {"text/event-stream"}}}},
 	}
 	for _, tc := range []struct {
-		name       string
-		opts       WriterOptions
-		wantSecret bool
-		redact     []string
+		name    string
+		opts    WriterOptions
+		secrets int    // the values that keep their secret
+		kept    string // one of them, as written
+		redact  []string
 	}{
-		{"default", WriterOptions{}, true, DefaultRedact},
-		{"extra", WriterOptions{RedactHeaders: []string{"x-api-key"}}, false, append(append([]string(nil), DefaultRedact...), "X-Api-Key")},
-		{"no-redact", WriterOptions{NoRedact: true, RedactHeaders: []string{"x-api-key"}}, true, nil},
+		{"default", WriterOptions{}, 1, `"X-Api-Key":["s3cret"]`, DefaultRedact},
+		{"extra", WriterOptions{RedactHeaders: []string{"x-api-key"}}, 0, "", append(append([]string(nil), DefaultRedact...), "X-Api-Key")},
+		{"no-redact", WriterOptions{NoRedact: true, RedactHeaders: []string{"x-api-key"}}, 5, `"Authorization":["Bearer s3cret"]`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "t.jsonl")
 			writeAll(t, path, tc.opts, obs, 0)
 			raw, _ := os.ReadFile(path)
-			n := strings.Count(string(raw), "s3cret")
-			switch tc.name {
-			case "default":
-				if n != 1 || !strings.Contains(string(raw), `"X-Api-Key":["s3cret"]`) {
-					t.Errorf("want only X-Api-Key kept, %d secrets in:\n%s", n, raw)
-				}
-			case "extra":
-				if n != 0 {
-					t.Errorf("%d secrets left in:\n%s", n, raw)
-				}
-			case "no-redact":
-				if n != 5 {
-					t.Errorf("%d secrets kept, want all 5:\n%s", n, raw)
-				}
+			if n := strings.Count(string(raw), "s3cret"); n != tc.secrets || !strings.Contains(string(raw), tc.kept) {
+				t.Errorf("%d secrets kept, want %d (%s) in:\n%s", n, tc.secrets, tc.kept, raw)
 			}
 			tr, err := ReadFile(path, ReadOptions{})
 			if err != nil {

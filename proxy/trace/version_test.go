@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -44,17 +43,9 @@ func TestFormatOneNamesAreUnknown(t *testing.T) {
 func TestFormatFourLeavesOutWhatIsFoundAgain(t *testing.T) {
 	obs := sample()
 	note := obs[len(obs)-1]
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, WriterOptions{NoRedact: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Observe(note)
-	w.Observe(obs[3]) // its strip-id fault left the client no id
-	if err := w.Finish(End{}); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(buf.String(), "\n")
+	// obs[3]'s strip-id fault left the client no id.
+	out := string(encodeAll(t, WriterOptions{NoRedact: true}, []*observe.Observation{note, obs[3]}))
+	lines := strings.Split(out, "\n")
 	for _, m := range []string{`"message"`, `"delivered_at_us"`, `"delivered_id"`} {
 		if strings.Contains(lines[1], m) {
 			t.Errorf("format 4 wrote %s for an event delivered as it came:\n%s", m, lines[1])
@@ -65,7 +56,7 @@ func TestFormatFourLeavesOutWhatIsFoundAgain(t *testing.T) {
 	}
 	read := func(version string) *observe.Event {
 		t.Helper()
-		src := strings.Replace(buf.String(), fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":`+version+`,`, 1)
+		src := strings.Replace(out, fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":`+version+`,`, 1)
 		r, err := NewReader(strings.NewReader(src), "t.jsonl", ReadOptions{})
 		if err != nil {
 			t.Fatalf("format %s: %v", version, err)

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -121,7 +123,7 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
-	st.Resumes = append([]string(nil), st.Resumes...)
+	st.Resumes = slices.Clone(st.Resumes)
 	return st
 }
 
@@ -149,9 +151,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if s.ids[key] == nil {
 				s.ids[key] = map[string]string{}
 			}
-			for k, v := range m {
-				s.ids[key][k] = v
-			}
+			maps.Copy(s.ids[key], m)
 		}
 	}
 	s.mu.Unlock()
@@ -209,12 +209,7 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request, l *liveReques
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelWarn, "no recorded exchange matches the request",
 		slog.String("request", strings.TrimSpace(desc)), slog.String("session", l.session), slog.String("last_event_id", l.lei))
-	onlyNotices := len(l.messages) > 0
-	for _, m := range l.messages {
-		if m.Kind == mcp.RPCRequest {
-			onlyNotices = false
-		}
-	}
+	onlyNotices := len(l.messages) > 0 && !slices.ContainsFunc(l.messages, func(m observe.Message) bool { return m.Kind == mcp.RPCRequest })
 	switch {
 	case onlyNotices:
 		w.WriteHeader(http.StatusAccepted)
@@ -294,7 +289,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, ex *recExchange)
 		if hopHeaders[name] || len(vs) == 0 {
 			continue
 		}
-		h[name] = append([]string(nil), vs...)
+		h[name] = slices.Clone(vs)
 	}
 	if ex.resp.EventStream {
 		h.Del("Content-Length")
