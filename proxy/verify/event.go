@@ -18,7 +18,7 @@ import (
 // onEvent records one SSE event: what the upstream sent (for the server
 // checks) and what the client got (for the client and end-to-end checks).
 func (v *Verifier) onEvent(o *observe.Observation) {
-	x := v.exchange(o.Exchange)
+	x := v.exch[o.Exchange]
 	if x == nil || x.cli == nil {
 		return
 	}
