@@ -160,9 +160,6 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 		ev.EventIDs = []string{string(e.ID)}
 	}
 	v.find(c, levelError, ev)
-	if x.cli != nil {
-		x.cli.noPriming = true
-	}
 }
 
 // clientEvent records what the client got of an event; up is what

@@ -146,7 +146,6 @@ type Verifier struct {
 
 // reinitDue is a session answered 404 whose client owes an initialize.
 type reinitDue struct {
-	sess  *sessionMeta
 	seq   int
 	at    time.Duration
 	ex    uint64
