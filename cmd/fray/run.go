@@ -61,13 +61,15 @@ type runSettings struct {
 	clientTimeout time.Duration
 }
 
+// runFlags checks the flags and the client command of fray run, sweep and
+// shrink.
 func runFlags(c *cli.Context) (runSettings, error) {
 	s := runSettings{client: c.Args().Slice(), settle: c.Duration("settle"), wait: c.Duration("wait"), clientTimeout: c.Duration("client-timeout")}
-	if len(s.client) == 0 {
-		return s, usagef("run needs a client command, e.g. fray run --upstream URL -- node client.mjs")
+	if name := c.Command.Name; len(s.client) == 0 {
+		return s, usagef("%s needs a client command, e.g. fray %s --upstream URL -- node client.mjs", name, name)
 	}
 	if c.String("upstream") == "" {
-		return s, usagef("run needs --upstream URL, the server's MCP endpoint")
+		return s, usagef("%s needs --upstream URL, the server's MCP endpoint", c.Command.Name)
 	}
 	if _, err := forward.ParseUpstream(c.String("upstream")); err != nil {
 		return s, usagef("--upstream: %v", err)

@@ -38,13 +38,6 @@ type repeater struct {
 
 // repeatSettings checks the flags of repeatFlags.
 func repeatSettings(c *cli.Context) (runSettings, error) {
-	name := c.Command.Name
-	if c.NArg() == 0 {
-		return runSettings{}, usagef("%s needs a client command, e.g. fray %s --upstream URL -- node client.mjs", name, name)
-	}
-	if c.String("upstream") == "" {
-		return runSettings{}, usagef("%s needs --upstream URL, the server's MCP endpoint", name)
-	}
 	set, err := runFlags(c)
 	if err != nil {
 		return set, err
