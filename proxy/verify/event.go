@@ -375,8 +375,7 @@ func (v *Verifier) judgePrimingGet(x *exch, end *observe.End, at time.Duration) 
 	if x.sawID {
 		return
 	}
-	ev := evidence(fmt.Sprintf("the server closed the standalone GET stream after %s without having sent an event id: the client has nothing to resume from", (at-x.at).Round(time.Millisecond)), x.sess, x.num, at)
-	v.find(c, levelError, ev)
+	v.find(c, levelError, evidence(fmt.Sprintf("the server closed the standalone GET stream after %s without having sent an event id: the client has nothing to resume from", (at-x.at).Round(time.Millisecond)), x.sess, x.num, at))
 }
 
 // orUnknown names a revision, "unknown" for none.

@@ -214,8 +214,7 @@ func (v *Verifier) judgeRouting(x *exch, q *observe.Request, m observe.Message) 
 	if bad == "" {
 		return
 	}
-	ev := evidence(fmt.Sprintf("request %s (%s) was sent with %s", m.ID, m.Method, bad), x.sess, x.num, x.at)
-	v.find(cRoutingHeaders, levelError, ev)
+	v.find(cRoutingHeaders, levelError, evidence(fmt.Sprintf("request %s (%s) was sent with %s", m.ID, m.Method, bad), x.sess, x.num, x.at))
 }
 
 // judgeReissue matches a request to the call or listen the client owed
