@@ -138,11 +138,7 @@ func runRun(c *cli.Context) error {
 	if out.progress != nil {
 		stdout = out.progress.Around(stdout)
 	}
-	opts, page, err := engineOptions(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
-	if err != nil {
-		return err
-	}
-	eng, err := newEngine(opts)
+	eng, page, err := startEngine(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}

@@ -86,11 +86,7 @@ func (r *repeater) stop() {
 // recording the traffic to tracePath when it is not "", and returns the
 // run's report.
 func (r *repeater) run(prof *profiles.Profile, tracePath string) (report.Report, error) {
-	// The repeated commands have no --trace: engineOptions opens none.
-	opts, _, err := engineOptions(r.c, r.errw, proxy.Options{Upstream: r.set.origin, Drain: proxyDrain}, prof, nil)
-	if err != nil {
-		return report.Report{}, err
-	}
+	opts := proxy.Options{Upstream: r.set.origin, Drain: proxyDrain}
 	if tracePath != "" {
 		w, err := trace.Create(tracePath, trace.WriterOptions{Header: traceHeader(prof, seedOf(prof, nil))})
 		if err != nil {
@@ -98,7 +94,7 @@ func (r *repeater) run(prof *profiles.Profile, tracePath string) (report.Report,
 		}
 		opts.Trace = w
 	}
-	eng, err := newEngine(opts)
+	eng, _, err := startEngine(r.c, r.errw, opts, prof, nil)
 	if err != nil {
 		return report.Report{}, err
 	}
