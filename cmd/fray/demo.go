@@ -65,17 +65,6 @@ func runDemo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	// The narration is the live view; a progress line would only repeat it.
-	out, err := newOutputs(c, c.App.ErrWriter)
-	if err != nil {
-		return err
-	}
-	stdout := c.App.Writer
-	view := newDemoView(stdout)
-	opts, page, err := engineOptions(c, c.App.ErrWriter, proxy.Options{Watch: view, Drain: proxyDrain}, prof, seed)
-	if err != nil {
-		return err
-	}
 	ctx, hard, stop := stopSignals(c.Context, c.App.ErrWriter)
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, demoTimeout, fmt.Errorf("the demo did not finish within %s", demoTimeout))
@@ -91,10 +80,17 @@ func runDemo(c *cli.Context) error {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(srvLn) }()
 	defer srv.Close()
-	opts.Upstream = &url.URL{Scheme: "http", Host: srvLn.Addr().String()}
+	upstream := &url.URL{Scheme: "http", Host: srvLn.Addr().String()}
 
-	// fray in front of it.
-	eng, err := newEngine(opts)
+	// fray in front of it; the narration is the live view, which a
+	// progress line would only repeat.
+	out, err := newOutputs(c, c.App.ErrWriter)
+	if err != nil {
+		return err
+	}
+	stdout := c.App.Writer
+	view := newDemoView(stdout)
+	eng, page, err := startEngine(c, c.App.ErrWriter, proxy.Options{Upstream: upstream, Watch: view, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
@@ -107,7 +103,7 @@ func runDemo(c *cli.Context) error {
 	p, s := eng.InForce()
 	writeWrapped(stdout, "fray demo: ", "  ", fmt.Sprintf("%d clients of the official Go SDK call a tool that streams progress, "+
 		"through fray, to the Go SDK's server", demoClients))
-	fmt.Fprintf(stdout, "  server %s/mcp   fray %s\n", opts.Upstream, endpoint)
+	fmt.Fprintf(stdout, "  server %s/mcp   fray %s\n", upstream, endpoint)
 	writeWrapped(stdout, fmt.Sprintf("  profile %s (seed %d): ", p.Name, s), "    ", firstSentence(p.Description))
 	fmt.Fprintln(stdout)
 	var results []demoResult

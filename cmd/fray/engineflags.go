@@ -70,23 +70,26 @@ func seedOf(p *profiles.Profile, seed *uint64) uint64 {
 	return 0
 }
 
-// engineOptions completes opts, which hold the command's own settings,
-// with what every command that runs an engine shares: the profile and its
-// seed, the logger (on errw), --log-faults, and the trace headed by the
-// profile. The trace is opened last, once every flag was found good.
-func engineOptions(c *cli.Context, errw io.Writer, opts proxy.Options, prof *profiles.Profile, seed *uint64) (proxy.Options, timelineOut, error) {
+// startEngine builds the engine of opts, which hold the command's own
+// settings, completed with what every command that runs an engine shares:
+// the profile and its seed, the logger (on errw), --log-faults, and the
+// command's --trace headed by the profile, opened last, once every flag
+// was found good. On error a trace already in opts is ended.
+func startEngine(c *cli.Context, errw io.Writer, opts proxy.Options, prof *profiles.Profile, seed *uint64) (*proxy.Engine, timelineOut, error) {
 	log, err := newLogger(c, errw)
+	var page timelineOut
+	if err == nil && lookupFlag(c.Command, "trace") != nil {
+		opts.Trace, page, err = openTrace(c, prof, seedOf(prof, seed))
+	}
 	if err != nil {
-		return proxy.Options{}, timelineOut{}, err
+		if opts.Trace != nil {
+			_ = opts.Trace.Finish(trace.End{})
+		}
+		return nil, timelineOut{}, err
 	}
 	opts.Profile, opts.Seed, opts.Logger, opts.LogFaults = prof, seed, log, c.Bool("log-faults")
-	var page timelineOut
-	if lookupFlag(c.Command, "trace") != nil {
-		if opts.Trace, page, err = openTrace(c, prof, seedOf(prof, seed)); err != nil {
-			return proxy.Options{}, timelineOut{}, err
-		}
-	}
-	return opts, page, nil
+	eng, err := newEngine(opts)
+	return eng, page, err
 }
 
 // newEngine builds the engine of opts; on error the trace it would have

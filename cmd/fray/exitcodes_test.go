@@ -17,6 +17,12 @@ import (
 // shows the exit-code table.
 var verdictCommands = [][]string{{"run"}, {"proxy"}, {"demo"}, {"check"}, {"report", "merge"}, {"sweep"}}
 
+// exitCodesLine is exitTable on one line, as the README and docs/cli.md
+// show it: "exit codes: 0 pass, 1 ...".
+func exitCodesLine() string {
+	return "exit codes: " + strings.Join(exitCodeParts(), ", ")
+}
+
 // TestOneExitCodeTable holds the exit codes together: every command that
 // gives a verdict shows the same table in its --help, the README shows it
 // on one line, and docs/cli.md has the line and a row per code, no more,

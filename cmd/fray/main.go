@@ -51,11 +51,6 @@ var exitTable = []struct {
 	{exitInterrupted, "interrupted"},
 }
 
-// exitCodesLine is exitTable on one line: "exit codes: 0 pass, 1 ...".
-func exitCodesLine() string {
-	return "exit codes: " + strings.Join(exitCodeParts(), ", ")
-}
-
 // exitCodeParts are exitTable's entries, "0 pass" and so on.
 func exitCodeParts() []string {
 	parts := make([]string, len(exitTable))

@@ -78,7 +78,7 @@ func proxySettings(c *cli.Context) (proxy.Options, error) {
 		return opts, usagef("--upstream-ca: %v", err)
 	}
 	// The same assembly as the scale benchmark and the soak test measure;
-	// engineOptions adds the profile, the logger and the trace.
+	// startEngine adds the profile, the logger and the trace.
 	opts = proxy.ProxyOptions(proxy.ProxyCommand{
 		Upstream:           upstream,
 		UpstreamTLS:        tlsConfig,
@@ -109,11 +109,7 @@ func runProxy(c *cli.Context) error {
 		return err
 	}
 	errw := out.stderr(c.App.ErrWriter)
-	opts, page, err := engineOptions(c, errw, set, prof, seed)
-	if err != nil {
-		return err
-	}
-	eng, err := newEngine(opts)
+	eng, page, err := startEngine(c, errw, set, prof, seed)
 	if err != nil {
 		return err
 	}

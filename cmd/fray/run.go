@@ -26,20 +26,28 @@ func runCommand() *cli.Command {
 			"example:\n   fray run --upstream http://127.0.0.1:3000/mcp --server 'node server.mjs' \\\n" +
 			"     --profile polling-server --junit fray.xml \\\n" +
 			"     -- sh -c 'node client.mjs \"$FRAY_URL\"'",
-		Flags: append(append([]cli.Flag{
-			&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
-			&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server"},
-			&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", DefaultText: "a free port", Usage: "listen on `ADDR`"},
-			&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "grace for streams after the client"},
-			&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
+		Flags: append(append(append(clientFlags(),
 			&cli.DurationFlag{Name: "client-timeout", DefaultText: "none", Usage: "stop the client after `TIME`"},
 			&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision and skipped draw"},
 			&cli.StringFlag{Name: "reproduce", Usage: "rerun the profile and seed of trace `FILE`"},
 			&cli.StringFlag{Name: "probe", Usage: probeUsage},
-		}, profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
+		), profileFlags("")...), append(append(reportFlags(), traceFlags()...), logFlags()...)...),
 		Action:       runRun,
 		OnUsageError: usageError,
 	}
+}
+
+// clientFlags are the flags of every command that runs a client command
+// in front of an upstream; between come after --server.
+func clientFlags(between ...cli.Flag) []cli.Flag {
+	return append(append([]cli.Flag{
+		&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
+		&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server"},
+	}, between...),
+		&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", DefaultText: "a free port", Usage: "listen on `ADDR`"},
+		&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "grace for streams after the client"},
+		&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
+	)
 }
 
 // runSettings are fray run's flags, checked.
@@ -56,13 +64,15 @@ type runSettings struct {
 	timeoutFrom   string
 }
 
+// runFlags checks the flags and the client command of fray run, sweep and
+// shrink.
 func runFlags(c *cli.Context) (runSettings, error) {
 	s := runSettings{client: c.Args().Slice(), settle: c.Duration("settle"), wait: c.Duration("wait"), clientTimeout: c.Duration("client-timeout")}
-	if len(s.client) == 0 {
-		return s, usagef("run needs a client command, e.g. fray run --upstream URL -- node client.mjs")
+	if name := c.Command.Name; len(s.client) == 0 {
+		return s, usagef("%s needs a client command, e.g. fray %s --upstream URL -- node client.mjs", name, name)
 	}
 	if c.String("upstream") == "" {
-		return s, usagef("run needs --upstream URL, the server's MCP endpoint")
+		return s, usagef("%s needs --upstream URL, the server's MCP endpoint", c.Command.Name)
 	}
 	if _, err := forward.ParseUpstream(c.String("upstream")); err != nil {
 		return s, usagef("--upstream: %v", err)
@@ -131,11 +141,7 @@ func runRun(c *cli.Context) error {
 	if out.progress != nil {
 		stdout = out.progress.Around(stdout)
 	}
-	opts, page, err := engineOptions(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
-	if err != nil {
-		return err
-	}
-	eng, err := newEngine(opts)
+	eng, page, err := startEngine(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
@@ -179,14 +185,7 @@ func runRun(c *cli.Context) error {
 	died := srv.exitedEarly()
 	srv.stop()
 
-	cmd := &report.Command{Args: set.client, ExitCode: res.code}
-	if res.err != nil {
-		cmd.Error = res.err.Error()
-	}
-	r, terr := eng.Finish(sv, cmd)
-	if terr != nil {
-		sayf(c, errw, "%v", terr)
-	}
+	r := finishRun(c, errw, eng, sv, set.client, res)
 	// Interrupted: the reports are whole, and the verdict says so.
 	out.interrupted = ctx.Err() != nil
 	ferr := out.finish(r)
@@ -200,4 +199,18 @@ func runRun(c *cli.Context) error {
 		return ferr
 	}
 	return sv.Err
+}
+
+// finishRun ends eng's run with how the client command args ended; a
+// trace that could not be ended is said on errw.
+func finishRun(c *cli.Context, errw io.Writer, eng *proxy.Engine, sv proxy.Stopped, args []string, res clientResult) report.Report {
+	cmd := &report.Command{Args: args, ExitCode: res.code}
+	if res.err != nil {
+		cmd.Error = res.err.Error()
+	}
+	r, terr := eng.Finish(sv, cmd)
+	if terr != nil {
+		sayf(c, errw, "%v", terr)
+	}
+	return r
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -19,16 +18,10 @@ import (
 // repeatFlags are the flags of the commands that run the client command
 // many times, each through a fresh engine: fray sweep and fray shrink.
 func repeatFlags(maxRuns int) []cli.Flag {
-	return append([]cli.Flag{
-		&cli.StringFlag{Name: "upstream", Usage: upstreamUsage},
-		&cli.StringFlag{Name: "server", Usage: "shell `CMD` that starts the server"},
-		&cli.BoolFlag{Name: "fresh-server", Usage: "restart the --server for every run"},
-		&cli.StringFlag{Name: "listen", Value: "127.0.0.1:0", DefaultText: "a free port", Usage: "listen on `ADDR`"},
-		&cli.DurationFlag{Name: "settle", Value: 2 * time.Second, Usage: "grace for streams after the client"},
-		&cli.DurationFlag{Name: "wait", Value: 30 * time.Second, Usage: "how long to wait for the upstream"},
+	return append(append(clientFlags(&cli.BoolFlag{Name: "fresh-server", Usage: "restart the --server for every run"}),
 		&cli.IntFlag{Name: "max-runs", Value: maxRuns, Usage: "run the client at most `N` times"},
 		&cli.BoolFlag{Name: "log-faults", Usage: "log every fault decision"},
-	}, logFlags()...)
+	), logFlags()...)
 }
 
 // repeater runs the client command again and again, each time through a
@@ -45,13 +38,6 @@ type repeater struct {
 
 // repeatSettings checks the flags of repeatFlags.
 func repeatSettings(c *cli.Context) (runSettings, error) {
-	name := c.Command.Name
-	if c.NArg() == 0 {
-		return runSettings{}, usagef("%s needs a client command, e.g. fray %s --upstream URL -- node client.mjs", name, name)
-	}
-	if c.String("upstream") == "" {
-		return runSettings{}, usagef("%s needs --upstream URL, the server's MCP endpoint", name)
-	}
 	set, err := runFlags(c)
 	if err != nil {
 		return set, err
@@ -100,23 +86,15 @@ func (r *repeater) stop() {
 // recording the traffic to tracePath when it is not "", and returns the
 // run's report.
 func (r *repeater) run(prof *profiles.Profile, tracePath string) (report.Report, error) {
-	log, err := newLogger(r.c, r.errw)
-	if err != nil {
-		return report.Report{}, err
-	}
-	opts := proxy.Options{Upstream: r.set.origin, Drain: proxyDrain, Profile: prof, Logger: log, LogFaults: r.c.Bool("log-faults")}
+	opts := proxy.Options{Upstream: r.set.origin, Drain: proxyDrain}
 	if tracePath != "" {
-		h := trace.Header{Started: time.Now()}
-		if prof != nil {
-			h.Profile, h.Seed, h.ProfileText = prof.Name, prof.Seed, string(prof.Text)
-		}
-		w, err := trace.Create(tracePath, trace.WriterOptions{Header: h})
+		w, err := trace.Create(tracePath, trace.WriterOptions{Header: traceHeader(prof, seedOf(prof, nil))})
 		if err != nil {
 			return report.Report{}, err
 		}
 		opts.Trace = w
 	}
-	eng, err := newEngine(opts)
+	eng, _, err := startEngine(r.c, r.errw, opts, prof, nil)
 	if err != nil {
 		return report.Report{}, err
 	}
@@ -139,15 +117,7 @@ func (r *repeater) run(prof *profiles.Profile, tracePath string) (report.Report,
 	if r.fresh {
 		r.stop()
 	}
-	cmd := &report.Command{Args: r.set.client, ExitCode: res.code}
-	if res.err != nil {
-		cmd.Error = res.err.Error()
-	}
-	rep, terr := eng.Finish(sv, cmd)
-	if terr != nil {
-		sayf(r.c, r.errw, "%v", terr)
-	}
-	return rep, nil
+	return finishRun(r.c, r.errw, eng, sv, r.set.client, res), nil
 }
 
 // ready starts the server when none runs, as fray run does (refusing an

@@ -124,13 +124,7 @@ func readShrinkInput(path string) (shrinkInput, error) {
 		return in, usagef("--reproduce %s: the trace holds no profile: nothing fired to shrink", path)
 	}
 	var rec sweep.Recorder
-	for {
-		o, err := rd.Next()
-		if err != nil {
-			break
-		}
-		rec.Observe(o)
-	}
+	observeAll(rd, &rec)
 	in.run = rec.Run()
 	if in.run.Changed {
 		return in, usagef("--reproduce %s: the profile changed while that run went on (the admin API, a reload); shrink takes a run of one profile", path)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/profiles/sweep"
+	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 	"github.com/frayproxy/fray/proxy/trace"
 )
@@ -128,13 +129,7 @@ func learnStreams(c *cli.Context, rep *repeater, dir string) ([]sweep.Stream, er
 	}
 	defer rd.Close()
 	var l sweep.Learner
-	for {
-		o, err := rd.Next()
-		if err != nil {
-			break
-		}
-		l.Observe(o)
-	}
+	observeAll(rd, &l)
 	streams := l.Streams()
 	labels := make([]string, len(streams))
 	for i, s := range streams {
@@ -216,4 +211,16 @@ func writeSweep(c *cli.Context, sw sweep.Sweep, dir string) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// observeAll shows obs every observation of rd up to the first it cannot
+// read: a partial trace's whole part.
+func observeAll(rd *trace.Reader, obs observe.Observer) {
+	for {
+		o, err := rd.Next()
+		if err != nil {
+			return
+		}
+		obs.Observe(o)
+	}
 }

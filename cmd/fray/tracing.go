@@ -72,11 +72,7 @@ func openTrace(c *cli.Context, prof *profiles.Profile, seed uint64) (proxy.Trace
 		}
 		return nil, timelineOut{}, nil
 	}
-	h := trace.Header{Started: time.Now()}
-	if prof != nil {
-		h.Profile, h.Seed, h.ProfileText = prof.Name, seed, string(prof.Text)
-	}
-	w, err := trace.Create(path, trace.WriterOptions{Header: h, RedactHeaders: c.StringSlice("redact-header"), NoRedact: c.Bool("no-redact")})
+	w, err := trace.Create(path, trace.WriterOptions{Header: traceHeader(prof, seed), RedactHeaders: c.StringSlice("redact-header"), NoRedact: c.Bool("no-redact")})
 	if err != nil {
 		if page.temp {
 			os.Remove(path)
@@ -109,4 +105,13 @@ func runProfile(c *cli.Context) (*profiles.Profile, *uint64, []proxy.Change, err
 		return nil, nil, nil, usagef("--reproduce %s: %v", path, err)
 	}
 	return prof, nil, changes, nil
+}
+
+// traceHeader heads a trace recorded now under prof (nil: none) with seed.
+func traceHeader(prof *profiles.Profile, seed uint64) trace.Header {
+	h := trace.Header{Started: time.Now()}
+	if prof != nil {
+		h.Profile, h.Seed, h.ProfileText = prof.Name, seed, string(prof.Text)
+	}
+	return h
 }

@@ -137,7 +137,8 @@ func (o *outputs) runSnapshots(interval time.Duration, snap func() report.Report
 		return func() {}
 	}
 	return every(interval, stop, func() {
-		if err := writeJSONFile(path, snap()); err != nil {
+		r := snap()
+		if err := report.WriteFile(path, func(w io.Writer) error { return report.WriteJSON(w, r) }); err != nil {
 			fmt.Fprintf(errw, "fray: report snapshot: %v\n", err)
 		}
 	})
@@ -261,10 +262,6 @@ func terminalWidth(w io.Writer) int {
 		return 0
 	}
 	return width
-}
-
-func writeJSONFile(path string, r report.Report) error {
-	return report.WriteFile(path, func(w io.Writer) error { return report.WriteJSON(w, r) })
 }
 
 // verdictError is nil for a pass (and for an accepted inconclusive run),

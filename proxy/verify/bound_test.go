@@ -19,9 +19,9 @@ import (
 func (v *Verifier) ledgerSize() int {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	n := len(v.sessions) + v.meta.len() + len(v.exch) + len(v.reinit) + len(v.legacy) + len(v.dead)
+	n := len(v.sessions) + len(v.meta.m) + len(v.exch) + len(v.reinit) + len(v.legacy) + len(v.dead)
 	for _, s := range v.sessions {
-		n += s.ids.up.len() + s.ids.down.len() + len(s.pending) + s.answered.len() + len(s.logicals)
+		n += s.ids.up.len() + s.ids.down.len() + len(s.pending) + len(s.answered.m) + len(s.logicals)
 		for _, l := range s.logicals {
 			n += len(l.events) + len(l.kept)
 		}

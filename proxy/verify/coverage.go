@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/frayproxy/fray/faults"
@@ -276,17 +277,10 @@ var purposeWords = map[string]string{
 }
 
 func joinOr(words []string) string {
-	switch len(words) {
-	case 0:
-		return ""
-	case 1:
-		return words[0]
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	out := words[0]
-	for _, w := range words[1 : len(words)-1] {
-		out += ", " + w
-	}
-	return out + " or " + words[len(words)-1]
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 func plural(n int, noun string) string {

@@ -20,7 +20,6 @@ func (v *Verifier) onEnd(o *observe.Observation) {
 		return
 	}
 	delete(v.exch, x.num)
-	v.hot = nil
 	s := x.sess
 	s.open--
 	defer v.statelessEnd(x, o.End, o.At)

@@ -18,7 +18,7 @@ import (
 // onEvent records one SSE event: what the upstream sent (for the server
 // checks) and what the client got (for the client and end-to-end checks).
 func (v *Verifier) onEvent(o *observe.Observation) {
-	x := v.exchange(o.Exchange)
+	x := v.exch[o.Exchange]
 	if x == nil || x.cli == nil {
 		return
 	}
@@ -160,9 +160,6 @@ func (v *Verifier) judgePriming(x *exch, e *observe.Event, at time.Duration) {
 		ev.EventIDs = []string{string(e.ID)}
 	}
 	v.find(c, levelError, ev)
-	if x.cli != nil {
-		x.cli.noPriming = true
-	}
 }
 
 // clientEvent records what the client got of an event; up is what
@@ -378,8 +375,7 @@ func (v *Verifier) judgePrimingGet(x *exch, end *observe.End, at time.Duration) 
 	if x.sawID {
 		return
 	}
-	ev := evidence(fmt.Sprintf("the server closed the standalone GET stream after %s without having sent an event id: the client has nothing to resume from", (at-x.at).Round(time.Millisecond)), x.sess, x.num, at)
-	v.find(c, levelError, ev)
+	v.find(c, levelError, evidence(fmt.Sprintf("the server closed the standalone GET stream after %s without having sent an event id: the client has nothing to resume from", (at-x.at).Round(time.Millisecond)), x.sess, x.num, at))
 }
 
 // orUnknown names a revision, "unknown" for none.

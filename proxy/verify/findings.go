@@ -113,12 +113,7 @@ const anyTrait faults.Traits = 0
 // knows what a fault did by its traits only, never by its kind's name, so
 // that a kind added later is attributed as it declares.
 func faultWith(fired []faults.Firing, traits faults.Traits) *report.FaultRef {
-	for _, f := range fired {
-		if traits == anyTrait || f.Traits.Any(traits) {
-			return &report.FaultRef{Index: f.Index, Kind: f.Kind}
-		}
-	}
-	return nil
+	return sameFault(nil, fired, traits)
 }
 
 // sameFault is faultWith, returning cur when it already names the fault

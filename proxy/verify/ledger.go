@@ -2,9 +2,9 @@ package verify
 
 import (
 	"fmt"
-	"github.com/frayproxy/fray/faults"
 	"time"
 
+	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
@@ -195,7 +195,6 @@ type logical struct {
 	owed         bool   // the client owes a reconnection
 	gaveUp       bool   // it gave up after failed attempts
 	cutByFray    bool   // a fault ended one of its streams
-	noPriming    bool   // the server gave its first stream no priming event
 	// unrecoverable says how its last cut fell where no conforming pair
 	// could recover it, "" when it was not so cut (coverage.go).
 	unrecoverable string

@@ -37,12 +37,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			// anew (a priming event re-sent with data): one leak, judged
 			// here only, and what it brings again is explained by it.
 			v.apply(cReplayIsolated)
-			ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to another stream of the session", r.x, id), s, x.num, at)
-			ev.EventIDs = []string{r.x, string(id)}
-			ev.Related = related(rec.exchange)
-			ev.Fault = firstFault(x.reqFault, x.srv.endFault)
-			v.find(cReplayIsolated, levelError, ev)
-			x.blamedDup = checks.ServerReplayIsolated
+			v.findReplayed(cReplayIsolated, x, fmt.Sprintf("the resumption from %q replayed event %q, which belongs to another stream of the session", r.x, id), string(id), rec.exchange, at)
 			return true, where.ent
 		case !known && r.inReplay:
 			other := v.otherSession(s, func(o *session) bool {
@@ -62,11 +57,7 @@ func (v *Verifier) serverID(x *exch, e *observe.Event, ih uint64, at time.Durati
 			}
 			if other != nil {
 				v.apply(cReplayIsolated)
-				ev := evidence(fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, other.seq), s, x.num, at)
-				ev.EventIDs = []string{r.x, string(id)}
-				ev.Fault = firstFault(x.reqFault, x.srv.endFault)
-				v.find(cReplayIsolated, levelError, ev)
-				x.blamedDup = checks.ServerReplayIsolated
+				v.findReplayed(cReplayIsolated, x, fmt.Sprintf("the resumption from %q replayed event %q, which belongs to session %d", r.x, id, other.seq), string(id), 0, at)
 				return true, where.ent
 			}
 		}
@@ -103,12 +94,19 @@ func (v *Verifier) judgeReplayed(x *exch, id string, rec idRec, at time.Duration
 		r.top = max(r.top, rec.pos)
 		return
 	}
+	v.findReplayed(cReplayNoDup, x, msg, id, rec.exchange, at)
+}
+
+// findReplayed records a finding of replay check c on the resumption x,
+// which replayed event id (first sent on exchange first, 0 when unknown),
+// and blames c for what x brings again.
+func (v *Verifier) findReplayed(c checkID, x *exch, msg, id string, first uint64, at time.Duration) {
 	ev := evidence(msg, x.sess, x.num, at)
-	ev.EventIDs = []string{r.x, id}
-	ev.Related = related(rec.exchange)
+	ev.EventIDs = []string{x.resume.x, id}
+	ev.Related = related(first)
 	ev.Fault = firstFault(x.reqFault, x.srv.endFault)
-	v.find(cReplayNoDup, levelError, ev)
-	x.blamedDup = checks.ServerReplayNoDuplicates
+	v.find(c, levelError, ev)
+	x.blamedDup = catalog[c].ID
 }
 
 // otherSession is the session other than s, the first in order of

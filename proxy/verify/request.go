@@ -55,7 +55,6 @@ func (v *Verifier) onRequest(o *observe.Observation) {
 	x.sess = s
 	s.open++
 	v.exch[x.num] = x
-	v.hot = nil
 	v.deadSessionUsed(x, o)
 	for _, m := range q.Messages {
 		if m.Kind != mcp.RPCRequest {

@@ -166,7 +166,7 @@ func (v *Verifier) sessionGone(x *exch, o *observe.Observation) {
 	if !m.dead {
 		m.dead, m.deadAt, m.deadEx = true, o.At, x.num
 		v.cov.SessionsLost++
-		v.reinit = append(v.reinit, reinitDue{sess: m, seq: m.seq, at: o.At, ex: x.num, fault: faultWith(o.Fired, faults.AnswersRequests)})
+		v.reinit = append(v.reinit, reinitDue{seq: m.seq, at: o.At, ex: x.num, fault: faultWith(o.Fired, faults.AnswersRequests)})
 	}
 	s := x.sess
 	if s.key != x.clientSession {

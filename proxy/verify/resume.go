@@ -261,18 +261,18 @@ func (v *Verifier) judgeWait(l *logical, x *exch, wait time.Duration) {
 			return
 		}
 		v.apply(cRetryHonoured)
-		ev := evidence("", x.sess, x.num, x.at)
+		// The text asks for a wait of at least retry; a client that waits
+		// longer (its own backoff) breaks no rule.
+		if wait >= l.retry-retryTolerance {
+			return
+		}
+		ev := evidence(fmt.Sprintf("reconnected %v after the stream ended; retry was %v", wait.Round(time.Millisecond), l.retry), x.sess, x.num, x.at)
 		ev.Related = related(l.origin, l.endEx)
 		ev.Fault = firstFault(l.retryFault, l.endFault)
 		if len(l.lastID) > 0 {
 			ev.EventIDs = []string{string(l.lastID)}
 		}
-		// The text asks for a wait of at least retry; a client that waits
-		// longer (its own backoff) breaks no rule.
-		if wait < l.retry-retryTolerance {
-			ev.Message = fmt.Sprintf("reconnected %v after the stream ended; retry was %v", wait.Round(time.Millisecond), l.retry)
-			v.find(cRetryHonoured, levelError, ev)
-		}
+		v.find(cRetryHonoured, levelError, ev)
 		return
 	}
 	v.apply(cBackoff)

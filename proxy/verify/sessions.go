@@ -88,7 +88,6 @@ func (v *Verifier) sweep(at time.Duration, final bool) {
 	v.settleStateless(at, final)
 	if final {
 		clear(v.exch)
-		v.hot = nil
 		v.dead = nil
 	}
 }
@@ -162,7 +161,6 @@ func (v *Verifier) dropSession(s *session, at time.Duration, final bool) {
 				v.noteResumed(x, x.cli, nil)
 			}
 			delete(v.exch, n)
-			v.hot = nil
 		}
 	}
 	v.dead = slices.DeleteFunc(v.dead, func(d *session) bool { return d == s })

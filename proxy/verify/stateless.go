@@ -96,6 +96,14 @@ type owedCall struct {
 	what         string // how the stream ended, for evidence
 }
 
+// check is the check that judges whether d came again.
+func (d *owedCall) check() checkID {
+	if d.listen {
+		return cListensAgain
+	}
+	return cReissue
+}
+
 // cancelRec is a request whose stream closed before its response: the
 // server owes nothing more for it.
 type cancelRec struct {
@@ -206,8 +214,7 @@ func (v *Verifier) judgeRouting(x *exch, q *observe.Request, m observe.Message) 
 	if bad == "" {
 		return
 	}
-	ev := evidence(fmt.Sprintf("request %s (%s) was sent with %s", m.ID, m.Method, bad), x.sess, x.num, x.at)
-	v.find(cRoutingHeaders, levelError, ev)
+	v.find(cRoutingHeaders, levelError, evidence(fmt.Sprintf("request %s (%s) was sent with %s", m.ID, m.Method, bad), x.sess, x.num, x.at))
 }
 
 // judgeReissue matches a request to the call or listen the client owed
@@ -287,11 +294,7 @@ func (v *Verifier) judgeReissueBackoff(x *exch, d *owedCall) {
 func (v *Verifier) oweCall(d *owedCall) {
 	st := v.sl()
 	if len(st.owed) >= maxOwed {
-		c := cReissue
-		if d.listen {
-			c = cListensAgain
-		}
-		v.excuse(c, owedFull)
+		v.excuse(d.check(), owedFull)
 		return
 	}
 	st.owed = append(st.owed, d)
@@ -308,10 +311,7 @@ func (v *Verifier) settleStateless(at time.Duration, final bool) {
 	}
 	kept := st.owed[:0]
 	for _, d := range st.owed {
-		c := cReissue
-		if d.listen {
-			c = cListensAgain
-		}
+		c := d.check()
 		due := v.dueAt(d.at, final)
 		switch {
 		case at >= due || final && v.clientExited:

@@ -47,8 +47,7 @@ func (v *Verifier) judgeListenAck(x *exch, sx *slExch, e *observe.Event, at time
 	if len(e.RPCMethod) > 0 {
 		what += " " + string(e.RPCMethod)
 	}
-	ev := evidence(fmt.Sprintf("the subscriptions/listen stream of request %s began with a %s, not %s", sx.id, what, mcp.MethodListenAcknowledged), x.sess, x.num, at)
-	v.find(cListenAck, levelError, ev)
+	v.find(cListenAck, levelError, evidence(fmt.Sprintf("the subscriptions/listen stream of request %s began with a %s, not %s", sx.id, what, mcp.MethodListenAcknowledged), x.sess, x.num, at))
 }
 
 // judgeAfterCancel judges a message the upstream sent: a response to a
@@ -211,8 +210,7 @@ func (v *Verifier) listenEnded(x *exch, sx *slExch, end *observe.End, at time.Du
 		sx.ackJudged = true
 		if end.Cause == observe.Complete && x.origin == observe.FromUpstream {
 			v.apply(cListenAck)
-			ev := evidence(fmt.Sprintf("the subscriptions/listen stream of request %s ended without any message, so without %s", sx.id, mcp.MethodListenAcknowledged), x.sess, x.num, at)
-			v.find(cListenAck, levelError, ev)
+			v.find(cListenAck, levelError, evidence(fmt.Sprintf("the subscriptions/listen stream of request %s ended without any message, so without %s", sx.id, mcp.MethodListenAcknowledged), x.sess, x.num, at))
 		} else {
 			v.excuse(cListenAck, "the stream was cut before its first message")
 		}

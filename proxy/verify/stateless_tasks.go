@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/frayproxy/fray/proxy/jsonrpc"
@@ -33,7 +34,8 @@ type taskRec struct {
 	ex     uint64 // the exchange of the last poll, or of the creation
 }
 
-// tasks returns the task ledger, making it on first use.
+// task returns the task followed as id, nil for none; it makes the task
+// ledger on first use.
 func (st *stateless) task(id string) *taskRec {
 	if st.tasks == nil {
 		st.tasks = make(map[string]*taskRec)
@@ -64,11 +66,8 @@ func (v *Verifier) taskAnswered(id string, pollMS int64, ex uint64, delivered ti
 func (v *Verifier) forgetTask(id string) {
 	st := v.stateless
 	delete(st.tasks, id)
-	for i, o := range st.taskOrder {
-		if o == id {
-			st.taskOrder = append(st.taskOrder[:i], st.taskOrder[i+1:]...)
-			break
-		}
+	if i := slices.Index(st.taskOrder, id); i >= 0 {
+		st.taskOrder = slices.Delete(st.taskOrder, i, i+1)
 	}
 }
 

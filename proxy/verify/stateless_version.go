@@ -59,8 +59,7 @@ func (v *Verifier) judgeAccelBuffering(x *exch, sx *slExch, r *observe.Response,
 		}
 		msg += fmt.Sprintf("; the answer came through Via: %s", via)
 	}
-	ev := evidence(msg, x.sess, x.num, at)
-	v.find(cAccelBuffering, levelError, ev)
+	v.find(cAccelBuffering, levelError, evidence(msg, x.sess, x.num, at))
 }
 
 // maxViaShown bounds the bytes of a Via header an evidence quotes.
@@ -80,8 +79,7 @@ func (v *Verifier) judgeVersionRefusal(x *exch, sx *slExch, end *observe.End, at
 		if x.status == http.StatusBadRequest {
 			return
 		}
-		ev := evidence(fmt.Sprintf("the server refused request %s (%s) for its protocol revision (JSON-RPC error %d) with HTTP %d, not 400", sx.id, sx.method, mcp.ErrUnsupportedVersion, x.status), x.sess, x.num, at)
-		v.find(cUnsupportedVersion, levelError, ev)
+		v.find(cUnsupportedVersion, levelError, evidence(fmt.Sprintf("the server refused request %s (%s) for its protocol revision (JSON-RPC error %d) with HTTP %d, not 400", sx.id, sx.method, mcp.ErrUnsupportedVersion, x.status), x.sess, x.num, at))
 		return
 	}
 }
@@ -99,6 +97,5 @@ func (v *Verifier) judgeStreamRefusal(x *exch, sx *slExch, data []byte, at time.
 		return
 	}
 	v.apply(cUnsupportedVersion)
-	ev := evidence(fmt.Sprintf("the server refused request %s (%s) for its protocol revision (JSON-RPC error %d) in an SSE stream with HTTP %d, not 400", sx.id, sx.method, mcp.ErrUnsupportedVersion, x.status), x.sess, x.num, at)
-	v.find(cUnsupportedVersion, levelError, ev)
+	v.find(cUnsupportedVersion, levelError, evidence(fmt.Sprintf("the server refused request %s (%s) for its protocol revision (JSON-RPC error %d) in an SSE stream with HTTP %d, not 400", sx.id, sx.method, mcp.ErrUnsupportedVersion, x.status), x.sess, x.num, at))
 }

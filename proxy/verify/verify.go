@@ -112,7 +112,6 @@ type Verifier struct {
 	sessions map[string]*session
 	meta     *window[uint64, *sessionMeta] // by hashKey
 	exch     map[uint64]*exch
-	hot      *exch // the exchange looked up last (exchange), nil when none
 	reinit   []reinitDue
 	legacy   []*logical
 	dead     []*session
@@ -147,7 +146,6 @@ type Verifier struct {
 
 // reinitDue is a session answered 404 whose client owes an initialize.
 type reinitDue struct {
-	sess  *sessionMeta
 	seq   int
 	at    time.Duration
 	ex    uint64
@@ -197,10 +195,7 @@ func (v *Verifier) ObserveRun(run []observe.Observation) {
 func (v *Verifier) observe(o *observe.Observation) {
 	o = bounded(o)
 	v.last = max(v.last, o.At)
-	if len(o.Fired) > 0 || o.Kind == observe.KindEnd {
-		// Most observations, events above all, report no firing.
-		v.countFaults(o)
-	}
+	v.countFaults(o)
 	switch o.Kind {
 	case observe.KindRequest:
 		v.prog.Exchanges++
@@ -231,18 +226,6 @@ func (v *Verifier) observe(o *observe.Observation) {
 		v.lastSweep = v.last
 		v.sweep(v.last, false)
 	}
-}
-
-// exchange returns the exchange numbered num, nil when none is in flight.
-// The events of one read come in a run on one exchange: the last one
-// found is kept and checked first, and every change of v.exch forgets it.
-func (v *Verifier) exchange(num uint64) *exch {
-	if x := v.hot; x != nil && x.num == num {
-		return x
-	}
-	x := v.exch[num]
-	v.hot = x
-	return x
 }
 
 // countFaults counts the firings an observation reports. A fault that

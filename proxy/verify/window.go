@@ -37,8 +37,6 @@ func (w *window[K, V]) put(k K, v V) {
 	w.m[k] = v
 }
 
-func (w *window[K, V]) len() int { return len(w.m) }
-
 // getBytes is get for a key held as bytes, with no string made of them.
 func getBytes[V any](w *window[string, V], k []byte) (V, bool) {
 	v, ok := w.m[string(k)]

@@ -19,8 +19,8 @@ func TestWindowMatchesMap(t *testing.T) {
 		k := key()
 		w.put(k, i)
 		ref.put(k, i)
-		if w.len() != len(ref.m) {
-			t.Fatalf("put %d: len %d, want %d", i, w.len(), len(ref.m))
+		if len(w.m) != len(ref.m) {
+			t.Fatalf("put %d: len %d, want %d", i, len(w.m), len(ref.m))
 		}
 		probe := key()
 		got, ok := w.get(probe)
