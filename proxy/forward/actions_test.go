@@ -114,15 +114,14 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			upstreamGone := make(chan struct{})
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				defer close(upstreamGone)
 				sseHeader(w)
 				writePieces(w, ev0, ev1, ev2)
-			}))
-			defer up.Close()
+			})
 			clock := &fakeClock{now: time.Unix(0, 0)}
 			plan := tc.plan
-			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
+			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
 			resp, err := http.Get(fray + "/mcp")
 			if err != nil {
 				t.Fatal(err)
@@ -161,13 +160,12 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 // in pieces no larger than asked, each one flushed on its own.
 func TestFragmentWritesSmallPieces(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, threeEvents)
-	}))
-	defer up.Close()
+	})
 	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Fragment: 4} }}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -209,13 +207,12 @@ func TestFragmentWritesSmallPieces(t *testing.T) {
 // TestResetAbortsWithRST: the client's connection is reset, not closed.
 func TestResetAbortsWithRST(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, threeEvents)
-	}))
-	defer up.Close()
+	})
 	plan := scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseReset})}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +306,7 @@ func TestExchangeActions(t *testing.T) {
 func TestNoiseKeepsCRLFWhole(t *testing.T) {
 	checkNoLeaks(t)
 	firstSeen := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, "data: a\r\n\r")
 		// The LF of the first block's CRLF comes in a read of its own, once
@@ -320,10 +317,9 @@ func TestNoiseKeepsCRLFWhole(t *testing.T) {
 			return
 		}
 		writePieces(w, "\ndata: b\r\n\r\n")
-	}))
-	defer up.Close()
+	})
 	plan := scriptPlan{event: onEvent(1, faults.EventAction{Noise: 1})}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
 	resp, err := http.Get(fray + "/mcp")
 	if err != nil {
 		t.Fatal(err)

@@ -3,14 +3,11 @@ package forward_test
 import (
 	"bufio"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -210,7 +207,7 @@ type h2Target struct {
 func newH2Target(t *testing.T) *h2Target {
 	t.Helper()
 	tg := &h2Target{}
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		tg.total.Add(1)
 		n := tg.now.Add(1)
 		defer tg.now.Add(-1)
@@ -221,22 +218,10 @@ func newH2Target(t *testing.T) *h2Target {
 			return
 		}
 		_, _ = io.WriteString(w, "pong")
-	}))
-	t.Cleanup(up.Close)
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg.addr = serveFray(t, p, &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
 	})
+	p := newProxy(t, up, forward.Options{})
+	serverTLS, _ := testTLS(t)
+	tg.addr = serveFray(t, p, serverTLS)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	tg.client = &http.Client{Transport: tr, Timeout: 10 * time.Second}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -203,11 +202,7 @@ func TestSmugglingCannotDesync(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			up := newRawUpstream(t)
-			u, _ := url.Parse("http://" + up.addr)
-			p, err := forward.New(forward.Options{Upstream: u})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := newProxy(t, "http://"+up.addr, forward.Options{})
 			addr := serveFray(t, p, nil)
 			statuses, answered := exchangeRaw(t, addr, tc.req)
 			got := up.requests()
@@ -250,15 +245,10 @@ func TestTrickledHeadIsCut(t *testing.T) {
 	t.Cleanup(func() { *forward.HeadTimeout = saved })
 
 	hits := make(chan string, 4)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits <- r.URL.Path
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 
 	// The clock starts before the dial: fray's header deadline starts
@@ -334,7 +324,7 @@ func TestMillionsOfTinyLines(t *testing.T) {
 	}
 	events := lines / 2
 	event := func(i int) []byte { return []byte{'d', 'a', 't', 'a', ':', ' ', byte('0' + i%10), '\n', '\n'} }
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		bw := bufio.NewWriterSize(w, 32<<10)
 		for i := range events {
@@ -343,12 +333,11 @@ func TestMillionsOfTinyLines(t *testing.T) {
 			}
 		}
 		_ = bw.Flush()
-	}))
-	defer up.Close()
+	})
 	// A plan makes fray parse every event and ask it what to do.
 	var asked atomic.Int64
 	plan := &scriptPlan{event: func(*mcp.Event) faults.EventAction { asked.Add(1); return faults.EventAction{} }}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = plan })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
 	want := sha256.New()
 	for i := range events {
 		want.Write(event(i))
@@ -435,11 +424,7 @@ func TestVanishingStreamClients(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, up.URL, forward.Options{})
 	addr := serveFray(t, p, nil)
 	// One exchange first, so that the server's goroutines are all running
 	// when the baseline is taken.

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,7 +145,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	var mu sync.Mutex
 	got := 0
 	moved := sync.NewCond(&mu)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		// Gone, the client does not read on: the wait ends.
@@ -165,13 +164,8 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 			w.(http.Flusher).Flush()
 			sent += len(p)
 		}
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u, Observer: ob, Clock: fixedClock{time.Unix(1e9, 0)}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{Observer: ob, Clock: fixedClock{time.Unix(1e9, 0)}})
 	srv := httptest.NewServer(p)
 	defer srv.Close()
 

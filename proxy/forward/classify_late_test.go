@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +51,7 @@ func (r *classifyingRecorder) Observe(o *observe.Observation) {
 // the same identity.
 func TestClassificationLeftToTheObserver(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		sseHeader(w)
 		if strings.Contains(string(body), `"initialize"`) {
@@ -63,8 +62,7 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 		writePieces(w,
 			"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n",
 			"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
-	}))
-	defer up.Close()
+	})
 
 	plan := func(text string) *profiles.Active {
 		prof, err := profiles.Parse("late.toml", strings.NewReader(text))
@@ -110,7 +108,7 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &classifyingRecorder{}
-			fray, _ := front(t, up.URL, func(o *forward.Options) { tc.opts(o, rec) })
+			fray, _ := front(t, up, func(o *forward.Options) { tc.opts(o, rec) })
 			req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")

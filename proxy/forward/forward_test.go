@@ -24,16 +24,15 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 		header                       http.Header
 	}
 	got := make(chan seen, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		got <- seen{r.Method, r.URL.Path, r.URL.RawQuery, string(b), r.Header.Clone()}
 		w.Header().Set("X-Answer", "yes")
 		w.Header().Set("Mcp-Session-Id", "s-1")
 		w.WriteHeader(http.StatusTeapot)
 		_, _ = io.WriteString(w, "answer")
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL+"/base")
+	})
+	fray, _ := front(t, up+"/base")
 
 	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
 		t.Run(method, func(t *testing.T) {
@@ -87,11 +86,10 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 // server's "/mcp", not "/mcp/" (which many servers do not route).
 func TestRootMapsToTheBasePath(t *testing.T) {
 	paths := make(chan string, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		paths <- r.URL.Path
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL+"/mcp")
+	})
+	fray, _ := front(t, up+"/mcp")
 	for client, want := range map[string]string{"/": "/mcp", "/sub": "/mcp/sub"} {
 		resp, err := http.Get(fray + client)
 		if err != nil {
@@ -136,11 +134,10 @@ func TestUnreachableUpstreamIs502(t *testing.T) {
 
 // TestConnectIsRefused: fray forwards only to its upstream.
 func TestConnectIsRefused(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("CONNECT reached the upstream")
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -157,11 +154,10 @@ func TestConnectIsRefused(t *testing.T) {
 // TestRequestBodyLimit: a POST larger than the limit is refused with 413
 // and never forwarded.
 func TestRequestBodyLimit(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("oversized body reached the upstream")
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.MaxRequestBody = 1000 })
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) { o.MaxRequestBody = 1000 })
 	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(strings.Repeat("x", 1001)))
 	if err != nil {
 		t.Fatal(err)
@@ -178,15 +174,14 @@ func TestRequestBodyLimit(t *testing.T) {
 // reaches the server as sent, so the server's own Host checks still apply.
 func TestHostHeader(t *testing.T) {
 	hosts := make(chan string, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hosts <- r.Host
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 	frayPort := fray[strings.LastIndexByte(fray, ':'):]
 	for sent, want := range map[string]string{
-		"":                            strings.TrimPrefix(up.URL, "http://"),
-		"localhost" + frayPort:        strings.TrimPrefix(up.URL, "http://"),
+		"":                            strings.TrimPrefix(up, "http://"),
+		"localhost" + frayPort:        strings.TrimPrefix(up, "http://"),
 		"evil.example.com":            "evil.example.com",
 		"evil.example.com" + frayPort: "evil.example.com" + frayPort,
 	} {

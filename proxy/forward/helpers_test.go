@@ -3,6 +3,9 @@ package forward_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,22 +23,74 @@ import (
 // recorder that sees every debug line.
 func front(t *testing.T, upstream string, mod ...func(*forward.Options)) (string, *logRecorder) {
 	t.Helper()
+	rec := &logRecorder{}
+	opts := forward.Options{Logger: slog.New(rec)}
+	for _, m := range mod {
+		m(&opts)
+	}
+	srv := httptest.NewServer(newProxy(t, upstream, opts))
+	t.Cleanup(srv.Close)
+	return srv.URL, rec
+}
+
+// newProxy builds fray with opts in front of upstream.
+func newProxy(t testing.TB, upstream string, opts forward.Options) *forward.Proxy {
+	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &logRecorder{}
-	opts := forward.Options{Upstream: u, Logger: slog.New(rec)}
-	for _, m := range mod {
-		m(&opts)
-	}
+	opts.Upstream = u
 	p, err := forward.New(opts)
 	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
+		t.Fatalf("forward.New: %v", err)
 	}
-	srv := httptest.NewServer(p)
+	return p
+}
+
+// upServer serves h on a loopback port until the test ends and returns
+// its URL.
+func upServer(t testing.TB, h http.HandlerFunc) string {
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv.URL, rec
+	return srv.URL
+}
+
+// testTLS returns a server configuration with a fresh self-signed
+// certificate for 127.0.0.1 and a pool that trusts it.
+func testTLS(t *testing.T) (*tls.Config, *x509.CertPool) {
+	t.Helper()
+	certDER, keyDER := selfSigned(t)
+	key, err := x509.ParseECPrivateKey(keyDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(certDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
+		MinVersion:   tls.VersionTLS12,
+	}, pool
+}
+
+// dialSend opens a connection to addr that closes with the test, gives it
+// a deadline and writes req on it.
+func dialSend(t *testing.T, addr, req string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatalf("writing %q: %v", req, err)
+	}
+	return c
 }
 
 // logRecorder is a slog.Handler that keeps every record, for tests that
@@ -110,7 +165,7 @@ func checkNoLeaks(t *testing.T) {
 	})
 }
 
-// chunkWriter writes an SSE body in the given pieces, flushing each.
+// writePieces writes an SSE body in the given pieces, flushing each.
 func writePieces(w http.ResponseWriter, pieces ...string) {
 	f := w.(http.Flusher)
 	for _, p := range pieces {

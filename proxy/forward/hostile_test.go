@@ -11,8 +11,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"runtime"
 	"strings"
@@ -54,15 +52,14 @@ func TestSSEBodyWithoutEventStreamType(t *testing.T) {
 	const body = "id: 1\ndata: one\n\nid: 2\ndata: two\n\n"
 	for _, ct := range []string{"application/json", "text/plain", "application/octet-stream", "text/event-stream-x", ""} {
 		t.Run(ct, func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header()["Content-Type"] = []string{ct}
 				if ct == "" {
 					w.Header()["Content-Type"] = nil // no sniffing either
 				}
 				writePieces(w, body[:10], body[10:])
-			}))
-			defer up.Close()
-			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = dropAll() })
+			})
+			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = dropAll() })
 			resp, got, err := fetch(t, fray+"/mcp")
 			if err != nil || string(got) != body || resp.Header.Get("Content-Type") != ct {
 				t.Fatalf("got %q (type %q, err %v), want %q untouched", got, resp.Header.Get("Content-Type"), err, body)
@@ -88,16 +85,15 @@ func TestEventStreamThatIsNotSSE(t *testing.T) {
 		"random": random,
 	} {
 		t.Run(name, func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				sseHeader(w)
 				for b := body; len(b) > 0; {
 					n := min(len(b), 1+int(b[0])*13) // pieces that break anywhere
 					writePieces(w, string(b[:n]))
 					b = b[n:]
 				}
-			}))
-			defer up.Close()
-			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &scriptPlan{} })
+			})
+			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &scriptPlan{} })
 			_, got, err := fetch(t, fray+"/mcp")
 			if err != nil || !bytes.Equal(got, body) {
 				t.Fatalf("%d bytes out (err %v) for %d in; first difference at %d", len(got), err, len(body), firstDiff(got, body))
@@ -124,13 +120,12 @@ func TestGzipEventStreamPassesThrough(t *testing.T) {
 	zw := gzip.NewWriter(&zipped)
 	_, _ = io.WriteString(zw, "id: 1\ndata: one\n\nid: 2\ndata: two\n\n")
 	_ = zw.Close()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		sseHeader(w)
 		writePieces(w, zipped.String()[:7], zipped.String()[7:])
-	}))
-	defer up.Close()
-	fray, logs := front(t, up.URL, func(o *proxyOptions) { o.Faults = dropAll() })
+	})
+	fray, logs := front(t, up, func(o *proxyOptions) { o.Faults = dropAll() })
 	resp, got, err := fetch(t, fray+"/mcp")
 	if err != nil || !bytes.Equal(got, zipped.Bytes()) || resp.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("got %q, encoding %q, err %v; want the gzip bytes as sent", got, resp.Header.Get("Content-Encoding"), err)
@@ -213,7 +208,7 @@ func TestTenMiBEvents(t *testing.T) {
 	event = append(event, bytes.Repeat([]byte("x"), size)...)
 	event = append(event, "\n\n"...)
 	const tail = "id: t\ndata: tail\n\n"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		for range 3 {
 			if _, err := w.Write(event); err != nil {
@@ -221,9 +216,8 @@ func TestTenMiBEvents(t *testing.T) {
 			}
 		}
 		writePieces(w, tail)
-	}))
-	defer up.Close()
-	fray, logs := front(t, up.URL)
+	})
+	fray, logs := front(t, up)
 	want := sha256.New()
 	for range 3 {
 		want.Write(event)
@@ -273,15 +267,14 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 		"id: \xff\xfe\ndata: last\n\n",
 	}
 	body := strings.Join(blocks, "")
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, split(body, 5)...)
-	}))
-	defer up.Close()
+	})
 
 	t.Run("untouched", func(t *testing.T) {
 		rec := &recorder{}
-		fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Observer = rec })
+		fray, _ := front(t, up, func(o *proxyOptions) { o.Observer = rec })
 		_, got, err := fetch(t, fray+"/mcp")
 		if err != nil || string(got) != body {
 			t.Fatalf("got %q, err %v; want %q", got, err, body)
@@ -299,7 +292,7 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 	})
 	t.Run("duplicated", func(t *testing.T) {
 		plan := &scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
-		fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = plan })
+		fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
 		_, got, err := fetch(t, fray+"/mcp")
 		var want strings.Builder
 		for _, b := range blocks {
@@ -320,7 +313,7 @@ func TestSlowClientStaysBounded(t *testing.T) {
 	const most = 512 << 20 // what the upstream would send if nothing pushed back
 	chunk := []byte("data: " + strings.Repeat("z", 64<<10-8) + "\n\n")
 	blocked := make(chan int64, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		if r.URL.Path != "/flood" {
 			writePieces(w, threeEvents)
@@ -347,9 +340,8 @@ func TestSlowClientStaysBounded(t *testing.T) {
 			}
 		}
 		blocked <- most
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 
 	slow, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
 	if err != nil {
@@ -406,15 +398,10 @@ func TestSlowClientStaysBounded(t *testing.T) {
 // goroutine outlives the flood.
 func TestConnectionFlood(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "pong")
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	ping := func() error {
@@ -477,13 +464,12 @@ func TestTricklingBodies(t *testing.T) {
 	checkNoLeaks(t)
 	const tricklers = 6
 	var forwarded sync.Map
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		forwarded.Store(r.URL.Path, true)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL, func(o *proxyOptions) {
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) {
 		o.MaxExchanges = 2
 		o.RequestBodyTimeout = 2 * time.Second
 	})
@@ -549,7 +535,7 @@ func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) b
 	t.Helper()
 	checkNoLeaks(t)
 	firstSeen := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, "data: a\r\n\r")
 		select {
@@ -558,10 +544,9 @@ func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) b
 			return
 		}
 		writePieces(w, "\ndata: b\r\n\r\n")
-	}))
-	defer up.Close()
+	})
 	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return act }}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
 	resp, err := http.Get(fray + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -623,11 +608,10 @@ func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
 // answer.
 func TestStalledBodyClosed(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("%s was forwarded", r.URL.Path)
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.RequestBodyTimeout = 300 * time.Millisecond })
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) { o.RequestBodyTimeout = 300 * time.Millisecond })
 	addr := strings.TrimPrefix(fray, "http://")
 	for _, tc := range []struct{ name, framing, sent string }{
 		{"small length", "Content-Length: 1000", "{"},

@@ -46,18 +46,8 @@ func h2Fray(t *testing.T, up http.Handler, mod ...func(*forward.Options)) (*http
 	if err != nil {
 		t.Fatal(err)
 	}
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveFray(t, p, &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
-	})
-	cert, _ := x509.ParseCertificate(certDER)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
+	serverTLS, pool := testTLS(t)
+	addr := serveFray(t, p, serverTLS)
 	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
 	t.Cleanup(ctr.CloseIdleConnections)
 	return &http.Client{Transport: ctr, Timeout: 20 * time.Second}, "https://" + addr

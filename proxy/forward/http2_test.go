@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,29 +83,14 @@ func TestHTTP2BothSides(t *testing.T) {
 	upPool.AddCert(up.Certificate())
 	tr := forward.NewTransport(&tls.Config{RootCAs: upPool})
 	defer tr.CloseIdleConnections()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u, Transport: tr, Faults: resetOnPath{"/reset"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, up.URL, forward.Options{Transport: tr, Faults: resetOnPath{"/reset"}})
+	serverTLS, pool := testTLS(t)
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ln := &countingListener{Listener: inner}
-	addr := serveOn(t, ln, p, &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
-	})
-	cert, _ := x509.ParseCertificate(certDER)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
+	addr := serveOn(t, ln, p, serverTLS)
 	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
 	defer ctr.CloseIdleConnections()
 	client := &http.Client{Transport: ctr, Timeout: 20 * time.Second}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -89,7 +88,7 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 	checkNoLeaks(t)
 	ev := []string{"id: p\ndata:\n\n", "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n", ": keep-alive\n\n"}
 	step := []chan struct{}{make(chan struct{}), make(chan struct{})}
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, ev[0])
 		for i, s := range step {
@@ -101,11 +100,10 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 			}
 		}
 		<-r.Context().Done()
-	}))
-	defer up.Close()
+	})
 	clock := &manualClock{now: time.Unix(0, 0)}
 	plan := scriptPlan{start: faults.StreamAction{CloseIdle: 125 * time.Second}}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(callBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -145,15 +143,14 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 		"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n", "id: 3\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"}
 	decided := make(chan struct{})
 	next, last := make(chan struct{}), make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, ev[0], ev[1])
 		<-next
 		writePieces(w, ev[2])
 		<-last
 		writePieces(w, ev[3])
-	}))
-	defer up.Close()
+	})
 	// Events 0, 1 and 3 are held; 2 releases 0 and 1; the end releases 3.
 	var mu sync.Mutex
 	var seen []string
@@ -176,7 +173,7 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
 	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +250,7 @@ func TestBufferBoundedInBytes(t *testing.T) {
 	const size = 100_000
 	firstGot := make(chan struct{})
 	waited := make(chan bool, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		data := strings.Repeat("x", size)
 		for i := range forward.MaxBuffered/size + 2 {
@@ -268,13 +265,8 @@ func TestBufferBoundedInBytes(t *testing.T) {
 		case <-r.Context().Done():
 			waited <- false
 		}
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u, Faults: plan})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{Faults: plan})
 	fray := httptest.NewServer(p)
 	defer fray.Close()
 	resp, err := http.Get(fray.URL + "/mcp")

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -33,7 +32,7 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			posted := make(chan string, 1)
 			var upURL string
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost {
 					b, _ := io.ReadAll(r.Body)
 					posted <- r.URL.Path + "?" + r.URL.RawQuery + " " + string(b)
@@ -43,10 +42,9 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 				sseHeader(w)
 				writePieces(w, "event: endpoint\ndata: "+tc.endpoint(upURL)+"\n\n")
 				<-r.Context().Done()
-			}))
-			defer up.Close()
-			upURL = up.URL
-			fray, logs := front(t, up.URL+tc.base)
+			})
+			upURL = up
+			fray, logs := front(t, up+tc.base)
 			resp, err := http.Get(fray + "/sse")
 			if err != nil {
 				t.Fatal(err)
@@ -104,13 +102,12 @@ func TestLegacyEndpointKeepsEscapes(t *testing.T) {
 		{"double slash under base", "/api", "/api//evil.example/x?sessionId=abc", "/api//evil.example/x?sessionId=abc", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				sseHeader(w)
 				writePieces(w, "event: endpoint\ndata: "+tc.endpoint+"\n\n")
 				<-r.Context().Done()
-			}))
-			defer up.Close()
-			fray, logs := front(t, up.URL+tc.base)
+			})
+			fray, logs := front(t, up+tc.base)
 			resp, err := http.Get(fray + "/sse")
 			if err != nil {
 				t.Fatal(err)

@@ -3,7 +3,6 @@ package forward_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -17,10 +16,9 @@ import (
 // tells observers which request the client gave up on, so that the
 // verifier does not wait for that request's response.
 func TestObservedRequestNamesCancelledIDs(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
-	}))
-	defer up.Close()
+	})
 	var (
 		mu      sync.Mutex
 		cancels [][]string
@@ -32,7 +30,7 @@ func TestObservedRequestNamesCancelledIDs(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	fray, _ := front(t, up.URL, func(o *forward.Options) { o.Observer = obs })
+	fray, _ := front(t, up, func(o *forward.Options) { o.Observer = obs })
 	bodies := []string{
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-7","reason":"user"}}`,
 		`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":4}}]`,

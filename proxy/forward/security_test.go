@@ -6,15 +6,12 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -91,15 +88,14 @@ func TestOnlyTheUpstreamIsReached(t *testing.T) {
 	type seen struct{ host, uri string }
 	var mu sync.Mutex
 	var reached []seen
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		reached = append(reached, seen{r.Host, r.RequestURI})
 		mu.Unlock()
 		_, _ = io.WriteString(w, "upstream")
-	}))
-	defer up.Close()
-	upHost := strings.TrimPrefix(up.URL, "http://")
-	fray, logs := front(t, up.URL)
+	})
+	upHost := strings.TrimPrefix(up, "http://")
+	fray, logs := front(t, up)
 	frayHost := strings.TrimPrefix(fray, "http://")
 
 	for _, tc := range []struct {
@@ -172,15 +168,10 @@ func isTimeout(err error) bool {
 func TestHeaderTooLarge431(t *testing.T) {
 	checkNoLeaks(t)
 	hits := make(chan string, 8)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits <- r.URL.Path
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 	// head returns a head of exactly size bytes, padded in the given shape.
 	head := func(shape string, size int) string {
@@ -240,7 +231,7 @@ func TestMaxExchanges(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	forwarded := 0
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		forwarded++
 		mu.Unlock()
@@ -253,10 +244,9 @@ func TestMaxExchanges(t *testing.T) {
 		case <-release:
 		case <-r.Context().Done():
 		}
-	}))
-	defer up.Close()
+	})
 	defer close(release)
-	fray, logs := front(t, up.URL, func(o *proxyOptions) { o.MaxExchanges = 2 })
+	fray, logs := front(t, up, func(o *proxyOptions) { o.MaxExchanges = 2 })
 
 	var open []*http.Response
 	for range 2 {
@@ -363,7 +353,7 @@ const secret = "SeCrEt"
 func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	checkNoLeaks(t)
 	sid, leid, legacySID := "sid-"+secret+"-1", "ev-"+secret+"-2", "legacy-"+secret+"-3"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", sid)
 		switch strings.TrimPrefix(r.URL.Path, "/base") {
 		case "/mcp":
@@ -400,8 +390,7 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 			sseHeader(w)
 			writePieces(w, "event: endpoint\ndata: /elsewhere/messages?sessionId="+legacySID+"\n\n")
 		}
-	}))
-	defer up.Close()
+	})
 	fired := []faults.Firing{{Index: 0, Kind: "test"}}
 	plan := &scriptPlan{
 		exchange: func(*mcp.Exchange) faults.ExchangeAction { return faults.ExchangeAction{Fired: fired} },
@@ -410,7 +399,7 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	}
 	rec := &logRecorder{}
 	logTo := func(o *proxyOptions) { o.Logger = slog.New(rec) }
-	fray, _ := front(t, up.URL+"/base", logTo, func(o *proxyOptions) {
+	fray, _ := front(t, up+"/base", logTo, func(o *proxyOptions) {
 		o.Faults, o.LogFaults, o.MaxBlock, o.MaxRequestBody = plan, true, 1024, 64
 	})
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
@@ -448,17 +437,16 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 
 	// The exchange limit of 1, with one stream held open.
 	hold := make(chan struct{})
-	holdUp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	holdUp := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, ": open\n\n")
 		select {
 		case <-hold:
 		case <-r.Context().Done():
 		}
-	}))
-	defer holdUp.Close()
+	})
 	defer close(hold)
-	frayFull, _ := front(t, holdUp.URL, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })
+	frayFull, _ := front(t, holdUp, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })
 	open, err := http.Get(frayFull + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -519,15 +507,8 @@ func renderRecord(r slog.Record) string {
 // counts it (each field's name and value, plus 32 bytes), by the
 // SETTINGS_MAX_HEADER_LIST_SIZE fray advertises: 61,760 bytes.
 func TestHTTP2HeaderListLimit(t *testing.T) {
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveFray(t, http.NotFoundHandler(), &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
-	})
+	serverTLS, _ := testTLS(t)
+	addr := serveFray(t, http.NotFoundHandler(), serverTLS)
 	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
 	if err != nil {
 		t.Fatal(err)
@@ -567,11 +548,10 @@ func TestHTTP2HeaderListLimit(t *testing.T) {
 func TestLongSessionIDsStayBounded(t *testing.T) {
 	checkNoLeaks(t)
 	const requests, idLen = 2000, 60000
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	before := liveHeap()
@@ -603,17 +583,16 @@ func TestLongSessionIDsStayBounded(t *testing.T) {
 // stand-in takes the session id's place, as in the rest of the trace.
 func TestLegacyEndpointRedactedInTraces(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, "event: endpoint\ndata: /messages?sessionId=SECRET-SESSION-1&api_key=SECRET-KEY-2\n\n")
-	}))
-	defer up.Close()
+	})
 	var buf bytes.Buffer
 	tw, err := trace.NewWriter(&buf, trace.WriterOptions{RedactHeaders: []string{mcp.HeaderSession}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Observer = tw })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Observer = tw })
 	resp, body, err := fetch(t, fray+"/sse")
 	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(body), "sessionId=SECRET-SESSION-1") {
 		t.Fatalf("the client must get the endpoint as sent: %v, %q", err, body)
@@ -638,15 +617,10 @@ func TestLegacyEndpointRedactedInTraces(t *testing.T) {
 func TestConnectInAnyCaseAndH2CPreface(t *testing.T) {
 	checkNoLeaks(t)
 	hits := make(chan string, 4)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits <- r.Method
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 	for _, tc := range []struct {
 		req    string

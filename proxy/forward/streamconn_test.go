@@ -214,7 +214,7 @@ func TestEventStreamBodyFramings(t *testing.T) {
 // not an event stream (405, 404, JSON) reaches the client as it did
 // through the transport.
 func TestGetAnswersPassAsBefore(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/405":
 			w.Header().Set("Allow", "POST, DELETE")
@@ -225,12 +225,11 @@ func TestGetAnswersPassAsBefore(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	defer up.Close()
+	})
 	for _, path := range []string{"/405", "/404", "/json"} {
 		got := map[string]string{}
 		for name, mod := range map[string]func(*forward.Options){"own": ownConns, "transport": givenTranspt} {
-			fray, _ := front(t, up.URL, mod)
+			fray, _ := front(t, up, mod)
 			resp, _ := rawGet(t, fray, path, map[string]string{"Accept": "text/event-stream"})
 			body, err := io.ReadAll(resp.Body)
 			if err != nil {
@@ -265,14 +264,13 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkNoLeaks(t)
 			closed := make(chan struct{})
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				sseHeader(w)
 				writePieces(w, "data: 0\n\n", "data: 1\n\n")
 				<-r.Context().Done() // the connection closed
 				close(closed)
-			}))
-			defer up.Close()
-			fray, _ := front(t, up.URL, func(o *forward.Options) {
+			})
+			fray, _ := front(t, up, func(o *forward.Options) {
 				if tc.plan != nil {
 					o.Faults = tc.plan
 				}
@@ -491,14 +489,13 @@ func TestEventStreamsThatKeepTheTransport(t *testing.T) {
 	})
 	t.Run("a proxy", func(t *testing.T) {
 		var forwarded atomic.Int32
-		fwd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fwd := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.IsAbs() { // the absolute form a proxy is sent
 				forwarded.Add(1)
 			}
 			stream(w, r)
-		}))
-		defer fwd.Close()
-		fwdURL, _ := url.Parse(fwd.URL)
+		})
+		fwdURL, _ := url.Parse(fwd)
 		up, _ := url.Parse("http://upstream.invalid/")
 		p, err := forward.New(forward.Options{Upstream: up})
 		if err != nil {

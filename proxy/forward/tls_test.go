@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,10 +71,9 @@ func TestHTTPSUpstreamWithExtraCA(t *testing.T) {
 // files, and shuts down when its context ends.
 func TestTLSListener(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "hello over tls")
-	}))
-	defer up.Close()
+	})
 	dir := t.TempDir()
 	certDER, keyDER := selfSigned(t)
 	writePEM(t, filepath.Join(dir, "cert.pem"), "CERTIFICATE", certDER)
@@ -84,11 +82,7 @@ func TestTLSListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, up, forward.Options{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
