@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -72,6 +71,11 @@ func (c *fakeClock) waits() []time.Duration {
 const threeEvents = "id: p\nretry: 100\ndata:\n\n" +
 	"id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n" +
 	"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+
+// always decides act for every event.
+func always(act faults.EventAction) func(*mcp.Event) faults.EventAction {
+	return func(*mcp.Event) faults.EventAction { return act }
+}
 
 // onEvent builds an event decider that acts only on the event at index.
 func onEvent(index int, act faults.EventAction) func(*mcp.Event) faults.EventAction {
@@ -164,14 +168,9 @@ func TestFragmentWritesSmallPieces(t *testing.T) {
 		sseHeader(w)
 		writePieces(w, threeEvents)
 	})
-	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Fragment: 4} }}
+	plan := scriptPlan{event: always(faults.EventAction{Fragment: 4})}
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, _ = io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(conn)
 	if _, err := http.ReadResponse(br, nil); err != nil {
 		t.Fatal(err)
@@ -213,13 +212,8 @@ func TestResetAbortsWithRST(t *testing.T) {
 	})
 	plan := scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseReset})}
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, _ = io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
-	_, err = io.ReadAll(conn)
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+	_, err := io.ReadAll(conn)
 	if !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("read ended with %v, want a connection reset", err)
 	}
@@ -304,38 +298,8 @@ func TestExchangeActions(t *testing.T) {
 // whole blocks, so that a parser that splits lines on LF still reads the
 // same events.
 func TestNoiseKeepsCRLFWhole(t *testing.T) {
-	checkNoLeaks(t)
-	firstSeen := make(chan struct{})
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, "data: a\r\n\r")
-		// The LF of the first block's CRLF comes in a read of its own, once
-		// the client has had the block (dispatched at its CR).
-		select {
-		case <-firstSeen:
-		case <-r.Context().Done():
-			return
-		}
-		writePieces(w, "\ndata: b\r\n\r\n")
-	})
-	plan := scriptPlan{event: onEvent(1, faults.EventAction{Noise: 1})}
-	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	first := make([]byte, len("data: a\r\n\r"))
-	if _, err := io.ReadFull(resp.Body, first); err != nil {
-		t.Fatal(err)
-	}
-	close(firstSeen)
-	rest, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "data: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
-	if got := string(first) + string(rest); got != want {
+	got := splitCRLFRun(t, onEvent(1, faults.EventAction{Noise: 1}), func(b []byte) bool { return len(b) == len("data: a\r\n\r") })
+	if want := "data: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"; got != want {
 		t.Errorf("the client got %q, want %q", got, want)
 	}
 }

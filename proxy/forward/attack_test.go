@@ -86,15 +86,8 @@ func (u *rawUpstream) requests() []upstreamRequest {
 // went away.)
 func exchangeRaw(t *testing.T, addr, req string) (statuses []int, seen []string) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialSend(t, addr, req+"GET /last HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n")
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, req+"GET /last HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
 	br := bufio.NewReader(c)
 	for {
 		resp, err := http.ReadResponse(br, nil)

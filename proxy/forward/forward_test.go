@@ -138,12 +138,7 @@ func TestConnectIsRefused(t *testing.T) {
 		t.Errorf("CONNECT reached the upstream")
 	})
 	fray, _ := front(t, up)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, _ = io.WriteString(conn, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
 	buf := make([]byte, 64)
 	n, _ := io.ReadAtLeast(conn, buf, 12)
 	if !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 405") {

@@ -26,7 +26,7 @@ import (
 // dropAll is a plan that drops every event it is asked about: a body fray
 // parsed as SSE would lose its events, a body it passed unparsed would not.
 func dropAll() *scriptPlan {
-	return &scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Drop: true} }}
+	return &scriptPlan{event: always(faults.EventAction{Drop: true})}
 }
 
 // fetch GETs url with a client that leaves content codings alone and
@@ -291,7 +291,7 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 		}
 	})
 	t.Run("duplicated", func(t *testing.T) {
-		plan := &scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
+		plan := &scriptPlan{event: always(faults.EventAction{Duplicate: 1})}
 		fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
 		_, got, err := fetch(t, fray+"/mcp")
 		var want strings.Builder
@@ -343,15 +343,7 @@ func TestSlowClientStaysBounded(t *testing.T) {
 	})
 	fray, _ := front(t, up)
 
-	slow, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	_ = slow.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := io.WriteString(slow, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
+	slow := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n")
 	one := make([]byte, 1)
 	var head []byte
 	for !bytes.HasSuffix(head, []byte("data: z")) {
@@ -477,17 +469,7 @@ func TestTricklingBodies(t *testing.T) {
 	started := time.Now()
 	var conns []net.Conn
 	for i := range tricklers {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		head := fmt.Sprintf("POST /trickle%d HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", i, addr)
-		if _, err := io.WriteString(c, head); err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
+		conns = append(conns, dialSend(t, addr, fmt.Sprintf("POST /trickle%d HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", i, addr)))
 	}
 	resp, err := http.Post(fray+"/normal", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
@@ -528,10 +510,10 @@ func TestTricklingBodies(t *testing.T) {
 }
 
 // splitCRLFRun streams "data: a" and "data: b" in CRLF blocks through fray
-// under act, the first block's final LF held back until the client has
+// under the plan's event decisions, the first block's final LF held back until the client has
 // read up to firstRead (so that the block is dispatched at its CR), and
 // returns all the client got.
-func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) bool) string {
+func splitCRLFRun(t *testing.T, event func(*mcp.Event) faults.EventAction, firstRead func([]byte) bool) string {
 	t.Helper()
 	checkNoLeaks(t)
 	firstSeen := make(chan struct{})
@@ -545,8 +527,7 @@ func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) b
 		}
 		writePieces(w, "\ndata: b\r\n\r\n")
 	})
-	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return act }}
-	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &scriptPlan{event: event} })
 	resp, err := http.Get(fray + "/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -573,7 +554,7 @@ func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) b
 // stream's CRLF style, before the block: a parser that splits lines on
 // LF reads the same events as without the noise.
 func TestNoiseOnASplitCRLFBlock(t *testing.T) {
-	got := splitCRLFRun(t, faults.EventAction{Noise: 1}, func(b []byte) bool { return bytes.HasSuffix(b, []byte("data: a\r\n\r")) })
+	got := splitCRLFRun(t, always(faults.EventAction{Noise: 1}), func(b []byte) bool { return bytes.HasSuffix(b, []byte("data: a\r\n\r")) })
 	want := ": keepalive\r\n\r\ndata: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
 	if got != want {
 		t.Errorf("the client got %q, want %q", got, want)
@@ -593,7 +574,7 @@ func TestNoiseOnASplitCRLFBlock(t *testing.T) {
 // TestDuplicateOfASplitCRLFBlock: copies of a CRLF block dispatched at its
 // CR are whole blocks each, and the prefix of a block is not copied.
 func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
-	got := splitCRLFRun(t, faults.EventAction{Duplicate: 1}, func(b []byte) bool {
+	got := splitCRLFRun(t, always(faults.EventAction{Duplicate: 1}), func(b []byte) bool {
 		return bytes.Count(b, []byte("data: a")) >= 2 && bytes.HasSuffix(b, []byte("\r"))
 	})
 	want := "data: a\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\ndata: b\r\n\r\n"
@@ -619,16 +600,7 @@ func TestStalledBodyClosed(t *testing.T) {
 		{"chunked", "Transfer-Encoding: chunked", "1\r\n{\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			head := fmt.Sprintf("POST /stall HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%s\r\n\r\n%s", addr, tc.framing, tc.sent)
-			if _, err := io.WriteString(c, head); err != nil {
-				t.Fatal(err)
-			}
+			c := dialSend(t, addr, fmt.Sprintf("POST /stall HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%s\r\n\r\n%s", addr, tc.framing, tc.sent))
 			br := bufio.NewReader(c)
 			resp, err := http.ReadResponse(br, nil)
 			if err != nil {

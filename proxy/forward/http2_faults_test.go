@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -171,14 +170,7 @@ func TestHTTP2UpstreamBackPressure(t *testing.T) {
 
 	before := liveHeap()
 	for range streams {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		if _, err := io.WriteString(c, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
+		dialSend(t, addr, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
 	var total int64
 	for range streams {

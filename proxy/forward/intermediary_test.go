@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -174,12 +173,7 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 		}
 	})
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(callBody), callBody)
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(callBody), callBody))
 	br := bufio.NewReader(conn)
 	for {
 		line, err := br.ReadString('\n')

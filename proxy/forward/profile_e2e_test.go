@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -434,14 +433,9 @@ func timedRequest(t *testing.T, fray string, res *e2eResult, clock *heldClock) {
 // response's chunks one by one.
 func rawRequest(t *testing.T, fray string, res *e2eResult) {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		strings.TrimPrefix(fray, "http://"), len(e2eCall), e2eCall))
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	_, _ = fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-		strings.TrimPrefix(fray, "http://"), len(e2eCall), e2eCall)
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {

@@ -54,15 +54,8 @@ func serveOn(t *testing.T, ln net.Listener, h http.Handler, tlsConfig *tls.Confi
 // one response; the body is read whole.
 func sendRaw(t *testing.T, addr, req string) (*http.Response, string) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialSend(t, addr, req)
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatalf("writing %q: %v", req, err)
-	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("response to %q: %v", req, err)
@@ -395,7 +388,7 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	plan := &scriptPlan{
 		exchange: func(*mcp.Exchange) faults.ExchangeAction { return faults.ExchangeAction{Fired: fired} },
 		start:    faults.StreamAction{Fired: fired},
-		event:    func(*mcp.Event) faults.EventAction { return faults.EventAction{Fired: fired} },
+		event:    always(faults.EventAction{Fired: fired}),
 	}
 	rec := &logRecorder{}
 	logTo := func(o *proxyOptions) { o.Logger = slog.New(rec) }
