@@ -46,11 +46,7 @@ silence = "150ms"
 			defer cancel()
 			up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Steps: 2, Interval: 400 * time.Millisecond}))
 			defer up.Close()
-			u, _ := url.Parse(up.URL)
-			eng, err := New(Options{Upstream: u, Profile: prof})
-			if err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, up.URL, Options{Profile: prof})
 			fray := httptest.NewServer(eng.Handler())
 			defer fray.Close()
 			res, cerr := scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: 1, Fault: tc.client, MaxAttempts: 10, Idle: 2 * time.Second, CallTimeout: 4 * time.Second})

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -69,11 +68,7 @@ request_method = "tools/call"
 			defer cancel()
 			up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
 			defer up.Close()
-			u, _ := url.Parse(up.URL)
-			eng, err := New(Options{Upstream: u, Profile: prof})
-			if err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, up.URL, Options{Profile: prof})
 			fray := httptest.NewServer(eng.Handler())
 			defer fray.Close()
 			_, _ = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: 2, Fault: tc.client, MaxAttempts: 2, Idle: 1500 * time.Millisecond})

@@ -245,11 +245,7 @@ func TestReproduceMakesTheChangesAgain(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	u, _ := url.Parse("http://127.0.0.1:1")
-	eng, err := New(Options{Upstream: u, Profile: prof, Changes: changes, Clock: clock, Watch: watch})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t, "http://127.0.0.1:1", Options{Profile: prof, Changes: changes, Clock: clock, Watch: watch})
 	clock.advance(time.Second)
 	if p, _ := eng.InForce(); p.Name != "lossy-resume" {
 		t.Fatalf("after 1s %s is in force", p.Name)
