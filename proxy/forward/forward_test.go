@@ -4,8 +4,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -204,15 +202,9 @@ func TestLoopIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse("http://" + ln.Addr().String())
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: p}
-	go srv.Serve(ln)
-	defer srv.Close()
-	resp, err := http.Post(u.String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	self := "http://" + ln.Addr().String()
+	serveOn(t, ln, newProxy(t, self, forward.Options{}), nil)
+	resp, err := http.Post(self+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,9 +215,7 @@ func TestLoopIsRefused(t *testing.T) {
 	}
 
 	var seen atomic.Int32
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
-	defer up.Close()
-	base, _ := front(t, up.URL)
+	base, _ := front(t, upServer(t, func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
 	req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
 	req.Header.Set("Via", "1.1 fray-0123abcd, 1.1 other")
 	resp, err = http.DefaultClient.Do(req)

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -501,38 +502,23 @@ func renderRecord(r slog.Record) string {
 // SETTINGS_MAX_HEADER_LIST_SIZE fray advertises: 61,760 bytes.
 func TestHTTP2HeaderListLimit(t *testing.T) {
 	serverTLS, _ := testTLS(t)
-	addr := serveFray(t, http.NotFoundHandler(), serverTLS)
-	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+	h := dialH2(t, serveFray(t, http.NotFoundHandler(), serverTLS), 0)
+	f, err := readH2Frame(h.conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); err != nil {
-		t.Fatal(err)
+	if f.typ != frameSettings {
+		t.Fatalf("first frame of type %d, want SETTINGS", f.typ)
 	}
-	var fh [9]byte
-	if _, err := io.ReadFull(conn, fh[:]); err != nil {
-		t.Fatal(err)
-	}
-	n := int(fh[0])<<16 | int(fh[1])<<8 | int(fh[2])
-	if fh[3] != 0x4 { // SETTINGS
-		t.Fatalf("first frame of type %d, want SETTINGS", fh[3])
-	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(conn, payload); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+6 <= len(payload); i += 6 {
-		if id := int(payload[i])<<8 | int(payload[i+1]); id == 0x6 { // MAX_HEADER_LIST_SIZE
-			v := int(payload[i+2])<<24 | int(payload[i+3])<<16 | int(payload[i+4])<<8 | int(payload[i+5])
-			if v != 61760 {
+	for p := f.payload; len(p) >= 6; p = p[6:] {
+		if binary.BigEndian.Uint16(p) == 0x6 { // MAX_HEADER_LIST_SIZE
+			if v := binary.BigEndian.Uint32(p[2:]); v != 61760 {
 				t.Errorf("SETTINGS_MAX_HEADER_LIST_SIZE %d, want 61760", v)
 			}
 			return
 		}
 	}
-	t.Errorf("no SETTINGS_MAX_HEADER_LIST_SIZE in %x", payload)
+	t.Errorf("no SETTINGS_MAX_HEADER_LIST_SIZE in %x", f.payload)
 }
 
 // TestLongSessionIDsStayBounded: 2,000 requests, each with its own

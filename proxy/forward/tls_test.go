@@ -1,7 +1,6 @@
 package forward_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -68,7 +67,7 @@ func TestHTTPSUpstreamWithExtraCA(t *testing.T) {
 }
 
 // TestTLSListener serves clients over TLS with a certificate and key from
-// files, and shuts down when its context ends.
+// files, and shuts down when its context ends (serveFray's cleanup).
 func TestTLSListener(t *testing.T) {
 	checkNoLeaks(t)
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -82,20 +81,12 @@ func TestTLSListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := newProxy(t, up, forward.Options{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- forward.Serve(ctx, ln, p, lnTLS, time.Second) }()
-
+	addr := serveFray(t, newProxy(t, up, forward.Options{}), lnTLS)
 	cert, _ := x509.ParseCertificate(certDER)
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := client.Get("https://" + ln.Addr().String() + "/x")
+	resp, err := client.Get("https://" + addr + "/x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +95,6 @@ func TestTLSListener(t *testing.T) {
 	client.CloseIdleConnections()
 	if string(body) != "hello over tls" {
 		t.Fatalf("body %q", body)
-	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatalf("Serve: %v", err)
 	}
 }
 
