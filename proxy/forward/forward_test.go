@@ -2,7 +2,6 @@ package forward_test
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -104,12 +103,7 @@ func TestRootMapsToTheBasePath(t *testing.T) {
 // nothing listens at the upstream.
 func TestUnreachableUpstreamIs502(t *testing.T) {
 	checkNoLeaks(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	ln.Close()
+	dead := "http://" + deadAddr(t)
 	fray, logs := front(t, dead)
 	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
@@ -198,10 +192,7 @@ func TestHostHeader(t *testing.T) {
 // forwarding it round and round; a request that went through another fray
 // first is forwarded.
 func TestLoopIsRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	self := "http://" + ln.Addr().String()
 	serveOn(t, ln, newProxy(t, self, forward.Options{}), nil)
 	resp, err := http.Post(self+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))

@@ -182,16 +182,31 @@ func sseHeader(w http.ResponseWriter) {
 
 type proxyOptions = forward.Options
 
+// listen opens a loopback listener that closes with the test.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln
+}
+
+// deadAddr returns a loopback address that nothing listens on.
+func deadAddr(t *testing.T) string {
+	ln := listen(t)
+	ln.Close()
+	return ln.Addr().String()
+}
+
 // tcpServer accepts connections on a loopback port and serves each with
 // serve on a goroutine of its own; at cleanup it stops accepting, closes
 // every connection (fray's idle keep-alive ones too) and waits for every
 // goroutine. It returns the address.
 func tcpServer(t *testing.T, serve func(net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var conns []net.Conn

@@ -85,11 +85,7 @@ func TestHTTP2BothSides(t *testing.T) {
 	defer tr.CloseIdleConnections()
 	p := newProxy(t, up.URL, forward.Options{Transport: tr, Faults: resetOnPath{"/reset"}})
 	serverTLS, pool := testTLS(t)
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := &countingListener{Listener: inner}
+	ln := &countingListener{Listener: listen(t)}
 	addr := serveOn(t, ln, p, serverTLS)
 	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
 	defer ctr.CloseIdleConnections()

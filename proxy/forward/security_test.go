@@ -29,11 +29,7 @@ import (
 // when the test ends.
 func serveFray(t *testing.T, h http.Handler, tlsConfig *tls.Config) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serveOn(t, ln, h, tlsConfig)
+	return serveOn(t, listen(t), h, tlsConfig)
 }
 
 // serveOn is serveFray on a listener of the test's own.
@@ -72,11 +68,7 @@ func sendRaw(t *testing.T, addr, req string) (*http.Response, string) {
 // never see a connection.
 func TestOnlyTheUpstreamIsReached(t *testing.T) {
 	checkNoLeaks(t)
-	other, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := listen(t)
 	elsewhere := other.Addr().String()
 
 	type seen struct{ host, uri string }
@@ -299,11 +291,7 @@ func TestMaxExchanges(t *testing.T) {
 // closed, leaving no goroutine behind.
 func TestUpstreamThatNeverAnswers(t *testing.T) {
 	checkNoLeaks(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
+	ln := listen(t)
 	closed := make(chan error, 1)
 	go func() {
 		c, err := ln.Accept()
@@ -396,13 +384,7 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	fray, _ := front(t, up+"/base", logTo, func(o *proxyOptions) {
 		o.Faults, o.LogFaults, o.MaxBlock, o.MaxRequestBody = plan, true, 1024, 64
 	})
-	dead, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadURL := "http://" + dead.Addr().String()
-	dead.Close()
-	frayDead, _ := front(t, deadURL, logTo)
+	frayDead, _ := front(t, "http://"+deadAddr(t), logTo)
 
 	send := func(base, method, path, body string) {
 		t.Helper()

@@ -319,12 +319,7 @@ func (e *endRecorder) Observe(o *observe.Observation) {
 // answer and the observers the same observations as through the
 // transport.
 func TestEventStreamUpstreamFailuresAsBefore(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := ln.Addr().String()
-	ln.Close()
+	refused := deadAddr(t)
 	silent := tcpServer(t, func(c net.Conn) {
 		http.ReadRequest(bufio.NewReader(c))
 		c.Close()
