@@ -126,10 +126,7 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 			clock := &fakeClock{now: time.Unix(0, 0)}
 			plan := tc.plan
 			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
-			resp, err := http.Get(fray + "/mcp")
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := get(t, fray+"/mcp")
 			got, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if err != nil {
@@ -274,10 +271,7 @@ func TestExchangeActions(t *testing.T) {
 			req, _ := http.NewRequest("GET", fray+"/mcp", nil)
 			req.Header.Set("Last-Event-ID", "e1")
 			req.Header.Set("Mcp-Session-Id", "s")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, req)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != tc.status {

@@ -180,10 +180,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	defer resp.Body.Close()
 	var have []byte
 	buf := make([]byte, 64<<10)

@@ -112,10 +112,7 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 			req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, req)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			var want []string

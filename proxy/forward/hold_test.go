@@ -120,10 +120,7 @@ func cutCall(t *testing.T, fray string) {
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Mcp-Session-Id", "s1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	var got []string
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
@@ -181,10 +178,7 @@ func TestHoldReadsOnUntilTheClientResumes(t *testing.T) {
 	get, _ := http.NewRequest(http.MethodGet, fray+"/mcp", nil)
 	get.Header.Set("Mcp-Session-Id", "s1")
 	get.Header.Set("Last-Event-ID", "a0")
-	gresp, err := http.DefaultClient.Do(get)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gresp := do(t, get)
 	gresp.Body.Close()
 	select {
 	case <-up.gone:

@@ -471,10 +471,7 @@ func TestTricklingBodies(t *testing.T) {
 	for i := range tricklers {
 		conns = append(conns, dialSend(t, addr, fmt.Sprintf("POST /trickle%d HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", i, addr)))
 	}
-	resp, err := http.Post(fray+"/normal", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, fray+"/normal", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("a normal request beside %d stalled bodies: %d, want 200", tricklers, resp.StatusCode)
@@ -528,10 +525,7 @@ func splitCRLFRun(t *testing.T, event func(*mcp.Event) faults.EventAction, first
 		writePieces(w, "\ndata: b\r\n\r\n")
 	})
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &scriptPlan{event: event} })
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
 	var first []byte
 	one := make([]byte, 1)

@@ -106,10 +106,7 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(callBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	defer resp.Body.Close()
 	read := func(want string) {
 		t.Helper()
@@ -263,10 +260,7 @@ func TestBufferBoundedInBytes(t *testing.T) {
 	p := newProxy(t, up, forward.Options{Faults: plan})
 	fray := httptest.NewServer(p)
 	defer fray.Close()
-	resp, err := http.Get(fray.URL + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, fray.URL+"/mcp")
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	if line, err := br.ReadString('\n'); err != nil || line != "id: 0\n" {

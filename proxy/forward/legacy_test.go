@@ -45,10 +45,7 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 			})
 			upURL = up
 			fray, logs := front(t, up+tc.base)
-			resp, err := http.Get(fray + "/sse")
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := get(t, fray+"/sse")
 			defer resp.Body.Close()
 			br := bufio.NewReader(resp.Body)
 			ev, _ := br.ReadString('\n')
@@ -64,10 +61,7 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 			if strings.HasPrefix(target, "/") {
 				target = fray + target
 			}
-			pr, err := http.Post(target, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pr := post(t, target, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 			pr.Body.Close()
 			if p := <-posted; !strings.HasPrefix(p, tc.postPath+"?") || !strings.HasSuffix(p, `"method":"ping"}`) {
 				t.Fatalf("upstream got POST %q", p)
@@ -108,10 +102,7 @@ func TestLegacyEndpointKeepsEscapes(t *testing.T) {
 				<-r.Context().Done()
 			})
 			fray, logs := front(t, up+tc.base)
-			resp, err := http.Get(fray + "/sse")
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := get(t, fray+"/sse")
 			defer resp.Body.Close()
 			br := bufio.NewReader(resp.Body)
 			_, _ = br.ReadString('\n')

@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -37,10 +36,7 @@ func TestObservedRequestNamesCancelledIDs(t *testing.T) {
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"requestId":6}}`,
 	}
 	for _, b := range bodies {
-		resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := post(t, fray+"/mcp", b)
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}

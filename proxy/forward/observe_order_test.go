@@ -53,10 +53,7 @@ func TestObservedBeforeTheClientHasIt(t *testing.T) {
 	g := &gateObserver{got: got, release: make(chan struct{}), early: make(chan bool, 1)}
 	fray, _ := front(t, up, func(o *forward.Options) { o.Observer = g })
 
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
 	go func() {
 		line, _ := bufio.NewReader(resp.Body).ReadString('\n')

@@ -86,19 +86,13 @@ func TestObservationsTellWhatHappened(t *testing.T) {
 
 	req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 
 	req, _ = http.NewRequest("GET", fray+"/mcp", nil)
 	req.Header.Set("Last-Event-ID", "0")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp = do(t, req)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 

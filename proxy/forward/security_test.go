@@ -236,20 +236,14 @@ func TestMaxExchanges(t *testing.T) {
 
 	var open []*http.Response
 	for range 2 {
-		resp, err := http.Get(fray + "/stream")
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+"/stream")
 		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
 			t.Fatal(err)
 		}
 		open = append(open, resp)
 	}
 	for range 3 {
-		resp, err := http.Get(fray + "/quick")
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+"/quick")
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
@@ -270,10 +264,7 @@ func TestMaxExchanges(t *testing.T) {
 	open[0].Body.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		resp, err := http.Get(fray + "/quick")
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+"/quick")
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
 			break
@@ -423,10 +414,7 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	})
 	defer close(hold)
 	frayFull, _ := front(t, holdUp, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })
-	open, err := http.Get(frayFull + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	open := get(t, frayFull+"/mcp")
 	if _, err := bufio.NewReader(open.Body).ReadString('\n'); err != nil {
 		t.Fatal(err)
 	}

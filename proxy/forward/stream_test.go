@@ -41,10 +41,7 @@ func TestEventStreamBytesPassUnchanged(t *testing.T) {
 					writePieces(w, split(body, piece)...)
 				})
 				fray, _ := front(t, up)
-				resp, err := http.Get(fray + "/mcp")
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := get(t, fray+"/mcp")
 				got, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if err != nil {
@@ -84,10 +81,7 @@ func TestEachEventIsFlushedWhenComplete(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", fray+"/mcp", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	defer resp.Body.Close()
 	for _, ev := range events {
 		got := make([]byte, len(ev))
@@ -115,10 +109,7 @@ func TestClientGoneCancelsUpstream(t *testing.T) {
 	fray, _ := front(t, up)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", fray+"/mcp", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	line, err := bufio.NewReader(resp.Body).ReadString('\n')
 	if err != nil || line != "id: 1\n" {
 		t.Fatalf("first line %q %v", line, err)
@@ -155,10 +146,7 @@ func TestUpstreamEndingIsMirrored(t *testing.T) {
 			})
 			fray, _ := front(t, up)
 			for _, target := range []string{up, fray} {
-				resp, err := http.Get(target + "/mcp")
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := get(t, target+"/mcp")
 				got, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if string(got) != "id: 1\ndata: x\n\n" {
@@ -191,10 +179,7 @@ func TestHugeLineStaysBounded(t *testing.T) {
 		}
 	})
 	fray, logs := front(t, up, func(o *proxyOptions) { o.MaxBlock = 1 << 20 })
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, fray+"/mcp")
 	h := sha256.New()
 	n, err := io.Copy(h, resp.Body)
 	resp.Body.Close()

@@ -47,10 +47,7 @@ func TestHTTPSUpstreamWithExtraCA(t *testing.T) {
 			tr := forward.NewTransport(tlsConf)
 			defer tr.CloseIdleConnections()
 			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Transport = tr })
-			resp, err := http.Get(fray + "/mcp")
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := get(t, fray+"/mcp")
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != tc.status {
