@@ -25,6 +25,15 @@ func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// progressEvents returns n progress notifications as an event stream.
+func progressEvents(n int) *bytes.Buffer {
+	var body bytes.Buffer
+	for i := range n {
+		body.WriteString("id: " + strings.Repeat("7", 1+i%5) + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
+	}
+	return &body
+}
+
 // discardWriter is a flushable ResponseWriter that keeps nothing.
 type discardWriter struct{ h http.Header }
 
@@ -39,10 +48,7 @@ func (d *discardWriter) Flush()                      {}
 // reporting each event to an observer allocates nothing either.
 func TestNoAllocationPerEvent(t *testing.T) {
 	const events = 1000
-	var body bytes.Buffer
-	for i := range events {
-		body.WriteString("id: " + strings.Repeat("7", 1+i%5) + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
-	}
+	body := progressEvents(events)
 	prof, err := profiles.Parse("unmatched.toml", strings.NewReader(`
 [[fault]]
 kind = "drop"

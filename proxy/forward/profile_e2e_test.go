@@ -443,29 +443,31 @@ func rawRequest(t *testing.T, fray string, res *e2eResult) {
 		return
 	}
 	res.status, res.header = resp.StatusCode, resp.Header
-	var body strings.Builder
-	defer func() { res.body = body.String() }()
+	res.chunks, res.body, res.err = readChunks(br)
+}
+
+// readChunks reads a chunked HTTP/1.1 body off br up to its last chunk,
+// and returns the size of each chunk and the body.
+func readChunks(br *bufio.Reader) (sizes []int, body string, err error) {
+	var b strings.Builder
 	for {
 		line, err := br.ReadString('\n')
 		if err != nil {
-			res.err = err
-			return
+			return sizes, b.String(), err
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
 		if err != nil {
-			res.err = fmt.Errorf("chunk size line %q: %w", line, err)
-			return
+			return sizes, b.String(), fmt.Errorf("chunk size line %q: %w", line, err)
 		}
 		if n == 0 {
-			return
+			return sizes, b.String(), nil
 		}
-		res.chunks = append(res.chunks, int(n))
+		sizes = append(sizes, int(n))
 		buf := make([]byte, n+2)
 		if _, err := io.ReadFull(br, buf); err != nil {
-			res.err = err
-			return
+			return sizes, b.String(), err
 		}
-		body.Write(buf[:n])
+		b.Write(buf[:n])
 	}
 }
 
