@@ -307,14 +307,7 @@ func TestTrickledHeadIsCut(t *testing.T) {
 // FRAY_TINY_LINES=5000000 runs the full figure.
 func TestMillionsOfTinyLines(t *testing.T) {
 	checkNoLeaks(t)
-	lines := 500000
-	if v := os.Getenv("FRAY_TINY_LINES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 2 {
-			t.Fatalf("FRAY_TINY_LINES=%q is not a count of lines", v)
-		}
-		lines = n
-	}
+	lines := envCount(t, "FRAY_TINY_LINES", 500000, 2)
 	events := lines / 2
 	event := func(i int) []byte { return []byte{'d', 'a', 't', 'a', ':', ' ', byte('0' + i%10), '\n', '\n'} }
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -397,14 +390,7 @@ func TestMillionsOfTinyLines(t *testing.T) {
 // Within 2 s fray has cancelled every upstream request, and its
 // goroutines and file descriptors are back to what they were.
 func TestVanishingStreamClients(t *testing.T) {
-	streams := 500
-	if v := os.Getenv("FRAY_VANISHING_STREAMS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("FRAY_VANISHING_STREAMS=%q is not a count", v)
-		}
-		streams = n
-	}
+	streams := envCount(t, "FRAY_VANISHING_STREAMS", 500, 1)
 	var open atomic.Int64
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/warm" {
@@ -476,6 +462,22 @@ func TestVanishingStreamClients(t *testing.T) {
 		time.Sleep(10 * time.Millisecond) // polling a count, which nothing signals
 	}
 	t.Logf("%d streams dropped; back to %d goroutines and %d descriptors in %v", streams, n, f, time.Since(dropped))
+}
+
+// envCount returns the count the environment variable name sets, def
+// when it is unset; it fails the test on a value that is no count of at
+// least least.
+func envCount(t *testing.T, name string, def, least int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < least {
+		t.Fatalf("%s=%q is not a count of at least %d", name, v, least)
+	}
+	return n
 }
 
 // openFDs counts the process's open file descriptors.

@@ -64,28 +64,17 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 			"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
 	})
 
-	plan := func(text string) *profiles.Active {
-		prof, err := profiles.Parse("late.toml", strings.NewReader(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := profiles.NewActive(prof, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
 	// A fault that selects no POST stream, and one that can hit the
 	// tools/call stream's events (it drops the progress notification,
 	// which the observer sees all the same).
-	elsewhere := plan("[[fault]]\nkind = \"drop\"\nstream = \"get\"\n")
+	elsewhere := activeProfile(t, "late.toml", "[[fault]]\nkind = \"drop\"\nstream = \"get\"\n")
 	// The profile `fray proxy --admin` keeps in force before one is
 	// swapped in: none, with no fault.
 	none, err := profiles.NewActive(&profiles.Profile{Name: "none"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	here := plan("[[fault]]\nkind = \"drop\"\nrpc_method = \"notifications/progress\"\n")
+	here := activeProfile(t, "late.toml", "[[fault]]\nkind = \"drop\"\nrpc_method = \"notifications/progress\"\n")
 
 	call := []string{
 		"left=%v notification notifications/progress ",

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 )
 
@@ -267,4 +268,19 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// activeProfile parses the profile text, named name, and makes it the
+// plan in force.
+func activeProfile(t testing.TB, name, text string) *profiles.Active {
+	t.Helper()
+	prof, err := profiles.Parse(name, strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("profile %s:\n%s\n%v", name, text, err)
+	}
+	a, err := profiles.NewActive(prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -85,20 +84,13 @@ func (l *obsLog) text() string {
 // POST stream at its priming event and holding it.
 func holdingFray(t *testing.T) (*heldUpstream, *forward.Proxy, string, *obsLog) {
 	t.Helper()
-	prof, err := profiles.Parse("hold.toml", strings.NewReader(`
+	plan := activeProfile(t, "hold.toml", `
 [[fault]]
 kind = "close"
 stream = "post"
 after_priming = true
 hold = true
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	up := &heldUpstream{more: make(chan struct{}), gone: make(chan struct{})}
 	srv := httptest.NewServer(up)
 	t.Cleanup(srv.Close)

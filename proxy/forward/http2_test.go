@@ -2,17 +2,13 @@ package forward_test
 
 import (
 	"bufio"
-	"crypto/tls"
-	"crypto/x509"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/forward"
@@ -56,7 +52,7 @@ func TestHTTP2BothSides(t *testing.T) {
 	release := make(chan struct{})
 	var upProtos sync.Map // path -> proto the upstream saw
 	var upConns atomic.Int32
-	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		upProtos.Store(r.URL.Path, r.Proto)
 		sseHeader(w)
 		if r.URL.Path != "/keep" {
@@ -70,27 +66,14 @@ func TestHTTP2BothSides(t *testing.T) {
 			return
 		}
 		writePieces(w, "id: k2\ndata: second\n\n")
-	}))
-	up.EnableHTTP2 = true
-	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+	})
+	upURL, tr := h2Upstream(t, up, func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			upConns.Add(1)
 		}
-	}
-	up.StartTLS()
-	defer up.Close()
-	upPool := x509.NewCertPool()
-	upPool.AddCert(up.Certificate())
-	tr := forward.NewTransport(&tls.Config{RootCAs: upPool})
-	defer tr.CloseIdleConnections()
-	p := newProxy(t, up.URL, forward.Options{Transport: tr, Faults: resetOnPath{"/reset"}})
-	serverTLS, pool := testTLS(t)
+	})
 	ln := &countingListener{Listener: listen(t)}
-	addr := serveOn(t, ln, p, serverTLS)
-	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	defer ctr.CloseIdleConnections()
-	client := &http.Client{Transport: ctr, Timeout: 20 * time.Second}
-	base := "https://" + addr
+	client, base := h2Serve(t, ln, newProxy(t, upURL, forward.Options{Transport: tr, Faults: resetOnPath{"/reset"}}))
 
 	get := func(path string) *http.Response {
 		t.Helper()

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
@@ -230,14 +229,7 @@ func chunk(t *testing.T, br *bufio.Reader) string {
 // a little more than MaxBuffered.
 func TestBufferBoundedInBytes(t *testing.T) {
 	checkNoLeaks(t)
-	prof, err := profiles.Parse("buffer.toml", strings.NewReader("[[fault]]\nkind = \"buffer\"\nevents = 1000\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := activeProfile(t, "buffer.toml", "[[fault]]\nkind = \"buffer\"\nevents = 1000\n")
 	const size = 100_000
 	firstGot := make(chan struct{})
 	waited := make(chan bool, 1)

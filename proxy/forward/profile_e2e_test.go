@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/profiles"
 )
 
 // The events every scripted upstream stream sends: a priming event with a
@@ -275,14 +274,7 @@ func (r *e2eResult) wantClean(t *testing.T) {
 func runE2E(t *testing.T, c *e2eCase) (*e2eResult, *logRecorder) {
 	t.Helper()
 	text := e2eDecoy + "[[fault]]\nkind = \"" + c.kind() + "\"\n" + c.fault + "\n"
-	prof, err := profiles.Parse(c.name+".toml", strings.NewReader(text))
-	if err != nil {
-		t.Fatalf("profile:\n%s\n%v", text, err)
-	}
-	plan, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := activeProfile(t, c.name+".toml", text)
 	up := &scriptedUpstream{log: &upstreamLog{}, hold: c.hold}
 	srv := httptest.NewServer(up)
 	defer srv.Close()
