@@ -8,14 +8,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )
@@ -165,9 +163,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 			sent += len(p)
 		}
 	})
-	p := newProxy(t, up, forward.Options{Observer: ob, Clock: fixedClock{time.Unix(1e9, 0)}})
-	srv := httptest.NewServer(p)
-	defer srv.Close()
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Observer, o.Clock = ob, fixedClock{time.Unix(1e9, 0)} })
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -175,7 +171,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	if method == http.MethodPost {
 		body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
 	}
-	req, _ := http.NewRequestWithContext(ctx, method, srv.URL+"/mcp", body)
+	req, _ := http.NewRequestWithContext(ctx, method, fray+"/mcp", body)
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

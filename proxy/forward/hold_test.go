@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -94,12 +93,8 @@ hold = true
 	up := &heldUpstream{more: make(chan struct{}), gone: make(chan struct{})}
 	srv := httptest.NewServer(up)
 	t.Cleanup(srv.Close)
-	u, _ := url.Parse(srv.URL)
 	log := &obsLog{want: 3, enough: make(chan struct{})}
-	p, err := forward.New(forward.Options{Upstream: u, Faults: plan, Observer: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, srv.URL, forward.Options{Faults: plan, Observer: log})
 	fray := httptest.NewServer(p)
 	t.Cleanup(fray.Close)
 	return up, p, fray.URL, log

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,10 +248,8 @@ func TestBufferBoundedInBytes(t *testing.T) {
 			waited <- false
 		}
 	})
-	p := newProxy(t, up, forward.Options{Faults: plan})
-	fray := httptest.NewServer(p)
-	defer fray.Close()
-	resp := get(t, fray.URL+"/mcp")
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
+	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	if line, err := br.ReadString('\n'); err != nil || line != "id: 0\n" {
