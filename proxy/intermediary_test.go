@@ -17,6 +17,28 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 )
 
+// scriptedRun runs the scripted client against the scripted server
+// through an engine under prof, within 20 s, and returns the engine's
+// final report and what the client returned.
+func scriptedRun(t *testing.T, prof *profiles.Profile, server scripted.ServerOptions, client scripted.ClientOptions) (report.Report, *scripted.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := httptest.NewServer(scripted.NewServer(server))
+	defer up.Close()
+	eng := newEngine(t, up.URL, Options{Profile: prof})
+	fray := httptest.NewServer(eng.Handler())
+	defer fray.Close()
+	client.URL = fray.URL + "/mcp"
+	res, cerr := scripted.RunClient(ctx, client)
+	eng.Wait(ctx, true)
+	r, err := eng.Finish(eng.Stop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, res, cerr
+}
+
 // TestIdleCutEndToEnd runs the idle cutter with a short silence against a
 // server whose tool works in long silences: every answer stream, and every
 // resumption, is cut when it falls silent. A client that resumes with
@@ -42,19 +64,8 @@ silence = "150ms"
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Steps: 2, Interval: 400 * time.Millisecond}))
-			defer up.Close()
-			eng := newEngine(t, up.URL, Options{Profile: prof})
-			fray := httptest.NewServer(eng.Handler())
-			defer fray.Close()
-			res, cerr := scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: 1, Fault: tc.client, MaxAttempts: 10, Idle: 2 * time.Second, CallTimeout: 4 * time.Second})
-			eng.Wait(ctx, true)
-			r, err := eng.Finish(eng.Stop(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, res, cerr := scriptedRun(t, prof, scripted.ServerOptions{Steps: 2, Interval: 400 * time.Millisecond},
+				scripted.ClientOptions{Calls: 1, Fault: tc.client, MaxAttempts: 10, Idle: 2 * time.Second, CallTimeout: 4 * time.Second})
 			// The correct client's resumptions are cut too; the other's GET
 			// without Last-Event-ID is no resumption.
 			if n := faultCount(r, "idle-close"); n < 1 || tc.want == "" && n < 2 {
