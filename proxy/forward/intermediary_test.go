@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -207,19 +206,11 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 // chunk reads one chunk of a chunked body; "" for the last.
 func chunk(t *testing.T, br *bufio.Reader) string {
 	t.Helper()
-	line, err := br.ReadString('\n')
+	c, err := readChunk(br)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
-	if err != nil {
-		t.Fatalf("chunk size %q: %v", line, err)
-	}
-	b := make([]byte, n+2)
-	if _, err := io.ReadFull(br, b); err != nil {
-		t.Fatal(err)
-	}
-	return string(b[:n])
+	return c
 }
 
 // TestBufferBoundedInBytes: a buffer of a count of events (events = 1000)

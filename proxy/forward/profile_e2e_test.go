@@ -443,24 +443,31 @@ func rawRequest(t *testing.T, fray string, res *e2eResult) {
 func readChunks(br *bufio.Reader) (sizes []int, body string, err error) {
 	var b strings.Builder
 	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
+		c, err := readChunk(br)
+		if err != nil || c == "" {
 			return sizes, b.String(), err
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
-		if err != nil {
-			return sizes, b.String(), fmt.Errorf("chunk size line %q: %w", line, err)
-		}
-		if n == 0 {
-			return sizes, b.String(), nil
-		}
-		sizes = append(sizes, int(n))
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return sizes, b.String(), err
-		}
-		b.Write(buf[:n])
+		sizes = append(sizes, len(c))
+		b.WriteString(c)
 	}
+}
+
+// readChunk reads one chunk of a chunked HTTP/1.1 body off br; "" for the
+// last.
+func readChunk(br *bufio.Reader) (string, error) {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
+	if err != nil {
+		return "", fmt.Errorf("chunk size line %q: %w", line, err)
+	}
+	b := make([]byte, n+2)
+	if _, err := io.ReadFull(br, b); err != nil {
+		return "", err
+	}
+	return string(b[:n]), nil
 }
 
 // scriptedUpstream answers every request with e2eStream (and two extra
