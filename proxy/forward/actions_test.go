@@ -69,9 +69,14 @@ func (c *fakeClock) waits() []time.Duration {
 	return append([]time.Duration(nil), c.waited...)
 }
 
-const threeEvents = "id: p\nretry: 100\ndata:\n\n" +
-	"id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n" +
-	"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+// The events of the stream most tests send: a priming event with a retry,
+// a progress notification and the response to request 7.
+const (
+	primingEvent  = "id: p\nretry: 100\ndata:\n\n"
+	progressEvent = "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
+	responseEvent = "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+	threeEvents   = primingEvent + progressEvent + responseEvent
+)
 
 // always decides act for every event.
 func always(act faults.EventAction) func(*mcp.Event) faults.EventAction {
@@ -92,9 +97,7 @@ func onEvent(index int, act faults.EventAction) func(*mcp.Event) faults.EventAct
 // client receives.
 func TestPumpCarriesOutEventActions(t *testing.T) {
 	checkNoLeaks(t)
-	ev0 := "id: p\nretry: 100\ndata:\n\n"
-	ev1 := "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
-	ev2 := "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+	ev0, ev1, ev2 := primingEvent, progressEvent, responseEvent
 	for _, tc := range []struct {
 		name string
 		plan scriptPlan

@@ -17,15 +17,8 @@ import (
 	"github.com/frayproxy/fray/faults"
 )
 
-// The events every scripted upstream stream sends: a priming event with a
-// retry, a progress notification and the response to request 7.
-const (
-	e2ePriming  = "id: p\nretry: 100\ndata:\n\n"
-	e2eProgress = "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
-	e2eResponse = "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
-	e2eStream   = e2ePriming + e2eProgress + e2eResponse
-	e2eCall     = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow-count"}}`
-)
+// e2eCall is the request of every end-to-end case but the GETs.
+const e2eCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow-count"}}`
 
 // e2eDecoy is fault 0 of every profile here: an event fault that matches
 // no event, so the fault under test is fault 1 and the log must say so.
@@ -99,7 +92,7 @@ func e2eCases() []e2eCase {
 	}
 	waited := func(want ...time.Duration) func(*testing.T, *e2eResult) {
 		return func(t *testing.T, r *e2eResult) {
-			body(e2eStream)(t, r)
+			body(threeEvents)(t, r)
 			if fmt.Sprint(r.waits) != fmt.Sprint(want) {
 				t.Fatalf("waits %v, want %v", r.waits, want)
 			}
@@ -107,42 +100,42 @@ func e2eCases() []e2eCase {
 	}
 	return []e2eCase{
 		{name: "drop", fault: `rpc_kind = "notification"`, at: "event 1",
-			check: body(e2ePriming + e2eResponse)},
+			check: body(primingEvent + responseEvent)},
 		{name: "delay", fault: "rpc_kind = \"response\"\ndelay = \"250ms\"", at: "event 2",
 			check: waited(250 * time.Millisecond)},
 		{name: "duplicate", fault: "rpc_kind = \"response\"\ncopies = 2", at: "event 2",
-			check: body(e2ePriming + e2eProgress + e2eResponse + e2eResponse + e2eResponse)},
+			check: body(primingEvent + progressEvent + responseEvent + responseEvent + responseEvent)},
 		{name: "strip-retry", fault: "priming = true", at: "event 0",
-			check: body("id: p\ndata:\n\n" + e2eProgress + e2eResponse)},
+			check: body("id: p\ndata:\n\n" + progressEvent + responseEvent)},
 		{name: "set-retry", fault: "priming = true\nretry = \"5s\"", at: "event 0",
-			check: body("id: p\nretry: 5000\ndata:\n\n" + e2eProgress + e2eResponse)},
+			check: body("id: p\nretry: 5000\ndata:\n\n" + progressEvent + responseEvent)},
 		{name: "strip-id", fault: `rpc_kind = "response"`, at: "event 2",
-			check: body(e2ePriming + e2eProgress + "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n")},
+			check: body(primingEvent + progressEvent + "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n")},
 		{name: "rewrite-id", fault: "nth = 1\nid = \"{id}-x\"", at: "event 1",
-			check: body(e2ePriming + strings.Replace(e2eProgress, "id: 1\n", "id: 1-x\n", 1) + e2eResponse)},
+			check: body(primingEvent + strings.Replace(progressEvent, "id: 1\n", "id: 1-x\n", 1) + responseEvent)},
 		{name: "drop-priming", at: "event 0",
-			check: body(e2eProgress + e2eResponse)},
+			check: body(progressEvent + responseEvent)},
 		{name: "corrupt", fault: `rpc_kind = "response"`, at: "event 2",
-			check: body(e2ePriming + e2eProgress + "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"}{\n\n")},
+			check: body(primingEvent + progressEvent + "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"}{\n\n")},
 		{name: "close", fault: "after_priming = true", hold: "all", at: "event 0",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2ePriming)(t, r)
+				body(primingEvent)(t, r)
 				r.up.wantCancelled(t)
 			}},
 		{name: "close/after", fault: `after = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
 		{name: "idle-close", fault: `silence = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
 		{name: "buffer", fault: "events = 2", raw: true, at: "event 0",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				// The priming event is held until the progress event
 				// releases it: it never leaves alone.
-				if len(r.chunks) == 0 || r.chunks[0] < len(e2ePriming)+len(e2eProgress) {
+				if len(r.chunks) == 0 || r.chunks[0] < len(primingEvent)+len(progressEvent) {
 					t.Fatalf("chunk sizes %v: the first holds less than the priming and progress events", r.chunks)
 				}
 			}},
 		{name: "lose", fault: "after_events = 1\nevents = 1", hold: "all", at: "event 1",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2ePriming)(t, r)
+				body(primingEvent)(t, r)
 				r.up.wantCancelled(t)
 			}},
 		{name: "reset", fault: "after_priming = true", raw: true, at: "event 1",
@@ -155,7 +148,7 @@ func e2eCases() []e2eCase {
 			check: waited(45 * time.Second)},
 		{name: "throttle", fault: "bytes_per_second = 100\nburst = 10", at: "stream",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				// 100 B/s with a 10-byte burst: the bytes beyond the burst
 				// cost 10ms each, in waits of at most 10 bytes' worth.
 				var total time.Duration
@@ -165,25 +158,25 @@ func e2eCases() []e2eCase {
 						t.Fatalf("one wait of %v, more than a burst's worth", w)
 					}
 				}
-				want := time.Duration(len(e2eStream)-10) * 10 * time.Millisecond
+				want := time.Duration(len(threeEvents)-10) * 10 * time.Millisecond
 				if total < want-50*time.Millisecond || total > want+50*time.Millisecond {
 					t.Fatalf("throttle waited %v in all, want about %v", total, want)
 				}
 			}},
 		{name: "fragment", fault: "max_piece = 4", raw: true, at: "event 0",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				for _, n := range r.chunks {
 					if n > 4 {
 						t.Fatalf("chunk sizes %v: one above 4", r.chunks)
 					}
 				}
-				if len(r.chunks) < len(e2eStream)/4 {
-					t.Fatalf("%d chunks for %d bytes", len(r.chunks), len(e2eStream))
+				if len(r.chunks) < len(threeEvents)/4 {
+					t.Fatalf("%d chunks for %d bytes", len(r.chunks), len(threeEvents))
 				}
 			}},
 		{name: "keepalive-noise", fault: "nth = 1\nlines = 2", at: "event 1",
-			check: body(e2ePriming + ": keepalive\n\n: keepalive\n\n" + e2eProgress + e2eResponse)},
+			check: body(primingEvent + ": keepalive\n\n: keepalive\n\n" + progressEvent + responseEvent)},
 		{name: "status", fault: "status = 503\nretry_after = \"1500ms\"\nbody = \"busy\"", at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
 				if r.status != 503 || r.header.Get("Retry-After") != "2" || r.body != "busy" {
@@ -207,21 +200,21 @@ func e2eCases() []e2eCase {
 			}},
 		{name: "strip-last-event-id", fault: `stream = "resume"`, get: true, at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if h := r.up.only(t); len(h.Values("Last-Event-Id")) != 0 {
 					t.Fatalf("upstream got Last-Event-ID %q", h.Values("Last-Event-Id"))
 				}
 			}},
 		{name: "rewrite-last-event-id", fault: `id = "{id}-x"`, get: true, at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if got := r.up.only(t).Get("Last-Event-Id"); got != "e1-x" {
 					t.Fatalf("upstream got Last-Event-ID %q, want e1-x", got)
 				}
 			}},
 		{name: "strip-header", fault: `header = "X-Secret"`, at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if _, ok := r.header["X-Secret"]; ok {
 					t.Fatalf("client got X-Secret: %v", r.header)
 				}
@@ -231,14 +224,14 @@ func e2eCases() []e2eCase {
 			}},
 		{name: "strip-header/request", fault: "header = \"Mcp-Session-Id\"\ndirection = \"request\"", at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if h := r.up.only(t); h.Get("Mcp-Session-Id") != "" || h.Get("Authorization") != "Bearer t" {
 					t.Fatalf("upstream got %v, want no Mcp-Session-Id and the rest", h)
 				}
 			}},
 		{name: "rewrite-header", fault: "header = \"mcp-name\"\nvalue = \"fray-mismatch\"", at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if h := r.up.only(t); len(h.Values("Mcp-Name")) != 1 || h.Get("Mcp-Name") != "fray-mismatch" || h.Get("Authorization") != "Bearer t" {
 					t.Fatalf("upstream got %v, want Mcp-Name: fray-mismatch and the rest", h)
 				}
@@ -250,7 +243,7 @@ func e2eCases() []e2eCase {
 // sent before the timer, whatever the upstream still holds.
 func checkTimedClose(t *testing.T, r *e2eResult) {
 	r.wantClean(t)
-	if r.body != e2ePriming {
+	if r.body != primingEvent {
 		t.Fatalf("client got %q, want only the event sent before the close", r.body)
 	}
 	if fmt.Sprint(r.waits) != "[5s]" {
@@ -412,7 +405,7 @@ func timedRequest(t *testing.T, fray string, res *e2eResult, clock *heldClock) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	first := make([]byte, len(e2ePriming))
+	first := make([]byte, len(primingEvent))
 	if _, err := io.ReadFull(resp.Body, first); err != nil {
 		t.Fatalf("first event: %v", err)
 	}
@@ -470,7 +463,7 @@ func readChunk(br *bufio.Reader) (string, error) {
 	return string(b[:n]), nil
 }
 
-// scriptedUpstream answers every request with e2eStream (and two extra
+// scriptedUpstream answers every request with threeEvents (and two extra
 // headers), recording the request headers. With hold "all" it keeps the
 // stream open after the events, with "priming" after the priming event,
 // until fray cancels the request, which it records.
@@ -489,12 +482,12 @@ func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sseHeader(w)
 	switch u.hold {
 	case "":
-		writePieces(w, e2ePriming, e2eProgress, e2eResponse)
+		writePieces(w, primingEvent, progressEvent, responseEvent)
 		return
 	case "priming":
-		writePieces(w, e2ePriming)
+		writePieces(w, primingEvent)
 	default:
-		writePieces(w, e2ePriming, e2eProgress, e2eResponse)
+		writePieces(w, primingEvent, progressEvent, responseEvent)
 	}
 	select {
 	case <-r.Context().Done():
