@@ -45,15 +45,7 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 			})
 			upURL = up
 			fray, logs := front(t, up+tc.base)
-			resp := get(t, fray+"/sse")
-			defer resp.Body.Close()
-			br := bufio.NewReader(resp.Body)
-			ev, _ := br.ReadString('\n')
-			data, _ := br.ReadString('\n')
-			if ev != "event: endpoint\n" {
-				t.Fatalf("first line %q", ev)
-			}
-			got := strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n")
+			got := legacyEndpoint(t, fray)
 			if want := tc.want(fray); got != want {
 				t.Fatalf("endpoint %q, want %q", got, want)
 			}
@@ -102,12 +94,7 @@ func TestLegacyEndpointKeepsEscapes(t *testing.T) {
 				<-r.Context().Done()
 			})
 			fray, logs := front(t, up+tc.base)
-			resp := get(t, fray+"/sse")
-			defer resp.Body.Close()
-			br := bufio.NewReader(resp.Body)
-			_, _ = br.ReadString('\n')
-			data, _ := br.ReadString('\n')
-			if got := strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n"); got != tc.want {
+			if got := legacyEndpoint(t, fray); got != tc.want {
 				t.Errorf("endpoint %q, want %q", got, tc.want)
 			}
 			if warned := len(logs.find(warning)) > 0; warned != tc.warned {
@@ -115,4 +102,18 @@ func TestLegacyEndpointKeepsEscapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// legacyEndpoint opens fray's legacy SSE stream, open until the test ends,
+// and returns the URL its first event, the endpoint event, gives.
+func legacyEndpoint(t *testing.T, fray string) string {
+	t.Helper()
+	resp := get(t, fray+"/sse")
+	t.Cleanup(func() { resp.Body.Close() })
+	br := bufio.NewReader(resp.Body)
+	if ev, _ := br.ReadString('\n'); ev != "event: endpoint\n" {
+		t.Fatalf("first line %q", ev)
+	}
+	data, _ := br.ReadString('\n')
+	return strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n")
 }

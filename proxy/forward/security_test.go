@@ -282,20 +282,14 @@ func TestMaxExchanges(t *testing.T) {
 // closed, leaving no goroutine behind.
 func TestUpstreamThatNeverAnswers(t *testing.T) {
 	checkNoLeaks(t)
-	ln := listen(t)
 	closed := make(chan error, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			closed <- err
-			return
-		}
+	addr := tcpServer(t, func(c net.Conn) {
 		defer c.Close()
 		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		_, err = io.Copy(io.Discard, c) // reads the request, answers nothing
+		_, err := io.Copy(io.Discard, c) // reads the request, answers nothing
 		closed <- err
-	}()
-	fray, logs := front(t, "http://"+ln.Addr().String(), func(o *proxyOptions) { o.ResponseHeaderTimeout = 200 * time.Millisecond })
+	})
+	fray, logs := front(t, "http://"+addr, func(o *proxyOptions) { o.ResponseHeaderTimeout = 200 * time.Millisecond })
 	client := &http.Client{Timeout: 20 * time.Second}
 	resp, err := client.Post(fray+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
