@@ -165,10 +165,7 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 // in pieces no larger than asked, each one flushed on its own.
 func TestFragmentWritesSmallPieces(t *testing.T) {
 	checkNoLeaks(t)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, threeEvents)
-	})
+	up := sseServer(t, threeEvents)
 	plan := scriptPlan{event: always(faults.EventAction{Fragment: 4})}
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
 	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -192,10 +189,7 @@ func TestFragmentWritesSmallPieces(t *testing.T) {
 // TestResetAbortsWithRST: the client's connection is reset, not closed.
 func TestResetAbortsWithRST(t *testing.T) {
 	checkNoLeaks(t)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, threeEvents)
-	})
+	up := sseServer(t, threeEvents)
 	plan := scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseReset})}
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
 	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")

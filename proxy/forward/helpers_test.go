@@ -58,6 +58,15 @@ func upServer(t testing.TB, h http.HandlerFunc) string {
 	return srv.URL
 }
 
+// sseServer is an upstream that answers every request with an event
+// stream of pieces, each flushed.
+func sseServer(t testing.TB, pieces ...string) string {
+	return upServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, pieces...)
+	})
+}
+
 // testTLS returns a server configuration with a fresh self-signed
 // certificate for 127.0.0.1 and a pool that trusts it.
 func testTLS(t *testing.T) (*tls.Config, *x509.CertPool) {

@@ -267,10 +267,7 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 		"id: \xff\xfe\ndata: last\n\n",
 	}
 	body := strings.Join(blocks, "")
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, split(body, 5)...)
-	})
+	up := sseServer(t, split(body, 5)...)
 
 	t.Run("untouched", func(t *testing.T) {
 		rec := &recorder{}

@@ -526,10 +526,7 @@ func TestLongSessionIDsStayBounded(t *testing.T) {
 // stand-in takes the session id's place, as in the rest of the trace.
 func TestLegacyEndpointRedactedInTraces(t *testing.T) {
 	checkNoLeaks(t)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, "event: endpoint\ndata: /messages?sessionId=SECRET-SESSION-1&api_key=SECRET-KEY-2\n\n")
-	})
+	up := sseServer(t, "event: endpoint\ndata: /messages?sessionId=SECRET-SESSION-1&api_key=SECRET-KEY-2\n\n")
 	var buf bytes.Buffer
 	tw, err := trace.NewWriter(&buf, trace.WriterOptions{RedactHeaders: []string{mcp.HeaderSession}})
 	if err != nil {

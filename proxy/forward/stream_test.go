@@ -36,10 +36,7 @@ func TestEventStreamBytesPassUnchanged(t *testing.T) {
 	for name, body := range sseVectors {
 		for _, piece := range []int{1, 2, 7, 1 << 20} {
 			t.Run(name+"/"+itoa(piece), func(t *testing.T) {
-				up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-					sseHeader(w)
-					writePieces(w, split(body, piece)...)
-				})
+				up := sseServer(t, split(body, piece)...)
 				fray, _ := front(t, up)
 				resp := get(t, fray+"/mcp")
 				got, err := io.ReadAll(resp.Body)
