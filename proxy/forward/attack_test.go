@@ -412,37 +412,26 @@ func TestVanishingStreamClients(t *testing.T) {
 	}
 	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
 
-	const workers = 20
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < streams; i += workers {
-				c, err := net.Dial("tcp", addr)
-				if err != nil {
-					errs <- err
-					return
-				}
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				_, err = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: fray\r\nAccept: text/event-stream\r\n\r\n")
-				var got []byte
-				for buf := make([]byte, 512); err == nil && !bytes.Contains(got, []byte("data: first\n\n")); {
-					var n int
-					n, err = c.Read(buf)
-					got = append(got, buf[:n]...)
-				}
-				c.(*net.TCPConn).SetLinger(0) // vanish: a reset, not a goodbye
-				c.Close()
-				if err != nil {
-					errs <- fmt.Errorf("stream %d: %w after %q", i, err, got)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range inParallel(streams, 20, func(i int) error {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		_, err = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: fray\r\nAccept: text/event-stream\r\n\r\n")
+		var got []byte
+		for buf := make([]byte, 512); err == nil && !bytes.Contains(got, []byte("data: first\n\n")); {
+			var n int
+			n, err = c.Read(buf)
+			got = append(got, buf[:n]...)
+		}
+		c.(*net.TCPConn).SetLinger(0) // vanish: a reset, not a goodbye
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("stream %d: %w after %q", i, err, got)
+		}
+		return nil
+	}) {
 		t.Fatal(err)
 	}
 	dropped := time.Now()

@@ -293,3 +293,28 @@ func activeProfile(t testing.TB, name, text string) *profiles.Active {
 	}
 	return a
 }
+
+// inParallel runs job for 0 to n-1 on workers goroutines, job i on
+// goroutine i%workers, each goroutine stopping at its first error, and
+// returns those errors.
+func inParallel(n, workers int, job func(i int) error) []error {
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				if err := job(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	var out []error
+	for err := range errs {
+		out = append(out, err)
+	}
+	return out
+}

@@ -405,38 +405,27 @@ func TestConnectionFlood(t *testing.T) {
 		}
 		return nil
 	}
-	const conns, workers = 2000, 20
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < conns; i += workers {
-				c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-				if err != nil {
-					errs <- fmt.Errorf("connection %d: %w", i, err)
-					return
-				}
-				switch i % 4 {
-				case 1:
-					_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHo")
-				case 2:
-					_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
-				case 3:
-					_, _ = c.Write([]byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03})
-				}
-				c.Close()
-				if i%500 == 0 {
-					if err := ping(); err != nil {
-						errs <- fmt.Errorf("during the flood: %w", err)
-						return
-					}
-				}
+	for _, err := range inParallel(2000, 20, func(i int) error {
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		if err != nil {
+			return fmt.Errorf("connection %d: %w", i, err)
+		}
+		switch i % 4 {
+		case 1:
+			_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHo")
+		case 2:
+			_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+		case 3:
+			_, _ = c.Write([]byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03})
+		}
+		c.Close()
+		if i%500 == 0 {
+			if err := ping(); err != nil {
+				return fmt.Errorf("during the flood: %w", err)
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}) {
 		t.Error(err)
 	}
 	if err := ping(); err != nil {
