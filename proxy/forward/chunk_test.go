@@ -8,12 +8,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/sse"
 )
@@ -143,7 +145,8 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	var mu sync.Mutex
 	got := 0
 	moved := sync.NewCond(&mu)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
+	// The servers close on return: the test runs this dozens of times.
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		// Gone, the client does not read on: the wait ends.
@@ -162,8 +165,11 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 			w.(http.Flusher).Flush()
 			sent += len(p)
 		}
-	})
-	fray, _ := front(t, up, func(o *proxyOptions) { o.Observer, o.Clock = ob, fixedClock{time.Unix(1e9, 0)} })
+	}))
+	defer up.Close()
+	srv := httptest.NewServer(newProxy(t, up.URL, forward.Options{Observer: ob, Clock: fixedClock{time.Unix(1e9, 0)}}))
+	defer srv.Close()
+	fray := srv.URL
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
