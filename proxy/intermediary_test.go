@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -97,22 +96,14 @@ func TestCutsOverHTTP2(t *testing.T) {
 			"id: p3\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
 	}))
 	defer up.Close()
-	u, _ := url.Parse(up.URL)
 	for name, wantErr := range map[string]string{"cut-fin": "", "cut-rst": "INTERNAL_ERROR"} {
 		t.Run(name, func(t *testing.T) {
 			prof, err := profiles.Builtin(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng, err := New(Options{Upstream: u, Profile: prof})
-			if err != nil {
-				t.Fatal(err)
-			}
-			fray := httptest.NewUnstartedServer(eng.Handler())
-			fray.EnableHTTP2 = true
-			fray.StartTLS()
-			defer fray.Close()
-			client := fray.Client()
+			eng := newEngine(t, up.URL, Options{Profile: prof})
+			fray, client := h2Front(t, eng)
 			var conns []string
 			for range 2 {
 				req := newReq(t, http.MethodPost, fray.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,
