@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -35,23 +34,16 @@ func liveHeap() int64 {
 func boundedEngine(t *testing.T, up *httptest.Server) (*Engine, string, func() report.Report) {
 	t.Helper()
 	u, _ := url.Parse(up.URL)
-	eng, err := New(ProxyOptions(ProxyCommand{Upstream: u}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t, up.URL, ProxyOptions(ProxyCommand{Upstream: u}))
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan Stopped, 1)
-	go func() { done <- eng.Serve(ctx, ctx, ln, nil) }()
+	base, _, done := serveEngine(t, ctx, ctx, eng)
 	var once sync.Once
 	var r report.Report
 	finish := func() report.Report {
 		once.Do(func() {
 			cancel()
 			st := <-done
+			var err error
 			if r, err = eng.Finish(st, nil); err != nil {
 				t.Error(err)
 			}
@@ -59,7 +51,7 @@ func boundedEngine(t *testing.T, up *httptest.Server) (*Engine, string, func() r
 		return r
 	}
 	t.Cleanup(func() { finish() })
-	return eng, "http://" + ln.Addr().String(), finish
+	return eng, base, finish
 }
 
 // The bounds docs/security.md states for what the verifier keeps of ids.

@@ -17,6 +17,36 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
+// newEngine builds an engine with opts in front of upstream.
+func newEngine(t *testing.T, upstream string, opts Options) *Engine {
+	t.Helper()
+	u, err := url.Parse(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Upstream = u
+	eng, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
+}
+
+// serveEngine serves eng on a loopback port, with Serve's contexts made
+// from serveCtx and drainCtx, and returns its base URL, a stop that
+// cancels the serving context, and what Serve returns.
+func serveEngine(t *testing.T, serveCtx, drainCtx context.Context, eng *Engine) (string, context.CancelFunc, <-chan Stopped) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveCtx, stop := context.WithCancel(serveCtx)
+	done := make(chan Stopped, 1)
+	go func() { done <- eng.Serve(serveCtx, drainCtx, ln, nil) }()
+	return "http://" + ln.Addr().String(), stop, done
+}
+
 // TestEngineShutdown stops an engine with a POST in flight and a
 // standalone GET stream open: the POST gets the drain to finish and its
 // client the whole answer; the GET stream, which never ends by itself, is
@@ -58,21 +88,10 @@ func TestEngineShutdown(t *testing.T) {
 			getEnds.Add(1)
 		}
 	})
-	u, _ := url.Parse(up.URL)
-	eng, err := New(Options{Upstream: u, Watch: watch, Drain: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	serveCtx, stop := context.WithCancel(ctx)
+	eng := newEngine(t, up.URL, Options{Watch: watch, Drain: 10 * time.Second})
 	shutdownBegan := make(chan struct{})
 	eng.onShutdown = func() { close(shutdownBegan) }
-	done := make(chan Stopped, 1)
-	go func() { done <- eng.Serve(serveCtx, ctx, ln, nil) }()
-	base := "http://" + ln.Addr().String()
+	base, stop, done := serveEngine(t, ctx, ctx, eng)
 
 	// The standalone stream, open until fray ends it.
 	get, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/mcp", nil)
@@ -143,7 +162,7 @@ func TestEngineShutdown(t *testing.T) {
 	if n := getEnds.Load(); n != 0 {
 		t.Errorf("observers saw %d ends of the standalone stream fray ended, want 0", n)
 	}
-	if _, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+	if _, err := net.Dial("tcp", strings.TrimPrefix(base, "http://")); err == nil {
 		t.Error("fray still accepts connections after shutdown")
 	}
 }
@@ -164,21 +183,11 @@ func TestEngineShutdownNotDrained(t *testing.T) {
 	}))
 	defer up.Close()
 	defer up.CloseClientConnections()
-	u, _ := url.Parse(up.URL)
-	eng, err := New(Options{Upstream: u, Drain: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	serveCtx, stop := context.WithCancel(ctx)
-	done := make(chan Stopped, 1)
-	go func() { done <- eng.Serve(serveCtx, ctx, ln, nil) }()
+	eng := newEngine(t, up.URL, Options{Drain: 50 * time.Millisecond})
+	base, stop, done := serveEngine(t, ctx, ctx, eng)
 	clientErr := make(chan error, 1)
 	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+ln.Addr().String()+"/mcp",
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp",
 			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
 		resp, err := http.DefaultClient.Do(req)
 		if err == nil {

@@ -84,11 +84,7 @@ func TestResetIsObservedOverHTTP2(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fray := httptest.NewUnstartedServer(eng.Handler())
-			fray.EnableHTTP2 = true
-			fray.StartTLS()
-			defer fray.Close()
-			client := fray.Client()
+			fray, client := h2Front(t, eng)
 
 			for _, req := range []*http.Request{
 				newReq(t, http.MethodPost, fray.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, nil),
@@ -142,4 +138,14 @@ func newReq(t *testing.T, method, url, body string, header map[string]string) *h
 		req.Header.Set(k, v)
 	}
 	return req
+}
+
+// h2Front serves eng's handler over TLS and HTTP/2 until the test ends,
+// and returns the server and a client of it.
+func h2Front(t *testing.T, eng *Engine) (*httptest.Server, *http.Client) {
+	fray := httptest.NewUnstartedServer(eng.Handler())
+	fray.EnableHTTP2 = true
+	fray.StartTLS()
+	t.Cleanup(fray.Close)
+	return fray, fray.Client()
 }

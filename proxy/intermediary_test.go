@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,28 @@ import (
 	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
+
+// scriptedRun runs the scripted client against the scripted server
+// through an engine under prof, within 20 s, and returns the engine's
+// final report and what the client returned.
+func scriptedRun(t *testing.T, prof *profiles.Profile, server scripted.ServerOptions, client scripted.ClientOptions) (report.Report, *scripted.Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := httptest.NewServer(scripted.NewServer(server))
+	defer up.Close()
+	eng := newEngine(t, up.URL, Options{Profile: prof})
+	fray := httptest.NewServer(eng.Handler())
+	defer fray.Close()
+	client.URL = fray.URL + "/mcp"
+	res, cerr := scripted.RunClient(ctx, client)
+	eng.Wait(ctx, true)
+	r, err := eng.Finish(eng.Stop(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, res, cerr
+}
 
 // TestIdleCutEndToEnd runs the idle cutter with a short silence against a
 // server whose tool works in long silences: every answer stream, and every
@@ -42,23 +63,8 @@ silence = "150ms"
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Steps: 2, Interval: 400 * time.Millisecond}))
-			defer up.Close()
-			u, _ := url.Parse(up.URL)
-			eng, err := New(Options{Upstream: u, Profile: prof})
-			if err != nil {
-				t.Fatal(err)
-			}
-			fray := httptest.NewServer(eng.Handler())
-			defer fray.Close()
-			res, cerr := scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: 1, Fault: tc.client, MaxAttempts: 10, Idle: 2 * time.Second, CallTimeout: 4 * time.Second})
-			eng.Wait(ctx, true)
-			r, err := eng.Finish(eng.Stop(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, res, cerr := scriptedRun(t, prof, scripted.ServerOptions{Steps: 2, Interval: 400 * time.Millisecond},
+				scripted.ClientOptions{Calls: 1, Fault: tc.client, MaxAttempts: 10, Idle: 2 * time.Second, CallTimeout: 4 * time.Second})
 			// The correct client's resumptions are cut too; the other's GET
 			// without Last-Event-ID is no resumption.
 			if n := faultCount(r, "idle-close"); n < 1 || tc.want == "" && n < 2 {
@@ -90,22 +96,14 @@ func TestCutsOverHTTP2(t *testing.T) {
 			"id: p3\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
 	}))
 	defer up.Close()
-	u, _ := url.Parse(up.URL)
 	for name, wantErr := range map[string]string{"cut-fin": "", "cut-rst": "INTERNAL_ERROR"} {
 		t.Run(name, func(t *testing.T) {
 			prof, err := profiles.Builtin(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			eng, err := New(Options{Upstream: u, Profile: prof})
-			if err != nil {
-				t.Fatal(err)
-			}
-			fray := httptest.NewUnstartedServer(eng.Handler())
-			fray.EnableHTTP2 = true
-			fray.StartTLS()
-			defer fray.Close()
-			client := fray.Client()
+			eng := newEngine(t, up.URL, Options{Profile: prof})
+			fray, client := h2Front(t, eng)
 			var conns []string
 			for range 2 {
 				req := newReq(t, http.MethodPost, fray.URL+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`,

@@ -1,9 +1,6 @@
 package proxy
 
 import (
-	"context"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -65,23 +62,8 @@ request_method = "tools/call"
 		{"a client without Last-Event-ID", scripted.NoLastEventID, checks.ClientLastEventID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-			defer up.Close()
-			u, _ := url.Parse(up.URL)
-			eng, err := New(Options{Upstream: u, Profile: prof})
-			if err != nil {
-				t.Fatal(err)
-			}
-			fray := httptest.NewServer(eng.Handler())
-			defer fray.Close()
-			_, _ = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: 2, Fault: tc.client, MaxAttempts: 2, Idle: 1500 * time.Millisecond})
-			eng.Wait(ctx, true)
-			r, err := eng.Finish(eng.Stop(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, _, _ := scriptedRun(t, prof, scripted.ServerOptions{},
+				scripted.ClientOptions{Calls: 2, Fault: tc.client, MaxAttempts: 2, Idle: 1500 * time.Millisecond})
 			if n := faultCount(r, "guillotine"); n == 0 {
 				t.Fatal("the new kind never fired")
 			}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -27,15 +26,11 @@ func TestMetricsOnAdmin(t *testing.T) {
 		io.WriteString(w, "id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n")
 	}))
 	defer up.Close()
-	u, _ := url.Parse(up.URL)
 	prof, err := profiles.Builtin("lossy-resume")
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := New(Options{Upstream: u, Profile: prof, Metrics: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t, up.URL, Options{Profile: prof, Metrics: true})
 	fray := httptest.NewServer(eng.Handler())
 	defer fray.Close()
 	adminSrv := httptest.NewServer(eng.AdminHandler())

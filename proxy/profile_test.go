@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -47,16 +46,12 @@ func TestProfileChangesAreRecorded(t *testing.T) {
 	defer cancel()
 	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
 	defer up.Close()
-	u, _ := url.Parse(up.URL)
 	path := filepath.Join(t.TempDir(), "run.jsonl")
 	tw, err := trace.Create(path, trace.WriterOptions{Header: trace.Header{Started: time.Now(), Profile: "none"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := New(Options{Upstream: u, Mutable: true, Trace: tw})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t, up.URL, Options{Mutable: true, Trace: tw})
 	fray := httptest.NewServer(eng.Handler())
 	defer fray.Close()
 	admin := httptest.NewServer(eng.AdminHandler())
@@ -245,11 +240,7 @@ func TestReproduceMakesTheChangesAgain(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	u, _ := url.Parse("http://127.0.0.1:1")
-	eng, err := New(Options{Upstream: u, Profile: prof, Changes: changes, Clock: clock, Watch: watch})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := newEngine(t, "http://127.0.0.1:1", Options{Profile: prof, Changes: changes, Clock: clock, Watch: watch})
 	clock.advance(time.Second)
 	if p, _ := eng.InForce(); p.Name != "lossy-resume" {
 		t.Fatalf("after 1s %s is in force", p.Name)

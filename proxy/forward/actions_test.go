@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,9 +69,19 @@ func (c *fakeClock) waits() []time.Duration {
 	return append([]time.Duration(nil), c.waited...)
 }
 
-const threeEvents = "id: p\nretry: 100\ndata:\n\n" +
-	"id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n" +
-	"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+// The events of the stream most tests send: a priming event with a retry,
+// a progress notification and the response to request 7.
+const (
+	primingEvent  = "id: p\nretry: 100\ndata:\n\n"
+	progressEvent = "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
+	responseEvent = "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+	threeEvents   = primingEvent + progressEvent + responseEvent
+)
+
+// always decides act for every event.
+func always(act faults.EventAction) func(*mcp.Event) faults.EventAction {
+	return func(*mcp.Event) faults.EventAction { return act }
+}
 
 // onEvent builds an event decider that acts only on the event at index.
 func onEvent(index int, act faults.EventAction) func(*mcp.Event) faults.EventAction {
@@ -87,9 +97,7 @@ func onEvent(index int, act faults.EventAction) func(*mcp.Event) faults.EventAct
 // client receives.
 func TestPumpCarriesOutEventActions(t *testing.T) {
 	checkNoLeaks(t)
-	ev0 := "id: p\nretry: 100\ndata:\n\n"
-	ev1 := "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
-	ev2 := "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
+	ev0, ev1, ev2 := primingEvent, progressEvent, responseEvent
 	for _, tc := range []struct {
 		name string
 		plan scriptPlan
@@ -114,19 +122,15 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			upstreamGone := make(chan struct{})
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				defer close(upstreamGone)
 				sseHeader(w)
 				writePieces(w, ev0, ev1, ev2)
-			}))
-			defer up.Close()
+			})
 			clock := &fakeClock{now: time.Unix(0, 0)}
 			plan := tc.plan
-			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
-			resp, err := http.Get(fray + "/mcp")
-			if err != nil {
-				t.Fatal(err)
-			}
+			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
+			resp := get(t, fray+"/mcp")
 			got, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if err != nil {
@@ -161,45 +165,21 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 // in pieces no larger than asked, each one flushed on its own.
 func TestFragmentWritesSmallPieces(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, threeEvents)
-	}))
-	defer up.Close()
-	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Fragment: 4} }}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, _ = io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+	up := sseServer(t, threeEvents)
+	plan := scriptPlan{event: always(faults.EventAction{Fragment: 4})}
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(conn)
 	if _, err := http.ReadResponse(br, nil); err != nil {
 		t.Fatal(err)
 	}
-	// Each flushed piece is one HTTP/1.1 chunk: read the chunk sizes.
-	var sizes []string
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		size := strings.TrimSpace(line)
-		if size == "0" {
-			break
-		}
-		sizes = append(sizes, size)
-		var n int
-		for _, c := range size {
-			n = n*16 + strings.IndexRune("0123456789abcdef", c)
-		}
-		if n > 4 {
-			t.Fatalf("chunk of %d bytes, want at most 4", n)
-		}
-		if _, err := io.CopyN(io.Discard, br, int64(n)+2); err != nil {
-			t.Fatal(err)
-		}
+	// Each flushed piece is one HTTP/1.1 chunk.
+	sizes, _, err := readChunks(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := slices.Max(sizes); n > 4 {
+		t.Fatalf("chunk of %d bytes, want at most 4", n)
 	}
 	if len(sizes) < len(threeEvents)/4 {
 		t.Fatalf("%d chunks for %d bytes", len(sizes), len(threeEvents))
@@ -209,20 +189,11 @@ func TestFragmentWritesSmallPieces(t *testing.T) {
 // TestResetAbortsWithRST: the client's connection is reset, not closed.
 func TestResetAbortsWithRST(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, threeEvents)
-	}))
-	defer up.Close()
+	up := sseServer(t, threeEvents)
 	plan := scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseReset})}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, _ = io.WriteString(conn, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
-	_, err = io.ReadAll(conn)
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+	_, err := io.ReadAll(conn)
 	if !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("read ended with %v, want a connection reset", err)
 	}
@@ -283,10 +254,7 @@ func TestExchangeActions(t *testing.T) {
 			req, _ := http.NewRequest("GET", fray+"/mcp", nil)
 			req.Header.Set("Last-Event-ID", "e1")
 			req.Header.Set("Mcp-Session-Id", "s")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, req)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != tc.status {
@@ -307,39 +275,8 @@ func TestExchangeActions(t *testing.T) {
 // whole blocks, so that a parser that splits lines on LF still reads the
 // same events.
 func TestNoiseKeepsCRLFWhole(t *testing.T) {
-	checkNoLeaks(t)
-	firstSeen := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, "data: a\r\n\r")
-		// The LF of the first block's CRLF comes in a read of its own, once
-		// the client has had the block (dispatched at its CR).
-		select {
-		case <-firstSeen:
-		case <-r.Context().Done():
-			return
-		}
-		writePieces(w, "\ndata: b\r\n\r\n")
-	}))
-	defer up.Close()
-	plan := scriptPlan{event: onEvent(1, faults.EventAction{Noise: 1})}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	first := make([]byte, len("data: a\r\n\r"))
-	if _, err := io.ReadFull(resp.Body, first); err != nil {
-		t.Fatal(err)
-	}
-	close(firstSeen)
-	rest, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "data: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
-	if got := string(first) + string(rest); got != want {
+	got := splitCRLFRun(t, onEvent(1, faults.EventAction{Noise: 1}), func(b []byte) bool { return len(b) == len("data: a\r\n\r") })
+	if want := "data: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"; got != want {
 		t.Errorf("the client got %q, want %q", got, want)
 	}
 }

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/metrics"
 	"github.com/frayproxy/fray/proxy/observe"
@@ -112,27 +110,17 @@ id = "{id}-x"
 		t.Run(tt.name, func(t *testing.T) {
 			const n = 1000
 			up := &numberedStream{paced: tt.paced}
-			u, _ := url.Parse("http://upstream.invalid")
 			v := verify.New(verify.Options{})
 			m := metrics.New(metrics.Options{NoRuntime: true})
 			// As the engine passes them on: events through a queue.
 			q := observe.NewQueue(observe.Tee(v, m))
 			defer q.Close()
 			c := &chunkCounter{Queue: q}
-			opts := forward.Options{Upstream: u, Transport: up, Observer: c}
+			opts := forward.Options{Transport: up, Observer: c}
 			if tt.profile != "" {
-				prof, err := profiles.Parse("firing.toml", strings.NewReader(tt.profile))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if opts.Faults, err = profiles.NewActive(prof, nil); err != nil {
-					t.Fatal(err)
-				}
+				opts.Faults = activeProfile(t, "firing.toml", tt.profile)
 			}
-			p, err := forward.New(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := newProxy(t, "http://upstream.invalid", opts)
 			w := &discardWriter{h: http.Header{}}
 			exchange := func() {
 				req, _ := http.NewRequest("POST", "http://fray/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1}}}`))

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -25,6 +23,15 @@ func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// progressEvents returns n progress notifications as an event stream.
+func progressEvents(n int) *bytes.Buffer {
+	var body bytes.Buffer
+	for i := range n {
+		body.WriteString("id: " + strings.Repeat("7", 1+i%5) + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
+	}
+	return &body
+}
+
 // discardWriter is a flushable ResponseWriter that keeps nothing.
 type discardWriter struct{ h http.Header }
 
@@ -39,11 +46,8 @@ func (d *discardWriter) Flush()                      {}
 // reporting each event to an observer allocates nothing either.
 func TestNoAllocationPerEvent(t *testing.T) {
 	const events = 1000
-	var body bytes.Buffer
-	for i := range events {
-		body.WriteString("id: " + strings.Repeat("7", 1+i%5) + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
-	}
-	prof, err := profiles.Parse("unmatched.toml", strings.NewReader(`
+	body := progressEvents(events)
+	active := activeProfile(t, "unmatched.toml", `
 [[fault]]
 kind = "drop"
 stream = "post"
@@ -52,26 +56,15 @@ rpc_method = "never/called"
 kind = "delay"
 delay = "1s"
 rpc_kind = "error"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	active, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse("http://upstream.invalid")
+`)
 	for name, opts := range map[string]forward.Options{
-		"no-profile": {Upstream: u, Transport: memTransport{body.Bytes()}},
-		"unmatched":  {Upstream: u, Transport: memTransport{body.Bytes()}, Faults: active, LogFaults: true},
-		"observed": {Upstream: u, Transport: memTransport{body.Bytes()}, Faults: active,
+		"no-profile": {Transport: memTransport{body.Bytes()}},
+		"unmatched":  {Transport: memTransport{body.Bytes()}, Faults: active, LogFaults: true},
+		"observed": {Transport: memTransport{body.Bytes()}, Faults: active,
 			Observer: observe.Func(func(o *observe.Observation) {})},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p, err := forward.New(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := newProxy(t, "http://upstream.invalid", opts)
 			req, _ := http.NewRequest("POST", "http://fray/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
 			w := &discardWriter{h: http.Header{}}
 			allocs := testing.AllocsPerRun(20, func() {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -87,15 +86,8 @@ func (u *rawUpstream) requests() []upstreamRequest {
 // went away.)
 func exchangeRaw(t *testing.T, addr, req string) (statuses []int, seen []string) {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := dialSend(t, addr, req+"GET /last HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n")
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, req+"GET /last HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
 	br := bufio.NewReader(c)
 	for {
 		resp, err := http.ReadResponse(br, nil)
@@ -203,11 +195,7 @@ func TestSmugglingCannotDesync(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			up := newRawUpstream(t)
-			u, _ := url.Parse("http://" + up.addr)
-			p, err := forward.New(forward.Options{Upstream: u})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := newProxy(t, "http://"+up.addr, forward.Options{})
 			addr := serveFray(t, p, nil)
 			statuses, answered := exchangeRaw(t, addr, tc.req)
 			got := up.requests()
@@ -250,15 +238,10 @@ func TestTrickledHeadIsCut(t *testing.T) {
 	t.Cleanup(func() { *forward.HeadTimeout = saved })
 
 	hits := make(chan string, 4)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits <- r.URL.Path
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 
 	// The clock starts before the dial: fray's header deadline starts
@@ -324,17 +307,10 @@ func TestTrickledHeadIsCut(t *testing.T) {
 // FRAY_TINY_LINES=5000000 runs the full figure.
 func TestMillionsOfTinyLines(t *testing.T) {
 	checkNoLeaks(t)
-	lines := 500000
-	if v := os.Getenv("FRAY_TINY_LINES"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 2 {
-			t.Fatalf("FRAY_TINY_LINES=%q is not a count of lines", v)
-		}
-		lines = n
-	}
+	lines := envCount(t, "FRAY_TINY_LINES", 500000, 2)
 	events := lines / 2
 	event := func(i int) []byte { return []byte{'d', 'a', 't', 'a', ':', ' ', byte('0' + i%10), '\n', '\n'} }
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		bw := bufio.NewWriterSize(w, 32<<10)
 		for i := range events {
@@ -343,12 +319,11 @@ func TestMillionsOfTinyLines(t *testing.T) {
 			}
 		}
 		_ = bw.Flush()
-	}))
-	defer up.Close()
+	})
 	// A plan makes fray parse every event and ask it what to do.
 	var asked atomic.Int64
 	plan := &scriptPlan{event: func(*mcp.Event) faults.EventAction { asked.Add(1); return faults.EventAction{} }}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = plan })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
 	want := sha256.New()
 	for i := range events {
 		want.Write(event(i))
@@ -415,14 +390,7 @@ func TestMillionsOfTinyLines(t *testing.T) {
 // Within 2 s fray has cancelled every upstream request, and its
 // goroutines and file descriptors are back to what they were.
 func TestVanishingStreamClients(t *testing.T) {
-	streams := 500
-	if v := os.Getenv("FRAY_VANISHING_STREAMS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("FRAY_VANISHING_STREAMS=%q is not a count", v)
-		}
-		streams = n
-	}
+	streams := envCount(t, "FRAY_VANISHING_STREAMS", 500, 1)
 	var open atomic.Int64
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/warm" {
@@ -435,11 +403,7 @@ func TestVanishingStreamClients(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, up.URL, forward.Options{})
 	addr := serveFray(t, p, nil)
 	// One exchange first, so that the server's goroutines are all running
 	// when the baseline is taken.
@@ -448,37 +412,26 @@ func TestVanishingStreamClients(t *testing.T) {
 	}
 	goroutines, fds := runtime.NumGoroutine(), openFDs(t)
 
-	const workers = 20
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < streams; i += workers {
-				c, err := net.Dial("tcp", addr)
-				if err != nil {
-					errs <- err
-					return
-				}
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				_, err = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: fray\r\nAccept: text/event-stream\r\n\r\n")
-				var got []byte
-				for buf := make([]byte, 512); err == nil && !bytes.Contains(got, []byte("data: first\n\n")); {
-					var n int
-					n, err = c.Read(buf)
-					got = append(got, buf[:n]...)
-				}
-				c.(*net.TCPConn).SetLinger(0) // vanish: a reset, not a goodbye
-				c.Close()
-				if err != nil {
-					errs <- fmt.Errorf("stream %d: %w after %q", i, err, got)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	for _, err := range inParallel(streams, 20, func(i int) error {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		_, err = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: fray\r\nAccept: text/event-stream\r\n\r\n")
+		var got []byte
+		for buf := make([]byte, 512); err == nil && !bytes.Contains(got, []byte("data: first\n\n")); {
+			var n int
+			n, err = c.Read(buf)
+			got = append(got, buf[:n]...)
+		}
+		c.(*net.TCPConn).SetLinger(0) // vanish: a reset, not a goodbye
+		c.Close()
+		if err != nil {
+			return fmt.Errorf("stream %d: %w after %q", i, err, got)
+		}
+		return nil
+	}) {
 		t.Fatal(err)
 	}
 	dropped := time.Now()
@@ -498,6 +451,22 @@ func TestVanishingStreamClients(t *testing.T) {
 		time.Sleep(10 * time.Millisecond) // polling a count, which nothing signals
 	}
 	t.Logf("%d streams dropped; back to %d goroutines and %d descriptors in %v", streams, n, f, time.Since(dropped))
+}
+
+// envCount returns the count the environment variable name sets, def
+// when it is unset; it fails the test on a value that is no count of at
+// least least.
+func envCount(t *testing.T, name string, def, least int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < least {
+		t.Fatalf("%s=%q is not a count of at least %d", name, v, least)
+	}
+	return n
 }
 
 // openFDs counts the process's open file descriptors.

@@ -16,9 +16,11 @@ import (
 // latencies are measured, the process's CPU time is read, and nothing is
 // left running.
 func TestBenchStreamHarness(t *testing.T) {
-	before := runtime.NumGoroutine()
+	checkNoLeaks(t)
 	setups, up, done := newBenchSetups(t, t.TempDir())
+	t.Cleanup(done)
 	client := &http.Client{Transport: newBenchTransport()}
+	t.Cleanup(client.CloseIdleConnections)
 	var names []string
 	for _, s := range setups {
 		names = append(names, s.name)
@@ -62,18 +64,5 @@ func TestBenchStreamHarness(t *testing.T) {
 		if !sok0 || !sok1 || s0 < 0 || s1 < s0 {
 			t.Errorf("host steal %v then %v (%v, %v): not read", s0, s1, sok0, sok1)
 		}
-	}
-
-	client.CloseIdleConnections()
-	done()
-	// Closed connections end their goroutines asynchronously; give them a
-	// bounded time to go.
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		runtime.Gosched()
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }

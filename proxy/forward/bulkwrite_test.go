@@ -3,7 +3,6 @@ package forward_test
 import (
 	"bytes"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -35,21 +34,14 @@ func (w *writeRecorder) Flush()          {}
 // stream byte for byte, and the observer every event.
 func TestBulkStreamWritesAsItReads(t *testing.T) {
 	const events = 5000
-	var body bytes.Buffer
-	for i := range events {
-		body.WriteString("id: " + strings.Repeat("7", 1+i%5) + "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n")
-	}
-	u, _ := url.Parse("http://upstream.invalid")
+	body := progressEvents(events)
 	seen := 0
-	p, err := forward.New(forward.Options{Upstream: u, Transport: memTransport{body.Bytes()},
+	p := newProxy(t, "http://upstream.invalid", forward.Options{Transport: memTransport{body.Bytes()},
 		Observer: observe.Func(func(o *observe.Observation) {
 			if o.Kind == observe.KindEvent {
 				seen++
 			}
 		})})
-	if err != nil {
-		t.Fatal(err)
-	}
 	req, _ := http.NewRequest("POST", "http://fray/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
 	w := &writeRecorder{h: http.Header{}}
 	p.ServeHTTP(w, req)

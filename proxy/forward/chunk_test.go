@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -146,6 +145,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	var mu sync.Mutex
 	got := 0
 	moved := sync.NewCond(&mu)
+	// The servers close on return: the test runs this dozens of times.
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -167,13 +167,9 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 		}
 	}))
 	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u, Observer: ob, Clock: fixedClock{time.Unix(1e9, 0)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(p)
+	srv := httptest.NewServer(newProxy(t, up.URL, forward.Options{Observer: ob, Clock: fixedClock{time.Unix(1e9, 0)}}))
 	defer srv.Close()
+	fray := srv.URL
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -181,15 +177,12 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	if method == http.MethodPost {
 		body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}`)
 	}
-	req, _ := http.NewRequestWithContext(ctx, method, srv.URL+"/mcp", body)
+	req, _ := http.NewRequestWithContext(ctx, method, fray+"/mcp", body)
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	defer resp.Body.Close()
 	var have []byte
 	buf := make([]byte, 64<<10)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +51,7 @@ func (r *classifyingRecorder) Observe(o *observe.Observation) {
 // the same identity.
 func TestClassificationLeftToTheObserver(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		sseHeader(w)
 		if strings.Contains(string(body), `"initialize"`) {
@@ -63,31 +62,19 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 		writePieces(w,
 			"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n",
 			"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
-	}))
-	defer up.Close()
+	})
 
-	plan := func(text string) *profiles.Active {
-		prof, err := profiles.Parse("late.toml", strings.NewReader(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := profiles.NewActive(prof, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return a
-	}
 	// A fault that selects no POST stream, and one that can hit the
 	// tools/call stream's events (it drops the progress notification,
 	// which the observer sees all the same).
-	elsewhere := plan("[[fault]]\nkind = \"drop\"\nstream = \"get\"\n")
+	elsewhere := activeProfile(t, "late.toml", "[[fault]]\nkind = \"drop\"\nstream = \"get\"\n")
 	// The profile `fray proxy --admin` keeps in force before one is
 	// swapped in: none, with no fault.
 	none, err := profiles.NewActive(&profiles.Profile{Name: "none"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	here := plan("[[fault]]\nkind = \"drop\"\nrpc_method = \"notifications/progress\"\n")
+	here := activeProfile(t, "late.toml", "[[fault]]\nkind = \"drop\"\nrpc_method = \"notifications/progress\"\n")
 
 	call := []string{
 		"left=%v notification notifications/progress ",
@@ -110,14 +97,11 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &classifyingRecorder{}
-			fray, _ := front(t, up.URL, func(o *forward.Options) { tc.opts(o, rec) })
+			fray, _ := front(t, up, func(o *forward.Options) { tc.opts(o, rec) })
 			req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, req)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			var want []string

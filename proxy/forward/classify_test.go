@@ -3,7 +3,6 @@ package forward_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -15,7 +14,7 @@ import (
 // answer, and later from the header).
 func TestExchangesAreClassified(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		switch {
 		case r.Method == "POST" && strings.Contains(string(body), `"initialize"`):
@@ -34,19 +33,15 @@ func TestExchangesAreClassified(t *testing.T) {
 		default:
 			w.WriteHeader(http.StatusOK)
 		}
-	}))
-	defer up.Close()
-	fray, logs := front(t, up.URL)
+	})
+	fray, logs := front(t, up)
 	send := func(method, body string, hdr map[string]string) {
 		t.Helper()
 		req, _ := http.NewRequest(method, fray+"/mcp", strings.NewReader(body))
 		for k, v := range hdr {
 			req.Header.Set(k, v)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, req)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}

@@ -2,10 +2,7 @@ package forward_test
 
 import (
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -24,16 +21,15 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 		header                       http.Header
 	}
 	got := make(chan seen, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		got <- seen{r.Method, r.URL.Path, r.URL.RawQuery, string(b), r.Header.Clone()}
 		w.Header().Set("X-Answer", "yes")
 		w.Header().Set("Mcp-Session-Id", "s-1")
 		w.WriteHeader(http.StatusTeapot)
 		_, _ = io.WriteString(w, "answer")
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL+"/base")
+	})
+	fray, _ := front(t, up+"/base")
 
 	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
 		t.Run(method, func(t *testing.T) {
@@ -46,10 +42,7 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 			req.Header.Set("X-Hop", "1")
 			req.Header.Set("Keep-Alive", "timeout=5")
 			req.Header.Set("Proxy-Authorization", "Basic x")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, req)
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != http.StatusTeapot || string(body) != "answer" || resp.Header.Get("X-Answer") != "yes" ||
@@ -87,16 +80,12 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 // server's "/mcp", not "/mcp/" (which many servers do not route).
 func TestRootMapsToTheBasePath(t *testing.T) {
 	paths := make(chan string, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		paths <- r.URL.Path
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL+"/mcp")
+	})
+	fray, _ := front(t, up+"/mcp")
 	for client, want := range map[string]string{"/": "/mcp", "/sub": "/mcp/sub"} {
-		resp, err := http.Get(fray + client)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+client)
 		resp.Body.Close()
 		if got := <-paths; got != want {
 			t.Errorf("client %s reached upstream %s, want %s", client, got, want)
@@ -108,17 +97,9 @@ func TestRootMapsToTheBasePath(t *testing.T) {
 // nothing listens at the upstream.
 func TestUnreachableUpstreamIs502(t *testing.T) {
 	checkNoLeaks(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	ln.Close()
+	dead := "http://" + deadAddr(t)
 	fray, logs := front(t, dead)
-	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusBadGateway {
@@ -134,38 +115,14 @@ func TestUnreachableUpstreamIs502(t *testing.T) {
 	}
 }
 
-// TestConnectIsRefused: fray forwards only to its upstream.
-func TestConnectIsRefused(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("CONNECT reached the upstream")
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, _ = io.WriteString(conn, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
-	buf := make([]byte, 64)
-	n, _ := io.ReadAtLeast(conn, buf, 12)
-	if !strings.HasPrefix(string(buf[:n]), "HTTP/1.1 405") {
-		t.Fatalf("CONNECT answered %q", buf[:n])
-	}
-}
-
 // TestRequestBodyLimit: a POST larger than the limit is refused with 413
 // and never forwarded.
 func TestRequestBodyLimit(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("oversized body reached the upstream")
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.MaxRequestBody = 1000 })
-	resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(strings.Repeat("x", 1001)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) { o.MaxRequestBody = 1000 })
+	resp := post(t, fray+"/mcp", strings.Repeat("x", 1001))
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "1000 bytes") {
@@ -178,15 +135,14 @@ func TestRequestBodyLimit(t *testing.T) {
 // reaches the server as sent, so the server's own Host checks still apply.
 func TestHostHeader(t *testing.T) {
 	hosts := make(chan string, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hosts <- r.Host
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 	frayPort := fray[strings.LastIndexByte(fray, ':'):]
 	for sent, want := range map[string]string{
-		"":                            strings.TrimPrefix(up.URL, "http://"),
-		"localhost" + frayPort:        strings.TrimPrefix(up.URL, "http://"),
+		"":                            strings.TrimPrefix(up, "http://"),
+		"localhost" + frayPort:        strings.TrimPrefix(up, "http://"),
 		"evil.example.com":            "evil.example.com",
 		"evil.example.com" + frayPort: "evil.example.com" + frayPort,
 	} {
@@ -194,10 +150,7 @@ func TestHostHeader(t *testing.T) {
 		if sent != "" {
 			req.Host = sent
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, req)
 		resp.Body.Close()
 		if got := <-hosts; got != want {
 			t.Errorf("client Host %q reached the server as %q, want %q", sent, got, want)
@@ -210,22 +163,10 @@ func TestHostHeader(t *testing.T) {
 // forwarding it round and round; a request that went through another fray
 // first is forwarded.
 func TestLoopIsRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse("http://" + ln.Addr().String())
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: p}
-	go srv.Serve(ln)
-	defer srv.Close()
-	resp, err := http.Post(u.String()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
+	self := "http://" + ln.Addr().String()
+	serveOn(t, ln, newProxy(t, self, forward.Options{}), nil)
+	resp := post(t, self+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusLoopDetected || !strings.Contains(string(body), "loop detected") {
@@ -233,15 +174,10 @@ func TestLoopIsRefused(t *testing.T) {
 	}
 
 	var seen atomic.Int32
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
-	defer up.Close()
-	base, _ := front(t, up.URL)
+	base, _ := front(t, upServer(t, func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
 	req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
 	req.Header.Set("Via", "1.1 fray-0123abcd, 1.1 other")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp = do(t, req)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || seen.Load() != 1 {
 		t.Errorf("a request through another fray: %s, upstream saw %d", resp.Status, seen.Load())

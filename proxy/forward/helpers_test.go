@@ -3,16 +3,21 @@ package forward_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 )
 
@@ -20,22 +25,83 @@ import (
 // recorder that sees every debug line.
 func front(t *testing.T, upstream string, mod ...func(*forward.Options)) (string, *logRecorder) {
 	t.Helper()
+	rec := &logRecorder{}
+	opts := forward.Options{Logger: slog.New(rec)}
+	for _, m := range mod {
+		m(&opts)
+	}
+	srv := httptest.NewServer(newProxy(t, upstream, opts))
+	t.Cleanup(srv.Close)
+	return srv.URL, rec
+}
+
+// newProxy builds fray with opts in front of upstream.
+func newProxy(t testing.TB, upstream string, opts forward.Options) *forward.Proxy {
+	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &logRecorder{}
-	opts := forward.Options{Upstream: u, Logger: slog.New(rec)}
-	for _, m := range mod {
-		m(&opts)
-	}
+	opts.Upstream = u
 	p, err := forward.New(opts)
 	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
+		t.Fatalf("forward.New: %v", err)
 	}
-	srv := httptest.NewServer(p)
+	return p
+}
+
+// upServer serves h on a loopback port until the test ends and returns
+// its URL.
+func upServer(t testing.TB, h http.HandlerFunc) string {
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv.URL, rec
+	return srv.URL
+}
+
+// sseServer is an upstream that answers every request with an event
+// stream of pieces, each flushed.
+func sseServer(t testing.TB, pieces ...string) string {
+	return upServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		writePieces(w, pieces...)
+	})
+}
+
+// testTLS returns a server configuration with a fresh self-signed
+// certificate for 127.0.0.1 and a pool that trusts it.
+func testTLS(t *testing.T) (*tls.Config, *x509.CertPool) {
+	t.Helper()
+	certDER, keyDER := selfSigned(t)
+	key, err := x509.ParseECPrivateKey(keyDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(certDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
+		MinVersion:   tls.VersionTLS12,
+	}, pool
+}
+
+// dialSend opens a connection to addr that closes with the test, gives it
+// a deadline and writes req on it.
+func dialSend(t *testing.T, addr, req string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(20 * time.Second))
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatalf("writing %q: %v", req, err)
+	}
+	return c
 }
 
 // logRecorder is a slog.Handler that keeps every record, for tests that
@@ -110,7 +176,7 @@ func checkNoLeaks(t *testing.T) {
 	})
 }
 
-// chunkWriter writes an SSE body in the given pieces, flushing each.
+// writePieces writes an SSE body in the given pieces, flushing each.
 func writePieces(w http.ResponseWriter, pieces ...string) {
 	f := w.(http.Flusher)
 	for _, p := range pieces {
@@ -127,16 +193,31 @@ func sseHeader(w http.ResponseWriter) {
 
 type proxyOptions = forward.Options
 
+// listen opens a loopback listener that closes with the test.
+func listen(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln
+}
+
+// deadAddr returns a loopback address that nothing listens on.
+func deadAddr(t *testing.T) string {
+	ln := listen(t)
+	ln.Close()
+	return ln.Addr().String()
+}
+
 // tcpServer accepts connections on a loopback port and serves each with
 // serve on a goroutine of its own; at cleanup it stops accepting, closes
 // every connection (fray's idle keep-alive ones too) and waits for every
 // goroutine. It returns the address.
 func tcpServer(t *testing.T, serve func(net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var conns []net.Conn
@@ -162,4 +243,78 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// get GETs url with the default client; it fails the test if there is no
+// response.
+func get(t *testing.T, url string) *http.Response {
+	t.Helper()
+	return do(t, must(http.NewRequest(http.MethodGet, url, nil)))
+}
+
+// post POSTs body to url as JSON with the default client; it fails the
+// test if there is no response.
+func post(t *testing.T, url, body string) *http.Response {
+	t.Helper()
+	req := must(http.NewRequest(http.MethodPost, url, strings.NewReader(body)))
+	req.Header.Set("Content-Type", "application/json")
+	return do(t, req)
+}
+
+// do sends req with the default client; it fails the test if there is
+// no response.
+func do(t *testing.T, req *http.Request) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// activeProfile parses the profile text, named name, and makes it the
+// plan in force.
+func activeProfile(t testing.TB, name, text string) *profiles.Active {
+	t.Helper()
+	prof, err := profiles.Parse(name, strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("profile %s:\n%s\n%v", name, text, err)
+	}
+	a, err := profiles.NewActive(prof, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// inParallel runs job for 0 to n-1 on workers goroutines, job i on
+// goroutine i%workers, each goroutine stopping at its first error, and
+// returns those errors.
+func inParallel(n, workers int, job func(i int) error) []error {
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				if err := job(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	var out []error
+	for err := range errs {
+		out = append(out, err)
+	}
+	return out
 }

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/observe"
 )
@@ -85,29 +83,18 @@ func (l *obsLog) text() string {
 // POST stream at its priming event and holding it.
 func holdingFray(t *testing.T) (*heldUpstream, *forward.Proxy, string, *obsLog) {
 	t.Helper()
-	prof, err := profiles.Parse("hold.toml", strings.NewReader(`
+	plan := activeProfile(t, "hold.toml", `
 [[fault]]
 kind = "close"
 stream = "post"
 after_priming = true
 hold = true
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	up := &heldUpstream{more: make(chan struct{}), gone: make(chan struct{})}
 	srv := httptest.NewServer(up)
 	t.Cleanup(srv.Close)
-	u, _ := url.Parse(srv.URL)
 	log := &obsLog{want: 3, enough: make(chan struct{})}
-	p, err := forward.New(forward.Options{Upstream: u, Faults: plan, Observer: log})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newProxy(t, srv.URL, forward.Options{Faults: plan, Observer: log})
 	fray := httptest.NewServer(p)
 	t.Cleanup(fray.Close)
 	return up, p, fray.URL, log
@@ -120,10 +107,7 @@ func cutCall(t *testing.T, fray string) {
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Mcp-Session-Id", "s1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	var got []string
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
@@ -181,10 +165,7 @@ func TestHoldReadsOnUntilTheClientResumes(t *testing.T) {
 	get, _ := http.NewRequest(http.MethodGet, fray+"/mcp", nil)
 	get.Header.Set("Mcp-Session-Id", "s1")
 	get.Header.Set("Last-Event-ID", "a0")
-	gresp, err := http.DefaultClient.Do(get)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gresp := do(t, get)
 	gresp.Body.Close()
 	select {
 	case <-up.gone:

@@ -11,8 +11,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"runtime"
 	"strings"
@@ -28,7 +26,7 @@ import (
 // dropAll is a plan that drops every event it is asked about: a body fray
 // parsed as SSE would lose its events, a body it passed unparsed would not.
 func dropAll() *scriptPlan {
-	return &scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Drop: true} }}
+	return &scriptPlan{event: always(faults.EventAction{Drop: true})}
 }
 
 // fetch GETs url with a client that leaves content codings alone and
@@ -54,15 +52,14 @@ func TestSSEBodyWithoutEventStreamType(t *testing.T) {
 	const body = "id: 1\ndata: one\n\nid: 2\ndata: two\n\n"
 	for _, ct := range []string{"application/json", "text/plain", "application/octet-stream", "text/event-stream-x", ""} {
 		t.Run(ct, func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header()["Content-Type"] = []string{ct}
 				if ct == "" {
 					w.Header()["Content-Type"] = nil // no sniffing either
 				}
 				writePieces(w, body[:10], body[10:])
-			}))
-			defer up.Close()
-			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = dropAll() })
+			})
+			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = dropAll() })
 			resp, got, err := fetch(t, fray+"/mcp")
 			if err != nil || string(got) != body || resp.Header.Get("Content-Type") != ct {
 				t.Fatalf("got %q (type %q, err %v), want %q untouched", got, resp.Header.Get("Content-Type"), err, body)
@@ -88,16 +85,15 @@ func TestEventStreamThatIsNotSSE(t *testing.T) {
 		"random": random,
 	} {
 		t.Run(name, func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				sseHeader(w)
 				for b := body; len(b) > 0; {
 					n := min(len(b), 1+int(b[0])*13) // pieces that break anywhere
 					writePieces(w, string(b[:n]))
 					b = b[n:]
 				}
-			}))
-			defer up.Close()
-			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &scriptPlan{} })
+			})
+			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &scriptPlan{} })
 			_, got, err := fetch(t, fray+"/mcp")
 			if err != nil || !bytes.Equal(got, body) {
 				t.Fatalf("%d bytes out (err %v) for %d in; first difference at %d", len(got), err, len(body), firstDiff(got, body))
@@ -124,13 +120,12 @@ func TestGzipEventStreamPassesThrough(t *testing.T) {
 	zw := gzip.NewWriter(&zipped)
 	_, _ = io.WriteString(zw, "id: 1\ndata: one\n\nid: 2\ndata: two\n\n")
 	_ = zw.Close()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		sseHeader(w)
 		writePieces(w, zipped.String()[:7], zipped.String()[7:])
-	}))
-	defer up.Close()
-	fray, logs := front(t, up.URL, func(o *proxyOptions) { o.Faults = dropAll() })
+	})
+	fray, logs := front(t, up, func(o *proxyOptions) { o.Faults = dropAll() })
 	resp, got, err := fetch(t, fray+"/mcp")
 	if err != nil || !bytes.Equal(got, zipped.Bytes()) || resp.Header.Get("Content-Encoding") != "gzip" {
 		t.Fatalf("got %q, encoding %q, err %v; want the gzip bytes as sent", got, resp.Header.Get("Content-Encoding"), err)
@@ -213,7 +208,7 @@ func TestTenMiBEvents(t *testing.T) {
 	event = append(event, bytes.Repeat([]byte("x"), size)...)
 	event = append(event, "\n\n"...)
 	const tail = "id: t\ndata: tail\n\n"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		for range 3 {
 			if _, err := w.Write(event); err != nil {
@@ -221,9 +216,8 @@ func TestTenMiBEvents(t *testing.T) {
 			}
 		}
 		writePieces(w, tail)
-	}))
-	defer up.Close()
-	fray, logs := front(t, up.URL)
+	})
+	fray, logs := front(t, up)
 	want := sha256.New()
 	for range 3 {
 		want.Write(event)
@@ -273,15 +267,11 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 		"id: \xff\xfe\ndata: last\n\n",
 	}
 	body := strings.Join(blocks, "")
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, split(body, 5)...)
-	}))
-	defer up.Close()
+	up := sseServer(t, split(body, 5)...)
 
 	t.Run("untouched", func(t *testing.T) {
 		rec := &recorder{}
-		fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Observer = rec })
+		fray, _ := front(t, up, func(o *proxyOptions) { o.Observer = rec })
 		_, got, err := fetch(t, fray+"/mcp")
 		if err != nil || string(got) != body {
 			t.Fatalf("got %q, err %v; want %q", got, err, body)
@@ -298,8 +288,8 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 		}
 	})
 	t.Run("duplicated", func(t *testing.T) {
-		plan := &scriptPlan{event: func(*mcp.Event) faults.EventAction { return faults.EventAction{Duplicate: 1} }}
-		fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = plan })
+		plan := &scriptPlan{event: always(faults.EventAction{Duplicate: 1})}
+		fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
 		_, got, err := fetch(t, fray+"/mcp")
 		var want strings.Builder
 		for _, b := range blocks {
@@ -320,7 +310,7 @@ func TestSlowClientStaysBounded(t *testing.T) {
 	const most = 512 << 20 // what the upstream would send if nothing pushed back
 	chunk := []byte("data: " + strings.Repeat("z", 64<<10-8) + "\n\n")
 	blocked := make(chan int64, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		if r.URL.Path != "/flood" {
 			writePieces(w, threeEvents)
@@ -347,19 +337,10 @@ func TestSlowClientStaysBounded(t *testing.T) {
 			}
 		}
 		blocked <- most
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 
-	slow, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer slow.Close()
-	_ = slow.SetDeadline(time.Now().Add(30 * time.Second))
-	if _, err := io.WriteString(slow, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
+	slow := dialSend(t, strings.TrimPrefix(fray, "http://"), "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n")
 	one := make([]byte, 1)
 	var head []byte
 	for !bytes.HasSuffix(head, []byte("data: z")) {
@@ -406,15 +387,10 @@ func TestSlowClientStaysBounded(t *testing.T) {
 // goroutine outlives the flood.
 func TestConnectionFlood(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "pong")
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	ping := func() error {
@@ -429,38 +405,27 @@ func TestConnectionFlood(t *testing.T) {
 		}
 		return nil
 	}
-	const conns, workers = 2000, 20
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < conns; i += workers {
-				c, err := net.DialTimeout("tcp", addr, 10*time.Second)
-				if err != nil {
-					errs <- fmt.Errorf("connection %d: %w", i, err)
-					return
-				}
-				switch i % 4 {
-				case 1:
-					_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHo")
-				case 2:
-					_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
-				case 3:
-					_, _ = c.Write([]byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03})
-				}
-				c.Close()
-				if i%500 == 0 {
-					if err := ping(); err != nil {
-						errs <- fmt.Errorf("during the flood: %w", err)
-						return
-					}
-				}
+	for _, err := range inParallel(2000, 20, func(i int) error {
+		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+		if err != nil {
+			return fmt.Errorf("connection %d: %w", i, err)
+		}
+		switch i % 4 {
+		case 1:
+			_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHo")
+		case 2:
+			_, _ = io.WriteString(c, "GET /mcp HTTP/1.1\r\nHost: x\r\n\r\n")
+		case 3:
+			_, _ = c.Write([]byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03})
+		}
+		c.Close()
+		if i%500 == 0 {
+			if err := ping(); err != nil {
+				return fmt.Errorf("during the flood: %w", err)
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+		}
+		return nil
+	}) {
 		t.Error(err)
 	}
 	if err := ping(); err != nil {
@@ -477,13 +442,12 @@ func TestTricklingBodies(t *testing.T) {
 	checkNoLeaks(t)
 	const tricklers = 6
 	var forwarded sync.Map
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		forwarded.Store(r.URL.Path, true)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL, func(o *proxyOptions) {
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) {
 		o.MaxExchanges = 2
 		o.RequestBodyTimeout = 2 * time.Second
 	})
@@ -491,22 +455,9 @@ func TestTricklingBodies(t *testing.T) {
 	started := time.Now()
 	var conns []net.Conn
 	for i := range tricklers {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		head := fmt.Sprintf("POST /trickle%d HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", i, addr)
-		if _, err := io.WriteString(c, head); err != nil {
-			t.Fatal(err)
-		}
-		conns = append(conns, c)
+		conns = append(conns, dialSend(t, addr, fmt.Sprintf("POST /trickle%d HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", i, addr)))
 	}
-	resp, err := http.Post(fray+"/normal", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := post(t, fray+"/normal", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("a normal request beside %d stalled bodies: %d, want 200", tricklers, resp.StatusCode)
@@ -542,14 +493,14 @@ func TestTricklingBodies(t *testing.T) {
 }
 
 // splitCRLFRun streams "data: a" and "data: b" in CRLF blocks through fray
-// under act, the first block's final LF held back until the client has
+// under the plan's event decisions, the first block's final LF held back until the client has
 // read up to firstRead (so that the block is dispatched at its CR), and
 // returns all the client got.
-func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) bool) string {
+func splitCRLFRun(t *testing.T, event func(*mcp.Event) faults.EventAction, firstRead func([]byte) bool) string {
 	t.Helper()
 	checkNoLeaks(t)
 	firstSeen := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, "data: a\r\n\r")
 		select {
@@ -558,14 +509,9 @@ func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) b
 			return
 		}
 		writePieces(w, "\ndata: b\r\n\r\n")
-	}))
-	defer up.Close()
-	plan := scriptPlan{event: func(*mcp.Event) faults.EventAction { return act }}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &scriptPlan{event: event} })
+	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
 	var first []byte
 	one := make([]byte, 1)
@@ -588,7 +534,7 @@ func splitCRLFRun(t *testing.T, act faults.EventAction, firstRead func([]byte) b
 // stream's CRLF style, before the block: a parser that splits lines on
 // LF reads the same events as without the noise.
 func TestNoiseOnASplitCRLFBlock(t *testing.T) {
-	got := splitCRLFRun(t, faults.EventAction{Noise: 1}, func(b []byte) bool { return bytes.HasSuffix(b, []byte("data: a\r\n\r")) })
+	got := splitCRLFRun(t, always(faults.EventAction{Noise: 1}), func(b []byte) bool { return bytes.HasSuffix(b, []byte("data: a\r\n\r")) })
 	want := ": keepalive\r\n\r\ndata: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
 	if got != want {
 		t.Errorf("the client got %q, want %q", got, want)
@@ -608,7 +554,7 @@ func TestNoiseOnASplitCRLFBlock(t *testing.T) {
 // TestDuplicateOfASplitCRLFBlock: copies of a CRLF block dispatched at its
 // CR are whole blocks each, and the prefix of a block is not copied.
 func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
-	got := splitCRLFRun(t, faults.EventAction{Duplicate: 1}, func(b []byte) bool {
+	got := splitCRLFRun(t, always(faults.EventAction{Duplicate: 1}), func(b []byte) bool {
 		return bytes.Count(b, []byte("data: a")) >= 2 && bytes.HasSuffix(b, []byte("\r"))
 	})
 	want := "data: a\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\ndata: b\r\n\r\n"
@@ -623,11 +569,10 @@ func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
 // answer.
 func TestStalledBodyClosed(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("%s was forwarded", r.URL.Path)
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.RequestBodyTimeout = 300 * time.Millisecond })
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) { o.RequestBodyTimeout = 300 * time.Millisecond })
 	addr := strings.TrimPrefix(fray, "http://")
 	for _, tc := range []struct{ name, framing, sent string }{
 		{"small length", "Content-Length: 1000", "{"},
@@ -635,16 +580,7 @@ func TestStalledBodyClosed(t *testing.T) {
 		{"chunked", "Transfer-Encoding: chunked", "1\r\n{\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := net.Dial("tcp", addr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
-			head := fmt.Sprintf("POST /stall HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%s\r\n\r\n%s", addr, tc.framing, tc.sent)
-			if _, err := io.WriteString(c, head); err != nil {
-				t.Fatal(err)
-			}
+			c := dialSend(t, addr, fmt.Sprintf("POST /stall HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%s\r\n\r\n%s", addr, tc.framing, tc.sent))
 			br := bufio.NewReader(c)
 			resp, err := http.ReadResponse(br, nil)
 			if err != nil {

@@ -7,60 +7,50 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 )
 
-// h2Upstream starts an HTTP/2 upstream over TLS serving up, and returns
-// its URL and the transport fray reaches it with, as `fray proxy` makes it.
-func h2Upstream(t *testing.T, up http.Handler) (*url.URL, *http.Transport) {
+// h2Upstream starts an HTTP/2 upstream over TLS serving up, its
+// connections reported to connState when that is set, and returns its URL
+// and the transport fray reaches it with, as `fray proxy` makes it.
+func h2Upstream(t *testing.T, up http.Handler, connState func(net.Conn, http.ConnState)) (string, *http.Transport) {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(up)
 	srv.EnableHTTP2 = true
+	srv.Config.ConnState = connState
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	upPool := x509.NewCertPool()
 	upPool.AddCert(srv.Certificate())
 	tr := forward.NewTransport(&tls.Config{RootCAs: upPool})
 	t.Cleanup(tr.CloseIdleConnections)
-	u, _ := url.Parse(srv.URL)
-	return u, tr
+	return srv.URL, tr
 }
 
-// h2Fray starts an HTTP/2 upstream serving up, and fray in front of it
-// over TLS, and returns an HTTP/2 client of fray and fray's base URL.
-func h2Fray(t *testing.T, up http.Handler, mod ...func(*forward.Options)) (*http.Client, string) {
+// h2Serve serves h over TLS on ln, as `fray proxy --tls-cert` does, and
+// returns an HTTP/2 client of it and its base URL.
+func h2Serve(t *testing.T, ln net.Listener, h http.Handler) (*http.Client, string) {
 	t.Helper()
-	u, tr := h2Upstream(t, up)
-	opts := forward.Options{Upstream: u, Transport: tr}
-	for _, m := range mod {
-		m(&opts)
-	}
-	p, err := forward.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := serveFray(t, p, &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
-	})
-	cert, _ := x509.ParseCertificate(certDER)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
+	serverTLS, pool := testTLS(t)
+	addr := serveOn(t, ln, h, serverTLS)
 	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
 	t.Cleanup(ctr.CloseIdleConnections)
 	return &http.Client{Transport: ctr, Timeout: 20 * time.Second}, "https://" + addr
+}
+
+// h2Fray starts an HTTP/2 upstream serving up, and fray with opts in
+// front of it over TLS, and returns an HTTP/2 client of fray and fray's
+// base URL.
+func h2Fray(t *testing.T, up http.Handler, opts forward.Options) (*http.Client, string) {
+	t.Helper()
+	upURL, tr := h2Upstream(t, up, nil)
+	opts.Transport = tr
+	return h2Serve(t, listen(t), newProxy(t, upURL, opts))
 }
 
 // streamsUntilGone answers every request with an event stream of three
@@ -85,19 +75,10 @@ func TestHTTP2ResetIsObserved(t *testing.T) {
 	for _, kind := range []string{"post", "get", "resume", "legacy"} {
 		for _, after := range []int{0, 1} {
 			t.Run(kind+"/after_events="+string(rune('0'+after)), func(t *testing.T) {
-				prof, err := profiles.Parse("reset", strings.NewReader(
-					"[[fault]]\nkind = \"reset\"\nstream = \""+kind+"\"\nafter_events = "+string(rune('0'+after))+"\n"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				active, err := profiles.NewActive(prof, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				active := activeProfile(t, "reset",
+					"[[fault]]\nkind = \"reset\"\nstream = \""+kind+"\"\nafter_events = "+string(rune('0'+after))+"\n")
 				rec := &recorder{}
-				client, base := h2Fray(t, http.HandlerFunc(streamsUntilGone), func(o *forward.Options) {
-					o.Faults, o.Observer = active, rec
-				})
+				client, base := h2Fray(t, http.HandlerFunc(streamsUntilGone), forward.Options{Faults: active, Observer: rec})
 				var req *http.Request
 				switch kind {
 				case "post":
@@ -175,20 +156,13 @@ func TestHTTP2UpstreamBackPressure(t *testing.T) {
 		blocked <- written
 		<-r.Context().Done()
 	})
-	u, tr := h2Upstream(t, up)
-	fray, _ := front(t, u.String(), func(o *proxyOptions) { o.Transport = tr })
+	upURL, tr := h2Upstream(t, up, nil)
+	fray, _ := front(t, upURL, func(o *proxyOptions) { o.Transport = tr })
 	addr := strings.TrimPrefix(fray, "http://")
 
 	before := liveHeap()
 	for range streams {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		if _, err := io.WriteString(c, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
+		dialSend(t, addr, "GET /flood HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
 	var total int64
 	for range streams {

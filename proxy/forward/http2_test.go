@@ -2,18 +2,13 @@ package forward_test
 
 import (
 	"bufio"
-	"crypto/tls"
-	"crypto/x509"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/forward"
@@ -57,7 +52,7 @@ func TestHTTP2BothSides(t *testing.T) {
 	release := make(chan struct{})
 	var upProtos sync.Map // path -> proto the upstream saw
 	var upConns atomic.Int32
-	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		upProtos.Store(r.URL.Path, r.Proto)
 		sseHeader(w)
 		if r.URL.Path != "/keep" {
@@ -71,46 +66,14 @@ func TestHTTP2BothSides(t *testing.T) {
 			return
 		}
 		writePieces(w, "id: k2\ndata: second\n\n")
-	}))
-	up.EnableHTTP2 = true
-	up.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+	})
+	upURL, tr := h2Upstream(t, up, func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			upConns.Add(1)
 		}
-	}
-	up.StartTLS()
-	defer up.Close()
-	upPool := x509.NewCertPool()
-	upPool.AddCert(up.Certificate())
-	tr := forward.NewTransport(&tls.Config{RootCAs: upPool})
-	defer tr.CloseIdleConnections()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u, Transport: tr, Faults: resetOnPath{"/reset"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := &countingListener{Listener: inner}
-	addr := serveOn(t, ln, p, &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
 	})
-	cert, _ := x509.ParseCertificate(certDER)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	ctr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	defer ctr.CloseIdleConnections()
-	client := &http.Client{Transport: ctr, Timeout: 20 * time.Second}
-	base := "https://" + addr
+	ln := &countingListener{Listener: listen(t)}
+	client, base := h2Serve(t, ln, newProxy(t, upURL, forward.Options{Transport: tr, Faults: resetOnPath{"/reset"}}))
 
 	get := func(path string) *http.Response {
 		t.Helper()

@@ -4,18 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
@@ -89,7 +84,7 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 	checkNoLeaks(t)
 	ev := []string{"id: p\ndata:\n\n", "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n", ": keep-alive\n\n"}
 	step := []chan struct{}{make(chan struct{}), make(chan struct{})}
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, ev[0])
 		for i, s := range step {
@@ -101,18 +96,14 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 			}
 		}
 		<-r.Context().Done()
-	}))
-	defer up.Close()
+	})
 	clock := &manualClock{now: time.Unix(0, 0)}
 	plan := scriptPlan{start: faults.StreamAction{CloseIdle: 125 * time.Second}}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(callBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	defer resp.Body.Close()
 	read := func(want string) {
 		t.Helper()
@@ -145,15 +136,14 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 		"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n", "id: 3\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"}
 	decided := make(chan struct{})
 	next, last := make(chan struct{}), make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, ev[0], ev[1])
 		<-next
 		writePieces(w, ev[2])
 		<-last
 		writePieces(w, ev[3])
-	}))
-	defer up.Close()
+	})
 	// Events 0, 1 and 3 are held; 2 releases 0 and 1; the end releases 3.
 	var mu sync.Mutex
 	var seen []string
@@ -176,13 +166,8 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(callBody), callBody)
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(callBody), callBody))
 	br := bufio.NewReader(conn)
 	for {
 		line, err := br.ReadString('\n')
@@ -221,19 +206,11 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 // chunk reads one chunk of a chunked body; "" for the last.
 func chunk(t *testing.T, br *bufio.Reader) string {
 	t.Helper()
-	line, err := br.ReadString('\n')
+	c, err := readChunk(br)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
-	if err != nil {
-		t.Fatalf("chunk size %q: %v", line, err)
-	}
-	b := make([]byte, n+2)
-	if _, err := io.ReadFull(br, b); err != nil {
-		t.Fatal(err)
-	}
-	return string(b[:n])
+	return c
 }
 
 // TestBufferBoundedInBytes: a buffer of a count of events (events = 1000)
@@ -242,18 +219,11 @@ func chunk(t *testing.T, br *bufio.Reader) string {
 // a little more than MaxBuffered.
 func TestBufferBoundedInBytes(t *testing.T) {
 	checkNoLeaks(t)
-	prof, err := profiles.Parse("buffer.toml", strings.NewReader("[[fault]]\nkind = \"buffer\"\nevents = 1000\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := activeProfile(t, "buffer.toml", "[[fault]]\nkind = \"buffer\"\nevents = 1000\n")
 	const size = 100_000
 	firstGot := make(chan struct{})
 	waited := make(chan bool, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		data := strings.Repeat("x", size)
 		for i := range forward.MaxBuffered/size + 2 {
@@ -268,19 +238,9 @@ func TestBufferBoundedInBytes(t *testing.T) {
 		case <-r.Context().Done():
 			waited <- false
 		}
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u, Faults: plan})
-	if err != nil {
-		t.Fatal(err)
-	}
-	fray := httptest.NewServer(p)
-	defer fray.Close()
-	resp, err := http.Get(fray.URL + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
+	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	if line, err := br.ReadString('\n'); err != nil || line != "id: 0\n" {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -33,7 +32,7 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			posted := make(chan string, 1)
 			var upURL string
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				if r.Method == http.MethodPost {
 					b, _ := io.ReadAll(r.Body)
 					posted <- r.URL.Path + "?" + r.URL.RawQuery + " " + string(b)
@@ -43,22 +42,10 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 				sseHeader(w)
 				writePieces(w, "event: endpoint\ndata: "+tc.endpoint(upURL)+"\n\n")
 				<-r.Context().Done()
-			}))
-			defer up.Close()
-			upURL = up.URL
-			fray, logs := front(t, up.URL+tc.base)
-			resp, err := http.Get(fray + "/sse")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			br := bufio.NewReader(resp.Body)
-			ev, _ := br.ReadString('\n')
-			data, _ := br.ReadString('\n')
-			if ev != "event: endpoint\n" {
-				t.Fatalf("first line %q", ev)
-			}
-			got := strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n")
+			})
+			upURL = up
+			fray, logs := front(t, up+tc.base)
+			got := legacyEndpoint(t, fray)
 			if want := tc.want(fray); got != want {
 				t.Fatalf("endpoint %q, want %q", got, want)
 			}
@@ -66,10 +53,7 @@ func TestLegacyEndpointIsRewritten(t *testing.T) {
 			if strings.HasPrefix(target, "/") {
 				target = fray + target
 			}
-			pr, err := http.Post(target, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pr := post(t, target, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
 			pr.Body.Close()
 			if p := <-posted; !strings.HasPrefix(p, tc.postPath+"?") || !strings.HasSuffix(p, `"method":"ping"}`) {
 				t.Fatalf("upstream got POST %q", p)
@@ -104,22 +88,13 @@ func TestLegacyEndpointKeepsEscapes(t *testing.T) {
 		{"double slash under base", "/api", "/api//evil.example/x?sessionId=abc", "/api//evil.example/x?sessionId=abc", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				sseHeader(w)
 				writePieces(w, "event: endpoint\ndata: "+tc.endpoint+"\n\n")
 				<-r.Context().Done()
-			}))
-			defer up.Close()
-			fray, logs := front(t, up.URL+tc.base)
-			resp, err := http.Get(fray + "/sse")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			br := bufio.NewReader(resp.Body)
-			_, _ = br.ReadString('\n')
-			data, _ := br.ReadString('\n')
-			if got := strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n"); got != tc.want {
+			})
+			fray, logs := front(t, up+tc.base)
+			if got := legacyEndpoint(t, fray); got != tc.want {
 				t.Errorf("endpoint %q, want %q", got, tc.want)
 			}
 			if warned := len(logs.find(warning)) > 0; warned != tc.warned {
@@ -127,4 +102,18 @@ func TestLegacyEndpointKeepsEscapes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// legacyEndpoint opens fray's legacy SSE stream, open until the test ends,
+// and returns the URL its first event, the endpoint event, gives.
+func legacyEndpoint(t *testing.T, fray string) string {
+	t.Helper()
+	resp := get(t, fray+"/sse")
+	t.Cleanup(func() { resp.Body.Close() })
+	br := bufio.NewReader(resp.Body)
+	if ev, _ := br.ReadString('\n'); ev != "event: endpoint\n" {
+		t.Fatalf("first line %q", ev)
+	}
+	data, _ := br.ReadString('\n')
+	return strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n")
 }

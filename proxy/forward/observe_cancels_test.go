@@ -3,9 +3,7 @@ package forward_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -17,10 +15,9 @@ import (
 // tells observers which request the client gave up on, so that the
 // verifier does not wait for that request's response.
 func TestObservedRequestNamesCancelledIDs(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
-	}))
-	defer up.Close()
+	})
 	var (
 		mu      sync.Mutex
 		cancels [][]string
@@ -32,17 +29,14 @@ func TestObservedRequestNamesCancelledIDs(t *testing.T) {
 			mu.Unlock()
 		}
 	})
-	fray, _ := front(t, up.URL, func(o *forward.Options) { o.Observer = obs })
+	fray, _ := front(t, up, func(o *forward.Options) { o.Observer = obs })
 	bodies := []string{
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-7","reason":"user"}}`,
 		`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":4}}]`,
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"requestId":6}}`,
 	}
 	for _, b := range bodies {
-		resp, err := http.Post(fray+"/mcp", "application/json", strings.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := post(t, fray+"/mcp", b)
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +39,7 @@ func (g *gateObserver) Observe(o *observe.Observation) {
 func TestObservedBeforeTheClientHasIt(t *testing.T) {
 	checkNoLeaks(t)
 	upDone := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		io.WriteString(w, "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n")
 		w.(http.Flusher).Flush()
@@ -48,17 +47,13 @@ func TestObservedBeforeTheClientHasIt(t *testing.T) {
 		case <-upDone:
 		case <-r.Context().Done():
 		}
-	}))
-	defer up.Close()
+	})
 	defer close(upDone)
 	got := make(chan struct{})
 	g := &gateObserver{got: got, release: make(chan struct{}), early: make(chan bool, 1)}
-	fray, _ := front(t, up.URL, func(o *forward.Options) { o.Observer = g })
+	fray, _ := front(t, up, func(o *forward.Options) { o.Observer = g })
 
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
 	go func() {
 		line, _ := bufio.NewReader(resp.Body).ReadString('\n')

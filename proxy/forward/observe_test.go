@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -62,7 +61,7 @@ func (r *recorder) lines() []string {
 // end of each exchange with its cause, in order.
 func TestObservationsTellWhatHappened(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Accept") == "application/json" {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Mcp-Session-Id", "s1")
@@ -71,8 +70,7 @@ func TestObservationsTellWhatHappened(t *testing.T) {
 		}
 		sseHeader(w)
 		writePieces(w, threeEvents)
-	}))
-	defer up.Close()
+	})
 	fired := []faults.Firing{{Index: 0, Kind: "test"}}
 	plan := &scriptPlan{event: func(ev *mcp.Event) faults.EventAction {
 		switch ev.Index {
@@ -84,23 +82,17 @@ func TestObservationsTellWhatHappened(t *testing.T) {
 		return faults.EventAction{Duplicate: 1, Close: faults.CloseAfter, Fired: fired}
 	}}
 	rec := &recorder{}
-	fray, _ := front(t, up.URL, func(o *forward.Options) { o.Faults = plan; o.Observer = rec })
+	fray, _ := front(t, up, func(o *forward.Options) { o.Faults = plan; o.Observer = rec })
 
 	req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 
 	req, _ = http.NewRequest("GET", fray+"/mcp", nil)
 	req.Header.Set("Last-Event-ID", "0")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp = do(t, req)
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 

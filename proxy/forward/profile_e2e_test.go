@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -16,18 +15,10 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/profiles"
 )
 
-// The events every scripted upstream stream sends: a priming event with a
-// retry, a progress notification and the response to request 7.
-const (
-	e2ePriming  = "id: p\nretry: 100\ndata:\n\n"
-	e2eProgress = "id: 1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
-	e2eResponse = "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n"
-	e2eStream   = e2ePriming + e2eProgress + e2eResponse
-	e2eCall     = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow-count"}}`
-)
+// e2eCall is the request of every end-to-end case but the GETs.
+const e2eCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow-count"}}`
 
 // e2eDecoy is fault 0 of every profile here: an event fault that matches
 // no event, so the fault under test is fault 1 and the log must say so.
@@ -101,7 +92,7 @@ func e2eCases() []e2eCase {
 	}
 	waited := func(want ...time.Duration) func(*testing.T, *e2eResult) {
 		return func(t *testing.T, r *e2eResult) {
-			body(e2eStream)(t, r)
+			body(threeEvents)(t, r)
 			if fmt.Sprint(r.waits) != fmt.Sprint(want) {
 				t.Fatalf("waits %v, want %v", r.waits, want)
 			}
@@ -109,42 +100,42 @@ func e2eCases() []e2eCase {
 	}
 	return []e2eCase{
 		{name: "drop", fault: `rpc_kind = "notification"`, at: "event 1",
-			check: body(e2ePriming + e2eResponse)},
+			check: body(primingEvent + responseEvent)},
 		{name: "delay", fault: "rpc_kind = \"response\"\ndelay = \"250ms\"", at: "event 2",
 			check: waited(250 * time.Millisecond)},
 		{name: "duplicate", fault: "rpc_kind = \"response\"\ncopies = 2", at: "event 2",
-			check: body(e2ePriming + e2eProgress + e2eResponse + e2eResponse + e2eResponse)},
+			check: body(primingEvent + progressEvent + responseEvent + responseEvent + responseEvent)},
 		{name: "strip-retry", fault: "priming = true", at: "event 0",
-			check: body("id: p\ndata:\n\n" + e2eProgress + e2eResponse)},
+			check: body("id: p\ndata:\n\n" + progressEvent + responseEvent)},
 		{name: "set-retry", fault: "priming = true\nretry = \"5s\"", at: "event 0",
-			check: body("id: p\nretry: 5000\ndata:\n\n" + e2eProgress + e2eResponse)},
+			check: body("id: p\nretry: 5000\ndata:\n\n" + progressEvent + responseEvent)},
 		{name: "strip-id", fault: `rpc_kind = "response"`, at: "event 2",
-			check: body(e2ePriming + e2eProgress + "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n")},
+			check: body(primingEvent + progressEvent + "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n")},
 		{name: "rewrite-id", fault: "nth = 1\nid = \"{id}-x\"", at: "event 1",
-			check: body(e2ePriming + strings.Replace(e2eProgress, "id: 1\n", "id: 1-x\n", 1) + e2eResponse)},
+			check: body(primingEvent + strings.Replace(progressEvent, "id: 1\n", "id: 1-x\n", 1) + responseEvent)},
 		{name: "drop-priming", at: "event 0",
-			check: body(e2eProgress + e2eResponse)},
+			check: body(progressEvent + responseEvent)},
 		{name: "corrupt", fault: `rpc_kind = "response"`, at: "event 2",
-			check: body(e2ePriming + e2eProgress + "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"}{\n\n")},
+			check: body(primingEvent + progressEvent + "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"}{\n\n")},
 		{name: "close", fault: "after_priming = true", hold: "all", at: "event 0",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2ePriming)(t, r)
+				body(primingEvent)(t, r)
 				r.up.wantCancelled(t)
 			}},
 		{name: "close/after", fault: `after = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
 		{name: "idle-close", fault: `silence = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
 		{name: "buffer", fault: "events = 2", raw: true, at: "event 0",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				// The priming event is held until the progress event
 				// releases it: it never leaves alone.
-				if len(r.chunks) == 0 || r.chunks[0] < len(e2ePriming)+len(e2eProgress) {
+				if len(r.chunks) == 0 || r.chunks[0] < len(primingEvent)+len(progressEvent) {
 					t.Fatalf("chunk sizes %v: the first holds less than the priming and progress events", r.chunks)
 				}
 			}},
 		{name: "lose", fault: "after_events = 1\nevents = 1", hold: "all", at: "event 1",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2ePriming)(t, r)
+				body(primingEvent)(t, r)
 				r.up.wantCancelled(t)
 			}},
 		{name: "reset", fault: "after_priming = true", raw: true, at: "event 1",
@@ -157,7 +148,7 @@ func e2eCases() []e2eCase {
 			check: waited(45 * time.Second)},
 		{name: "throttle", fault: "bytes_per_second = 100\nburst = 10", at: "stream",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				// 100 B/s with a 10-byte burst: the bytes beyond the burst
 				// cost 10ms each, in waits of at most 10 bytes' worth.
 				var total time.Duration
@@ -167,25 +158,25 @@ func e2eCases() []e2eCase {
 						t.Fatalf("one wait of %v, more than a burst's worth", w)
 					}
 				}
-				want := time.Duration(len(e2eStream)-10) * 10 * time.Millisecond
+				want := time.Duration(len(threeEvents)-10) * 10 * time.Millisecond
 				if total < want-50*time.Millisecond || total > want+50*time.Millisecond {
 					t.Fatalf("throttle waited %v in all, want about %v", total, want)
 				}
 			}},
 		{name: "fragment", fault: "max_piece = 4", raw: true, at: "event 0",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				for _, n := range r.chunks {
 					if n > 4 {
 						t.Fatalf("chunk sizes %v: one above 4", r.chunks)
 					}
 				}
-				if len(r.chunks) < len(e2eStream)/4 {
-					t.Fatalf("%d chunks for %d bytes", len(r.chunks), len(e2eStream))
+				if len(r.chunks) < len(threeEvents)/4 {
+					t.Fatalf("%d chunks for %d bytes", len(r.chunks), len(threeEvents))
 				}
 			}},
 		{name: "keepalive-noise", fault: "nth = 1\nlines = 2", at: "event 1",
-			check: body(e2ePriming + ": keepalive\n\n: keepalive\n\n" + e2eProgress + e2eResponse)},
+			check: body(primingEvent + ": keepalive\n\n: keepalive\n\n" + progressEvent + responseEvent)},
 		{name: "status", fault: "status = 503\nretry_after = \"1500ms\"\nbody = \"busy\"", at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
 				if r.status != 503 || r.header.Get("Retry-After") != "2" || r.body != "busy" {
@@ -209,21 +200,21 @@ func e2eCases() []e2eCase {
 			}},
 		{name: "strip-last-event-id", fault: `stream = "resume"`, get: true, at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if h := r.up.only(t); len(h.Values("Last-Event-Id")) != 0 {
 					t.Fatalf("upstream got Last-Event-ID %q", h.Values("Last-Event-Id"))
 				}
 			}},
 		{name: "rewrite-last-event-id", fault: `id = "{id}-x"`, get: true, at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if got := r.up.only(t).Get("Last-Event-Id"); got != "e1-x" {
 					t.Fatalf("upstream got Last-Event-ID %q, want e1-x", got)
 				}
 			}},
 		{name: "strip-header", fault: `header = "X-Secret"`, at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if _, ok := r.header["X-Secret"]; ok {
 					t.Fatalf("client got X-Secret: %v", r.header)
 				}
@@ -233,14 +224,14 @@ func e2eCases() []e2eCase {
 			}},
 		{name: "strip-header/request", fault: "header = \"Mcp-Session-Id\"\ndirection = \"request\"", at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if h := r.up.only(t); h.Get("Mcp-Session-Id") != "" || h.Get("Authorization") != "Bearer t" {
 					t.Fatalf("upstream got %v, want no Mcp-Session-Id and the rest", h)
 				}
 			}},
 		{name: "rewrite-header", fault: "header = \"mcp-name\"\nvalue = \"fray-mismatch\"", at: "exchange",
 			check: func(t *testing.T, r *e2eResult) {
-				body(e2eStream)(t, r)
+				body(threeEvents)(t, r)
 				if h := r.up.only(t); len(h.Values("Mcp-Name")) != 1 || h.Get("Mcp-Name") != "fray-mismatch" || h.Get("Authorization") != "Bearer t" {
 					t.Fatalf("upstream got %v, want Mcp-Name: fray-mismatch and the rest", h)
 				}
@@ -252,7 +243,7 @@ func e2eCases() []e2eCase {
 // sent before the timer, whatever the upstream still holds.
 func checkTimedClose(t *testing.T, r *e2eResult) {
 	r.wantClean(t)
-	if r.body != e2ePriming {
+	if r.body != primingEvent {
 		t.Fatalf("client got %q, want only the event sent before the close", r.body)
 	}
 	if fmt.Sprint(r.waits) != "[5s]" {
@@ -276,14 +267,7 @@ func (r *e2eResult) wantClean(t *testing.T) {
 func runE2E(t *testing.T, c *e2eCase) (*e2eResult, *logRecorder) {
 	t.Helper()
 	text := e2eDecoy + "[[fault]]\nkind = \"" + c.kind() + "\"\n" + c.fault + "\n"
-	prof, err := profiles.Parse(c.name+".toml", strings.NewReader(text))
-	if err != nil {
-		t.Fatalf("profile:\n%s\n%v", text, err)
-	}
-	plan, err := profiles.NewActive(prof, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := activeProfile(t, c.name+".toml", text)
 	up := &scriptedUpstream{log: &upstreamLog{}, hold: c.hold}
 	srv := httptest.NewServer(up)
 	defer srv.Close()
@@ -421,7 +405,7 @@ func timedRequest(t *testing.T, fray string, res *e2eResult, clock *heldClock) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	first := make([]byte, len(e2ePriming))
+	first := make([]byte, len(primingEvent))
 	if _, err := io.ReadFull(resp.Body, first); err != nil {
 		t.Fatalf("first event: %v", err)
 	}
@@ -434,14 +418,9 @@ func timedRequest(t *testing.T, fray string, res *e2eResult, clock *heldClock) {
 // response's chunks one by one.
 func rawRequest(t *testing.T, fray string, res *e2eResult) {
 	t.Helper()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(fray, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		strings.TrimPrefix(fray, "http://"), len(e2eCall), e2eCall))
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	_, _ = fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-		strings.TrimPrefix(fray, "http://"), len(e2eCall), e2eCall)
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
@@ -449,33 +428,42 @@ func rawRequest(t *testing.T, fray string, res *e2eResult) {
 		return
 	}
 	res.status, res.header = resp.StatusCode, resp.Header
-	var body strings.Builder
-	defer func() { res.body = body.String() }()
+	res.chunks, res.body, res.err = readChunks(br)
+}
+
+// readChunks reads a chunked HTTP/1.1 body off br up to its last chunk,
+// and returns the size of each chunk and the body.
+func readChunks(br *bufio.Reader) (sizes []int, body string, err error) {
+	var b strings.Builder
 	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			res.err = err
-			return
+		c, err := readChunk(br)
+		if err != nil || c == "" {
+			return sizes, b.String(), err
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
-		if err != nil {
-			res.err = fmt.Errorf("chunk size line %q: %w", line, err)
-			return
-		}
-		if n == 0 {
-			return
-		}
-		res.chunks = append(res.chunks, int(n))
-		buf := make([]byte, n+2)
-		if _, err := io.ReadFull(br, buf); err != nil {
-			res.err = err
-			return
-		}
-		body.Write(buf[:n])
+		sizes = append(sizes, len(c))
+		b.WriteString(c)
 	}
 }
 
-// scriptedUpstream answers every request with e2eStream (and two extra
+// readChunk reads one chunk of a chunked HTTP/1.1 body off br; "" for the
+// last.
+func readChunk(br *bufio.Reader) (string, error) {
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(line), 16, 32)
+	if err != nil {
+		return "", fmt.Errorf("chunk size line %q: %w", line, err)
+	}
+	b := make([]byte, n+2)
+	if _, err := io.ReadFull(br, b); err != nil {
+		return "", err
+	}
+	return string(b[:n]), nil
+}
+
+// scriptedUpstream answers every request with threeEvents (and two extra
 // headers), recording the request headers. With hold "all" it keeps the
 // stream open after the events, with "priming" after the priming event,
 // until fray cancels the request, which it records.
@@ -494,12 +482,12 @@ func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sseHeader(w)
 	switch u.hold {
 	case "":
-		writePieces(w, e2ePriming, e2eProgress, e2eResponse)
+		writePieces(w, primingEvent, progressEvent, responseEvent)
 		return
 	case "priming":
-		writePieces(w, e2ePriming)
+		writePieces(w, primingEvent)
 	default:
-		writePieces(w, e2ePriming, e2eProgress, e2eResponse)
+		writePieces(w, primingEvent, progressEvent, responseEvent)
 	}
 	select {
 	case <-r.Context().Done():

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -79,7 +78,7 @@ func unmatchedProfile(n int) string {
 // benchProfileStream streams b.N progress notifications through fray on
 // one tools/call POST stream and reports events/s.
 func benchProfileStream(b *testing.B, plan faults.Plan) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(b, func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
 		sseHeader(w)
 		buf := make([]byte, 0, 64<<10)
@@ -92,13 +91,8 @@ func benchProfileStream(b *testing.B, plan faults.Plan) {
 				buf = buf[:0]
 			}
 		}
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u, Faults: plan})
-	if err != nil {
-		b.Fatal(err)
-	}
+	})
+	p := newProxy(b, up, forward.Options{Faults: plan})
 	fray := httptest.NewServer(p)
 	defer fray.Close()
 	client := &http.Client{Transport: &http.Transport{}}

@@ -6,15 +6,13 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -31,11 +29,7 @@ import (
 // when the test ends.
 func serveFray(t *testing.T, h http.Handler, tlsConfig *tls.Config) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return serveOn(t, ln, h, tlsConfig)
+	return serveOn(t, listen(t), h, tlsConfig)
 }
 
 // serveOn is serveFray on a listener of the test's own.
@@ -57,15 +51,8 @@ func serveOn(t *testing.T, ln net.Listener, h http.Handler, tlsConfig *tls.Confi
 // one response; the body is read whole.
 func sendRaw(t *testing.T, addr, req string) (*http.Response, string) {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialSend(t, addr, req)
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatalf("writing %q: %v", req, err)
-	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("response to %q: %v", req, err)
@@ -81,25 +68,20 @@ func sendRaw(t *testing.T, addr, req string) (*http.Response, string) {
 // never see a connection.
 func TestOnlyTheUpstreamIsReached(t *testing.T) {
 	checkNoLeaks(t)
-	other, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := listen(t)
 	elsewhere := other.Addr().String()
 
 	type seen struct{ host, uri string }
 	var mu sync.Mutex
 	var reached []seen
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		reached = append(reached, seen{r.Host, r.RequestURI})
 		mu.Unlock()
 		_, _ = io.WriteString(w, "upstream")
-	}))
-	defer up.Close()
-	upHost := strings.TrimPrefix(up.URL, "http://")
-	fray, logs := front(t, up.URL)
+	})
+	upHost := strings.TrimPrefix(up, "http://")
+	fray, logs := front(t, up)
 	frayHost := strings.TrimPrefix(fray, "http://")
 
 	for _, tc := range []struct {
@@ -172,15 +154,10 @@ func isTimeout(err error) bool {
 func TestHeaderTooLarge431(t *testing.T) {
 	checkNoLeaks(t)
 	hits := make(chan string, 8)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits <- r.URL.Path
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 	// head returns a head of exactly size bytes, padded in the given shape.
 	head := func(shape string, size int) string {
@@ -240,7 +217,7 @@ func TestMaxExchanges(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	forwarded := 0
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		forwarded++
 		mu.Unlock()
@@ -253,27 +230,20 @@ func TestMaxExchanges(t *testing.T) {
 		case <-release:
 		case <-r.Context().Done():
 		}
-	}))
-	defer up.Close()
+	})
 	defer close(release)
-	fray, logs := front(t, up.URL, func(o *proxyOptions) { o.MaxExchanges = 2 })
+	fray, logs := front(t, up, func(o *proxyOptions) { o.MaxExchanges = 2 })
 
 	var open []*http.Response
 	for range 2 {
-		resp, err := http.Get(fray + "/stream")
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+"/stream")
 		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
 			t.Fatal(err)
 		}
 		open = append(open, resp)
 	}
 	for range 3 {
-		resp, err := http.Get(fray + "/quick")
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+"/quick")
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
@@ -294,10 +264,7 @@ func TestMaxExchanges(t *testing.T) {
 	open[0].Body.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		resp, err := http.Get(fray + "/quick")
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, fray+"/quick")
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
 			break
@@ -315,24 +282,14 @@ func TestMaxExchanges(t *testing.T) {
 // closed, leaving no goroutine behind.
 func TestUpstreamThatNeverAnswers(t *testing.T) {
 	checkNoLeaks(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	closed := make(chan error, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			closed <- err
-			return
-		}
+	addr := tcpServer(t, func(c net.Conn) {
 		defer c.Close()
 		_ = c.SetDeadline(time.Now().Add(20 * time.Second))
-		_, err = io.Copy(io.Discard, c) // reads the request, answers nothing
+		_, err := io.Copy(io.Discard, c) // reads the request, answers nothing
 		closed <- err
-	}()
-	fray, logs := front(t, "http://"+ln.Addr().String(), func(o *proxyOptions) { o.ResponseHeaderTimeout = 200 * time.Millisecond })
+	})
+	fray, logs := front(t, "http://"+addr, func(o *proxyOptions) { o.ResponseHeaderTimeout = 200 * time.Millisecond })
 	client := &http.Client{Timeout: 20 * time.Second}
 	resp, err := client.Post(fray+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
@@ -363,7 +320,7 @@ const secret = "SeCrEt"
 func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	checkNoLeaks(t)
 	sid, leid, legacySID := "sid-"+secret+"-1", "ev-"+secret+"-2", "legacy-"+secret+"-3"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", sid)
 		switch strings.TrimPrefix(r.URL.Path, "/base") {
 		case "/mcp":
@@ -400,26 +357,19 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 			sseHeader(w)
 			writePieces(w, "event: endpoint\ndata: /elsewhere/messages?sessionId="+legacySID+"\n\n")
 		}
-	}))
-	defer up.Close()
+	})
 	fired := []faults.Firing{{Index: 0, Kind: "test"}}
 	plan := &scriptPlan{
 		exchange: func(*mcp.Exchange) faults.ExchangeAction { return faults.ExchangeAction{Fired: fired} },
 		start:    faults.StreamAction{Fired: fired},
-		event:    func(*mcp.Event) faults.EventAction { return faults.EventAction{Fired: fired} },
+		event:    always(faults.EventAction{Fired: fired}),
 	}
 	rec := &logRecorder{}
 	logTo := func(o *proxyOptions) { o.Logger = slog.New(rec) }
-	fray, _ := front(t, up.URL+"/base", logTo, func(o *proxyOptions) {
+	fray, _ := front(t, up+"/base", logTo, func(o *proxyOptions) {
 		o.Faults, o.LogFaults, o.MaxBlock, o.MaxRequestBody = plan, true, 1024, 64
 	})
-	dead, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadURL := "http://" + dead.Addr().String()
-	dead.Close()
-	frayDead, _ := front(t, deadURL, logTo)
+	frayDead, _ := front(t, "http://"+deadAddr(t), logTo)
 
 	send := func(base, method, path, body string) {
 		t.Helper()
@@ -448,21 +398,17 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 
 	// The exchange limit of 1, with one stream held open.
 	hold := make(chan struct{})
-	holdUp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	holdUp := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, ": open\n\n")
 		select {
 		case <-hold:
 		case <-r.Context().Done():
 		}
-	}))
-	defer holdUp.Close()
+	})
 	defer close(hold)
-	frayFull, _ := front(t, holdUp.URL, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })
-	open, err := http.Get(frayFull + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	frayFull, _ := front(t, holdUp, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })
+	open := get(t, frayFull+"/mcp")
 	if _, err := bufio.NewReader(open.Body).ReadString('\n'); err != nil {
 		t.Fatal(err)
 	}
@@ -519,46 +465,24 @@ func renderRecord(r slog.Record) string {
 // counts it (each field's name and value, plus 32 bytes), by the
 // SETTINGS_MAX_HEADER_LIST_SIZE fray advertises: 61,760 bytes.
 func TestHTTP2HeaderListLimit(t *testing.T) {
-	certDER, keyDER := selfSigned(t)
-	key, err := x509.ParseECPrivateKey(keyDER)
+	serverTLS, _ := testTLS(t)
+	h := dialH2(t, serveFray(t, http.NotFoundHandler(), serverTLS), 0)
+	f, err := readH2Frame(h.conn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := serveFray(t, http.NotFoundHandler(), &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{certDER}, PrivateKey: key}},
-		MinVersion:   tls.VersionTLS12,
-	})
-	conn, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
-	if err != nil {
-		t.Fatal(err)
+	if f.typ != frameSettings {
+		t.Fatalf("first frame of type %d, want SETTINGS", f.typ)
 	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
-	var fh [9]byte
-	if _, err := io.ReadFull(conn, fh[:]); err != nil {
-		t.Fatal(err)
-	}
-	n := int(fh[0])<<16 | int(fh[1])<<8 | int(fh[2])
-	if fh[3] != 0x4 { // SETTINGS
-		t.Fatalf("first frame of type %d, want SETTINGS", fh[3])
-	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(conn, payload); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+6 <= len(payload); i += 6 {
-		if id := int(payload[i])<<8 | int(payload[i+1]); id == 0x6 { // MAX_HEADER_LIST_SIZE
-			v := int(payload[i+2])<<24 | int(payload[i+3])<<16 | int(payload[i+4])<<8 | int(payload[i+5])
-			if v != 61760 {
+	for p := f.payload; len(p) >= 6; p = p[6:] {
+		if binary.BigEndian.Uint16(p) == 0x6 { // MAX_HEADER_LIST_SIZE
+			if v := binary.BigEndian.Uint32(p[2:]); v != 61760 {
 				t.Errorf("SETTINGS_MAX_HEADER_LIST_SIZE %d, want 61760", v)
 			}
 			return
 		}
 	}
-	t.Errorf("no SETTINGS_MAX_HEADER_LIST_SIZE in %x", payload)
+	t.Errorf("no SETTINGS_MAX_HEADER_LIST_SIZE in %x", f.payload)
 }
 
 // TestLongSessionIDsStayBounded: 2,000 requests, each with its own
@@ -567,11 +491,10 @@ func TestHTTP2HeaderListLimit(t *testing.T) {
 func TestLongSessionIDsStayBounded(t *testing.T) {
 	checkNoLeaks(t)
 	const requests, idLen = 2000, 60000
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
 	before := liveHeap()
@@ -603,17 +526,13 @@ func TestLongSessionIDsStayBounded(t *testing.T) {
 // stand-in takes the session id's place, as in the rest of the trace.
 func TestLegacyEndpointRedactedInTraces(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sseHeader(w)
-		writePieces(w, "event: endpoint\ndata: /messages?sessionId=SECRET-SESSION-1&api_key=SECRET-KEY-2\n\n")
-	}))
-	defer up.Close()
+	up := sseServer(t, "event: endpoint\ndata: /messages?sessionId=SECRET-SESSION-1&api_key=SECRET-KEY-2\n\n")
 	var buf bytes.Buffer
 	tw, err := trace.NewWriter(&buf, trace.WriterOptions{RedactHeaders: []string{mcp.HeaderSession}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Observer = tw })
+	fray, _ := front(t, up, func(o *proxyOptions) { o.Observer = tw })
 	resp, body, err := fetch(t, fray+"/sse")
 	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(body), "sessionId=SECRET-SESSION-1") {
 		t.Fatalf("the client must get the endpoint as sent: %v, %q", err, body)
@@ -638,15 +557,10 @@ func TestLegacyEndpointRedactedInTraces(t *testing.T) {
 func TestConnectInAnyCaseAndH2CPreface(t *testing.T) {
 	checkNoLeaks(t)
 	hits := make(chan string, 4)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits <- r.Method
-	}))
-	defer up.Close()
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	p := newProxy(t, up, forward.Options{})
 	addr := serveFray(t, p, nil)
 	for _, tc := range []struct {
 		req    string

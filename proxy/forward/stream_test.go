@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -37,16 +36,9 @@ func TestEventStreamBytesPassUnchanged(t *testing.T) {
 	for name, body := range sseVectors {
 		for _, piece := range []int{1, 2, 7, 1 << 20} {
 			t.Run(name+"/"+itoa(piece), func(t *testing.T) {
-				up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					sseHeader(w)
-					writePieces(w, split(body, piece)...)
-				}))
-				defer up.Close()
-				fray, _ := front(t, up.URL)
-				resp, err := http.Get(fray + "/mcp")
-				if err != nil {
-					t.Fatal(err)
-				}
+				up := sseServer(t, split(body, piece)...)
+				fray, _ := front(t, up)
+				resp := get(t, fray+"/mcp")
 				got, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if err != nil {
@@ -71,7 +63,7 @@ func TestEachEventIsFlushedWhenComplete(t *testing.T) {
 	checkNoLeaks(t)
 	events := []string{"id: 1\ndata: first\n\n", "data: second\r\r", "data: third\r\n\r\n"}
 	received := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		for _, ev := range events {
 			writePieces(w, ev)
@@ -81,16 +73,12 @@ func TestEachEventIsFlushedWhenComplete(t *testing.T) {
 				return
 			}
 		}
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", fray+"/mcp", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	defer resp.Body.Close()
 	for _, ev := range events {
 		got := make([]byte, len(ev))
@@ -109,20 +97,16 @@ func TestEachEventIsFlushedWhenComplete(t *testing.T) {
 func TestClientGoneCancelsUpstream(t *testing.T) {
 	checkNoLeaks(t)
 	cancelled := make(chan struct{})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, "id: 1\ndata: {\"a\":1}\n\n", "data: {\"half") // mid-event
 		<-r.Context().Done()
 		close(cancelled)
-	}))
-	defer up.Close()
-	fray, _ := front(t, up.URL)
+	})
+	fray, _ := front(t, up)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", fray+"/mcp", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, req)
 	line, err := bufio.NewReader(resp.Body).ReadString('\n')
 	if err != nil || line != "id: 1\n" {
 		t.Fatalf("first line %q %v", line, err)
@@ -150,20 +134,16 @@ func TestUpstreamEndingIsMirrored(t *testing.T) {
 		{"abrupt", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				sseHeader(w)
 				writePieces(w, "id: 1\ndata: x\n\n")
 				if tc.abort {
 					panic(http.ErrAbortHandler)
 				}
-			}))
-			defer up.Close()
-			fray, _ := front(t, up.URL)
-			for _, target := range []string{up.URL, fray} {
-				resp, err := http.Get(target + "/mcp")
-				if err != nil {
-					t.Fatal(err)
-				}
+			})
+			fray, _ := front(t, up)
+			for _, target := range []string{up, fray} {
+				resp := get(t, target+"/mcp")
 				got, err := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if string(got) != "id: 1\ndata: x\n\n" {
@@ -186,7 +166,7 @@ func TestHugeLineStaysBounded(t *testing.T) {
 	checkNoLeaks(t)
 	const size = 10 << 20
 	chunk := bytes.Repeat([]byte("x"), 64<<10)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, "data: ")
 		for n := 0; n < size; n += len(chunk) {
@@ -194,13 +174,9 @@ func TestHugeLineStaysBounded(t *testing.T) {
 				return
 			}
 		}
-	}))
-	defer up.Close()
-	fray, logs := front(t, up.URL, func(o *proxyOptions) { o.MaxBlock = 1 << 20 })
-	resp, err := http.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	fray, logs := front(t, up, func(o *proxyOptions) { o.MaxBlock = 1 << 20 })
+	resp := get(t, fray+"/mcp")
 	h := sha256.New()
 	n, err := io.Copy(h, resp.Body)
 	resp.Body.Close()

@@ -31,6 +31,18 @@ var (
 	givenTranspt = func(o *forward.Options) { o.Transport = forward.NewTransport(nil) }
 )
 
+// sameBothWays runs run through fray's own connections and through a
+// transport given, fails the test if the two differ, and returns what
+// fray's own gave.
+func sameBothWays(t *testing.T, run func(name string, mod func(*forward.Options)) string) string {
+	t.Helper()
+	own, tr := run("own", ownConns), run("transport", givenTranspt)
+	if own != tr {
+		t.Errorf("on its own connection:\n%s\nthrough the transport:\n%s", own, tr)
+	}
+	return own
+}
+
 // rawGet sends a GET to addr on a connection of the test's own (no
 // client transport, so no goroutine of the test's counts against fray)
 // and returns the response head; the body is read from it.
@@ -154,24 +166,20 @@ func TestEventStreamRequestBytesAsTransport(t *testing.T) {
 		"X-Hop":                "dropped",
 		"User-Agent":           "",
 	}
-	sent := map[string][]byte{}
 	addr, got := capture(t)
-	for name, mod := range map[string]func(*forward.Options){"own": ownConns, "transport": givenTranspt} {
+	sent := sameBothWays(t, func(_ string, mod func(*forward.Options)) string {
 		fray, _ := front(t, "http://"+addr+"/base", mod)
 		resp, _ := rawGet(t, fray, "/mcp?x=1", hdr)
 		resp.Body.Close()
-		sent[name] = viaField.ReplaceAll(<-got, []byte("fray-VIA"))
-	}
-	if !bytes.Equal(sent["own"], sent["transport"]) {
-		t.Errorf("request on its own connection:\n%s\nthrough the transport:\n%s", sent["own"], sent["transport"])
-	}
+		return string(viaField.ReplaceAll(<-got, []byte("fray-VIA")))
+	})
 	for _, want := range []string{"GET /base/mcp?x=1 HTTP/1.1\r\n", "Mcp-Session-Id: s-1\r\n", "Last-Event-Id: ev-7\r\n", "X-Custom: a, b\r\n"} {
-		if !bytes.Contains(sent["own"], []byte(want)) {
-			t.Errorf("request lacks %q:\n%s", want, sent["own"])
+		if !strings.Contains(sent, want) {
+			t.Errorf("request lacks %q:\n%s", want, sent)
 		}
 	}
-	if bytes.Contains(sent["own"], []byte("X-Hop")) {
-		t.Errorf("hop-by-hop field forwarded:\n%s", sent["own"])
+	if strings.Contains(sent, "X-Hop") {
+		t.Errorf("hop-by-hop field forwarded:\n%s", sent)
 	}
 }
 
@@ -214,7 +222,7 @@ func TestEventStreamBodyFramings(t *testing.T) {
 // not an event stream (405, 404, JSON) reaches the client as it did
 // through the transport.
 func TestGetAnswersPassAsBefore(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/405":
 			w.Header().Set("Allow", "POST, DELETE")
@@ -225,12 +233,10 @@ func TestGetAnswersPassAsBefore(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	defer up.Close()
+	})
 	for _, path := range []string{"/405", "/404", "/json"} {
-		got := map[string]string{}
-		for name, mod := range map[string]func(*forward.Options){"own": ownConns, "transport": givenTranspt} {
-			fray, _ := front(t, up.URL, mod)
+		got := sameBothWays(t, func(name string, mod func(*forward.Options)) string {
+			fray, _ := front(t, up, mod)
 			resp, _ := rawGet(t, fray, path, map[string]string{"Accept": "text/event-stream"})
 			body, err := io.ReadAll(resp.Body)
 			if err != nil {
@@ -239,13 +245,10 @@ func TestGetAnswersPassAsBefore(t *testing.T) {
 			resp.Header.Del("Date")
 			var b strings.Builder
 			resp.Header.Write(&b)
-			got[name] = resp.Status + "\n" + b.String() + string(body)
-		}
-		if got["own"] != got["transport"] {
-			t.Errorf("GET %s on its own connection:\n%s\nthrough the transport:\n%s", path, got["own"], got["transport"])
-		}
-		if path == "/405" && !strings.Contains(got["own"], "Allow: POST, DELETE") {
-			t.Errorf("GET /405: %s", got["own"])
+			return "GET " + path + "\n" + resp.Status + "\n" + b.String() + string(body)
+		})
+		if path == "/405" && !strings.Contains(got, "Allow: POST, DELETE") {
+			t.Errorf("GET /405: %s", got)
 		}
 	}
 }
@@ -265,14 +268,13 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			checkNoLeaks(t)
 			closed := make(chan struct{})
-			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 				sseHeader(w)
 				writePieces(w, "data: 0\n\n", "data: 1\n\n")
 				<-r.Context().Done() // the connection closed
 				close(closed)
-			}))
-			defer up.Close()
-			fray, _ := front(t, up.URL, func(o *forward.Options) {
+			})
+			fray, _ := front(t, up, func(o *forward.Options) {
 				if tc.plan != nil {
 					o.Faults = tc.plan
 				}
@@ -317,12 +319,7 @@ func (e *endRecorder) Observe(o *observe.Observation) {
 // answer and the observers the same observations as through the
 // transport.
 func TestEventStreamUpstreamFailuresAsBefore(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	refused := ln.Addr().String()
-	ln.Close()
+	refused := deadAddr(t)
 	silent := tcpServer(t, func(c net.Conn) {
 		http.ReadRequest(bufio.NewReader(c))
 		c.Close()
@@ -330,21 +327,17 @@ func TestEventStreamUpstreamFailuresAsBefore(t *testing.T) {
 	garbled := answering(t, "HTTP/1.1 two hundred\r\n\r\n")
 	cut := answering(t, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n")
 	for _, addr := range []string{refused, silent, garbled, cut} {
-		got := map[string]string{}
-		for name, mod := range map[string]func(*forward.Options){"own": ownConns, "transport": givenTranspt} {
+		got := sameBothWays(t, func(_ string, mod func(*forward.Options)) string {
 			obs := &endRecorder{}
 			fray, _ := front(t, "http://"+addr, mod, func(o *forward.Options) { o.Observer = obs })
 			resp, _ := rawGet(t, fray, "/mcp", nil)
 			body, _ := io.ReadAll(resp.Body)
 			obs.mu.Lock()
-			got[name] = resp.Status + " " + string(body) + strings.Join(obs.got, "\n")
-			obs.mu.Unlock()
-		}
-		if got["own"] != got["transport"] {
-			t.Errorf("on its own connection:\n%s\nthrough the transport:\n%s", got["own"], got["transport"])
-		}
-		if !strings.HasPrefix(got["own"], "502 ") || !strings.Contains(got["own"], "end upstream-failed") {
-			t.Errorf("got %s", got["own"])
+			defer obs.mu.Unlock()
+			return resp.Status + " " + string(body) + strings.Join(obs.got, "\n")
+		})
+		if !strings.HasPrefix(got, "502 ") || !strings.Contains(got, "end upstream-failed") {
+			t.Errorf("got %s", got)
 		}
 	}
 }
@@ -378,8 +371,8 @@ func TestEventStreamEndsAfterAWait(t *testing.T) {
 		{"reset", chunked, func(c net.Conn) { c.(*net.TCPConn).SetLinger(0); c.Close() }, 1, "end upstream-failed: ", ev},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := map[string]string{}
-			for name, mod := range map[string]func(*forward.Options){"own": ownConns, "transport": givenTranspt} {
+			addrs := regexp.MustCompile(`[0-9.]+:[0-9]+`)
+			got := sameBothWays(t, func(name string, mod func(*forward.Options)) string {
 				next, stop := make(chan struct{}), make(chan struct{})
 				addr := tcpServer(t, func(c net.Conn) {
 					defer c.Close()
@@ -419,19 +412,15 @@ func TestEventStreamEndsAfterAWait(t *testing.T) {
 				rest, _ := io.ReadAll(br)
 				body.Write(rest)
 				obs.mu.Lock()
-				got[name] = body.String() + "|" + strings.Join(obs.got, "|")
 				ends := obs.got
 				obs.mu.Unlock()
 				if body.String() != tc.wantBody || len(ends) != 2 || !strings.HasPrefix(ends[1], tc.wantEnd) {
 					t.Errorf("%s: body %q, observed %q; want %q, then %q", name, body.String(), ends, tc.wantBody, tc.wantEnd)
 				}
-			}
-			addrs := regexp.MustCompile(`[0-9.]+:[0-9]+`)
-			if own, tr := addrs.ReplaceAllString(got["own"], "ADDR"), addrs.ReplaceAllString(got["transport"], "ADDR"); own != tr {
-				t.Errorf("on its own connection:\n%s\nthrough the transport:\n%s", own, tr)
-			}
-			if tc.name == "reset" && !strings.Contains(got["own"], "reset by peer") {
-				t.Errorf("a reset connection: %s", got["own"])
+				return addrs.ReplaceAllString(body.String()+"|"+strings.Join(ends, "|"), "ADDR")
+			})
+			if tc.name == "reset" && !strings.Contains(got, "reset by peer") {
+				t.Errorf("a reset connection: %s", got)
 			}
 		})
 	}
@@ -491,19 +480,14 @@ func TestEventStreamsThatKeepTheTransport(t *testing.T) {
 	})
 	t.Run("a proxy", func(t *testing.T) {
 		var forwarded atomic.Int32
-		fwd := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fwd := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.IsAbs() { // the absolute form a proxy is sent
 				forwarded.Add(1)
 			}
 			stream(w, r)
-		}))
-		defer fwd.Close()
-		fwdURL, _ := url.Parse(fwd.URL)
-		up, _ := url.Parse("http://upstream.invalid/")
-		p, err := forward.New(forward.Options{Upstream: up})
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
+		fwdURL, _ := url.Parse(fwd)
+		p := newProxy(t, "http://upstream.invalid/", forward.Options{})
 		forward.OwnTransport(p).Proxy = http.ProxyURL(fwdURL)
 		fray := httptest.NewServer(p)
 		defer fray.Close()
@@ -521,29 +505,24 @@ func TestEventStreamsThatKeepTheTransport(t *testing.T) {
 func TestEventStreamHeadBoundAsTransport(t *testing.T) {
 	const bound = 1 << 10
 	addr := answering(t, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Big: "+strings.Repeat("x", 2*bound)+"\r\n\r\n")
-	up, _ := url.Parse("http://" + addr)
-	got := map[string]string{}
-	for _, name := range []string{"own", "transport"} {
-		opts := forward.Options{Upstream: up}
+	got := sameBothWays(t, func(name string, _ func(*forward.Options)) string {
+		var opts forward.Options
 		if name == "transport" {
 			tr := forward.NewTransport(nil)
 			tr.MaxResponseHeaderBytes = bound
 			opts.Transport = tr
 		}
-		p, err := forward.New(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := newProxy(t, "http://"+addr, opts)
 		if name == "own" {
 			forward.OwnTransport(p).MaxResponseHeaderBytes = bound
 		}
 		fray := httptest.NewServer(p)
-		defer fray.Close()
+		t.Cleanup(fray.Close)
 		resp, _ := rawGet(t, fray.URL, "/mcp", nil)
 		body, _ := io.ReadAll(resp.Body)
-		got[name] = resp.Status + " " + string(body)
-	}
-	if got["own"] != got["transport"] || !strings.Contains(got["own"], "exceeded 1024 bytes") {
-		t.Errorf("on its own connection: %s\nthrough the transport: %s", got["own"], got["transport"])
+		return resp.Status + " " + string(body)
+	})
+	if !strings.Contains(got, "exceeded 1024 bytes") {
+		t.Errorf("on its own connection: %s", got)
 	}
 }

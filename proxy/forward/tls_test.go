@@ -1,7 +1,6 @@
 package forward_test
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -14,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,10 +47,7 @@ func TestHTTPSUpstreamWithExtraCA(t *testing.T) {
 			tr := forward.NewTransport(tlsConf)
 			defer tr.CloseIdleConnections()
 			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Transport = tr })
-			resp, err := http.Get(fray + "/mcp")
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := get(t, fray+"/mcp")
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != tc.status {
@@ -69,13 +64,12 @@ func TestHTTPSUpstreamWithExtraCA(t *testing.T) {
 }
 
 // TestTLSListener serves clients over TLS with a certificate and key from
-// files, and shuts down when its context ends.
+// files, and shuts down when its context ends (serveFray's cleanup).
 func TestTLSListener(t *testing.T) {
 	checkNoLeaks(t)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "hello over tls")
-	}))
-	defer up.Close()
+	})
 	dir := t.TempDir()
 	certDER, keyDER := selfSigned(t)
 	writePEM(t, filepath.Join(dir, "cert.pem"), "CERTIFICATE", certDER)
@@ -84,24 +78,12 @@ func TestTLSListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(up.URL)
-	p, err := forward.New(forward.Options{Upstream: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- forward.Serve(ctx, ln, p, lnTLS, time.Second) }()
-
+	addr := serveFray(t, newProxy(t, up, forward.Options{}), lnTLS)
 	cert, _ := x509.ParseCertificate(certDER)
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := client.Get("https://" + ln.Addr().String() + "/x")
+	resp, err := client.Get("https://" + addr + "/x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,10 +92,6 @@ func TestTLSListener(t *testing.T) {
 	client.CloseIdleConnections()
 	if string(body) != "hello over tls" {
 		t.Fatalf("body %q", body)
-	}
-	cancel()
-	if err := <-served; err != nil {
-		t.Fatalf("Serve: %v", err)
 	}
 }
 

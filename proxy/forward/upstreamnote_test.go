@@ -15,10 +15,7 @@ func TestUpstreamNotes(t *testing.T) {
 	defer up.Close()
 	base, rec := front(t, up.URL+"/mcp")
 	for range 2 {
-		resp, err := http.Get(base + "/mcp?sessionId=secret")
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := get(t, base+"/mcp?sessionId=secret")
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound {
 			t.Fatalf("status %d", resp.StatusCode)

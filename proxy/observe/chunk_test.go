@@ -123,21 +123,6 @@ func TestQueueChunkPassesEachBlock(t *testing.T) {
 	}
 }
 
-// TestQueueChunkNoAllocation: queueing a chunk and passing its events on
-// allocate nothing once the Queue has run.
-func TestQueueChunkNoAllocation(t *testing.T) {
-	q := NewQueue(Func(func(*Observation) {}))
-	defer q.Close()
-	o := chunkObservation(1, chunkOfFive, 0, time.Second)
-	allocs := testing.AllocsPerRun(500, func() {
-		q.ObserveChunk(o)
-		q.Drain()
-	})
-	if allocs != 0 {
-		t.Fatalf("a chunk allocates %.2f times", allocs)
-	}
-}
-
 // TestQueueChunksGoOnInRuns: the events of queued chunks, one event each
 // as from paced streams, go on to an observer that takes runs in runs, as
 // queued events do, in the order queued, with the bytes of each.

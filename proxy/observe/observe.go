@@ -57,22 +57,11 @@ const (
 var kindNames = [...]string{"none", "request", "response", "event", "end", "profile"}
 
 // String returns the kind's name as traces write it.
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "unknown"
-}
+func (k Kind) String() string { return nameOf(kindNames[:], k) }
 
-// ParseKind is the inverse of Kind.String.
-func ParseKind(s string) (Kind, bool) {
-	for i, n := range kindNames {
-		if n == s && i > 0 {
-			return Kind(i), true
-		}
-	}
-	return KindNone, false
-}
+// ParseKind is the inverse of Kind.String; "none" is no kind a trace
+// holds.
+func ParseKind(s string) (Kind, bool) { return parseName[Kind](kindNames[:], s, 1) }
 
 // Observation is one thing fray saw. Kind says which of Request, Response,
 // Event, End and Profile is set; the others are nil.
@@ -194,22 +183,10 @@ const (
 var originNames = [...]string{"upstream", "fault", "fray"}
 
 // String returns the origin's name as traces write it.
-func (o Origin) String() string {
-	if int(o) < len(originNames) {
-		return originNames[o]
-	}
-	return "unknown"
-}
+func (o Origin) String() string { return nameOf(originNames[:], o) }
 
 // ParseOrigin is the inverse of Origin.String.
-func ParseOrigin(s string) (Origin, bool) {
-	for i, n := range originNames {
-		if n == s {
-			return Origin(i), true
-		}
-	}
-	return 0, false
-}
+func ParseOrigin(s string) (Origin, bool) { return parseName[Origin](originNames[:], s, 0) }
 
 // Response is the response head the client got.
 type Response struct {
@@ -252,22 +229,10 @@ const (
 var fateNames = [...]string{"delivered", "dropped", "lost", "cut", "stalled", "undelivered"}
 
 // String returns the fate's name as traces write it.
-func (f Fate) String() string {
-	if int(f) < len(fateNames) {
-		return fateNames[f]
-	}
-	return "unknown"
-}
+func (f Fate) String() string { return nameOf(fateNames[:], f) }
 
 // ParseFate is the inverse of Fate.String.
-func ParseFate(s string) (Fate, bool) {
-	for i, n := range fateNames {
-		if n == s {
-			return Fate(i), true
-		}
-	}
-	return 0, false
-}
+func ParseFate(s string) (Fate, bool) { return parseName[Fate](fateNames[:], s, 0) }
 
 // Event is one SSE event block from the upstream, as fray read it (the
 // same view the fault decision saw), and what became of it. Byte slices
@@ -372,22 +337,10 @@ const (
 var causeNames = [...]string{"complete", "upstream-failed", "client-gone", "fault-closed", "fault-reset", "fault-answered"}
 
 // String returns the cause's name as traces write it.
-func (c Cause) String() string {
-	if int(c) < len(causeNames) {
-		return causeNames[c]
-	}
-	return "unknown"
-}
+func (c Cause) String() string { return nameOf(causeNames[:], c) }
 
 // ParseCause is the inverse of Cause.String.
-func ParseCause(s string) (Cause, bool) {
-	for i, n := range causeNames {
-		if n == s {
-			return Cause(i), true
-		}
-	}
-	return 0, false
-}
+func ParseCause(s string) (Cause, bool) { return parseName[Cause](causeNames[:], s, 0) }
 
 // ByFault reports whether fray ended the exchange on purpose.
 func (c Cause) ByFault() bool { return c >= FaultClosed }
@@ -466,4 +419,22 @@ func (t tee) ObserveRun(run []Observation) {
 	for _, ob := range t {
 		ObserveRun(ob, run)
 	}
+}
+
+// nameOf returns the name of v in names, or "unknown" past their end.
+func nameOf[T ~uint8](names []string, v T) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return "unknown"
+}
+
+// parseName returns the value named s, looking at names from first on.
+func parseName[T ~uint8](names []string, s string, first int) (T, bool) {
+	for i := first; i < len(names); i++ {
+		if names[i] == s {
+			return T(i), true
+		}
+	}
+	return 0, false
 }

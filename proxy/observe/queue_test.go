@@ -49,6 +49,15 @@ func (r *lineRecorder) seen() []string {
 	return append([]string(nil), r.lines...)
 }
 
+// recordingQueue is a Queue, closed when the test ends, in front of a
+// lineRecorder.
+func recordingQueue(t *testing.T) (*Queue, *lineRecorder) {
+	rec := &lineRecorder{}
+	q := NewQueue(rec)
+	t.Cleanup(q.Close)
+	return q, rec
+}
+
 // event reports an event of exchange ex from buf, which the caller reuses
 // once Observe returns, as the proxy does.
 func event(q Observer, buf []byte, ex uint64, n int, fired []faults.Firing) {
@@ -60,9 +69,7 @@ func event(q Observer, buf []byte, ex uint64, n int, fired []faults.Firing) {
 }
 
 func TestQueueOrderAndCopies(t *testing.T) {
-	rec := &lineRecorder{}
-	q := NewQueue(rec)
-	defer q.Close()
+	q, rec := recordingQueue(t)
 	buf := make([]byte, 0, 16)
 	event(q, buf, 1, 1, nil)
 	event(q, buf, 1, 2, []faults.Firing{{Kind: "drop"}})
@@ -153,9 +160,7 @@ func TestQueueKickOnTime(t *testing.T) {
 // TestQueueBounds: more events than a batch holds, and one larger than its
 // bytes, all arrive once, in order.
 func TestQueueBounds(t *testing.T) {
-	rec := &lineRecorder{}
-	q := NewQueue(rec)
-	defer q.Close()
+	q, rec := recordingQueue(t)
 	buf := make([]byte, 0, 16)
 	n := 3*queueEvents + 5
 	for i := range n {
@@ -218,9 +223,7 @@ func TestQueueClose(t *testing.T) {
 // that got it and resumes) is observed after that event, whichever
 // goroutine passes the event on, under the race detector too.
 func TestQueueActedOn(t *testing.T) {
-	rec := &lineRecorder{}
-	q := NewQueue(rec)
-	defer q.Close()
+	q, rec := recordingQueue(t)
 	const streams, events = 8, 500
 	var wg sync.WaitGroup
 	for s := range streams {
@@ -279,9 +282,7 @@ func TestQueueActedOn(t *testing.T) {
 // TestQueueRequestAfterItsEvent: a request that follows an event, from
 // another goroutine, comes right after it.
 func TestQueueRequestAfterItsEvent(t *testing.T) {
-	rec := &lineRecorder{}
-	q := NewQueue(rec)
-	defer q.Close()
+	q, rec := recordingQueue(t)
 	buf := make([]byte, 0, 16)
 	for i := range 10 {
 		event(q, buf, 1, i, nil)
@@ -298,28 +299,6 @@ func TestQueueRequestAfterItsEvent(t *testing.T) {
 		if want := fmt.Sprintf("1 event %d id=%d data=%d", i, i, i); got[2*i] != want || got[2*i+1] != "2 request 0" {
 			t.Fatalf("observations %d and %d are %q and %q, want %q then the request", 2*i, 2*i+1, got[2*i], got[2*i+1], want)
 		}
-	}
-}
-
-func TestQueueNoAllocationPerEvent(t *testing.T) {
-	q := NewQueue(Func(func(*Observation) {}))
-	defer q.Close()
-	// Reused, as the proxy reuses its observation and event.
-	var e Event
-	o := &Observation{Kind: KindEvent, Exchange: 1, Event: &e, Fired: []faults.Firing{{Kind: "drop"}}}
-	buf := make([]byte, 0, 16)
-	n := 0
-	allocs := testing.AllocsPerRun(2000, func() {
-		n++
-		buf = strconv.AppendInt(buf[:0], int64(n), 10)
-		e.Raw, e.ID, e.Data = buf, buf, buf
-		q.Observe(o)
-		if n%100 == 0 {
-			q.Kick()
-		}
-	})
-	if allocs != 0 {
-		t.Fatalf("queueing an event allocates %.2f times", allocs)
 	}
 }
 
@@ -776,5 +755,56 @@ func TestQueuePassesRuns(t *testing.T) {
 	}
 	if total != n || longest > runLen || longest < 2 {
 		t.Errorf("runs of %v: %d events, the longest %d; want all %d in runs of at most %d, not one at a time", runs.runs, total, longest, n, runLen)
+	}
+}
+
+// TestQueueNoAllocation: queueing an event, staging, committing and giving
+// back a Stage as a stream does once per read, and queueing a chunk and
+// passing its events on allocate nothing once the Queue has run.
+func TestQueueNoAllocation(t *testing.T) {
+	// Reused, as the proxy reuses its observation and event.
+	var e Event
+	o := &Observation{Kind: KindEvent, Exchange: 1, Event: &e, Fired: []faults.Firing{{Kind: "drop"}}}
+	buf := make([]byte, 0, 16)
+	n := 0
+	next := func() {
+		n++
+		buf = strconv.AppendInt(buf[:0], int64(n), 10)
+		e.Raw, e.ID, e.Data = buf, buf, buf
+	}
+	chunk := chunkObservation(1, chunkOfFive, 0, time.Second)
+	for _, tc := range []struct {
+		name string
+		runs int
+		run  func(q *Queue)
+	}{
+		{"an event", 2000, func(q *Queue) {
+			next()
+			q.Observe(o)
+			if n%100 == 0 {
+				q.Kick()
+			}
+		}},
+		{"50 events through a Stage", 200, func(q *Queue) {
+			s := q.stage()
+			for range 50 {
+				next()
+				s.Observe(o)
+			}
+			s.giveBack()
+			q.Kick()
+		}},
+		{"a chunk", 500, func(q *Queue) {
+			q.ObserveChunk(chunk)
+			q.Drain()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := NewQueue(Func(func(*Observation) {}))
+			defer q.Close()
+			if allocs := testing.AllocsPerRun(tc.runs, func() { tc.run(q) }); allocs != 0 {
+				t.Fatalf("%s allocates %.2f times", tc.name, allocs)
+			}
+		})
 	}
 }

@@ -15,9 +15,7 @@ import (
 // events staged before it; and each Stage's events keep their order among
 // what other exchanges reported meanwhile.
 func TestStageOrder(t *testing.T) {
-	rec := &lineRecorder{}
-	q := NewQueue(rec)
-	defer q.Close()
+	q, rec := recordingQueue(t)
 	buf := make([]byte, 0, 16)
 	s1, s2 := q.stage(), q.stage()
 	event(s1, buf, 1, 1, nil)
@@ -134,31 +132,6 @@ func TestStageClassifies(t *testing.T) {
 	q.Drain()
 	if !q.Classifies() {
 		t.Fatal("once drained the Queue does not classify")
-	}
-}
-
-// TestStageNoAllocationPerEvent: staging, committing and giving back a
-// Stage, as a stream does once per read, allocates nothing once warm.
-func TestStageNoAllocationPerEvent(t *testing.T) {
-	q := NewQueue(Func(func(*Observation) {}))
-	defer q.Close()
-	var e Event
-	o := &Observation{Kind: KindEvent, Exchange: 1, Event: &e, Fired: []faults.Firing{{Kind: "drop"}}}
-	buf := make([]byte, 0, 16)
-	n := 0
-	allocs := testing.AllocsPerRun(200, func() {
-		s := q.stage()
-		for range 50 {
-			n++
-			buf = strconv.AppendInt(buf[:0], int64(n), 10)
-			e.Raw, e.ID, e.Data = buf, buf, buf
-			s.Observe(o)
-		}
-		s.giveBack()
-		q.Kick()
-	})
-	if allocs != 0 {
-		t.Fatalf("50 events through a Stage allocate %.2f times", allocs)
 	}
 }
 
