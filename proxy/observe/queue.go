@@ -343,30 +343,22 @@ func (q *Queue) queue(o *Observation, mark slotFlags) bool {
 		return false
 	}
 	b := q.fill
-	n := len(b.slots)
-	b.slots = b.slots[:n+1]
-	sl := &b.slots[n]
-	b.pack(sl, o)
-	sl.flags |= mark
-	q.grewUnlock(n)
-	return true
-}
-
-// grewUnlock notes that the batch being filled grew from n events, unlocks
-// qmu, and wakes the goroutine when the batch is due.
-func (q *Queue) grewUnlock(n int) {
-	m := len(q.fill.slots)
-	if n < chunkBelow && m >= chunkBelow {
+	b.slots = b.slots[:len(b.slots)+1]
+	switch len(b.slots) {
+	case chunkBelow:
 		q.crowded.Store(true)
-	}
-	if n < classifyBelow && m >= classifyBelow {
+	case classifyBelow:
 		q.behind.Store(true)
 	}
-	due := m >= kickAt && q.due()
+	sl := &b.slots[len(b.slots)-1]
+	b.pack(sl, o)
+	sl.flags |= mark
+	due := len(b.slots) >= kickAt && q.due()
 	q.qmu.Unlock()
 	if due {
 		signal(q.wake)
 	}
+	return true
 }
 
 // room reports whether b has room for events more events, size more

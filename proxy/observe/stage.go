@@ -145,9 +145,20 @@ func (q *Queue) commit(staged *batch) bool {
 		q.qmu.Unlock()
 		return false
 	}
-	n := len(q.fill.slots)
-	q.fill.append(staged)
-	q.grewUnlock(n)
+	f := q.fill
+	n := len(f.slots)
+	f.append(staged)
+	if n < chunkBelow && len(f.slots) >= chunkBelow {
+		q.crowded.Store(true)
+	}
+	if n < classifyBelow && len(f.slots) >= classifyBelow {
+		q.behind.Store(true)
+	}
+	due := len(f.slots) >= kickAt && q.due()
+	q.qmu.Unlock()
+	if due {
+		signal(q.wake)
+	}
 	return true
 }
 
