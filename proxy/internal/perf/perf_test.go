@@ -236,7 +236,9 @@ func TestTinyRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bulk, err := bulkFigure(ctx, up, setups[1:], 2, 20_000)
+	// Enough bulk for the child to spend several of the kernel's 10 ms
+	// ticks of CPU time, which is all /proc counts in.
+	bulk, err := bulkFigure(ctx, up, setups[1:], 2, 400_000)
 	if err != nil {
 		t.Fatal(err)
 	}
