@@ -38,8 +38,12 @@ func standalone(x *exch) bool {
 }
 
 // noteGetRefused records x, answered with an error status, when it was a
-// GET for the session's standalone stream.
+// GET for the session's standalone stream, and as a failure of another
+// exchange of the session otherwise.
 func (v *Verifier) noteGetRefused(x *exch, at time.Duration) {
+	if x.sess != nil && !standalone(x) {
+		x.sess.callFailedAt = at
+	}
 	if !standalone(x) || x.status < 400 || x.status == http.StatusNotFound {
 		return
 	}
@@ -49,6 +53,9 @@ func (v *Verifier) noteGetRefused(x *exch, at time.Duration) {
 // noteGetEnded records the end of x when it was a standalone stream that
 // the client did not end itself.
 func (v *Verifier) noteGetEnded(x *exch, end *observe.End, at time.Duration) {
+	if x.sess != nil && !standalone(x) && end.Cause != observe.ClientGone && end.Cause != observe.Complete {
+		x.sess.callFailedAt = at
+	}
 	if !standalone(x) || end.Cause == observe.ClientGone || x.sess.ended != "" {
 		return
 	}
@@ -78,7 +85,7 @@ func inFlight(l *logical) bool {
 // the client left, x its exchange, ending at at: soon after its standalone
 // stream failed, the client gave its calls up with it.
 func (v *Verifier) judgeLeftAfterGet(x *exch, l *logical, end *observe.End, at time.Duration) {
-	if end.Cause != observe.ClientGone || !x.sess.getFailed.recent(at) || !inFlight(l) {
+	if end.Cause != observe.ClientGone || !x.sess.leftForGet(at) || !inFlight(l) {
 		return
 	}
 	v.gaveUpCalls(x, at, fmt.Sprintf("left the answer stream of %d pending request(s) it had not cancelled", l.reqs-l.cancelled), l)
@@ -89,7 +96,7 @@ func (v *Verifier) judgeLeftAfterGet(x *exch, l *logical, end *observe.End, at t
 // flight, it ends them with the session.
 func (v *Verifier) judgeDeleteAfterGet(x *exch, at time.Duration) {
 	s := x.sess
-	if !s.getFailed.recent(at) {
+	if !s.leftForGet(at) {
 		return
 	}
 	var ls []*logical
@@ -105,10 +112,13 @@ func (v *Verifier) judgeDeleteAfterGet(x *exch, at time.Duration) {
 	}
 }
 
-// recent reports whether the failure g happened at most getLeaveWindow
-// before at.
-func (g getFailure) recent(at time.Duration) bool {
-	return g.at != 0 && at >= g.at && at-g.at <= getLeaveWindow
+// leftForGet reports whether what s's client gave up at at may be
+// taken for its answer to the last failure of its standalone stream: that
+// failure came at most getLeaveWindow before, and no other exchange of the
+// session failed since, which would be a reason of its own.
+func (s *session) leftForGet(at time.Duration) bool {
+	g := s.getFailed
+	return g.at != 0 && at >= g.at && at-g.at <= getLeaveWindow && s.callFailedAt < g.at
 }
 
 // gaveUpCalls finds that the client gave up calls, ls their streams, at

@@ -36,9 +36,10 @@ func refusedGet(tl *timeline, status int, resume bool) *xch {
 
 // TestSurvivesGetFailure: a call left, or its session deleted, within two
 // seconds of a failure of the standalone stream (a refusal, a cut) is a
-// finding; a call answered,
-// a call left later, a call cancelled first, a 404 (the session gone) and
-// a standalone stream the client left itself are not.
+// finding; a call answered, a call left later, a call cancelled first, a
+// session deleted after another of its exchanges failed too (a reason of
+// its own), a 404 (the session gone) and a standalone stream the client
+// left itself are not.
 func TestSurvivesGetFailure(t *testing.T) {
 	const ms = time.Millisecond
 	for _, tc := range []struct {
@@ -85,6 +86,16 @@ func TestSurvivesGetFailure(t *testing.T) {
 			tl.wait(ms)
 			c.end(observe.ClientGone)
 		}, 1, 1},
+		{"deleted the session after a call's own stream was cut", http.StatusBadGateway, false, func(tl *timeline, c *xch) {
+			tl.call("s1", 2, "tools/call").stream200().send(prime("b1").as(observe.Delivered, fault(2, "reset"))).end(observe.FaultReset)
+			tl.wait(ms)
+			tl.request(http.MethodDelete, "/mcp", mcp.StreamOther, "s1", "")
+		}, 1, 0},
+		{"deleted the session after a call's resumption met a 503", http.StatusBadGateway, false, func(tl *timeline, c *xch) {
+			tl.status503("s1", "a1")
+			tl.wait(ms)
+			tl.request(http.MethodDelete, "/mcp", mcp.StreamOther, "s1", "")
+		}, 1, 0},
 		{"the session gone", http.StatusNotFound, true, func(tl *timeline, c *xch) {
 			c.end(observe.ClientGone)
 		}, 0, 0},

@@ -90,9 +90,11 @@ type session struct {
 	answered *window[string, *request]
 	openGets int      // server-view standalone GET streams open
 	refused  *refusal // the first POST the server refused (refusal.go)
-	// getFailed is the last failure of its standalone GET stream
+	// getFailed is the last failure of its standalone GET stream, and
+	// callFailedAt when one of its other exchanges last failed
 	// (getfailure.go).
-	getFailed getFailure
+	getFailed    getFailure
+	callFailedAt time.Duration
 	// deleteAt is when the client sent DELETE for the session (0: never):
 	// what the server ends after it, it ends because the client asked.
 	deleteAt time.Duration
