@@ -1,4 +1,4 @@
-// Package proxy is fray's HTTP reverse proxy: it forwards every exchange to
+// Package forward is fray's HTTP reverse proxy: it forwards every exchange to
 // one upstream, passes text/event-stream bodies through the SSE reader one
 // event block at a time, classifies each exchange for faults and checks, and
 // carries out the decisions of a fault plan.
