@@ -6,6 +6,7 @@
 //	POST /faults/{index}/enable   switch it back on
 //	GET  /stats                   decisions per fault
 //	GET  /metrics                 Prometheus metrics, once HandleMetrics mounted them
+//	GET  /debug/pprof/...         the Go runtime's profiles (heap, goroutine, CPU, ...)
 //
 // Errors are answered with a status and {"errors": [{"message": ...}]};
 // a rejected profile lists every problem with its line and column.
@@ -20,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 
 	"github.com/frayproxy/fray/faults"
@@ -59,7 +61,28 @@ func New(active Control) *Handler {
 	h.mux.HandleFunc("POST /faults/{index}/disable", h.setEnabled(false))
 	h.mux.HandleFunc("POST /faults/{index}/enable", h.setEnabled(true))
 	h.mux.HandleFunc("GET /stats", h.stats)
+	// The runtime's profiles, for a soak whose memory or CPU needs
+	// explaining: the named ones (heap, goroutine, allocs, ...; ?gc=1
+	// collects first), a CPU profile and an execution trace. Not the
+	// command line, which may hold the admin token.
+	h.mux.HandleFunc("GET /debug/pprof/{name}", profileHandler)
+	h.mux.HandleFunc("GET /debug/pprof/{$}", pprof.Index)
 	return h
+}
+
+// profileHandler serves the profile the path names; cmdline, which pprof
+// would also serve, is not one.
+func profileHandler(w http.ResponseWriter, r *http.Request) {
+	switch name := r.PathValue("name"); name {
+	case "profile":
+		pprof.Profile(w, r)
+	case "trace":
+		pprof.Trace(w, r)
+	case "cmdline", "symbol":
+		http.NotFound(w, r)
+	default:
+		pprof.Handler(name).ServeHTTP(w, r)
+	}
 }
 
 // HandleMetrics serves m at GET /metrics, behind whatever guards the rest of

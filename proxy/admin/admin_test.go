@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -266,5 +267,43 @@ func TestPutHostileProfile(t *testing.T) {
 				t.Error("a refused profile replaced the one in force")
 			}
 		})
+	}
+}
+
+// TestRuntimeProfiles: the runtime's named profiles are served, a heap
+// profile after a collection when asked; the command line, which may
+// hold the admin token, is not.
+func TestRuntimeProfiles(t *testing.T) {
+	srv, _ := newServer(t)
+	for _, c := range []struct {
+		path   string
+		status int
+		gzip   bool // a profile in pprof's format, gzipped
+	}{
+		{"/debug/pprof/", http.StatusOK, false},
+		{"/debug/pprof/heap?gc=1", http.StatusOK, true},
+		{"/debug/pprof/goroutine", http.StatusOK, true},
+		{"/debug/pprof/cmdline", http.StatusNotFound, false},
+		{"/debug/pprof/symbol", http.StatusNotFound, false},
+		{"/debug/pprof/nosuch", http.StatusNotFound, false},
+	} {
+		resp, err := http.Get(srv.URL + c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != c.status {
+			t.Errorf("GET %s: %s, want %d", c.path, resp.Status, c.status)
+		}
+		if isGzip := len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b; isGzip != c.gzip {
+			t.Errorf("GET %s: a gzipped profile %v, want %v (%d bytes)", c.path, isGzip, c.gzip, len(data))
+		}
+		if strings.Contains(string(data), os.Args[0]) {
+			t.Errorf("GET %s: the answer holds the command line", c.path)
+		}
 	}
 }
