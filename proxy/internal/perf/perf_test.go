@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,7 +182,7 @@ func TestSoakVerdict(t *testing.T) {
 	var full []soakSample
 	for i := range 181 {
 		at := time.Duration(i) * 10 * time.Second
-		s := soakSample{at: at, sessions: int64(i) * 1000, live: 20 * mib, heapInUse: 30 * mib}
+		s := soakSample{at: at, sessions: int64(i) * 1000, live: 20 * mib}
 		if s.sessions < soakWarmSessions {
 			s.live = 10*mib + 10*mib*float64(s.sessions)/soakWarmSessions
 		}
@@ -190,6 +191,14 @@ func TestSoakVerdict(t *testing.T) {
 	figs := soakVerdict(full, 30*time.Minute, 1, 0)
 	if len(figs) != 2 || !figs[0].holds() || figs[0].Unjudged != "" || math.Abs(figs[0].Value) > 1e-9 || !figs[1].holds() {
 		t.Errorf("full soak, flat after the warm-up: %+v", figs)
+	}
+	// The same soak whose heap goes on growing 2 MiB an hour.
+	leak := slices.Clone(full)
+	for i := range leak {
+		leak[i].live += 2 * mib * leak[i].at.Hours()
+	}
+	if figs := soakVerdict(leak, 30*time.Minute, 1, 0); figs[0].holds() || math.Abs(figs[0].Value-2) > 1e-6 {
+		t.Errorf("a soak growing 2 MiB an hour: %+v", figs)
 	}
 	few := soakVerdict(full[:60], 30*time.Minute, 1, 0)
 	if few[1].holds() {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,23 +32,36 @@ const (
 	// sessions (their ids in the verifier, the metrics and the session
 	// table), so its heap grows until that many have come and gone.
 	soakWarmSessions = 70_000
-	soakSampleEvery  = 2 * time.Second
 	// soakMaxSlope bounds the live heap's growth after the warm-up.
 	soakMaxSlope = 1.0 // MiB an hour
+	// soakSettle bounds the wait, at a checkpoint, for fray to end the
+	// streams of the sessions its clients ended.
+	soakSettle = 10 * time.Second
 )
 
-// soakSample is fray's memory at one moment of the soak.
+// soakEvery is how often a soak of length run takes a checkpoint: every
+// minute, more often in a short soak.
+func soakEvery(run time.Duration) time.Duration {
+	return min(max(run/30, 2*time.Second), time.Minute)
+}
+
+// soakSample is fray's live heap at one checkpoint of the soak.
 type soakSample struct {
-	at              time.Duration
-	sessions        int64
-	live, heapInUse float64 // bytes
+	at       time.Duration
+	sessions int64
+	live     float64 // bytes
 }
 
 // soakFigure is the fifth measurement: `fray proxy --profile soak
 // --admin` under soakClients MCP clients whose sessions come and go, for
-// run. Every soakSampleEvery it reads fray's heap from its admin API;
-// the figure is the slope of the live heap after the warm-up, in MiB an
-// hour.
+// run. At each checkpoint (soakEvery) it reads fray's live heap with no
+// session open (checkpoint); the figure is the slope of those readings
+// after the warm-up, in MiB an hour.
+//
+// Read while sessions come and go, the live heap holds what the sessions
+// open at that instant hold, and scatters by megabytes from one reading
+// to the next; with every client between sessions and after a
+// collection, what is left is what fray keeps.
 func soakFigure(ctx context.Context, frayBin string, run time.Duration, w io.Writer) ([]figure, error) {
 	if _, err := scale.RaiseFileLimit(4 * soakClients); err != nil {
 		return nil, err
@@ -66,18 +81,19 @@ func soakFigure(ctx context.Context, frayBin string, run time.Duration, w io.Wri
 	defer transport.CloseIdleConnections()
 	client := &http.Client{Transport: transport}
 	var counts scale.SoakCounts
+	var gate sync.RWMutex
 	load, stopLoad := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer stopLoad()
 	for i := range soakClients {
 		c := &scale.SoakClient{URL: "http://" + p.addr + "/mcp", HTTP: client, Calls: soakCalls,
-			FirstCalls: 1 + i*soakCalls/soakClients, Counts: &counts}
+			FirstCalls: 1 + i*soakCalls/soakClients, Counts: &counts, Gate: &gate}
 		wg.Go(func() { c.Run(load) })
 	}
 	var samples []soakSample
 	start := time.Now()
-	tick := time.NewTicker(soakSampleEvery)
+	tick := time.NewTicker(soakEvery(run))
 	defer tick.Stop()
 	for time.Since(start) < run {
 		select {
@@ -85,19 +101,49 @@ func soakFigure(ctx context.Context, frayBin string, run time.Duration, w io.Wri
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		s, err := scrapeHeap(ctx, p.admin)
+		live, err := checkpoint(ctx, &gate, p.admin, soakSettle)
 		if err != nil {
 			return nil, err
 		}
-		s.at, s.sessions = time.Since(start), counts.Sessions.Load()
+		s := soakSample{at: time.Since(start), sessions: counts.Sessions.Load(), live: live}
 		samples = append(samples, s)
-		if len(samples)%30 == 0 {
-			fmt.Fprintf(w, "    soak %4.0fs: %d sessions, live heap %.1f MiB, heap in use %.1f MiB\n",
-				s.at.Seconds(), s.sessions, s.live/(1<<20), s.heapInUse/(1<<20))
-		}
+		fmt.Fprintf(w, "    soak %4.0fs: %d sessions, live heap %.2f MiB\n", s.at.Seconds(), s.sessions, s.live/(1<<20))
 	}
 	stopLoad()
 	return soakVerdict(samples, run, counts.Answered.Load(), counts.Failed.Load()), nil
+}
+
+// checkpoint pauses the clients between sessions (gate), waits at most
+// settle for fray to end their streams, has it collect twice (the second collection
+// frees what the first left in sync.Pools' victim caches) and returns
+// its live heap then.
+func checkpoint(ctx context.Context, gate *sync.RWMutex, admin string, settle time.Duration) (float64, error) {
+	gate.Lock()
+	defer gate.Unlock()
+	deadline := time.Now().Add(settle)
+	for {
+		open, err := scrapeGauge(ctx, admin, "fray_open_streams")
+		if err != nil {
+			return 0, err
+		}
+		if open == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return 0, fmt.Errorf("perf: fray still pumps %.0f streams %v after its clients ended their sessions", open, settle)
+		}
+		select {
+		case <-time.After(20 * time.Millisecond):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	for range 2 {
+		if err := get(ctx, "http://"+admin+"/debug/pprof/heap?gc=1", io.Discard); err != nil {
+			return 0, fmt.Errorf("perf: fray's heap profile: %w", err)
+		}
+	}
+	return scrapeGauge(ctx, admin, "go_memstats_heap_alloc_bytes")
 }
 
 // soakVerdict fits the samples after the warm-up: from the first sample
@@ -108,7 +154,7 @@ func soakVerdict(samples []soakSample, run time.Duration, answered, failed int64
 	if len(samples) > 0 {
 		sessions = samples[len(samples)-1].sessions
 	}
-	var x, live, inUse []float64
+	var x, live []float64
 	warm := false
 	for _, s := range samples {
 		warm = warm || (s.sessions >= soakWarmSessions && s.at >= run/3)
@@ -120,13 +166,12 @@ func soakVerdict(samples []soakSample, run time.Duration, answered, failed int64
 		}
 		x = append(x, s.at.Hours())
 		live = append(live, s.live/(1<<20))
-		inUse = append(inUse, s.heapInUse/(1<<20))
 	}
 	f := figure{
 		Name:  "5. soak: live heap after warm-up, MiB an hour",
 		Value: slope(x, live), Limit: soakMaxSlope, Unit: "",
-		Detail: fmt.Sprintf("%v, %d sessions, %d calls answered, %d failed to start; fitted over %d samples; heap in use %+.1f MiB an hour",
-			run, sessions, answered, failed, len(x), slope(x, inUse)),
+		Detail: fmt.Sprintf("%v, %d sessions, %d calls answered, %d failed to start; fitted over %d checkpoints, each with every client between sessions and after two collections: live heap %s",
+			run, sessions, answered, failed, len(x), spread(live)),
 	}
 	switch {
 	case run < soakFull:
@@ -143,36 +188,46 @@ func soakVerdict(samples []soakSample, run time.Duration, answered, failed int64
 	return figs
 }
 
-// scrapeHeap reads fray's heap from its admin API's metrics: the live
-// heap as half the heap goal the runtime set at its last collection
-// (GOGC=100: the goal is twice what the collection found live, stacks and
-// globals included), and the heap in use now.
-func scrapeHeap(ctx context.Context, admin string) (soakSample, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+admin+"/metrics", nil)
+// spread says the least and the most of v, in MiB.
+func spread(v []float64) string {
+	if len(v) == 0 {
+		return "not read"
+	}
+	return fmt.Sprintf("%.2f to %.2f MiB", slices.Min(v), slices.Max(v))
+}
+
+// scrapeGauge reads one gauge from fray's admin API's metrics.
+func scrapeGauge(ctx context.Context, admin, name string) (float64, error) {
+	var body bytes.Buffer
+	if err := get(ctx, "http://"+admin+"/metrics", &body); err != nil {
+		return 0, fmt.Errorf("perf: fray's metrics: %w", err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(&body)
 	if err != nil {
-		return soakSample{}, err
+		return 0, fmt.Errorf("perf: fray's metrics: %w", err)
+	}
+	m := fams[name].GetMetric()
+	if len(m) == 0 {
+		return 0, fmt.Errorf("perf: fray's metrics have no %s", name)
+	}
+	return m[0].GetGauge().GetValue(), nil
+}
+
+// get copies the body of a GET of url, answered 200, to w.
+func get(ctx context.Context, url string, w io.Writer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return soakSample{}, fmt.Errorf("perf: fray's metrics: %w", err)
+		return err
 	}
 	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		return soakSample{}, fmt.Errorf("perf: fray's metrics: %w", err)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	gauge := func(name string) (float64, error) {
-		m := fams[name].GetMetric()
-		if len(m) == 0 {
-			return 0, fmt.Errorf("perf: fray's metrics have no %s", name)
-		}
-		return m[0].GetGauge().GetValue(), nil
-	}
-	goal, err := gauge("go_memstats_next_gc_bytes")
-	if err != nil {
-		return soakSample{}, err
-	}
-	inUse, err := gauge("go_memstats_heap_inuse_bytes")
-	return soakSample{live: goal / 2, heapInUse: inUse}, err
+	_, err = io.Copy(w, resp.Body)
+	return err
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -215,6 +216,9 @@ type SoakClient struct {
 	// do not all end their sessions at the same moment ever after.
 	FirstCalls int
 	Counts     *SoakCounts
+	// Gate, when set, is held for reading for each session: whoever holds
+	// it for writing has every client between sessions.
+	Gate *sync.RWMutex
 }
 
 // Run plays sessions until ctx is done.
@@ -230,6 +234,10 @@ func (c *SoakClient) Run(ctx context.Context) {
 }
 
 func (c *SoakClient) session(ctx context.Context, calls int) {
+	if c.Gate != nil {
+		c.Gate.RLock()
+		defer c.Gate.RUnlock()
+	}
 	sid, err := c.initialize(ctx)
 	if err != nil {
 		c.Counts.Failed.Add(1)
