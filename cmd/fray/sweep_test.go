@@ -147,7 +147,7 @@ func sweepOutputsAgree(t *testing.T, matrix, jsPath, junitPath string) map[strin
 				Message string `xml:"message,attr"`
 			} `xml:"failure"`
 			Skipped *struct{} `xml:"skipped"`
-		} `xml:"testcase"`
+		} `xml:"testsuite>testcase"`
 	}
 	if b, err = os.ReadFile(junitPath); err != nil || xml.Unmarshal(b, &x) != nil {
 		t.Fatalf("--junit: %v\n%s", err, b)

@@ -186,7 +186,12 @@ func TestWriteJUnit(t *testing.T) {
 	if err := WriteJUnit(&b, rs); err != nil {
 		t.Fatal(err)
 	}
-	var doc junitSuites
+	var doc struct {
+		Tests    int               `xml:"tests,attr"`
+		Failures int               `xml:"failures,attr"`
+		Skipped  int               `xml:"skipped,attr"`
+		Suite    report.JUnitSuite `xml:"testsuite"`
+	}
 	if err := xml.Unmarshal([]byte(b.String()), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}

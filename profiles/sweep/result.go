@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -143,52 +142,23 @@ func (s Sweep) WriteJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
-type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Class   string        `xml:"classname,attr"`
-	Name    string        `xml:"name,attr"`
-	Failure *junitMessage `xml:"failure,omitempty"`
-	Skipped *junitMessage `xml:"skipped,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
 // WriteJUnit writes JUnit XML: a test case per cell run, failed when the
 // cell failed (its message the check that decided it) and skipped when it
 // was inconclusive.
 func (s Sweep) WriteJUnit(w io.Writer) error {
-	suite := junitSuite{Name: "fray sweep", Tests: len(s.Results)}
+	suite := report.JUnitSuite{Name: "fray sweep", Time: "0"}
 	for _, r := range s.Results {
-		c := junitCase{Class: "fray.sweep." + r.Cell.Point.Stream.Label(), Name: r.Cell.Point.Where() + ", " + r.Cell.Mode.String()}
+		c := report.JUnitCase{Classname: "fray.sweep." + r.Cell.Point.Stream.Label(), Name: r.Cell.Point.Where() + ", " + r.Cell.Mode.String(), Time: "0"}
 		switch o := r.Outcome; o.Verdict {
 		case report.VerdictFail:
-			suite.Failures++
-			c.Failure = &junitMessage{Message: o.Short(), Text: strings.TrimSpace(o.Why + "\n" + r.Reproduce)}
+			c.Failure = report.Fail(o.Short(), "fail", strings.TrimSpace(o.Why+"\n"+r.Reproduce))
 		case report.VerdictInconclusive:
-			suite.Skipped++
-			c.Skipped = &junitMessage{Message: "inconclusive: " + o.Why}
+			c.Skipped = &report.JUnitSkipped{Message: "inconclusive: " + o.Why}
 		}
 		suite.Cases = append(suite.Cases, c)
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
+	if err := report.WriteJUnitSuite(w, suite); err != nil {
+		return fmt.Errorf("sweep: %w", err)
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(suite); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return nil
 }

@@ -95,7 +95,7 @@ func parseOutputs(t *testing.T, matrix, js, junit []byte) (fromMatrix, fromJSON,
 				Message string `xml:"message,attr"`
 			} `xml:"failure"`
 			Skipped *struct{} `xml:"skipped"`
-		} `xml:"testcase"`
+		} `xml:"testsuite>testcase"`
 	}
 	if err := xml.Unmarshal(junit, &x); err != nil {
 		t.Fatal(err)

@@ -49,15 +49,15 @@ func expectedMessage(c Check, e BaselineEntry, file string) string {
 
 // baselineCase is the JUnit case "fray.run baseline": failed while an entry
 // of the baseline is fixed and still listed.
-func baselineCase(b *Baselined) junitCase {
-	tc := junitCase{Classname: "fray.run", Name: "baseline", Time: "0"}
+func baselineCase(b *Baselined) JUnitCase {
+	tc := JUnitCase{Classname: "fray.run", Name: "baseline", Time: "0"}
 	if len(b.Fixed) > 0 {
 		cited := make([]string, len(b.Fixed))
 		for i, e := range b.Fixed {
 			cited[i] = e.String()
 		}
 		msg := fmt.Sprintf("fixed: %s passed; remove it from %s", strings.Join(cited, ", "), b.File)
-		tc.Failure = &junitFailure{Message: msg, Type: "baseline", Body: xmlSafe(msg + "\n")}
+		tc.Failure = Fail(msg, "baseline", msg+"\n")
 	}
 	return tc
 }

@@ -11,9 +11,64 @@ import (
 	"github.com/frayproxy/fray/proxy/checks"
 )
 
-// JUnit XML, in the shape CI systems read (Jenkins, GitLab, GitHub
-// actions that publish test results): a <testsuites> root holding one
-// <testsuite name="fray">, one <testcase> per check.
+// JUnitSuite is a JUnit XML document, in the shape CI systems read
+// (Jenkins, GitLab, GitHub actions that publish test results): a
+// <testsuites> root holding this one <testsuite>. fray run's report, fray
+// sweep and fray probes all write theirs with WriteJUnitSuite, which
+// counts the cases.
+type JUnitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties []JUnitProperty `xml:"properties>property,omitempty"`
+	Cases      []JUnitCase     `xml:"testcase"`
+}
+
+// JUnitProperty is a name and a value of a suite.
+type JUnitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+// JUnitCase is one test case: passed, failed (Failure) or skipped
+// (Skipped); SystemOut, when set, says more.
+type JUnitCase struct {
+	Classname string        `xml:"classname,attr"`
+	Name      string        `xml:"name,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *JUnitFailure `xml:"failure,omitempty"`
+	Skipped   *JUnitSkipped `xml:"skipped,omitempty"`
+	SystemOut *JUnitText    `xml:"system-out,omitempty"`
+}
+
+// JUnitFailure is why a case failed; Body is written as given, CDATA.
+type JUnitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",cdata"`
+}
+
+// JUnitText is a case's output, CDATA.
+type JUnitText struct {
+	Text string `xml:",cdata"`
+}
+
+// JUnitSkipped is why a case was skipped.
+type JUnitSkipped struct {
+	Message string `xml:"message,attr,omitempty"`
+}
+
+// Out is a case's output made safe for XML.
+func Out(text string) *JUnitText { return &JUnitText{xmlSafe(text)} }
+
+// Fail is a case's failure, its body made safe for XML.
+func Fail(message, typ, body string) *JUnitFailure {
+	return &JUnitFailure{Message: message, Type: typ, Body: xmlSafe(body)}
+}
+
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
@@ -22,46 +77,34 @@ type junitSuites struct {
 	Errors   int          `xml:"errors,attr"`
 	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	Suites   []JUnitSuite `xml:"testsuite"`
 }
 
-type junitSuite struct {
-	Name       string          `xml:"name,attr"`
-	Tests      int             `xml:"tests,attr"`
-	Failures   int             `xml:"failures,attr"`
-	Errors     int             `xml:"errors,attr"`
-	Skipped    int             `xml:"skipped,attr"`
-	Time       string          `xml:"time,attr"`
-	Properties []junitProperty `xml:"properties>property,omitempty"`
-	Cases      []junitCase     `xml:"testcase"`
-}
-
-type junitProperty struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type junitCase struct {
-	Classname string        `xml:"classname,attr"`
-	Name      string        `xml:"name,attr"`
-	Time      string        `xml:"time,attr"`
-	Failure   *junitFailure `xml:"failure,omitempty"`
-	Skipped   *junitSkipped `xml:"skipped,omitempty"`
-	SystemOut *junitText    `xml:"system-out,omitempty"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Body    string `xml:",cdata"`
-}
-
-type junitText struct {
-	Text string `xml:",cdata"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr,omitempty"`
+// WriteJUnitSuite counts s's cases (tests, failures, skipped), writes s
+// as JUnit XML to w, and reports the first write error.
+func WriteJUnitSuite(w io.Writer, s JUnitSuite) error {
+	s.Tests, s.Failures, s.Skipped = len(s.Cases), 0, 0
+	for _, tc := range s.Cases {
+		switch {
+		case tc.Failure != nil:
+			s.Failures++
+		case tc.Skipped != nil:
+			s.Skipped++
+		}
+	}
+	doc := junitSuites{Name: "fray", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Time: s.Time, Suites: []JUnitSuite{s}}
+	ew := &errWriter{w: w}
+	io.WriteString(ew, xml.Header)
+	enc := xml.NewEncoder(ew)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write JUnit: %w", err)
+	}
+	io.WriteString(ew, "\n")
+	if ew.err != nil {
+		return fmt.Errorf("write JUnit: %w", ew.err)
+	}
+	return nil
 }
 
 // WriteJUnit writes r as JUnit XML: one <testsuite name="fray"> with one
@@ -79,83 +122,58 @@ type junitSkipped struct {
 // count them.
 func WriteJUnit(w io.Writer, r Report) error {
 	secs := strconv.FormatFloat(float64(r.DurationMS)/1000, 'f', 3, 64)
-	s := junitSuite{Name: "fray", Time: secs, Properties: junitProperties(r)}
+	s := JUnitSuite{Name: "fray", Time: secs, Properties: junitProperties(r)}
 	for _, c := range r.Checks {
-		tc := junitCase{Classname: junitClass(c.ID), Name: c.ID, Time: "0"}
+		tc := JUnitCase{Classname: junitClass(c.ID), Name: c.ID, Time: "0"}
 		e, state := r.Baseline.Find(c.ID)
 		switch {
 		case c.Status == StatusFail && state == "expected":
-			tc.Skipped = &junitSkipped{Message: expectedMessage(c, e, r.Baseline.File)}
+			tc.Skipped = &JUnitSkipped{Message: expectedMessage(c, e, r.Baseline.File)}
 		case c.Status == StatusFail:
-			tc.Failure = &junitFailure{
-				Message: fmt.Sprintf("%s: %s", c.ID, plural(c.Count, "finding")),
-				Type:    string(c.Severity),
-				Body:    xmlSafe(evidenceText(c)),
-			}
+			tc.Failure = Fail(fmt.Sprintf("%s: %s", c.ID, plural(c.Count, "finding")), string(c.Severity), evidenceText(c))
 		case c.Status == StatusSkip:
-			tc.Skipped = &junitSkipped{Message: skipMessage(c)}
+			tc.Skipped = &JUnitSkipped{Message: skipMessage(c)}
 		case c.Status == StatusWarn:
-			tc.SystemOut = &junitText{xmlSafe(fmt.Sprintf("warning: %s (severity %s; the check passes)\n%s",
-				plural(c.Count, "finding"), c.Severity, evidenceText(c)))}
+			tc.SystemOut = Out(fmt.Sprintf("warning: %s (severity %s; the check passes)\n%s",
+				plural(c.Count, "finding"), c.Severity, evidenceText(c)))
 		}
 		s.Cases = append(s.Cases, tc)
 	}
 	s.Cases = append(s.Cases, runCases(r)...)
-	for _, tc := range s.Cases {
-		switch {
-		case tc.Failure != nil:
-			s.Failures++
-		case tc.Skipped != nil:
-			s.Skipped++
-		}
-	}
-	s.Tests = len(s.Cases)
-	doc := junitSuites{Name: "fray", Tests: s.Tests, Failures: s.Failures, Skipped: s.Skipped, Time: secs, Suites: []junitSuite{s}}
-	ew := &errWriter{w: w}
-	io.WriteString(ew, xml.Header)
-	enc := xml.NewEncoder(ew)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("report: write JUnit: %w", err)
-	}
-	io.WriteString(ew, "\n")
-	if ew.err != nil {
-		return fmt.Errorf("report: write JUnit: %w", ew.err)
+	if err := WriteJUnitSuite(w, s); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	return nil
 }
 
 // runCases are the test cases of the run as a whole: its command and its
 // evidence.
-func runCases(r Report) []junitCase {
-	var out []junitCase
+func runCases(r Report) []JUnitCase {
+	var out []JUnitCase
 	if r.Command != nil {
-		tc := junitCase{Classname: "fray.run", Name: "command", Time: "0"}
+		tc := JUnitCase{Classname: "fray.run", Name: "command", Time: "0"}
 		if r.Command.Failed() {
-			tc.Failure = &junitFailure{
-				Message: "the client command failed: " + r.Command.describe(),
-				Type:    "command",
-				Body:    xmlSafe(fmt.Sprintf("%s\n%s\n", strings.Join(r.Command.Args, " "), r.Command.describe())),
-			}
+			tc.Failure = Fail("the client command failed: "+r.Command.describe(), "command",
+				fmt.Sprintf("%s\n%s\n", strings.Join(r.Command.Args, " "), r.Command.describe()))
 		}
 		out = append(out, tc)
 	}
-	tc := junitCase{Classname: "fray.run", Name: "evidence", Time: "0"}
+	tc := JUnitCase{Classname: "fray.run", Name: "evidence", Time: "0"}
 	// A baseline can leave a failed run inconclusive: what it did not
 	// see is then in ShortOf, not Why.
 	if r.Verdict == VerdictInterrupted {
-		tc.Failure = &junitFailure{Message: "interrupted: " + r.Why, Type: "interrupted", Body: xmlSafe(r.Why + "\n")}
+		tc.Failure = Fail("interrupted: "+r.Why, "interrupted", r.Why+"\n")
 	} else if verdict, _, _ := r.Outcome(); verdict == VerdictInconclusive || r.Verdict == VerdictInconclusive {
 		short := r.ShortOf()
 		if r.Accepted {
-			tc.Skipped = &junitSkipped{Message: "inconclusive, accepted: " + short}
+			tc.Skipped = &JUnitSkipped{Message: "inconclusive, accepted: " + short}
 		} else {
-			tc.Failure = &junitFailure{Message: "inconclusive: " + short, Type: "inconclusive", Body: xmlSafe(short + "\n")}
+			tc.Failure = Fail("inconclusive: "+short, "inconclusive", short+"\n")
 		}
 	}
 	if r.Coverage != nil {
 		// What the run exercised, beside the evidence it rests on.
-		tc.SystemOut = &junitText{xmlSafe(r.Coverage.Line() + "\n")}
+		tc.SystemOut = Out(r.Coverage.Line() + "\n")
 	}
 	out = append(out, tc)
 	if b := r.Baseline; b != nil {
@@ -173,20 +191,20 @@ func junitClass(id string) string {
 	return "fray." + prefix
 }
 
-func junitProperties(r Report) []junitProperty {
-	props := []junitProperty{{"verdict", r.Verdict}, {"schema", strconv.Itoa(r.Schema)}}
+func junitProperties(r Report) []JUnitProperty {
+	props := []JUnitProperty{{"verdict", r.Verdict}, {"schema", strconv.Itoa(r.Schema)}}
 	if r.Why != "" {
-		props = append(props, junitProperty{"why", r.Why})
+		props = append(props, JUnitProperty{"why", r.Why})
 	}
 	if r.Profile != "" {
-		props = append(props, junitProperty{"profile", r.Profile}, junitProperty{"seed", strconv.FormatUint(r.Seed, 10)})
+		props = append(props, JUnitProperty{"profile", r.Profile}, JUnitProperty{"seed", strconv.FormatUint(r.Seed, 10)})
 	}
 	if r.Coverage != nil {
-		props = append(props, junitProperty{"exercised", strings.TrimPrefix(r.Coverage.Line(), "exercised: ")})
+		props = append(props, JUnitProperty{"exercised", strings.TrimPrefix(r.Coverage.Line(), "exercised: ")})
 	}
 	if r.Command != nil {
-		props = append(props, junitProperty{"command", strings.Join(r.Command.Args, " ")},
-			junitProperty{"command.exit_code", strconv.Itoa(r.Command.ExitCode)})
+		props = append(props, JUnitProperty{"command", strings.Join(r.Command.Args, " ")},
+			JUnitProperty{"command.exit_code", strconv.Itoa(r.Command.ExitCode)})
 	}
 	return props
 }
