@@ -4,11 +4,10 @@ import (
 	"unicode/utf8"
 )
 
-// The trace writes its strings itself, rather than through encoding/json,
-// because the Writer is one of the observers on the proxy's per-event
-// path, where fray's budget is no allocation per event in steady state
-// (TestNoAllocationPerEventObserved, proxy/forward): these functions
-// append to the Writer's reused buffer.
+// The trace writes its strings itself, into the Writer's reused buffer,
+// for its format's bytes rather than for a performance budget: encoding/json,
+// tried, allocated nothing per event either, but escaped U+0008 and U+000C
+// as \b and \f where the format (TestEncoderGolden) has \u0008 and \u000c.
 
 // jsonSafe holds the bytes a JSON string carries as they are: ASCII but
 // the controls, the quote and the backslash.
