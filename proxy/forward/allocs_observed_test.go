@@ -11,6 +11,7 @@ import (
 	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/metrics"
 	"github.com/frayproxy/fray/proxy/observe"
+	"github.com/frayproxy/fray/proxy/trace"
 	"github.com/frayproxy/fray/proxy/verify"
 )
 
@@ -77,7 +78,7 @@ func (s *numberedStream) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestNoAllocationPerEventObserved: with the observers fray proxy runs
 // (the verifier and the metrics, behind the queue that passes them the
-// events) and faults that fire (drop, delay,
+// events; and the trace writer, with --trace) and faults that fire (drop, delay,
 // set-retry, rewrite-id), an exchange of 2N events allocates what one of
 // N events does: nothing per event, once the verifier's id windows are
 // full (steady state).
@@ -87,10 +88,11 @@ func TestNoAllocationPerEventObserved(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name, profile string
-		paced         bool
+		paced, traced bool
 	}{
-		{"no faults", "", false},
-		{"no faults, an event a read", "", true},
+		{"no faults", "", false, false},
+		{"no faults, an event a read", "", true, false},
+		{"traced", "", false, true},
 		{"firing faults", `
 [[fault]]
 kind = "drop"
@@ -105,15 +107,24 @@ retry = "2s"
 [[fault]]
 kind = "rewrite-id"
 id = "{id}-x"
-`, false},
+`, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			const n = 1000
 			up := &numberedStream{paced: tt.paced}
 			v := verify.New(verify.Options{})
 			m := metrics.New(metrics.Options{NoRuntime: true})
+			observers := []observe.Observer{v, m}
+			if tt.traced {
+				tw, err := trace.NewWriter(io.Discard, trace.WriterOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer tw.Close()
+				observers = append(observers, tw)
+			}
 			// As the engine passes them on: events through a queue.
-			q := observe.NewQueue(observe.Tee(v, m))
+			q := observe.NewQueue(observe.Tee(observers...))
 			defer q.Close()
 			c := &chunkCounter{Queue: q}
 			opts := forward.Options{Transport: up, Observer: c}

@@ -10,11 +10,10 @@ import (
 )
 
 // enc appends one JSON object to a reused buffer, after the lines it may
-// already hold. The format, which TestEncoderGolden pins byte for byte,
-// needs it hand-written, not the budget of no allocation per event
-// (docs/performance.md): encoding/json, tried with reused structs, allocated
-// nothing per event either, but wrote \b and \f where the format has \u0008
-// and \u000c, and compacted the message JSON that raw_parts must keep as it came.
+// already hold. It is hand-written for the format: raw_parts keeps an
+// event's message JSON byte for byte as the server sent it, spaces and
+// all, which encoding/json would compact; TestEncoderGolden pins every
+// byte.
 type enc struct {
 	b     []byte
 	first bool // no member written yet in the current object

@@ -5,9 +5,8 @@ import (
 )
 
 // The trace writes its strings itself, into the Writer's reused buffer,
-// for its format's bytes rather than for a performance budget: encoding/json,
-// tried, allocated nothing per event either, but escaped U+0008 and U+000C
-// as \b and \f where the format (TestEncoderGolden) has \u0008 and \u000c.
+// with the escapes its format has (TestEncoderGolden): \u0008 and \u000c
+// where encoding/json writes \b and \f.
 
 // jsonSafe holds the bytes a JSON string carries as they are: ASCII but
 // the controls, the quote and the backslash.
