@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"text/tabwriter"
 
@@ -156,10 +154,6 @@ func runProbes(c *cli.Context) error {
 	return probesExit(results, codes, out.allow)
 }
 
-// runCtx are the contexts of fray run's signals: soft ends at the first,
-// hard at the second.
-type runCtx struct{ soft, hard context.Context }
-
 // runProbe runs the client command once through an engine with prof and
 // returns the run's report.
 func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile, errw io.Writer) (report.Report, error) {
@@ -171,42 +165,12 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	if err != nil {
 		return report.Report{}, err
 	}
-	ln, err := listenBeside(net.Listen, c.String("listen"), set.endpoint)
-	if err != nil {
-		_ = eng.Abort()
-		return report.Report{}, usagef("--listen %q: %v", c.String("listen"), err)
-	}
-	defer ln.Close()
-	ctx, hard := rc.soft, rc.hard
-	srv, err := startUpstream(ctx, c.String("server"), set, errw, func(f string, a ...any) { sayf(c, errw, f, a...) })
-	defer srv.stop()
-	if err != nil {
-		_ = eng.Abort()
-		return report.Report{}, err
-	}
-	frayURL := set.frayURL(ln.Addr())
-	var res clientResult
 	// The command's output goes to stderr: stdout holds the table.
-	sv := eng.ServeWhile(ctx, hard, ln, set.settle, func() {
-		cctx, release := clientContext(ctx, set, srv)
-		defer release()
-		res = runClient(cctx, set.client, frayURL, c.App.Reader, errw, errw)
-	})
-	died := srv.exitedEarly()
-	srv.stop()
-	if died && ctx.Err() == nil {
-		_, _ = eng.Finish(sv, nil)
-		return report.Report{}, srv.diedError()
+	run, err := runClientOnce(c, rc, eng, set, errw, errw, nil)
+	if err == nil {
+		err = run.serverDied
 	}
-	cmd := &report.Command{Args: set.client, ExitCode: res.code}
-	if res.err != nil {
-		cmd.Error = res.err.Error()
-	}
-	r, terr := eng.Finish(sv, cmd)
-	if terr != nil {
-		sayf(c, errw, "%v", terr)
-	}
-	return r, nil
+	return run.report, err
 }
 
 // writeProbeFiles writes the files of --report (the runs' reports,

@@ -145,60 +145,92 @@ func runRun(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := listenBeside(net.Listen, c.String("listen"), set.endpoint)
-	if err != nil {
-		_ = eng.Abort()
-		return usagef("--listen %q: %v", c.String("listen"), err)
-	}
-	defer ln.Close()
 	ctx, hard, stop := stopSignals(c.Context, errw)
 	defer stop()
-
-	srv, err := startUpstream(ctx, c.String("server"), set, errw, func(f string, a ...any) { sayf(c, errw, f, a...) })
-	defer srv.stop()
+	run, err := runClientOnce(c, runCtx{ctx, hard}, eng, set, stdout, errw, func(frayURL string) func() {
+		line := fmt.Sprintf("running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
+		if p, s := eng.InForce(); p != nil {
+			line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
+		}
+		sayf(c, errw, "%s", line)
+		if p := set.endpoint.Path; p == "" || p == "/" {
+			sayf(c, errw, "FRAY_URL has no path, as --upstream has none; give --upstream the endpoint (e.g. %s/mcp) if the client takes FRAY_URL as its MCP endpoint", strings.TrimSuffix(set.endpoint.String(), "/"))
+		}
+		stopLoops := make(chan struct{})
+		waitProgress := out.runProgress(eng.Live, stopLoops)
+		return func() { close(stopLoops); waitProgress() }
+	})
 	if err != nil {
-		_ = eng.Abort()
 		return err
 	}
-
-	frayURL := set.frayURL(ln.Addr())
-	line := fmt.Sprintf("running %q with FRAY_URL=%s -> %s", strings.Join(set.client, " "), frayURL, set.endpoint)
-	if p, s := eng.InForce(); p != nil {
-		line += fmt.Sprintf(" (profile %s, seed %d)", p.Name, s)
-	}
-	sayf(c, errw, "%s", line)
-	if p := set.endpoint.Path; p == "" || p == "/" {
-		sayf(c, errw, "FRAY_URL has no path, as --upstream has none; give --upstream the endpoint (e.g. %s/mcp) if the client takes FRAY_URL as its MCP endpoint", strings.TrimSuffix(set.endpoint.String(), "/"))
-	}
-	stopLoops := make(chan struct{})
-	waitProgress := out.runProgress(eng.Live, stopLoops)
-	// The client's connections close with it; the ends get --settle to be
-	// observed.
-	var res clientResult
-	sv := eng.ServeWhile(ctx, hard, ln, set.settle, func() {
-		cctx, release := clientContext(ctx, set, srv)
-		defer release()
-		res = runClient(cctx, set.client, frayURL, c.App.Reader, stdout, errw)
-	})
-	close(stopLoops)
-	waitProgress()
-	died := srv.exitedEarly()
-	srv.stop()
-
-	r := finishRun(c, errw, eng, sv, set.client, res)
 	// Interrupted: the reports are whole, and the verdict says so.
 	out.interrupted = ctx.Err() != nil
-	ferr := out.finish(r)
+	ferr := out.finish(run.report)
 	if perr := page.write(errw); ferr == nil {
 		ferr = perr
 	}
-	if died && ctx.Err() == nil {
-		return srv.diedError()
+	if run.serverDied != nil {
+		return run.serverDied
 	}
 	if ferr != nil {
 		return ferr
 	}
-	return sv.Err
+	return run.served.Err
+}
+
+// runCtx are the contexts of fray run's signals: soft ends at the first,
+// hard at the second.
+type runCtx struct{ soft, hard context.Context }
+
+// clientRun is how one run of the client command through an engine ended.
+type clientRun struct {
+	report report.Report
+	served proxy.Stopped
+	// serverDied is the error of a --server command that ended before
+	// the run was stopped, nil otherwise.
+	serverDied error
+}
+
+// runClientOnce runs the client command once through eng: it listens
+// beside the endpoint, starts --server, serves while the command runs
+// (its output to stdout and errw), stops the server and ends eng's run.
+// around, when set, is called with fray's URL before the command starts,
+// and what it returns once the command has ended. On error eng is
+// aborted.
+func runClientOnce(c *cli.Context, rc runCtx, eng *proxy.Engine, set runSettings, stdout, errw io.Writer, around func(frayURL string) func()) (clientRun, error) {
+	ln, err := listenBeside(net.Listen, c.String("listen"), set.endpoint)
+	if err != nil {
+		_ = eng.Abort()
+		return clientRun{}, usagef("--listen %q: %v", c.String("listen"), err)
+	}
+	defer ln.Close()
+	srv, err := startUpstream(rc.soft, c.String("server"), set, errw, func(f string, a ...any) { sayf(c, errw, f, a...) })
+	defer srv.stop()
+	if err != nil {
+		_ = eng.Abort()
+		return clientRun{}, err
+	}
+	frayURL := set.frayURL(ln.Addr())
+	after := func() {}
+	if around != nil {
+		after = around(frayURL)
+	}
+	// The client's connections close with it; the ends get --settle to be
+	// observed.
+	var res clientResult
+	sv := eng.ServeWhile(rc.soft, rc.hard, ln, set.settle, func() {
+		cctx, release := clientContext(rc.soft, set, srv)
+		defer release()
+		res = runClient(cctx, set.client, frayURL, c.App.Reader, stdout, errw)
+	})
+	after()
+	died := srv.exitedEarly()
+	srv.stop()
+	run := clientRun{report: finishRun(c, errw, eng, sv, set.client, res), served: sv}
+	if died && rc.soft.Err() == nil {
+		run.serverDied = srv.diedError()
+	}
+	return run, nil
 }
 
 // finishRun ends eng's run with how the client command args ended; a
