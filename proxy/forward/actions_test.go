@@ -130,13 +130,11 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 			clock := &fakeClock{now: time.Unix(0, 0)}
 			plan := tc.plan
 			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
-			resp := get(t, fray+"/mcp")
-			got, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			got, err := readBody(get(t, fray+"/mcp"))
 			if err != nil {
 				t.Fatalf("a fault's close must be clean, got %v", err)
 			}
-			if string(got) != tc.want {
+			if got != tc.want {
 				t.Fatalf("client got\n%q\nwant\n%q", got, tc.want)
 			}
 			<-upstreamGone
@@ -251,12 +249,7 @@ func TestExchangeActions(t *testing.T) {
 			act := tc.act
 			plan := scriptPlan{exchange: func(*mcp.Exchange) faults.ExchangeAction { return act }}
 			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
-			req, _ := http.NewRequest("GET", fray+"/mcp", nil)
-			req.Header.Set("Last-Event-ID", "e1")
-			req.Header.Set("Mcp-Session-Id", "s")
-			resp := do(t, req)
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			resp, _ := roundTrip(t, "GET", fray+"/mcp", "", map[string]string{"Last-Event-ID": "e1", "Mcp-Session-Id": "s"})
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
 			}

@@ -234,9 +234,8 @@ func (tg *h2Target) ping() error {
 	if err != nil {
 		return err
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.ProtoMajor != 2 || string(body) != "pong" {
+	body, _ := readBody(resp)
+	if resp.ProtoMajor != 2 || body != "pong" {
 		return fmt.Errorf("%s %d %q", resp.Proto, resp.StatusCode, body)
 	}
 	return nil

@@ -195,8 +195,7 @@ func TestSmugglingCannotDesync(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			up := newRawUpstream(t)
-			p := newProxy(t, "http://"+up.addr, forward.Options{})
-			addr := serveFray(t, p, nil)
+			addr := rawFray(t, "http://"+up.addr)
 			statuses, answered := exchangeRaw(t, addr, tc.req)
 			got := up.requests()
 			if fmt.Sprint(statuses) != fmt.Sprint(tc.statuses) {
@@ -237,12 +236,8 @@ func TestTrickledHeadIsCut(t *testing.T) {
 	*forward.HeadTimeout = limit
 	t.Cleanup(func() { *forward.HeadTimeout = saved })
 
-	hits := make(chan string, 4)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits <- r.URL.Path
-	})
-	p := newProxy(t, up, forward.Options{})
-	addr := serveFray(t, p, nil)
+	up, hits := recordingUpstream(t, urlPath)
+	addr := rawFray(t, up)
 
 	// The clock starts before the dial: fray's header deadline starts
 	// once it has accepted the connection, which may be before Dial
@@ -292,9 +287,9 @@ func TestTrickledHeadIsCut(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("after the slow head: %d %q", resp.StatusCode, body)
 	}
-	close(hits)
-	for h := range hits {
-		if h != "/after" {
+	// The upstream put its hits down before it answered /after.
+	for len(hits) > 0 {
+		if h := <-hits; h != "/after" {
 			t.Errorf("%s reached the upstream", h)
 		}
 	}
@@ -403,8 +398,7 @@ func TestVanishingStreamClients(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer up.Close()
-	p := newProxy(t, up.URL, forward.Options{})
-	addr := serveFray(t, p, nil)
+	addr := rawFray(t, up.URL)
 	// One exchange first, so that the server's goroutines are all running
 	// when the baseline is taken.
 	if resp, _ := sendRaw(t, addr, "GET /warm HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n"); resp.StatusCode != 200 {

@@ -98,12 +98,7 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &classifyingRecorder{}
 			fray, _ := front(t, up, func(o *forward.Options) { tc.opts(o, rec) })
-			req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(tc.body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp := do(t, req)
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			roundTrip(t, "POST", fray+"/mcp", tc.body, map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
 			var want []string
 			for _, w := range tc.want {
 				want = append(want, fmt.Sprintf(w, tc.leftToObs))

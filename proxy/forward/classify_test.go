@@ -37,13 +37,7 @@ func TestExchangesAreClassified(t *testing.T) {
 	fray, logs := front(t, up)
 	send := func(method, body string, hdr map[string]string) {
 		t.Helper()
-		req, _ := http.NewRequest(method, fray+"/mcp", strings.NewReader(body))
-		for k, v := range hdr {
-			req.Header.Set(k, v)
-		}
-		resp := do(t, req)
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		roundTrip(t, method, fray+"/mcp", body, hdr)
 	}
 	sess := map[string]string{"Mcp-Session-Id": "sess-abc"}
 	send("POST", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, nil)

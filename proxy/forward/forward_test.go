@@ -33,19 +33,12 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 
 	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"} {
 		t.Run(method, func(t *testing.T) {
-			req, _ := http.NewRequest(method, fray+"/mcp/x?a=1&b=%20two", strings.NewReader("hello"))
-			req.Header.Set("Mcp-Session-Id", "sess-42")
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-			req.Header.Set("Last-Event-ID", "ev-7")
-			req.Header.Set("Authorization", "Bearer secret")
-			req.Header.Set("Connection", "X-Hop")
-			req.Header.Set("X-Hop", "1")
-			req.Header.Set("Keep-Alive", "timeout=5")
-			req.Header.Set("Proxy-Authorization", "Basic x")
-			resp := do(t, req)
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusTeapot || string(body) != "answer" || resp.Header.Get("X-Answer") != "yes" ||
+			resp, body := roundTrip(t, method, fray+"/mcp/x?a=1&b=%20two", "hello", map[string]string{
+				"Mcp-Session-Id": "sess-42", "MCP-Protocol-Version": "2025-11-25", "Last-Event-ID": "ev-7",
+				"Authorization": "Bearer secret", "Connection": "X-Hop", "X-Hop": "1",
+				"Keep-Alive": "timeout=5", "Proxy-Authorization": "Basic x",
+			})
+			if resp.StatusCode != http.StatusTeapot || body != "answer" || resp.Header.Get("X-Answer") != "yes" ||
 				resp.Header.Get("Mcp-Session-Id") != "s-1" {
 				t.Fatalf("client got %d %q %v", resp.StatusCode, body, resp.Header)
 			}
@@ -79,10 +72,7 @@ func TestForwardsEveryMethodUnderTheBasePath(t *testing.T) {
 // TestRootMapsToTheBasePath: with --upstream http://h/mcp, fray's "/" is the
 // server's "/mcp", not "/mcp/" (which many servers do not route).
 func TestRootMapsToTheBasePath(t *testing.T) {
-	paths := make(chan string, 1)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		paths <- r.URL.Path
-	})
+	up, paths := recordingUpstream(t, urlPath)
 	fray, _ := front(t, up+"/mcp")
 	for client, want := range map[string]string{"/": "/mcp", "/sub": "/mcp/sub"} {
 		resp := get(t, fray+client)
@@ -100,12 +90,11 @@ func TestUnreachableUpstreamIs502(t *testing.T) {
 	dead := "http://" + deadAddr(t)
 	fray, logs := front(t, dead)
 	resp := post(t, fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body, _ := readBody(resp)
 	if resp.StatusCode != http.StatusBadGateway {
 		t.Fatalf("status %d, want 502", resp.StatusCode)
 	}
-	lines := strings.Split(strings.TrimSuffix(string(body), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "fray: upstream "+dead) || !strings.Contains(lines[0], "refused") {
 		t.Fatalf("502 body %q: want one line naming the upstream and the error", body)
 	}
@@ -123,9 +112,8 @@ func TestRequestBodyLimit(t *testing.T) {
 	})
 	fray, _ := front(t, up, func(o *proxyOptions) { o.MaxRequestBody = 1000 })
 	resp := post(t, fray+"/mcp", strings.Repeat("x", 1001))
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(body), "1000 bytes") {
+	body, _ := readBody(resp)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, "1000 bytes") {
 		t.Fatalf("got %d %q", resp.StatusCode, body)
 	}
 }
@@ -134,10 +122,7 @@ func TestRequestBodyLimit(t *testing.T) {
 // direct client would have sent; any other Host (a DNS-rebinding attempt)
 // reaches the server as sent, so the server's own Host checks still apply.
 func TestHostHeader(t *testing.T) {
-	hosts := make(chan string, 1)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hosts <- r.Host
-	})
+	up, hosts := recordingUpstream(t, func(r *http.Request) string { return r.Host })
 	fray, _ := front(t, up)
 	frayPort := fray[strings.LastIndexByte(fray, ':'):]
 	for sent, want := range map[string]string{
@@ -167,9 +152,8 @@ func TestLoopIsRefused(t *testing.T) {
 	self := "http://" + ln.Addr().String()
 	serveOn(t, ln, newProxy(t, self, forward.Options{}), nil)
 	resp := post(t, self+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusLoopDetected || !strings.Contains(string(body), "loop detected") {
+	body, _ := readBody(resp)
+	if resp.StatusCode != http.StatusLoopDetected || !strings.Contains(body, "loop detected") {
 		t.Errorf("a request fray sent itself: %s %q, want 508 saying so", resp.Status, body)
 	}
 

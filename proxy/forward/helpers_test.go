@@ -272,6 +272,45 @@ func do(t *testing.T, req *http.Request) *http.Response {
 	return resp
 }
 
+// readBody reads resp's body to its end and closes it.
+func readBody(resp *http.Response) (string, error) {
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return string(b), err
+}
+
+// roundTrip sends a request with the default client, the fields of hdr
+// set, and returns the response and its body, read to the end however
+// the reading ends; it fails the test if there is no response.
+func roundTrip(t *testing.T, method, url, body string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	req := must(http.NewRequest(method, url, strings.NewReader(body)))
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp := do(t, req)
+	b, _ := readBody(resp)
+	return resp, b
+}
+
+// recordingUpstream is an upstream that answers every request 200 with
+// no body, once it has put what of says of the request on the channel
+// returned (which holds 8).
+func recordingUpstream(t testing.TB, of func(*http.Request) string) (string, <-chan string) {
+	seen := make(chan string, 8)
+	return upServer(t, func(w http.ResponseWriter, r *http.Request) { seen <- of(r) }), seen
+}
+
+// urlPath is what recordingUpstream records of most requests.
+func urlPath(r *http.Request) string { return r.URL.Path }
+
+// rawFray serves fray with no option set in front of upstream, as
+// `fray proxy` does (serveFray), and returns its address.
+func rawFray(t *testing.T, upstream string) string {
+	t.Helper()
+	return serveFray(t, newProxy(t, upstream, forward.Options{}), nil)
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)

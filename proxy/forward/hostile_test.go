@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/proxy/forward"
 	"github.com/frayproxy/fray/proxy/mcp"
 )
 
@@ -39,9 +38,8 @@ func fetch(t *testing.T, url string) (*http.Response, []byte, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, body, err
+	body, err := readBody(resp)
+	return resp, []byte(body), err
 }
 
 // TestSSEBodyWithoutEventStreamType: SSE bytes under another content type
@@ -370,9 +368,8 @@ func TestSlowClientStaysBounded(t *testing.T) {
 		if err != nil {
 			t.Fatalf("stream %d beside the stalled one: %v", i, err)
 		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || string(body) != threeEvents {
+		body, err := readBody(resp)
+		if err != nil || body != threeEvents {
 			t.Fatalf("stream %d beside the stalled one: %q, %v", i, body, err)
 		}
 	}
@@ -390,17 +387,15 @@ func TestConnectionFlood(t *testing.T) {
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "pong")
 	})
-	p := newProxy(t, up, forward.Options{})
-	addr := serveFray(t, p, nil)
+	addr := rawFray(t, up)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
 	ping := func() error {
 		resp, err := client.Get("http://" + addr + "/mcp")
 		if err != nil {
 			return err
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if string(body) != "pong" {
+		body, _ := readBody(resp)
+		if body != "pong" {
 			return fmt.Errorf("answer %d %q", resp.StatusCode, body)
 		}
 		return nil
@@ -475,9 +470,8 @@ func TestTricklingBodies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("trickler %d: %v, want a 408", i, err)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusRequestTimeout || !resp.Close || !strings.Contains(string(body), "within 2s") {
+		body, _ := readBody(resp)
+		if resp.StatusCode != http.StatusRequestTimeout || !resp.Close || !strings.Contains(body, "within 2s") {
 			t.Errorf("trickler %d: %d, close %v, %q; want 408, closed, saying the limit", i, resp.StatusCode, resp.Close, body)
 		}
 	}

@@ -87,10 +87,8 @@ func TestHTTP2BothSides(t *testing.T) {
 		return resp
 	}
 
-	resp := get("/mcp")
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || string(body) != threeEvents {
+	body, err := readBody(get("/mcp"))
+	if err != nil || body != threeEvents {
 		t.Fatalf("over h2: %q, %v; want %q", body, err, threeEvents)
 	}
 
@@ -100,13 +98,11 @@ func TestHTTP2BothSides(t *testing.T) {
 	if first, err := readBlock(kr); err != nil || first != "id: k1\ndata: first\n\n" {
 		t.Fatalf("first block of /keep: %q, %v", first, err)
 	}
-	reset := get("/reset")
-	got, err := io.ReadAll(reset.Body)
-	reset.Body.Close()
+	got, err := readBody(get("/reset"))
 	if err == nil || !strings.Contains(err.Error(), "INTERNAL_ERROR") {
 		t.Fatalf("the reset stream ended with %v, want an RST_STREAM", err)
 	}
-	if want := threeEvents[:strings.Index(threeEvents, "\n\n")+2]; string(got) != want {
+	if want := threeEvents[:strings.Index(threeEvents, "\n\n")+2]; got != want {
 		t.Errorf("before the reset: %q, want %q", got, want)
 	}
 
@@ -115,10 +111,8 @@ func TestHTTP2BothSides(t *testing.T) {
 	if err != nil || string(rest) != "id: k2\ndata: second\n\n" {
 		t.Fatalf("the stream beside the reset one: %q, %v", rest, err)
 	}
-	resp = get("/mcp")
-	body, err = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || string(body) != threeEvents {
+	body, err = readBody(get("/mcp"))
+	if err != nil || body != threeEvents {
 		t.Fatalf("after the reset: %q, %v", body, err)
 	}
 

@@ -1,7 +1,6 @@
 package forward_test
 
 import (
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -36,9 +35,7 @@ func TestObservedRequestNamesCancelledIDs(t *testing.T) {
 		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"requestId":6}}`,
 	}
 	for _, b := range bodies {
-		resp := post(t, fray+"/mcp", b)
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		readBody(post(t, fray+"/mcp", b))
 	}
 	mu.Lock()
 	defer mu.Unlock()

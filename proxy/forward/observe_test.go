@@ -84,17 +84,8 @@ func TestObservationsTellWhatHappened(t *testing.T) {
 	rec := &recorder{}
 	fray, _ := front(t, up, func(o *forward.Options) { o.Faults = plan; o.Observer = rec })
 
-	req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
-	req.Header.Set("Accept", "application/json")
-	resp := do(t, req)
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-
-	req, _ = http.NewRequest("GET", fray+"/mcp", nil)
-	req.Header.Set("Last-Event-ID", "0")
-	resp = do(t, req)
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	roundTrip(t, "POST", fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, map[string]string{"Accept": "application/json"})
+	roundTrip(t, "GET", fray+"/mcp", "", map[string]string{"Last-Event-ID": "0"})
 
 	want := []string{
 		`request POST /mcp lei=false:"" msgs=[{request initialize 1}]`,

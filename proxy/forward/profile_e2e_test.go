@@ -388,9 +388,8 @@ func httpRequest(t *testing.T, fray string, get bool, res *e2eResult) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	res.status, res.header, res.body, res.err = resp.StatusCode, resp.Header, string(b), err
+	body, err := readBody(resp)
+	res.status, res.header, res.body, res.err = resp.StatusCode, resp.Header, body, err
 }
 
 // timedRequest reads the first event, then lets the close timer fire and

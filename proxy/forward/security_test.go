@@ -57,9 +57,8 @@ func sendRaw(t *testing.T, addr, req string) (*http.Response, string) {
 	if err != nil {
 		t.Fatalf("response to %q: %v", req, err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	return resp, string(body)
+	body, _ := readBody(resp)
+	return resp, body
 }
 
 // TestOnlyTheUpstreamIsReached: whatever the request target, the Host or
@@ -153,12 +152,8 @@ func isTimeout(err error) bool {
 // large field, many small ones, a long request target.
 func TestHeaderTooLarge431(t *testing.T) {
 	checkNoLeaks(t)
-	hits := make(chan string, 8)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits <- r.URL.Path
-	})
-	p := newProxy(t, up, forward.Options{})
-	addr := serveFray(t, p, nil)
+	up, hits := recordingUpstream(t, urlPath)
+	addr := rawFray(t, up)
 	// head returns a head of exactly size bytes, padded in the given shape.
 	head := func(shape string, size int) string {
 		pre := "GET /" + shape + " HTTP/1.1\r\nHost: " + addr + "\r\nConnection: close\r\n"
@@ -244,10 +239,9 @@ func TestMaxExchanges(t *testing.T) {
 	}
 	for range 3 {
 		resp := get(t, fray+"/quick")
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		body, _ := readBody(resp)
 		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
-			body[len(body)-1] != '\n' || strings.Count(string(body), "\n") != 1 || !strings.Contains(string(body), "2 exchanges in flight") {
+			body[len(body)-1] != '\n' || strings.Count(body, "\n") != 1 || !strings.Contains(body, "2 exchanges in flight") {
 			t.Fatalf("past the limit: %d, Retry-After %q, %q", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}
 	}
@@ -295,10 +289,9 @@ func TestUpstreamThatNeverAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusGatewayTimeout || strings.Count(string(body), "\n") != 1 ||
-		!strings.Contains(string(body), "no response head within 200ms") {
+	body, _ := readBody(resp)
+	if resp.StatusCode != http.StatusGatewayTimeout || strings.Count(body, "\n") != 1 ||
+		!strings.Contains(body, "no response head within 200ms") {
 		t.Fatalf("got %d %q, want 504 saying the head did not come within 200ms", resp.StatusCode, body)
 	}
 	if err := <-closed; err != nil {
@@ -556,12 +549,8 @@ func TestLegacyEndpointRedactedInTraces(t *testing.T) {
 // refused and never reach the upstream.
 func TestConnectInAnyCaseAndH2CPreface(t *testing.T) {
 	checkNoLeaks(t)
-	hits := make(chan string, 4)
-	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits <- r.Method
-	})
-	p := newProxy(t, up, forward.Options{})
-	addr := serveFray(t, p, nil)
+	up, hits := recordingUpstream(t, func(r *http.Request) string { return r.Method })
+	addr := rawFray(t, up)
 	for _, tc := range []struct {
 		req    string
 		status int

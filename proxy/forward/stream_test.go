@@ -39,12 +39,11 @@ func TestEventStreamBytesPassUnchanged(t *testing.T) {
 				up := sseServer(t, split(body, piece)...)
 				fray, _ := front(t, up)
 				resp := get(t, fray+"/mcp")
-				got, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
+				got, err := readBody(resp)
 				if err != nil {
 					t.Fatalf("read: %v", err)
 				}
-				if string(got) != body {
+				if got != body {
 					t.Fatalf("client got %q, server sent %q", got, body)
 				}
 				if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
@@ -143,10 +142,8 @@ func TestUpstreamEndingIsMirrored(t *testing.T) {
 			})
 			fray, _ := front(t, up)
 			for _, target := range []string{up, fray} {
-				resp := get(t, target+"/mcp")
-				got, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if string(got) != "id: 1\ndata: x\n\n" {
+				got, err := readBody(get(t, target+"/mcp"))
+				if got != "id: 1\ndata: x\n\n" {
 					t.Errorf("%s: body %q", target, got)
 				}
 				if (err != nil) != tc.wantErr {

@@ -48,15 +48,14 @@ func TestHTTPSUpstreamWithExtraCA(t *testing.T) {
 			defer tr.CloseIdleConnections()
 			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Transport = tr })
 			resp := get(t, fray+"/mcp")
-			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			body, _ := readBody(resp)
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tc.status, body)
 			}
-			if tc.status == http.StatusOK && string(body) != "id: 1\ndata: secure\n\n" {
+			if tc.status == http.StatusOK && body != "id: 1\ndata: secure\n\n" {
 				t.Fatalf("body %q", body)
 			}
-			if tc.status == http.StatusBadGateway && !strings.Contains(string(body), "certificate") {
+			if tc.status == http.StatusBadGateway && !strings.Contains(body, "certificate") {
 				t.Fatalf("502 does not say why: %q", body)
 			}
 		})
@@ -87,10 +86,9 @@ func TestTLSListener(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	body, _ := readBody(resp)
 	client.CloseIdleConnections()
-	if string(body) != "hello over tls" {
+	if body != "hello over tls" {
 		t.Fatalf("body %q", body)
 	}
 }
