@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -144,18 +143,24 @@ func TestPumpCarriesOutEventActions(t *testing.T) {
 					t.Fatalf("waits %v, want one of 250ms", w)
 				}
 			case "throttle":
-				// 100 B/s with a 10-byte burst: the stream's bytes beyond the
-				// burst cost about len/100 seconds in all.
-				var total time.Duration
-				for _, w := range clock.waits() {
-					total += w
-				}
-				want := time.Duration(len(threeEvents)-10) * 10 * time.Millisecond
-				if total < want-50*time.Millisecond || total > want+50*time.Millisecond {
-					t.Fatalf("throttle waited %v in all, want about %v", total, want)
-				}
+				wantThrottled(t, clock.waits())
 			}
 		})
+	}
+}
+
+// wantThrottled fails the test unless waits add up to what 100 B/s with
+// a 10-byte burst makes threeEvents wait: the bytes beyond the burst cost
+// 10ms each, about len/100 seconds in all.
+func wantThrottled(t *testing.T, waits []time.Duration) {
+	t.Helper()
+	var total time.Duration
+	for _, w := range waits {
+		total += w
+	}
+	want := time.Duration(len(threeEvents)-10) * 10 * time.Millisecond
+	if total < want-50*time.Millisecond || total > want+50*time.Millisecond {
+		t.Fatalf("throttle waited %v in all, want about %v", total, want)
 	}
 }
 
@@ -176,8 +181,17 @@ func TestFragmentWritesSmallPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := slices.Max(sizes); n > 4 {
-		t.Fatalf("chunk of %d bytes, want at most 4", n)
+	wantFragments(t, sizes)
+}
+
+// wantFragments fails the test unless sizes, those of the chunks that
+// carried threeEvents, are of at most 4 bytes each.
+func wantFragments(t *testing.T, sizes []int) {
+	t.Helper()
+	for _, n := range sizes {
+		if n > 4 {
+			t.Fatalf("chunk sizes %v: one above 4", sizes)
+		}
 	}
 	if len(sizes) < len(threeEvents)/4 {
 		t.Fatalf("%d chunks for %d bytes", len(sizes), len(threeEvents))
@@ -260,16 +274,5 @@ func TestExchangeActions(t *testing.T) {
 			}
 			tc.check(t, resp, upHeader)
 		})
-	}
-}
-
-// TestNoiseKeepsCRLFWhole: when a CRLF stream's CR and LF arrive in
-// separate reads, the noise a fault inserts goes after the LF, between
-// whole blocks, so that a parser that splits lines on LF still reads the
-// same events.
-func TestNoiseKeepsCRLFWhole(t *testing.T) {
-	got := splitCRLFRun(t, onEvent(1, faults.EventAction{Noise: 1}), func(b []byte) bool { return len(b) == len("data: a\r\n\r") })
-	if want := "data: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"; got != want {
-		t.Errorf("the client got %q, want %q", got, want)
 	}
 }

@@ -185,6 +185,17 @@ func writePieces(w http.ResponseWriter, pieces ...string) {
 	}
 }
 
+// until waits, in an upstream's handler, for ch or for r to end, and
+// reports whether ch came first.
+func until(r *http.Request, ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
 func sseHeader(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")

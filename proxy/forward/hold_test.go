@@ -31,9 +31,7 @@ func (u *heldUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	fmt.Fprint(w, "id: a0\nretry: 10\ndata:\n\n")
 	w.(http.Flusher).Flush()
-	select {
-	case <-u.more:
-	case <-r.Context().Done():
+	if !until(r, u.more) {
 		close(u.gone)
 		return
 	}

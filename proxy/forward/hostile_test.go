@@ -497,9 +497,7 @@ func splitCRLFRun(t *testing.T, event func(*mcp.Event) faults.EventAction, first
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, "data: a\r\n\r")
-		select {
-		case <-firstSeen:
-		case <-r.Context().Done():
+		if !until(r, firstSeen) {
 			return
 		}
 		writePieces(w, "\ndata: b\r\n\r\n")
@@ -523,37 +521,47 @@ func splitCRLFRun(t *testing.T, event func(*mcp.Event) faults.EventAction, first
 	return string(first) + string(rest)
 }
 
-// TestNoiseOnASplitCRLFBlock: noise on a block whose CRLF end is split
-// across reads (the block dispatched at its CR) is written in the
-// stream's CRLF style, before the block: a parser that splits lines on
-// LF reads the same events as without the noise.
-func TestNoiseOnASplitCRLFBlock(t *testing.T) {
-	got := splitCRLFRun(t, always(faults.EventAction{Noise: 1}), func(b []byte) bool { return bytes.HasSuffix(b, []byte("data: a\r\n\r")) })
-	want := ": keepalive\r\n\r\ndata: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n"
-	if got != want {
-		t.Errorf("the client got %q, want %q", got, want)
-	}
-	// What a parser that splits on LF alone makes of it.
-	var datas []string
-	for line := range strings.SplitSeq(got, "\n") {
-		if d, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "data: "); ok {
-			datas = append(datas, d)
-		}
-	}
-	if strings.Join(datas, ",") != "a,b" {
-		t.Errorf("an LF parser reads data %q, want a and b", datas)
-	}
-}
-
-// TestDuplicateOfASplitCRLFBlock: copies of a CRLF block dispatched at its
-// CR are whole blocks each, and the prefix of a block is not copied.
-func TestDuplicateOfASplitCRLFBlock(t *testing.T) {
-	got := splitCRLFRun(t, always(faults.EventAction{Duplicate: 1}), func(b []byte) bool {
-		return bytes.Count(b, []byte("data: a")) >= 2 && bytes.HasSuffix(b, []byte("\r"))
-	})
-	want := "data: a\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\ndata: b\r\n\r\n"
-	if got != want {
-		t.Errorf("the client got %q, want %q", got, want)
+// TestSplitCRLFBlock: on a CRLF stream whose block's CR and LF arrive in
+// separate reads (the block dispatched at its CR), faults write whole
+// blocks in the stream's CRLF style: noise on the next block goes after
+// the LF, noise on the split block before it, and copies of the split
+// block are whole blocks, never its prefix. After noise, a parser that
+// splits lines on LF alone reads the same events.
+func TestSplitCRLFBlock(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		event     func(*mcp.Event) faults.EventAction
+		firstRead func([]byte) bool
+		want      string
+		lfData    string // the data an LF parser reads; "" for no such check
+	}{
+		{"NoiseKeepsCRLFWhole", onEvent(1, faults.EventAction{Noise: 1}), func(b []byte) bool { return len(b) == len("data: a\r\n\r") },
+			"data: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n", "a,b"},
+		{"NoiseOnASplitCRLFBlock", always(faults.EventAction{Noise: 1}), func(b []byte) bool { return bytes.HasSuffix(b, []byte("data: a\r\n\r")) },
+			": keepalive\r\n\r\ndata: a\r\n\r\n: keepalive\r\n\r\ndata: b\r\n\r\n", "a,b"},
+		{"DuplicateOfASplitCRLFBlock", always(faults.EventAction{Duplicate: 1}), func(b []byte) bool {
+			return bytes.Count(b, []byte("data: a")) >= 2 && bytes.HasSuffix(b, []byte("\r"))
+		}, "data: a\r\n\r\ndata: a\r\n\r\ndata: b\r\n\r\ndata: b\r\n\r\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := splitCRLFRun(t, tc.event, tc.firstRead)
+			if got != tc.want {
+				t.Errorf("the client got %q, want %q", got, tc.want)
+			}
+			if tc.lfData == "" {
+				return
+			}
+			// What a parser that splits on LF alone makes of it.
+			var datas []string
+			for line := range strings.SplitSeq(got, "\n") {
+				if d, ok := strings.CutPrefix(strings.TrimSuffix(line, "\r"), "data: "); ok {
+					datas = append(datas, d)
+				}
+			}
+			if strings.Join(datas, ",") != tc.lfData {
+				t.Errorf("an LF parser reads data %q, want %s", datas, tc.lfData)
+			}
+		})
 	}
 }
 

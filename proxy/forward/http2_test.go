@@ -60,9 +60,7 @@ func TestHTTP2BothSides(t *testing.T) {
 			return
 		}
 		writePieces(w, "id: k1\ndata: first\n\n")
-		select {
-		case <-release:
-		case <-r.Context().Done():
+		if !until(r, release) {
 			return
 		}
 		writePieces(w, "id: k2\ndata: second\n\n")

@@ -88,12 +88,10 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 		sseHeader(w)
 		writePieces(w, ev[0])
 		for i, s := range step {
-			select {
-			case <-s:
-				writePieces(w, ev[i+1])
-			case <-r.Context().Done():
+			if !until(r, s) {
 				return
 			}
+			writePieces(w, ev[i+1])
 		}
 		<-r.Context().Done()
 	})

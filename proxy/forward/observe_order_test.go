@@ -43,10 +43,7 @@ func TestObservedBeforeTheClientHasIt(t *testing.T) {
 		sseHeader(w)
 		io.WriteString(w, "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n")
 		w.(http.Flusher).Flush()
-		select {
-		case <-upDone:
-		case <-r.Context().Done():
-		}
+		until(r, upDone)
 	})
 	defer close(upDone)
 	got := make(chan struct{})

@@ -90,6 +90,10 @@ func e2eCases() []e2eCase {
 			}
 		}
 	}
+	primingThenCancelled := func(t *testing.T, r *e2eResult) {
+		body(primingEvent)(t, r)
+		r.up.wantCancelled(t)
+	}
 	waited := func(want ...time.Duration) func(*testing.T, *e2eResult) {
 		return func(t *testing.T, r *e2eResult) {
 			body(threeEvents)(t, r)
@@ -117,11 +121,7 @@ func e2eCases() []e2eCase {
 			check: body(progressEvent + responseEvent)},
 		{name: "corrupt", fault: `rpc_kind = "response"`, at: "event 2",
 			check: body(primingEvent + progressEvent + "id: 2\ndata: {\"jsonrpc\":\"2.0\",\"}{\n\n")},
-		{name: "close", fault: "after_priming = true", hold: "all", at: "event 0",
-			check: func(t *testing.T, r *e2eResult) {
-				body(primingEvent)(t, r)
-				r.up.wantCancelled(t)
-			}},
+		{name: "close", fault: "after_priming = true", hold: "all", at: "event 0", check: primingThenCancelled},
 		{name: "close/after", fault: `after = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
 		{name: "idle-close", fault: `silence = "5s"`, hold: "priming", at: "stream", check: checkTimedClose},
 		{name: "buffer", fault: "events = 2", raw: true, at: "event 0",
@@ -133,11 +133,7 @@ func e2eCases() []e2eCase {
 					t.Fatalf("chunk sizes %v: the first holds less than the priming and progress events", r.chunks)
 				}
 			}},
-		{name: "lose", fault: "after_events = 1\nevents = 1", hold: "all", at: "event 1",
-			check: func(t *testing.T, r *e2eResult) {
-				body(primingEvent)(t, r)
-				r.up.wantCancelled(t)
-			}},
+		{name: "lose", fault: "after_events = 1\nevents = 1", hold: "all", at: "event 1", check: primingThenCancelled},
 		{name: "reset", fault: "after_priming = true", raw: true, at: "event 1",
 			check: func(t *testing.T, r *e2eResult) {
 				if !errors.Is(r.err, syscall.ECONNRESET) {
@@ -149,31 +145,18 @@ func e2eCases() []e2eCase {
 		{name: "throttle", fault: "bytes_per_second = 100\nburst = 10", at: "stream",
 			check: func(t *testing.T, r *e2eResult) {
 				body(threeEvents)(t, r)
-				// 100 B/s with a 10-byte burst: the bytes beyond the burst
-				// cost 10ms each, in waits of at most 10 bytes' worth.
-				var total time.Duration
+				// In waits of at most 10 bytes' worth.
 				for _, w := range r.waits {
-					total += w
 					if w > 100*time.Millisecond {
 						t.Fatalf("one wait of %v, more than a burst's worth", w)
 					}
 				}
-				want := time.Duration(len(threeEvents)-10) * 10 * time.Millisecond
-				if total < want-50*time.Millisecond || total > want+50*time.Millisecond {
-					t.Fatalf("throttle waited %v in all, want about %v", total, want)
-				}
+				wantThrottled(t, r.waits)
 			}},
 		{name: "fragment", fault: "max_piece = 4", raw: true, at: "event 0",
 			check: func(t *testing.T, r *e2eResult) {
 				body(threeEvents)(t, r)
-				for _, n := range r.chunks {
-					if n > 4 {
-						t.Fatalf("chunk sizes %v: one above 4", r.chunks)
-					}
-				}
-				if len(r.chunks) < len(threeEvents)/4 {
-					t.Fatalf("%d chunks for %d bytes", len(r.chunks), len(threeEvents))
-				}
+				wantFragments(t, r.chunks)
 			}},
 		{name: "keepalive-noise", fault: "nth = 1\nlines = 2", at: "event 1",
 			check: body(primingEvent + ": keepalive\n\n: keepalive\n\n" + progressEvent + responseEvent)},

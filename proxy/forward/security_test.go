@@ -221,10 +221,7 @@ func TestMaxExchanges(t *testing.T) {
 		}
 		sseHeader(w)
 		writePieces(w, "data: open\n\n")
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
+		until(r, release)
 	})
 	defer close(release)
 	fray, logs := front(t, up, func(o *proxyOptions) { o.MaxExchanges = 2 })
@@ -394,10 +391,7 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	holdUp := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
 		writePieces(w, ": open\n\n")
-		select {
-		case <-hold:
-		case <-r.Context().Done():
-		}
+		until(r, hold)
 	})
 	defer close(hold)
 	frayFull, _ := front(t, holdUp, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })

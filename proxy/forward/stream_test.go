@@ -66,9 +66,7 @@ func TestEachEventIsFlushedWhenComplete(t *testing.T) {
 		sseHeader(w)
 		for _, ev := range events {
 			writePieces(w, ev)
-			select {
-			case <-received:
-			case <-r.Context().Done():
+			if !until(r, received) {
 				return
 			}
 		}
