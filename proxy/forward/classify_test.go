@@ -1,10 +1,16 @@
 package forward_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/forward"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // TestExchangesAreClassified drives one scripted Streamable HTTP session
@@ -84,3 +90,104 @@ func TestExchangesAreClassified(t *testing.T) {
 		t.Errorf("answers %v: want 1 json, 3 accepted", answers)
 	}
 }
+
+// classifyingRecorder is an observer whose streams classify events, always
+// ready, that notes, for each event, whether the proxy left it
+// unclassified, then classifies it as a Queue does and notes its JSON-RPC
+// identity.
+type classifyingRecorder struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (r *classifyingRecorder) Stream() observe.Stream {
+	return classifyingStream{observe.NewStream(observe.Func(r.Observe))}
+}
+
+type classifyingStream struct{ observe.Stream }
+
+func (classifyingStream) Classifies() bool { return true }
+
+func (r *classifyingRecorder) Observe(o *observe.Observation) {
+	if o.Kind != observe.KindEvent || !o.Event.Dispatched {
+		return
+	}
+	left := o.Event.Unclassified
+	o.Event.Classify()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines = append(r.lines, fmt.Sprintf("left=%v %s %s %s", left, o.Event.RPCKind, o.Event.RPCMethod, o.Event.RPCID))
+}
+
+// TestClassificationLeftToTheObserver: the proxy leaves the JSON-RPC
+// classification of an event to an observer's Stream that classifies exactly
+// when nothing on the stream's path reads it: with no profile, with one
+// that has no fault (as `fray proxy --admin` runs before a swap), or with
+// one no fault of which can hit the stream, but not when a fault can, nor
+// for the answer to an initialize (read for the session's revision), nor
+// for an observer with no Stream of its own. Either way the observer gets
+// the same identity.
+func TestClassificationLeftToTheObserver(t *testing.T) {
+	checkNoLeaks(t)
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		sseHeader(w)
+		if strings.Contains(string(body), `"initialize"`) {
+			w.Header().Set("Mcp-Session-Id", "s1")
+			writePieces(w, "id: 0\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"protocolVersion\":\"2025-11-25\"}}\n\n")
+			return
+		}
+		writePieces(w,
+			"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n",
+			"id: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n")
+	})
+
+	// A fault that selects no POST stream, and one that can hit the
+	// tools/call stream's events (it drops the progress notification,
+	// which the observer sees all the same).
+	elsewhere := activeProfile(t, "late.toml", "[[fault]]\nkind = \"drop\"\nstream = \"get\"\n")
+	// The profile `fray proxy --admin` keeps in force before one is
+	// swapped in: none, with no fault.
+	none, err := profiles.NewActive(&profiles.Profile{Name: "none"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := activeProfile(t, "late.toml", "[[fault]]\nkind = \"drop\"\nrpc_method = \"notifications/progress\"\n")
+
+	call := []string{
+		"left=%v notification notifications/progress ",
+		"left=%v response  2",
+	}
+	for _, tc := range []struct {
+		name      string
+		opts      func(*forward.Options, *classifyingRecorder)
+		body      string
+		want      []string
+		leftToObs bool
+	}{
+		{"no profile", func(o *forward.Options, r *classifyingRecorder) { o.Observer = r }, tcall, call, true},
+		{"a profile with no fault", func(o *forward.Options, r *classifyingRecorder) { o.Observer, o.Faults = r, none }, tcall, call, true},
+		{"no fault can hit the stream", func(o *forward.Options, r *classifyingRecorder) { o.Observer, o.Faults = r, elsewhere }, tcall, call, true},
+		{"a fault can hit the stream", func(o *forward.Options, r *classifyingRecorder) { o.Observer, o.Faults = r, here }, tcall, call, false},
+		{"the answer to an initialize", func(o *forward.Options, r *classifyingRecorder) { o.Observer = r },
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, []string{"left=%v response  1"}, false},
+		{"an observer with no Stream of its own", func(o *forward.Options, r *classifyingRecorder) { o.Observer = observe.Func(r.Observe) }, tcall, call, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &classifyingRecorder{}
+			fray, _ := front(t, up, func(o *forward.Options) { tc.opts(o, rec) })
+			roundTrip(t, "POST", fray+"/mcp", tc.body, map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+			var want []string
+			for _, w := range tc.want {
+				want = append(want, fmt.Sprintf(w, tc.leftToObs))
+			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if fmt.Sprint(rec.lines) != fmt.Sprint(want) {
+				t.Fatalf("observer saw\n%q\nwant\n%q", rec.lines, want)
+			}
+		})
+	}
+}
+
+const tcall = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}`

@@ -1,12 +1,15 @@
 package forward_test
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/forward"
@@ -111,4 +114,99 @@ func messages(ms []observe.Message) string {
 		parts = append(parts, fmt.Sprintf("{%s %s %s}", m.Kind, m.Method, m.ID))
 	}
 	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// gateObserver holds the observation of the first event until the test
+// releases it, and says whether the client had the event by then.
+type gateObserver struct {
+	got     <-chan struct{}
+	release chan struct{}
+	early   chan bool
+}
+
+func (g *gateObserver) Observe(o *observe.Observation) {
+	if o.Kind != observe.KindEvent || o.Event.Index != 0 {
+		return
+	}
+	select {
+	case <-g.got:
+		g.early <- true
+	case <-g.release:
+		g.early <- false
+	}
+}
+
+// TestObservedBeforeTheClientHasIt: an event reaches the client only after
+// the observers saw it. Were it flushed first, the client could act on it
+// (resume, end its session) before the verifier knew it was sent, and be
+// judged on a history in the wrong order.
+func TestObservedBeforeTheClientHasIt(t *testing.T) {
+	checkNoLeaks(t)
+	upDone := make(chan struct{})
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
+		sseHeader(w)
+		io.WriteString(w, "id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n")
+		w.(http.Flusher).Flush()
+		until(r, upDone)
+	})
+	defer close(upDone)
+	got := make(chan struct{})
+	g := &gateObserver{got: got, release: make(chan struct{}), early: make(chan bool, 1)}
+	fray, _ := front(t, up, func(o *forward.Options) { o.Observer = g })
+
+	resp := get(t, fray+"/mcp")
+	defer resp.Body.Close()
+	go func() {
+		line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+		if strings.HasPrefix(line, "id: 1") {
+			close(got)
+		}
+	}()
+	// The client has a bounded time to get the event while its
+	// observation is held: with the order right it never does.
+	timer := time.AfterFunc(200*time.Millisecond, func() { close(g.release) })
+	defer timer.Stop()
+	if <-g.early {
+		t.Error("the client had the event before the observers saw it")
+	}
+}
+
+// TestObservedRequestNamesCancelledIDs: a POST of notifications/cancelled
+// tells observers which request the client gave up on, so that the
+// verifier does not wait for that request's response.
+func TestObservedRequestNamesCancelledIDs(t *testing.T) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+	})
+	var (
+		mu      sync.Mutex
+		cancels [][]string
+	)
+	obs := observe.Func(func(o *observe.Observation) {
+		if o.Kind == observe.KindRequest {
+			mu.Lock()
+			cancels = append(cancels, slices.Clone(o.Request.Cancels))
+			mu.Unlock()
+		}
+	})
+	fray, _ := front(t, up, func(o *forward.Options) { o.Observer = obs })
+	bodies := []string{
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-7","reason":"user"}}`,
+		`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":4}}]`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"requestId":6}}`,
+	}
+	for _, b := range bodies {
+		readBody(post(t, fray+"/mcp", b))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := [][]string{{`"a-7"`}, {`3`}, nil}
+	if len(cancels) != len(want) {
+		t.Fatalf("%d requests observed, want %d", len(cancels), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(cancels[i], want[i]) {
+			t.Errorf("request %d: Cancels = %q, want %q", i, cancels[i], want[i])
+		}
+	}
 }
