@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"syscall"
@@ -216,12 +215,11 @@ func TestResetAbortsWithRST(t *testing.T) {
 func TestExchangeActions(t *testing.T) {
 	checkNoLeaks(t)
 	seen := make(chan http.Header, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		seen <- r.Header.Clone()
 		w.Header().Set("X-Secret", "s")
 		w.WriteHeader(http.StatusOK)
-	}))
-	defer up.Close()
+	})
 	for _, tc := range []struct {
 		name   string
 		act    faults.ExchangeAction
@@ -262,7 +260,7 @@ func TestExchangeActions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			act := tc.act
 			plan := scriptPlan{exchange: func(*mcp.Exchange) faults.ExchangeAction { return act }}
-			fray, _ := front(t, up.URL, func(o *proxyOptions) { o.Faults = &plan })
+			fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan })
 			resp, _ := roundTrip(t, "GET", fray+"/mcp", "", map[string]string{"Last-Event-ID": "e1", "Mcp-Session-Id": "s"})
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"runtime"
 	"strconv"
@@ -387,7 +386,7 @@ func TestMillionsOfTinyLines(t *testing.T) {
 func TestVanishingStreamClients(t *testing.T) {
 	streams := envCount(t, "FRAY_VANISHING_STREAMS", 500, 1)
 	var open atomic.Int64
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/warm" {
 			return
 		}
@@ -396,9 +395,8 @@ func TestVanishingStreamClients(t *testing.T) {
 		sseHeader(w)
 		writePieces(w, "id: 1\ndata: first\n\n")
 		<-r.Context().Done()
-	}))
-	defer up.Close()
-	addr := rawFray(t, up.URL)
+	})
+	addr := rawFray(t, up)
 	// One exchange first, so that the server's goroutines are all running
 	// when the baseline is taken.
 	if resp, _ := sendRaw(t, addr, "GET /warm HTTP/1.1\r\nHost: fray\r\nConnection: close\r\n\r\n"); resp.StatusCode != 200 {

@@ -3,7 +3,6 @@ package forward_test
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -173,9 +172,8 @@ func TestLoopIsRefused(t *testing.T) {
 // is warned about once, and the upstream's first error status is logged at
 // info with the URL fray requested, once.
 func TestUpstreamNotes(t *testing.T) {
-	up := httptest.NewServer(http.NotFoundHandler())
-	defer up.Close()
-	base, rec := front(t, up.URL+"/mcp")
+	up := upServer(t, http.NotFound)
+	base, rec := front(t, up+"/mcp")
 	for range 2 {
 		resp := get(t, base+"/mcp?sessionId=secret")
 		resp.Body.Close()
@@ -189,7 +187,7 @@ func TestUpstreamNotes(t *testing.T) {
 	}
 	notes := rec.find("the upstream answered with an error status (first time; later ones are not logged at info)")
 	if len(notes) != 1 || notes[0]["level"] != "INFO" || notes[0]["status"] != "404" ||
-		notes[0]["requested"] != up.URL+"/mcp/mcp?sessionId=redacted" {
+		notes[0]["requested"] != up+"/mcp/mcp?sessionId=redacted" {
 		t.Errorf("error-status notes %v; log:\n%s", notes, rec.text())
 	}
 	if strings.Contains(rec.text(), "secret") {

@@ -51,7 +51,7 @@ func newProxy(t testing.TB, upstream string, opts forward.Options) *forward.Prox
 }
 
 // upServer serves h on a loopback port until the test ends and returns
-// its URL.
+// its URL: an upstream, or fray where the test built the proxy itself.
 func upServer(t testing.TB, h http.HandlerFunc) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -89,13 +88,9 @@ after_priming = true
 hold = true
 `)
 	up := &heldUpstream{more: make(chan struct{}), gone: make(chan struct{})}
-	srv := httptest.NewServer(up)
-	t.Cleanup(srv.Close)
 	log := &obsLog{want: 3, enough: make(chan struct{})}
-	p := newProxy(t, srv.URL, forward.Options{Faults: plan, Observer: log})
-	fray := httptest.NewServer(p)
-	t.Cleanup(fray.Close)
-	return up, p, fray.URL, log
+	p := newProxy(t, upServer(t, up.ServeHTTP), forward.Options{Faults: plan, Observer: log})
+	return up, p, upServer(t, p.ServeHTTP), log
 }
 
 // cutCall POSTs a tools/call for session s1 and reads what the client gets:

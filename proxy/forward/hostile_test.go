@@ -389,17 +389,7 @@ func TestConnectionFlood(t *testing.T) {
 	})
 	addr := rawFray(t, up)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
-	ping := func() error {
-		resp, err := client.Get("http://" + addr + "/mcp")
-		if err != nil {
-			return err
-		}
-		body, _ := readBody(resp)
-		if body != "pong" {
-			return fmt.Errorf("answer %d %q", resp.StatusCode, body)
-		}
-		return nil
-	}
+	ping := func() error { return pong(client, "http://"+addr+"/mcp", false) }
 	for _, err := range inParallel(2000, 20, func(i int) error {
 		c, err := net.DialTimeout("tcp", addr, 10*time.Second)
 		if err != nil {

@@ -446,10 +446,8 @@ func TestEventStreamsThatKeepTheTransport(t *testing.T) {
 		writePieces(w, "data: 1\n\n")
 	})
 	t.Run("a transport given", func(t *testing.T) {
-		up := httptest.NewServer(stream)
-		defer up.Close()
 		ct := &countingTransport{rt: forward.NewTransport(nil)}
-		fray, _ := front(t, up.URL, func(o *forward.Options) { o.Transport = ct })
+		fray, _ := front(t, upServer(t, stream), func(o *forward.Options) { o.Transport = ct })
 		resp, _ := rawGet(t, fray, "/mcp", nil)
 		io.Copy(io.Discard, resp.Body)
 		if ct.n.Load() != 1 {
@@ -489,9 +487,7 @@ func TestEventStreamsThatKeepTheTransport(t *testing.T) {
 		fwdURL, _ := url.Parse(fwd)
 		p := newProxy(t, "http://upstream.invalid/", forward.Options{})
 		forward.OwnTransport(p).Proxy = http.ProxyURL(fwdURL)
-		fray := httptest.NewServer(p)
-		defer fray.Close()
-		resp, _ := rawGet(t, fray.URL, "/mcp", nil)
+		resp, _ := rawGet(t, upServer(t, p.ServeHTTP), "/mcp", nil)
 		io.Copy(io.Discard, resp.Body)
 		if forwarded.Load() != 1 {
 			t.Errorf("the proxy forwarded %d requests, want 1 (status %d)", forwarded.Load(), resp.StatusCode)
@@ -516,9 +512,7 @@ func TestEventStreamHeadBoundAsTransport(t *testing.T) {
 		if name == "own" {
 			forward.OwnTransport(p).MaxResponseHeaderBytes = bound
 		}
-		fray := httptest.NewServer(p)
-		t.Cleanup(fray.Close)
-		resp, _ := rawGet(t, fray.URL, "/mcp", nil)
+		resp, _ := rawGet(t, upServer(t, p.ServeHTTP), "/mcp", nil)
 		body, _ := io.ReadAll(resp.Body)
 		return resp.Status + " " + string(body)
 	})
