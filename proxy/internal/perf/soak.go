@@ -101,7 +101,7 @@ func soakFigure(ctx context.Context, frayBin string, run time.Duration, w io.Wri
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		live, err := checkpoint(ctx, &gate, p.admin, soakSettle)
+		live, err := checkpoint(ctx, &gate, transport.CloseIdleConnections, p.admin, soakSettle)
 		if err != nil {
 			return nil, err
 		}
@@ -113,13 +113,16 @@ func soakFigure(ctx context.Context, frayBin string, run time.Duration, w io.Wri
 	return soakVerdict(samples, run, counts.Answered.Load(), counts.Failed.Load()), nil
 }
 
-// checkpoint pauses the clients between sessions (gate), waits at most
-// settle for fray to end their streams, has it collect twice (the second collection
+// checkpoint pauses the clients between sessions (gate), closes their
+// idle connections (closeIdle: fray holds buffers for each, and how many
+// the clients keep varies with the load), waits at most settle for fray
+// to end their streams, has it collect twice (the second collection
 // frees what the first left in sync.Pools' victim caches) and returns
 // its live heap then.
-func checkpoint(ctx context.Context, gate *sync.RWMutex, admin string, settle time.Duration) (float64, error) {
+func checkpoint(ctx context.Context, gate *sync.RWMutex, closeIdle func(), admin string, settle time.Duration) (float64, error) {
 	gate.Lock()
 	defer gate.Unlock()
+	closeIdle()
 	deadline := time.Now().Add(settle)
 	for {
 		open, err := scrapeGauge(ctx, admin, "fray_open_streams")

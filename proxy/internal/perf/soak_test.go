@@ -61,7 +61,7 @@ func TestCheckpoint(t *testing.T) {
 		}
 	}
 	sessionsPast(4)
-	live, err := checkpoint(ctx, &gate, adminAddr, 5*time.Second)
+	live, err := checkpoint(ctx, &gate, transport.CloseIdleConnections, adminAddr, 5*time.Second)
 	if err != nil || live <= 0 {
 		t.Fatalf("checkpoint: %.0f bytes, %v", live, err)
 	}
@@ -79,7 +79,7 @@ func TestCheckpoint(t *testing.T) {
 	if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := checkpoint(ctx, &gate, adminAddr, 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still pumps 1 streams") {
+	if _, err := checkpoint(ctx, &gate, transport.CloseIdleConnections, adminAddr, 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still pumps 1 streams") {
 		t.Errorf("a checkpoint with a stream left open: %v", err)
 	}
 }
