@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -159,29 +158,6 @@ func TestFinishWithBaseline(t *testing.T) {
 				t.Errorf("the listed failure is %q in checks.json, want FAILURE", got[checks.ClientRetryHonoured])
 			}
 		})
-	}
-}
-
-// TestBaselineReadBeforeTheRun: a baseline that cannot be used stops fray
-// before it listens, with exit 2 and the file, the line and the value.
-func TestBaselineReadBeforeTheRun(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yml")
-	writeFile(t, bad, "server:\n  - server.priming-evnt\n")
-	missing := filepath.Join(dir, "none.yml")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--baseline", bad},
-			fmt.Sprintf(`--baseline: baseline %s line 2: "server.priming-evnt" is not a fray check id (did you mean "server.priming-event"?)`, bad)},
-		{[]string{"check", "run.jsonl", "--baseline", missing}, "none.yml: no such file or directory (start with an empty file"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--baseline", bad, "--", "true"}, bad + " line 2"},
-	} {
-		code, _, stderr := runFray(t, quick, tc.args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
-		}
 	}
 }
 

@@ -91,24 +91,6 @@ func TestProbesShow(t *testing.T) {
 	}
 }
 
-func TestRunProbeBadInvocations(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--probe", "nope"}, `no probe "nope"`},
-		{[]string{"--probe", "all", "--profile", "soak"}, "drop --profile"},
-		{[]string{"--probe", "all", "--seed", "3"}, "drop --seed"},
-		{[]string{"--probe", "all"}, "run needs --upstream"},
-	} {
-		args := append(append([]string{"run"}, tc.args...), "--", "true")
-		code, _, stderr := runFray(t, 10*time.Second, args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
-		}
-	}
-}
-
 // TestRunProbeOnScriptedClients runs one probe through fray run on a
 // client with its bug and on one without, both this binary: the table
 // says found or survived, the exit code follows, and the report file is

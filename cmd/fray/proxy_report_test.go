@@ -247,22 +247,6 @@ func TestProxyReportEvery(t *testing.T) {
 	}
 }
 
-func TestProxyReportFlagsInvalid(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--report-every", "1s"}, "needs --report FILE"},
-		{[]string{"--report", "r.json", "--report-every", "0s"}, "positive interval"},
-	} {
-		var stderr bytes.Buffer
-		args := append([]string{"fray", "proxy", "--upstream", "http://127.0.0.1:1"}, tc.args...)
-		if code := run(context.Background(), args, io.Discard, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), exitUsage, tc.want)
-		}
-	}
-}
-
 // TestFinishExitCodes feeds hand-built reports to the end of a run.
 func TestFinishExitCodes(t *testing.T) {
 	failing := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{

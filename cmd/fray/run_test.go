@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -295,30 +294,6 @@ func TestRunUpstreamNotReady(t *testing.T) {
 	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", url, "--server", "echo broken; exit 4", "--quiet", "--", "true")
 	if code != exitNoStart || !strings.Contains(stderr, "exited (exit status 4) before the upstream "+url) || !strings.Contains(stderr, "server: broken") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit %d saying the server exited, and its output", code, stderr, exitNoStart)
-	}
-}
-
-func TestRunBadInvocations(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp"}, "needs a client command"},
-		{[]string{"run", "--", "true"}, "needs --upstream"},
-		{[]string{"run", "--upstream", "ftp://h/mcp", "--", "true"}, "scheme must be http or https"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--profile", "no-such-profile", "--", "true"}, "no-such-profile"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--wait", "0s", "--", "true"}, "--wait"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999", "--", "true"}, "--listen"},
-		{[]string{"demo", "extra"}, "demo takes no arguments"},
-		{[]string{"demo", "--profile", "no-such-profile"}, "no-such-profile"},
-	} {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stderr bytes.Buffer
-			code := run(context.Background(), append([]string{"fray"}, tc.args...), io.Discard, &stderr)
-			if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitUsage, tc.want)
-			}
-		})
 	}
 }
 

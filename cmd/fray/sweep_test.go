@@ -214,28 +214,3 @@ func TestSweepGoSDKPair(t *testing.T) {
 		}
 	}
 }
-
-// TestSweepAndShrinkBadInvocations: bad flags exit 2 before anything
-// runs, with a line that names the flag and what to do.
-func TestSweepAndShrinkBadInvocations(t *testing.T) {
-	dir := t.TempDir()
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp"}, "sweep needs a client command"},
-		{[]string{"sweep", "--", "true"}, "sweep needs --upstream"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--max-runs", "0", "--", "true"}, "--max-runs 0"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--max-events", "-1", "--", "true"}, "--max-events -1"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--fresh-server", "--", "true"}, "give --server CMD too"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--junit", filepath.Join(dir, "no", "x.xml"), "--", "true"}, "does not exist"},
-		{[]string{"shrink", "--upstream", "http://127.0.0.1:1/mcp", "--", "true"}, "shrink needs --reproduce TRACE"},
-		{[]string{"shrink", "--reproduce", filepath.Join(dir, "none.jsonl"), "--upstream", "http://127.0.0.1:1/mcp", "--", "true"}, "none.jsonl"},
-		{[]string{"shrink", "--reproduce", filepath.Join(dir, "none.jsonl"), "--out", filepath.Join(dir, "no", "x.toml"), "--upstream", "http://127.0.0.1:1/mcp", "--", "true"}, "does not exist"},
-	} {
-		code, _, stderr := runFray(t, 10*time.Second, tt.args...)
-		if code != exitUsage || !strings.Contains(stderr, tt.want) {
-			t.Errorf("fray %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, exitUsage, tt.want)
-		}
-	}
-}
