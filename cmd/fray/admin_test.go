@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -46,8 +45,7 @@ func TestAdminBeyondLoopbackNeedsToken(t *testing.T) {
 func TestAdminTokenFromTheEnvironment(t *testing.T) {
 	const token = "a-token-of-24-characters"
 	t.Setenv("FRAY_ADMIN_TOKEN", token)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
+	up := emptyUpstream(t)
 	f := launch(t, context.Background(), "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
 		"--profile", "lossy-resume", "--admin", "0", "--allow-inconclusive")
 	line := f.line()
@@ -83,8 +81,7 @@ func TestAdminTokenFromTheEnvironment(t *testing.T) {
 // the admin API's base URL; fray stops when the test ends.
 func startAdminProxy(t *testing.T, args ...string) string {
 	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	t.Cleanup(up.Close)
+	up := emptyUpstream(t)
 	f := launch(t, context.Background(), append([]string{"proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
 		"--profile", "lossy-resume", "--admin", "0"}, args...)...)
 	line := f.line()

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -104,8 +102,7 @@ func TestDemoFlakyGatewayExitCode(t *testing.T) {
 // TestSummarySaysWhereEverythingIs: the summary's last line names the
 // files that hold every finding, or the flags that write them.
 func TestSummarySaysWhereEverythingIs(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
+	up := emptyUpstream(t)
 	dir := t.TempDir()
 	rep, page := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
 	for _, tc := range []struct {

@@ -74,14 +74,35 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// helperArgs is the command line that runs this binary as a helper.
-func helperArgs(t *testing.T) []string {
+// helperArgs is the command line that runs this binary as the helper
+// process test.
+func helperArgs(t *testing.T, test string) []string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []string{exe, "-test.run=^TestHelperProcess$"}
+	return []string{exe, "-test.run=^" + test + "$"}
+}
+
+// helperClient makes TestHelperProcess the client, with env (name, value
+// pairs) set, and returns its command line.
+func helperClient(t *testing.T, env ...string) []string {
+	t.Helper()
+	t.Setenv("FRAY_TEST_HELPER", "client")
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
+	return helperArgs(t, "TestHelperProcess")
+}
+
+// emptyUpstream answers every request 200 with nothing, until the test
+// ends.
+func emptyUpstream(t *testing.T) *httptest.Server {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(up.Close)
+	return up
 }
 
 // freePort returns a loopback port nobody listened on a moment ago.
@@ -143,11 +164,9 @@ func verdictCode(r report.Report) int {
 // server's process is gone afterwards.
 func TestRunServerAndClient(t *testing.T) {
 	port := freePort(t)
-	args := helperArgs(t)
+	args := helperClient(t, "FRAY_TEST_EXIT", "0")
 	server := fmt.Sprintf("FRAY_TEST_HELPER=server FRAY_TEST_PORT=%d exec %s %s", port, args[0], args[1])
 	rep := filepath.Join(t.TempDir(), "r.json")
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_EXIT", "0")
 	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run",
 		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp?x=1", port), "--server", server,
 		"--report", rep, "--quiet", "--"}, args...)...)
@@ -177,17 +196,15 @@ func TestRunServerAndClient(t *testing.T) {
 // TestRunClientFails: a client that exits non-zero, or cannot start at
 // all, gives exit code 3, with its exit code in the report.
 func TestRunClientFails(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_EXIT", "7")
+	up := emptyUpstream(t)
+	client := helperClient(t, "FRAY_TEST_EXIT", "7")
 	for _, tc := range []struct {
 		name     string
 		client   []string
 		wantExit int
 		wantMsg  string
 	}{
-		{"exits 7", helperArgs(t), 7, "exit status 7"},
+		{"exits 7", client, 7, "exit status 7"},
 		{"cannot start", []string{filepath.Join(t.TempDir(), "no-such-client")}, -1, "could not run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -241,8 +258,7 @@ func TestRunClientFails(t *testing.T) {
 // 502 because the upstream went away, are inconclusive, with their own
 // exit code, unless --allow-inconclusive accepts them.
 func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
+	up := emptyUpstream(t)
 	rep := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runFray(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--report", rep, "--quiet", "--", "true")
 	r := readReport(t, rep)
@@ -256,10 +272,7 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 	}
 
 	// An upstream that is gone once the client runs: every answer fray's 502.
-	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	gone.Listener.Close()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_EXIT", "0")
+	client := helperClient(t, "FRAY_TEST_EXIT", "0")
 	rep = filepath.Join(t.TempDir(), "r.json")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -275,7 +288,7 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 		}
 		ln.Close()
 	}()
-	code, _, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+	code, _, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--report", rep, "--quiet", "--"}, client...)...)
 	r = readReport(t, rep)
 	if code != exitInconclusive || !strings.Contains(r.Why, "no exchange reached the upstream") {
 		t.Errorf("upstream gone: exit %d, verdict %s (%s); stderr:\n%s", code, r.Verdict, r.Why, stderr)

@@ -55,8 +55,7 @@ func TestSweepClientHelper(t *testing.T) {
 // number of calls.
 func sweepClient(t *testing.T, fault scripted.ClientFault, calls int) []string {
 	t.Helper()
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestSweepClientHelper$"
+	args := helperArgs(t, "TestSweepClientHelper")
 	t.Setenv("FRAY_SWEEP_CLIENT", strconv.Itoa(int(fault)))
 	t.Setenv("FRAY_SWEEP_CALLS", strconv.Itoa(calls))
 	t.Setenv("FRAY_SWEEP_WAIT", "")
@@ -189,9 +188,7 @@ func TestSweepGoSDKPair(t *testing.T) {
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
 	up := httptest.NewServer(mux)
 	defer up.Close()
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestProbeClientHelper$"
-	t.Setenv("FRAY_PROBE_CLIENT", "gosdk")
+	args := probeClient(t, "gosdk")
 	dir := t.TempDir()
 	js, junit := filepath.Join(dir, "s.json"), filepath.Join(dir, "s.xml")
 	code, stdout, stderr := runFray(t, 120*time.Second, append([]string{"sweep", "--upstream", up.URL + "/mcp",
