@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/proxy/checks"
@@ -145,12 +142,7 @@ func TestFinishWithBaseline(t *testing.T) {
 			var stdout bytes.Buffer
 			o := &outputs{paths: map[string]string{"checks-json": path}, stdout: &stdout, allow: tc.allow, baseline: tc.b}
 			err := o.finish(tc.r)
-			code := exitOK
-			var ec cli.ExitCoder
-			if errors.As(err, &ec) {
-				code = ec.ExitCode()
-			}
-			if code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
+			if code := exitCode(err); code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
 				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)
 			}
 			got := readChecksJSON(t, path)

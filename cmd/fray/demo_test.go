@@ -67,15 +67,6 @@ func TestWriteWrapped(t *testing.T) {
 	}
 }
 
-// TestDemoNeedsAProfile: an empty --profile is a usage error that says
-// what to give, not a crash.
-func TestDemoNeedsAProfile(t *testing.T) {
-	code, _, stderr := runFray(t, 10*time.Second, "demo", "--profile", "")
-	if code != exitUsage || !strings.Contains(stderr, "fray profiles list") {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and a hint", code, stderr, exitUsage)
-	}
-}
-
 // TestDemoView feeds the narrator a cut stream and its resumption.
 func TestDemoView(t *testing.T) {
 	var buf bytes.Buffer

@@ -74,11 +74,7 @@ func TestInterruptedVerdict(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.json")
 	var stdout strings.Builder
 	o := &outputs{paths: map[string]string{"report": path}, stdout: &stdout, interrupted: true}
-	err := o.finish(r)
-	code := exitOK
-	if err != nil {
-		code = err.(interface{ ExitCode() int }).ExitCode()
-	}
+	code := exitCode(o.finish(r))
 	got := readReport(t, path)
 	if code != exitInterrupted || got.Verdict != report.VerdictInterrupted || !strings.Contains(got.Why, "up to then the verdict was fail: failed: client.retry-honoured") {
 		t.Errorf("exit %d, verdict %q (%s), want %d and %q", code, got.Verdict, got.Why, exitInterrupted, report.VerdictInterrupted)

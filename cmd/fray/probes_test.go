@@ -94,9 +94,6 @@ func TestProbesShow(t *testing.T) {
 	if err != nil || p.Name != "probe-resume-token-dropped" {
 		t.Errorf("show's output is not the profile: %v\n%s", err, stdout)
 	}
-	if code, _, stderr := runFray(t, 10*time.Second, "probes", "show", "resume-token-droped"); code != exitUsage || !strings.Contains(stderr, "did you mean") {
-		t.Errorf("show of a misspelt probe: exit %d, %s", code, stderr)
-	}
 }
 
 // TestRunProbeOnScriptedClients runs one probe through fray run on a

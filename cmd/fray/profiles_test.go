@@ -23,9 +23,14 @@ func runProfiles(args ...string) (string, string, error) {
 	return out.String(), errOut.String(), err
 }
 
+// exitCode is the exit code err asks for: exitOK for nil, -1 for an error
+// that asks for none.
 func exitCode(err error) int {
 	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ec):
 		return ec.ExitCode()
 	}
 	return -1

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
@@ -281,12 +278,7 @@ func TestFinishExitCodes(t *testing.T) {
 			var stdout bytes.Buffer
 			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")}, stdout: &stdout, allow: tc.allow}
 			err := o.finish(tc.r)
-			code := exitOK
-			var ec cli.ExitCoder
-			if errors.As(err, &ec) {
-				code = ec.ExitCode()
-			}
-			if code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
+			if code := exitCode(err); code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
 				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)
 			}
 			for _, p := range o.paths {
@@ -302,9 +294,7 @@ func TestFinishExitCodes(t *testing.T) {
 	t.Run("unwritable report", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "no", "r.json")
 		o := &outputs{paths: map[string]string{"report": path}, stdout: io.Discard}
-		err := o.finish(passing)
-		var ec cli.ExitCoder
-		if !errors.As(err, &ec) || ec.ExitCode() != exitNoStart || !strings.Contains(err.Error(), path) {
+		if err := o.finish(passing); exitCode(err) != exitNoStart || !strings.Contains(err.Error(), path) {
 			t.Errorf("finish: %v, want exit %d naming %s", err, exitNoStart, path)
 		}
 	})

@@ -108,6 +108,8 @@ func TestEveryCommandBadArgumentExits2(t *testing.T) {
 		{[]string{"run", "--probe", "all", "--seed", "3", "--", "true"}, "drop --seed"},
 		{[]string{"run", "--probe", "all", "--", "true"}, "run needs --upstream"},
 		{[]string{"demo", "--profile", "no-such-profile"}, "no-such-profile"},
+		{[]string{"demo", "--profile", ""}, "fray profiles list"}, // says what to give, not a crash
+		{[]string{"probes", "show", "resume-token-droped"}, "did you mean"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--report-every", "1s"}, "needs --report FILE"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--report", "r.json", "--report-every", "0s"}, "positive interval"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--report", "-", "--junit", "-"},
