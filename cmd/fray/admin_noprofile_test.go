@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,14 +23,8 @@ func TestAdminWithoutProfile(t *testing.T) {
 	}
 	f.tail()
 	for _, path := range []string{"/metrics", "/profile"} {
-		resp, err := http.Get(admin + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Errorf("GET %s: %d %s", path, resp.StatusCode, body)
+		if code, body := get(t, admin+path); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, body)
 		}
 	}
 	if code := f.stop(); code != exitOK {

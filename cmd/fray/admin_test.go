@@ -148,13 +148,7 @@ func TestAdminRefusesWebPages(t *testing.T) {
 			}
 		})
 	}
-	resp, err := http.Get(base + "/profile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), `"name": "lossy-resume"`) || !strings.Contains(string(body), `"enabled": true`) {
+	if _, body := get(t, base+"/profile"); !strings.Contains(body, `"name": "lossy-resume"`) || !strings.Contains(body, `"enabled": true`) {
 		t.Errorf("a refused request changed the profile: %s", body)
 	}
 }

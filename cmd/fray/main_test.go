@@ -28,13 +28,7 @@ func TestProxyCommandServes(t *testing.T) {
 	if want := "fray: point clients at " + fields[2] + "/PATH for the server's " + up.URL + "/PATH"; !strings.HasPrefix(hint, want) {
 		t.Errorf("second line %q, want it to begin %q", hint, want)
 	}
-	resp, err := http.Get(fields[2] + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(body) != "pong /mcp" {
+	if _, body := get(t, fields[2]+"/mcp"); body != "pong /mcp" {
 		t.Fatalf("through fray: %q", body)
 	}
 	if code := f.stop(); code != 0 {

@@ -125,6 +125,18 @@ func startFray(t *testing.T, ctx context.Context, args ...string) (base string, 
 	}
 }
 
+// get GETs url and returns the status and the body.
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
 func postThrough(t *testing.T, ctx context.Context, base string) string {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp",
@@ -157,16 +169,7 @@ func TestProxyReportOnShutdown(t *testing.T) {
 		t.Fatalf("through fray: %q", body)
 	}
 	code, stdout, stderr := stop()
-
-	f, err := os.Open(rep)
-	if err != nil {
-		t.Fatalf("no report after shutdown: %v\nstderr:\n%s", err, stderr)
-	}
-	defer f.Close()
-	r, err := report.ReadJSON(f)
-	if err != nil {
-		t.Fatalf("the report is not whole: %v", err)
-	}
+	r := readReport(t, rep)
 	if r.Profile != "polling-server" || r.Seed != 1 || r.Partial || r.DurationMS < 0 || r.Totals.Exchanges == 0 {
 		t.Errorf("report header %+v", r)
 	}
@@ -224,15 +227,7 @@ func TestProxyReportEvery(t *testing.T) {
 		t.Errorf("snapshot not marked partial: %+v", snap)
 	}
 	code, _, stderr := stop()
-	f, err := os.Open(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	final, err := report.ReadJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	final := readReport(t, rep)
 	if final.Partial {
 		t.Errorf("the final report is marked partial (a snapshot landed after it?)")
 	}
