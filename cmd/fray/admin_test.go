@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAdminBeyondLoopbackNeedsToken: `fray proxy --admin` on an address
@@ -150,5 +151,29 @@ func TestAdminRefusesWebPages(t *testing.T) {
 	}
 	if _, body := get(t, base+"/profile"); !strings.Contains(body, `"name": "lossy-resume"`) || !strings.Contains(body, `"enabled": true`) {
 		t.Errorf("a refused request changed the profile: %s", body)
+	}
+}
+
+// TestAdminWithoutProfile: --admin without --profile serves the API over
+// an empty profile, so /metrics works and a profile can be put in later.
+func TestAdminWithoutProfile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := sseUpstream(t)
+	f := launch(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--quiet", "--allow-inconclusive")
+	var admin string
+	for admin == "" {
+		if rest, ok := strings.CutPrefix(f.line(), "fray: admin API on "); ok {
+			admin = strings.Fields(rest)[0]
+		}
+	}
+	f.tail()
+	for _, path := range []string{"/metrics", "/profile"} {
+		if code, body := get(t, admin+path); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+	if code := f.stop(); code != exitOK {
+		t.Errorf("exit %d", code)
 	}
 }

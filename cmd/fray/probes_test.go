@@ -96,6 +96,19 @@ func TestProbesShow(t *testing.T) {
 	}
 }
 
+// TestProbesShowFoundIn: fray probes show names the released versions a
+// probe found its bug in, and says nothing of them for a probe that found
+// it in none it was run on.
+func TestProbesShowFoundIn(t *testing.T) {
+	code, out, stderr := runFray(t, 10*time.Second, "probes", "show", "transient-503-on-resume")
+	if code != 0 || !strings.Contains(out, "# found in: github.com/modelcontextprotocol/go-sdk v1.8.0 (client)\n") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if _, out, _ := runFray(t, 10*time.Second, "probes", "show", "get-reopen-refused"); strings.Contains(out, "# found in") {
+		t.Errorf("get-reopen-refused: %q", out)
+	}
+}
+
 // TestRunProbeOnScriptedClients runs one probe through fray run on a
 // client with its bug and on one without, both this binary: the table
 // says found or survived, the exit code follows, and the report file is
@@ -350,4 +363,13 @@ func TestRunProbeModernNodeClient(t *testing.T) {
 		"--settle", "300ms", "--quiet", "--", "sh", "-c",
 		fmt.Sprintf(`%s %s "$FRAY_URL" --era 2026-07-28 --timeout 3000`, node, filepath.Join(dir, "modern-client.mjs")))...)
 	wantProbeRow(t, code, stdout, stderr, "cut-call-left-pending", exitFindings, probes.Found, "client.reissues-cut-request:")
+}
+
+// TestProbeDetailEscaped: a probe's detail, which quotes what the peers
+// did, reaches the table with its control characters escaped.
+func TestProbeDetailEscaped(t *testing.T) {
+	got := oneLineDetail("id \x1b]52;c;ZXZpbA==\x07 \r\nfray: verdict PASS")
+	if strings.ContainsAny(got, "\x1b\x07\r\n") || !strings.Contains(got, `\x1b]52;c;ZXZpbA==\x07`) {
+		t.Errorf("oneLineDetail = %q", got)
+	}
 }

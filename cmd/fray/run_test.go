@@ -296,13 +296,18 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 }
 
 // TestRunUpstreamNotReady: fray run gives up on an upstream that never
-// accepts connections, naming it, and says when the server died first.
+// accepts connections, naming it; after a second without it, says what
+// it waits for and for how long; and says when the server died first.
 func TestRunUpstreamNotReady(t *testing.T) {
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 	code, _, stderr := runFray(t, 30*time.Second, "run", "--upstream", url, "--wait", "200ms", "--quiet", "--", "true")
 	if code != exitNoStart || !strings.Contains(stderr, url) || !strings.Contains(stderr, "within 200ms") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit %d naming %s and the wait", code, stderr, exitNoStart, url)
+	}
+	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", url, "--wait", "1500ms", "--quiet", "--", "true")
+	if want := "fray: waiting for the upstream at " + url + " (--wait 1.5s)\n"; code != exitNoStart || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", code, stderr, exitNoStart, want)
 	}
 	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", url, "--server", "echo broken; exit 4", "--quiet", "--", "true")
 	if code != exitNoStart || !strings.Contains(stderr, "exited (exit status 4) before the upstream "+url) || !strings.Contains(stderr, "server: broken") {

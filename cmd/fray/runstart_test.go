@@ -68,17 +68,6 @@ func TestRunClientTimeout(t *testing.T) {
 	}
 }
 
-// TestRunSaysItWaits: after a second without the upstream, fray run says
-// what it waits for and for how long.
-func TestRunSaysItWaits(t *testing.T) {
-	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t))
-	code, _, stderr := runFray(t, 30*time.Second, "run", "--upstream", url, "--wait", "1500ms", "--quiet", "--", "true")
-	want := "fray: waiting for the upstream at " + url + " (--wait 1.5s)\n"
-	if code != exitNoStart || !strings.Contains(stderr, want) {
-		t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", code, stderr, exitNoStart, want)
-	}
-}
-
 // TestRunProbeProgress: fray run --probe says which probe starts, as
 // "probe 2/2: NAME", and its row as it ends; --client-timeout bounds each
 // probe's client.
