@@ -291,10 +291,7 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 	if r.Merged != len(probes.All()) || len(r.Shards) != r.Merged {
 		t.Errorf("the report merges %d runs (%d shards), want %d", r.Merged, len(r.Shards), len(probes.All()))
 	}
-	b, err := os.ReadFile(junit)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, junit)
 	if n := strings.Count(string(b), "<testcase "); n != len(probes.All()) ||
 		!strings.Contains(string(b), `name="resume-token-dropped"`) || !strings.Contains(string(b), `type="found"`) {
 		t.Errorf("junit has %d test cases, want one per probe and resume-token-dropped failed:\n%s", n, b)

@@ -228,10 +228,7 @@ func TestRunClientFails(t *testing.T) {
 			}
 			// The failed client is a failed test case: a CI test tab is not
 			// green over it.
-			b, err := os.ReadFile(junit)
-			if err != nil {
-				t.Fatalf("no JUnit file: %v", err)
-			}
+			b := readFile(t, junit)
 			var doc struct {
 				Failures int `xml:"failures,attr"`
 				Cases    []struct {
