@@ -5,9 +5,9 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestAdminBeyondLoopbackNeedsToken: `fray proxy --admin` on an address
@@ -46,8 +46,7 @@ func TestAdminBeyondLoopbackNeedsToken(t *testing.T) {
 func TestAdminTokenFromTheEnvironment(t *testing.T) {
 	const token = "a-token-of-24-characters"
 	t.Setenv("FRAY_ADMIN_TOKEN", token)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
+	up := emptyUpstream(t)
 	f := launch(t, context.Background(), "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
 		"--profile", "lossy-resume", "--admin", "0", "--allow-inconclusive")
 	line := f.line()
@@ -83,8 +82,7 @@ func TestAdminTokenFromTheEnvironment(t *testing.T) {
 // the admin API's base URL; fray stops when the test ends.
 func startAdminProxy(t *testing.T, args ...string) string {
 	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	t.Cleanup(up.Close)
+	up := emptyUpstream(t)
 	f := launch(t, context.Background(), append([]string{"proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
 		"--profile", "lossy-resume", "--admin", "0"}, args...)...)
 	line := f.line()
@@ -151,13 +149,31 @@ func TestAdminRefusesWebPages(t *testing.T) {
 			}
 		})
 	}
-	resp, err := http.Get(base + "/profile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if !strings.Contains(string(body), `"name": "lossy-resume"`) || !strings.Contains(string(body), `"enabled": true`) {
+	if _, body := get(t, base+"/profile"); !strings.Contains(body, `"name": "lossy-resume"`) || !strings.Contains(body, `"enabled": true`) {
 		t.Errorf("a refused request changed the profile: %s", body)
+	}
+}
+
+// TestAdminWithoutProfile: --admin without --profile serves the API over
+// an empty profile, so /metrics works and a profile can be put in later.
+func TestAdminWithoutProfile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	up := sseUpstream(t)
+	f := launch(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--quiet", "--allow-inconclusive")
+	var admin string
+	for admin == "" {
+		if rest, ok := strings.CutPrefix(f.line(), "fray: admin API on "); ok {
+			admin = strings.Fields(rest)[0]
+		}
+	}
+	f.tail()
+	for _, path := range []string{"/metrics", "/profile"} {
+		if code, body := get(t, admin+path); code != http.StatusOK {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+	if code := f.stop(); code != exitOK {
+		t.Errorf("exit %d", code)
 	}
 }

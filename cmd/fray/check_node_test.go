@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -15,14 +14,12 @@ import (
 // exit code.
 func TestCheckMatchesLiveTSPair(t *testing.T) {
 	node, dir := nodePeers(t, "sdk", "the TypeScript pair was not traced")
-	port := freePort(t)
 	out := t.TempDir()
 	tracePath, live, offline := filepath.Join(out, "ts.jsonl.gz"), filepath.Join(out, "live.json"), filepath.Join(out, "offline.json")
-	liveCode, stdout, stderr := runFray(t, 90*time.Second, "run",
-		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		"--server", fmt.Sprintf("PORT=%d exec %s %s --retry-interval 100", port, node, filepath.Join(dir, "streamable-server.mjs")),
+	liveCode, stdout, stderr := runFray(t, 90*time.Second, append(append([]string{"run"},
+		nodeServer(t, node, dir, "streamable-server.mjs", "--retry-interval", "100")...),
 		"--profile", "lossy-resume", "--trace", tracePath, "--report", live, "--quiet",
-		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--count", "8", "--close-after", "0", "--delay-ms", "15")
+		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--count", "8", "--close-after", "0", "--delay-ms", "15")...)
 	lr := comparable(t, live)
 	if lr.Command == nil || lr.Command.ExitCode != 0 {
 		t.Fatalf("the TypeScript client failed through fray (exit %d)\nstdout:\n%s\nstderr:\n%s", liveCode, stdout, stderr)

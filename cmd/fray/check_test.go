@@ -118,20 +118,17 @@ func TestCheckBadTraces(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		args []string
-		code int
 		want string
 	}{
-		{"missing", []string{"check", filepath.Join(dir, "nope.jsonl")}, exitUsage, "nope.jsonl"},
-		{"not a trace", []string{"check", write("report.json", []byte(`{"schema":1}`+"\n"))}, exitUsage, "report.json:1: not a fray trace"},
-		{"newer", []string{"check", write("new.jsonl", bytes.Replace(whole, fmt.Appendf(nil, `"fray_trace":%d`, trace.Version), []byte(`"fray_trace":9`), 1))}, exitUsage, "version 9 is newer"},
-		{"truncated", []string{"check", cut}, exitUsage, "the last line is cut"},
-		{"two files", []string{"check", cut, cut}, exitUsage, "one trace file"},
+		{"missing", []string{"check", filepath.Join(dir, "nope.jsonl")}, "nope.jsonl"},
+		{"not a trace", []string{"check", write("report.json", []byte(`{"schema":1}`+"\n"))}, "report.json:1: not a fray trace"},
+		{"newer", []string{"check", write("new.jsonl", bytes.Replace(whole, fmt.Appendf(nil, `"fray_trace":%d`, trace.Version), []byte(`"fray_trace":9`), 1))}, "version 9 is newer"},
+		{"truncated", []string{"check", cut}, "the last line is cut"},
+		{"two files", []string{"check", cut, cut}, "one trace file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), append([]string{"fray"}, tc.args...), &stdout, &stderr)
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, tc.code, tc.want, stderr.String())
+			if code, _, stderr := runFray(t, quick, tc.args...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, want %d; stderr does not say %q:\n%s", code, exitUsage, tc.want, stderr)
 			}
 		})
 	}

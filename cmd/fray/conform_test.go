@@ -3,14 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/proxy/checks"
@@ -146,12 +142,7 @@ func TestFinishWithBaseline(t *testing.T) {
 			var stdout bytes.Buffer
 			o := &outputs{paths: map[string]string{"checks-json": path}, stdout: &stdout, allow: tc.allow, baseline: tc.b}
 			err := o.finish(tc.r)
-			code := exitOK
-			var ec cli.ExitCoder
-			if errors.As(err, &ec) {
-				code = ec.ExitCode()
-			}
-			if code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
+			if code := exitCode(err); code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
 				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)
 			}
 			got := readChecksJSON(t, path)
@@ -159,29 +150,6 @@ func TestFinishWithBaseline(t *testing.T) {
 				t.Errorf("the listed failure is %q in checks.json, want FAILURE", got[checks.ClientRetryHonoured])
 			}
 		})
-	}
-}
-
-// TestBaselineReadBeforeTheRun: a baseline that cannot be used stops fray
-// before it listens, with exit 2 and the file, the line and the value.
-func TestBaselineReadBeforeTheRun(t *testing.T) {
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yml")
-	writeFile(t, bad, "server:\n  - server.priming-evnt\n")
-	missing := filepath.Join(dir, "none.yml")
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--baseline", bad},
-			fmt.Sprintf(`--baseline: baseline %s line 2: "server.priming-evnt" is not a fray check id (did you mean "server.priming-event"?)`, bad)},
-		{[]string{"check", "run.jsonl", "--baseline", missing}, "none.yml: no such file or directory (start with an empty file"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--baseline", bad, "--", "true"}, bad + " line 2"},
-	} {
-		code, _, stderr := runFray(t, quick, tc.args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
-		}
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -67,15 +66,6 @@ func TestWriteWrapped(t *testing.T) {
 	}
 }
 
-// TestDemoNeedsAProfile: an empty --profile is a usage error that says
-// what to give, not a crash.
-func TestDemoNeedsAProfile(t *testing.T) {
-	code, _, stderr := runFray(t, 10*time.Second, "demo", "--profile", "")
-	if code != exitUsage || !strings.Contains(stderr, "fray profiles list") {
-		t.Errorf("exit %d, stderr:\n%s\nwant exit %d and a hint", code, stderr, exitUsage)
-	}
-}
-
 // TestDemoView feeds the narrator a cut stream and its resumption.
 func TestDemoView(t *testing.T) {
 	var buf bytes.Buffer
@@ -129,10 +119,7 @@ func TestDemoView(t *testing.T) {
 // every tools/call with 503), the demo says so and exits 3.
 func TestDemoClientFails(t *testing.T) {
 	prof := filepath.Join(t.TempDir(), "refuse.toml")
-	err := os.WriteFile(prof, []byte("[[fault]]\nkind = \"status\"\nrequest_method = \"tools/call\"\nstatus = 503\n"), 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, prof, "[[fault]]\nkind = \"status\"\nrequest_method = \"tools/call\"\nstatus = 503\n")
 	code, stdout, stderr := runFray(t, 60*time.Second, "demo", "--profile", prof)
 	want := exitCommand
 	if strings.Contains(stdout, "fray: verdict FAIL") && strings.Contains(stdout, "  why: failed: ") {

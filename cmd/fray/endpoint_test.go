@@ -38,9 +38,8 @@ func TestNoMCPEndpointInconclusive(t *testing.T) {
 		t.Errorf("fray proxy: exit %d, verdict %s (%s)\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, stdout, stderr)
 	}
 
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_EXIT", "0")
-	code, stdout, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/wrong", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+	client := helperClient(t, "FRAY_TEST_EXIT", "0")
+	code, stdout, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/wrong", "--report", rep, "--quiet", "--"}, client...)...)
 	r = readReport(t, rep)
 	if code != exitInconclusive || !strings.Contains(r.Why, "no request reached an MCP endpoint") || !strings.Contains(r.Why, " /wrong answered 404") {
 		t.Errorf("fray run: exit %d, verdict %s (%s)\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, stdout, stderr)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -76,11 +74,7 @@ func TestInterruptedVerdict(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.json")
 	var stdout strings.Builder
 	o := &outputs{paths: map[string]string{"report": path}, stdout: &stdout, interrupted: true}
-	err := o.finish(r)
-	code := exitOK
-	if err != nil {
-		code = err.(interface{ ExitCode() int }).ExitCode()
-	}
+	code := exitCode(o.finish(r))
 	got := readReport(t, path)
 	if code != exitInterrupted || got.Verdict != report.VerdictInterrupted || !strings.Contains(got.Why, "up to then the verdict was fail: failed: client.retry-honoured") {
 		t.Errorf("exit %d, verdict %q (%s), want %d and %q", code, got.Verdict, got.Why, exitInterrupted, report.VerdictInterrupted)
@@ -104,8 +98,7 @@ func TestDemoFlakyGatewayExitCode(t *testing.T) {
 // TestSummarySaysWhereEverythingIs: the summary's last line names the
 // files that hold every finding, or the flags that write them.
 func TestSummarySaysWhereEverythingIs(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
+	up := emptyUpstream(t)
 	dir := t.TempDir()
 	rep, page := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
 	for _, tc := range []struct {

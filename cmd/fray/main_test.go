@@ -28,16 +28,25 @@ func TestProxyCommandServes(t *testing.T) {
 	if want := "fray: point clients at " + fields[2] + "/PATH for the server's " + up.URL + "/PATH"; !strings.HasPrefix(hint, want) {
 		t.Errorf("second line %q, want it to begin %q", hint, want)
 	}
-	resp, err := http.Get(fields[2] + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if string(body) != "pong /mcp" {
+	if _, body := get(t, fields[2]+"/mcp"); body != "pong /mcp" {
 		t.Fatalf("through fray: %q", body)
 	}
 	if code := f.stop(); code != 0 {
 		t.Fatalf("exit %d after shutdown", code)
+	}
+}
+
+// TestClientHint: the URL fray tells clients to use is the upstream's
+// with fray's address, the path kept.
+func TestClientHint(t *testing.T) {
+	for _, tc := range []struct{ upstream, want string }{
+		{"http://127.0.0.1:3000", "point clients at http://127.0.0.1:7070/PATH for the server's http://127.0.0.1:3000/PATH (e.g. http://127.0.0.1:7070/mcp)"},
+		{"http://127.0.0.1:3000/", "point clients at http://127.0.0.1:7070/PATH for the server's http://127.0.0.1:3000/PATH (e.g. http://127.0.0.1:7070/mcp)"},
+		{"http://127.0.0.1:3000/mcp", "point clients at http://127.0.0.1:7070/mcp for the server's http://127.0.0.1:3000/mcp (every path goes to the same path on the server)"},
+		{"http://127.0.0.1:3000/mcp?x=1", "point clients at http://127.0.0.1:7070/mcp?x=1 for the server's http://127.0.0.1:3000/mcp?x=1 (every path goes to the same path on the server)"},
+	} {
+		if got := clientHint("http://127.0.0.1:7070", tc.upstream); got != tc.want {
+			t.Errorf("clientHint(%q) = %q, want %q", tc.upstream, got, tc.want)
+		}
 	}
 }

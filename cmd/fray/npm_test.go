@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,12 +110,9 @@ func TestNPMPackages(t *testing.T) {
 	if err != nil || !strings.HasPrefix(out, "fray v0.0.0-npmtest ") {
 		t.Fatalf("npx fray --version: %v\n%s", err, out)
 	}
-	port := freePort(t)
 	rep := filepath.Join(scratch, "fray.json")
-	c := exec.CommandContext(ctx, npx, "--offline", "fray", "run",
-		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
-		"--profile", "polling-server", "--report", rep, "--quiet", "--", node, "client.mjs")
+	c := exec.CommandContext(ctx, npx, append(append([]string{"--offline", "fray", "run"}, nodeServer(t, node, dir, "streamable-server.mjs")...),
+		"--profile", "polling-server", "--report", rep, "--quiet", "--", node, "client.mjs")...)
 	c.Dir = scratch
 	stdout, err := c.Output()
 	code := c.ProcessState.ExitCode()

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -41,16 +39,9 @@ func TestGoSDKLongCallHelper(t *testing.T) {
 // the probe finds it.
 func TestRunProbeGet405OnGoSDKClient(t *testing.T) {
 	node, dir := nodePeers(t, "sdk", "get-405-on-reconnect was not run on the Go SDK client")
-	port := freePort(t)
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestGoSDKLongCallHelper$"
 	t.Setenv("FRAY_GOSDK_LONG_CALL", "1")
-	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "get-405-on-reconnect",
-		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "announcing-server.mjs")),
-		"--settle", "200ms", "--quiet", "--"}, args...)...)
-	f := strings.Fields(tableRow(stdout, "get-405-on-reconnect"))
-	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.survives-get-failure:" {
-		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
+	code, stdout, stderr := runFray(t, 60*time.Second, append(append(append([]string{"run", "--probe", "get-405-on-reconnect"},
+		nodeServer(t, node, dir, "announcing-server.mjs")...), "--settle", "200ms", "--quiet", "--"),
+		helperArgs(t, "TestGoSDKLongCallHelper")...)...)
+	wantProbeRow(t, code, stdout, stderr, "get-405-on-reconnect", exitFindings, probes.Found, "client.survives-get-failure:")
 }

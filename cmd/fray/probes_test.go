@@ -57,6 +57,14 @@ func TestProbeClientHelper(t *testing.T) {
 	os.Exit(0)
 }
 
+// probeClient makes TestProbeClientHelper the client which says, and
+// returns its command line.
+func probeClient(t *testing.T, which string) []string {
+	t.Helper()
+	t.Setenv("FRAY_PROBE_CLIENT", which)
+	return helperArgs(t, "TestProbeClientHelper")
+}
+
 func TestProbesList(t *testing.T) {
 	code, stdout, stderr := runFray(t, 10*time.Second, "probes", "list")
 	if code != 0 {
@@ -86,26 +94,18 @@ func TestProbesShow(t *testing.T) {
 	if err != nil || p.Name != "probe-resume-token-dropped" {
 		t.Errorf("show's output is not the profile: %v\n%s", err, stdout)
 	}
-	if code, _, stderr := runFray(t, 10*time.Second, "probes", "show", "resume-token-droped"); code != exitUsage || !strings.Contains(stderr, "did you mean") {
-		t.Errorf("show of a misspelt probe: exit %d, %s", code, stderr)
-	}
 }
 
-func TestRunProbeBadInvocations(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--probe", "nope"}, `no probe "nope"`},
-		{[]string{"--probe", "all", "--profile", "soak"}, "drop --profile"},
-		{[]string{"--probe", "all", "--seed", "3"}, "drop --seed"},
-		{[]string{"--probe", "all"}, "run needs --upstream"},
-	} {
-		args := append(append([]string{"run"}, tc.args...), "--", "true")
-		code, _, stderr := runFray(t, 10*time.Second, args...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitUsage, tc.want)
-		}
+// TestProbesShowFoundIn: fray probes show names the released versions a
+// probe found its bug in, and says nothing of them for a probe that found
+// it in none it was run on.
+func TestProbesShowFoundIn(t *testing.T) {
+	code, out, stderr := runFray(t, 10*time.Second, "probes", "show", "transient-503-on-resume")
+	if code != 0 || !strings.Contains(out, "# found in: github.com/modelcontextprotocol/go-sdk v1.8.0 (client)\n") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	if _, out, _ := runFray(t, 10*time.Second, "probes", "show", "get-reopen-refused"); strings.Contains(out, "# found in") {
+		t.Errorf("get-reopen-refused: %q", out)
 	}
 }
 
@@ -116,8 +116,6 @@ func TestRunProbeBadInvocations(t *testing.T) {
 func TestRunProbeOnScriptedClients(t *testing.T) {
 	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
 	defer up.Close()
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestProbeClientHelper$"
 	for _, tc := range []struct {
 		name  string
 		fault scripted.ClientFault
@@ -128,17 +126,11 @@ func TestRunProbeOnScriptedClients(t *testing.T) {
 		{"without it", scripted.ClientCorrect, exitOK, "survived"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv("FRAY_PROBE_CLIENT", strconv.Itoa(int(tc.fault)))
+			args := probeClient(t, strconv.Itoa(int(tc.fault)))
 			rep := filepath.Join(t.TempDir(), "r.json")
 			code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id",
 				"--upstream", up.URL + "/mcp", "--settle", "200ms", "--report", rep, "--quiet", "--"}, args...)...)
-			if code != tc.code {
-				t.Errorf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
-			}
-			row := tableRow(stdout, "no-last-event-id")
-			if f := strings.Fields(row); len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
-				t.Errorf("table row %q, want triggered and %s\n%s", row, tc.want, stdout)
-			}
+			wantProbeRow(t, code, stdout, stderr, "no-last-event-id", tc.code, tc.want, "")
 			r := readReport(t, rep)
 			if r.Merged != 1 || r.Profile != "probe-no-last-event-id" {
 				t.Errorf("report of %d runs, profile %q", r.Merged, r.Profile)
@@ -151,9 +143,7 @@ func TestRunProbeOnScriptedClients(t *testing.T) {
 // event store replays another stream's events or not, and a correct
 // client is the command.
 func TestRunProbeOnScriptedServers(t *testing.T) {
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestProbeClientHelper$"
-	t.Setenv("FRAY_PROBE_CLIENT", "0")
+	args := probeClient(t, "0")
 	for _, tc := range []struct {
 		fault scripted.ServerFault
 		code  int
@@ -216,15 +206,30 @@ func probeGoSDKClient(t *testing.T, server http.Handler, client, probe, check st
 	mux.Handle("/mcp", server)
 	up := httptest.NewServer(mux)
 	defer up.Close()
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestProbeClientHelper$"
-	t.Setenv("FRAY_PROBE_CLIENT", client)
+	args := probeClient(t, client)
 	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", probe,
 		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
+	wantProbeRow(t, code, stdout, stderr, probe, exitFindings, probes.Found, check)
+}
+
+// wantProbeRow fails t unless fray run --probe exited wantCode and the
+// probe's row in the table says it triggered, with result and, when check
+// is not "", the finding check.
+func wantProbeRow(t *testing.T, code int, stdout, stderr, probe string, wantCode int, result, check string) {
+	t.Helper()
 	f := strings.Fields(tableRow(stdout, probe))
-	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != check {
-		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	if code != wantCode || len(f) < 4 || f[2] != "yes" || f[3] != result || check != "" && (len(f) < 5 || f[4] != check) {
+		t.Errorf("exit %d, want %d and %s triggered, %s %s\nstdout:\n%s\nstderr:\n%s", code, wantCode, probe, result, check, stdout, stderr)
 	}
+}
+
+// nodeServer is fray run's --upstream and --server for script of the
+// Node peers in dir, run by node with args on a free port.
+func nodeServer(t *testing.T, node, dir, script string, args ...string) []string {
+	t.Helper()
+	port := freePort(t)
+	server := append([]string{fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, script))}, args...)
+	return []string{"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--server", strings.Join(server, " ")}
 }
 
 // tableRow returns the line of the probe table that starts with name.
@@ -246,14 +251,12 @@ func tableRow(out, name string) string {
 // was found, and the report files hold every run.
 func TestRunProbesAllNodeClient(t *testing.T) {
 	node, dir := nodePeers(t, "sdk", "the probes were not run on the TypeScript SDK client")
-	port := freePort(t)
 	out := t.TempDir()
 	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
-	code, stdout, stderr := runFray(t, 150*time.Second, "run", "--probe", "all",
-		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
+	code, stdout, stderr := runFray(t, 150*time.Second, append(append([]string{"run", "--probe", "all"},
+		nodeServer(t, node, dir, "streamable-server.mjs")...),
 		"--settle", "300ms", "--report", rep, "--junit", junit, "--quiet",
-		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--timeout", "5000")
+		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--timeout", "5000")...)
 	for _, p := range probes.All() {
 		row := tableRow(stdout, p.Name)
 		f := strings.Fields(row)
@@ -288,10 +291,7 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 	if r.Merged != len(probes.All()) || len(r.Shards) != r.Merged {
 		t.Errorf("the report merges %d runs (%d shards), want %d", r.Merged, len(r.Shards), len(probes.All()))
 	}
-	b, err := os.ReadFile(junit)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, junit)
 	if n := strings.Count(string(b), "<testcase "); n != len(probes.All()) ||
 		!strings.Contains(string(b), `name="resume-token-dropped"`) || !strings.Contains(string(b), `type="found"`) {
 		t.Errorf("junit has %d test cases, want one per probe and resume-token-dropped failed:\n%s", n, b)
@@ -313,15 +313,10 @@ func TestRunProbeTwoSessionsNode(t *testing.T) {
 		{"one session", client, probes.Inconclusive, exitInconclusive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			port := freePort(t)
-			code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "replay-other-sessions",
-				"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-				"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
-				"--settle", "300ms", "--quiet", "--", "sh", "-c", tc.command)
-			f := strings.Fields(tableRow(stdout, "replay-other-sessions"))
-			if code != tc.code || len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
-				t.Errorf("exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)
-			}
+			code, stdout, stderr := runFray(t, 60*time.Second, append(append([]string{"run", "--probe", "replay-other-sessions"},
+				nodeServer(t, node, dir, "streamable-server.mjs")...),
+				"--settle", "300ms", "--quiet", "--", "sh", "-c", tc.command)...)
+			wantProbeRow(t, code, stdout, stderr, "replay-other-sessions", tc.code, tc.want, "")
 		})
 	}
 }
@@ -345,16 +340,11 @@ func TestRunProbeStandaloneNodeServer(t *testing.T) {
 		{"own", probes.Survived, exitOK},
 	} {
 		t.Run(tc.store, func(t *testing.T) {
-			port := freePort(t)
-			code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "standalone-replay-empty",
-				"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-				"--server", fmt.Sprintf("PORT=%d exec %s %s --store %s", port, node, filepath.Join(dir, "announcing-server.mjs"), tc.store),
+			code, stdout, stderr := runFray(t, 60*time.Second, append(append([]string{"run", "--probe", "standalone-replay-empty"},
+				nodeServer(t, node, dir, "announcing-server.mjs", "--store", tc.store)...),
 				"--settle", "300ms", "--quiet", "--", node, filepath.Join(dir, "fray-run-client.mjs"),
-				"--count", "100", "--delay-ms", "40", "--timeout", "10000")
-			f := strings.Fields(tableRow(stdout, "standalone-replay-empty"))
-			if code != tc.code || len(f) < 4 || f[2] != "yes" || f[3] != tc.want {
-				t.Errorf("exit %d, want %d and %s\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)
-			}
+				"--count", "100", "--delay-ms", "40", "--timeout", "10000")...)
+			wantProbeRow(t, code, stdout, stderr, "standalone-replay-empty", tc.code, tc.want, "")
 		})
 	}
 }
@@ -365,14 +355,18 @@ func TestRunProbeStandaloneNodeServer(t *testing.T) {
 // waits for its timeout and is never sent again, and the probe finds it.
 func TestRunProbeModernNodeClient(t *testing.T) {
 	node, dir := nodePeers(t, "client", "the probe was not run on the TypeScript SDK v2 client")
-	port := freePort(t)
-	code, stdout, stderr := runFray(t, 60*time.Second, "run", "--probe", "cut-call-left-pending",
-		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "modern-server.mjs")),
+	code, stdout, stderr := runFray(t, 60*time.Second, append(append([]string{"run", "--probe", "cut-call-left-pending"},
+		nodeServer(t, node, dir, "modern-server.mjs")...),
 		"--settle", "300ms", "--quiet", "--", "sh", "-c",
-		fmt.Sprintf(`%s %s "$FRAY_URL" --era 2026-07-28 --timeout 3000`, node, filepath.Join(dir, "modern-client.mjs")))
-	f := strings.Fields(tableRow(stdout, "cut-call-left-pending"))
-	if code != exitFindings || len(f) < 5 || f[2] != "yes" || f[3] != probes.Found || f[4] != "client.reissues-cut-request:" {
-		t.Errorf("exit %d; want 1 and the probe's finding\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		fmt.Sprintf(`%s %s "$FRAY_URL" --era 2026-07-28 --timeout 3000`, node, filepath.Join(dir, "modern-client.mjs")))...)
+	wantProbeRow(t, code, stdout, stderr, "cut-call-left-pending", exitFindings, probes.Found, "client.reissues-cut-request:")
+}
+
+// TestProbeDetailEscaped: a probe's detail, which quotes what the peers
+// did, reaches the table with its control characters escaped.
+func TestProbeDetailEscaped(t *testing.T) {
+	got := oneLineDetail("id \x1b]52;c;ZXZpbA==\x07 \r\nfray: verdict PASS")
+	if strings.ContainsAny(got, "\x1b\x07\r\n") || !strings.Contains(got, `\x1b]52;c;ZXZpbA==\x07`) {
+		t.Errorf("oneLineDetail = %q", got)
 	}
 }

@@ -23,34 +23,44 @@ func runProfiles(args ...string) (string, string, error) {
 	return out.String(), errOut.String(), err
 }
 
+// exitCode is the exit code err asks for: exitOK for nil, -1 for an error
+// that asks for none.
 func exitCode(err error) int {
 	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ec):
 		return ec.ExitCode()
 	}
 	return -1
 }
 
-func TestProfilesList(t *testing.T) {
-	out, _, err := runProfiles("list")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"polling-server", "lossy-resume", "soak"} {
-		if !strings.Contains(out, name+" ") {
-			t.Errorf("list lacks %s:\n%s", name, out)
-		}
-	}
-}
-
-func TestProfilesShow(t *testing.T) {
-	out, _, err := runProfiles("show", "lossy-resume")
-	if err != nil || !strings.Contains(out, `kind = "lose"`) {
-		t.Errorf("show: %v\n%s", err, out)
-	}
-	_, _, err = runProfiles("show", "no-such-profile")
-	if exitCode(err) != 2 {
-		t.Errorf("show of an unknown profile: %v (code %d), want exit 2", err, exitCode(err))
+// TestProfilesCommands: fray profiles list names the built-ins, show
+// prints one's faults and refuses an unknown one with exit 2, kinds
+// names the fault kinds and their selectors.
+func TestProfilesCommands(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"list"}, exitOK, []string{"polling-server ", "lossy-resume ", "soak "}},
+		{[]string{"show", "lossy-resume"}, exitOK, []string{`kind = "lose"`}},
+		{[]string{"show", "no-such-profile"}, exitUsage, nil},
+		{[]string{"kinds"}, exitOK, []string{"rewrite-last-event-id", "request_method"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, _, err := runProfiles(tc.args...)
+			if code := exitCode(err); code != tc.code || tc.code == exitOK && err != nil {
+				t.Fatalf("%v (code %d), want exit %d", err, code, tc.code)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }
 
@@ -83,13 +93,6 @@ func TestProfilesValidate(t *testing.T) {
 	}
 	if _, _, err := runProfiles("validate"); exitCode(err) != 2 {
 		t.Errorf("no files: %v, want exit 2", err)
-	}
-}
-
-func TestProfilesKinds(t *testing.T) {
-	out, _, err := runProfiles("kinds")
-	if err != nil || !strings.Contains(out, "rewrite-last-event-id") || !strings.Contains(out, "request_method") {
-		t.Errorf("kinds: %v\n%s", err, out)
 	}
 }
 

@@ -50,11 +50,7 @@ func TestReportMerge(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr.String())
 	}
-	b := readFile(t, out)
-	r, err := report.ReadJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readReport(t, out)
 	if r.Verdict != report.VerdictFail || r.Merged != 2 {
 		t.Errorf("merged verdict %q of %d reports", r.Verdict, r.Merged)
 	}

@@ -65,7 +65,7 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
 	defer srv.Close()
 	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
-	client := append(helperArgs(t)[:1], "-test.run=^TestScriptedClientHelper$")
+	client := helperArgs(t, "TestScriptedClientHelper")
 	dir := t.TempDir()
 	t1, r1, off := filepath.Join(dir, "t1.jsonl.gz"), filepath.Join(dir, "r1.json"), filepath.Join(dir, "off.json")
 	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
@@ -116,7 +116,7 @@ func TestRunDrawsTheTimeline(t *testing.T) {
 	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	client := append(helperArgs(t)[:1], "-test.run=^TestScriptedClientHelper$")
+	client := helperArgs(t, "TestScriptedClientHelper")
 	page := filepath.Join(t.TempDir(), "run.html")
 	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
 		"--profile", "lossy-resume", "--seed", "7", "--html", page, "--quiet", "--"}, client...)...)

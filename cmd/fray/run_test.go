@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -75,14 +74,35 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// helperArgs is the command line that runs this binary as a helper.
-func helperArgs(t *testing.T) []string {
+// helperArgs is the command line that runs this binary as the helper
+// process test.
+func helperArgs(t *testing.T, test string) []string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []string{exe, "-test.run=^TestHelperProcess$"}
+	return []string{exe, "-test.run=^" + test + "$"}
+}
+
+// helperClient makes TestHelperProcess the client, with env (name, value
+// pairs) set, and returns its command line.
+func helperClient(t *testing.T, env ...string) []string {
+	t.Helper()
+	t.Setenv("FRAY_TEST_HELPER", "client")
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
+	return helperArgs(t, "TestHelperProcess")
+}
+
+// emptyUpstream answers every request 200 with nothing, until the test
+// ends.
+func emptyUpstream(t *testing.T) *httptest.Server {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(up.Close)
+	return up
 }
 
 // freePort returns a loopback port nobody listened on a moment ago.
@@ -144,11 +164,9 @@ func verdictCode(r report.Report) int {
 // server's process is gone afterwards.
 func TestRunServerAndClient(t *testing.T) {
 	port := freePort(t)
-	args := helperArgs(t)
+	args := helperClient(t, "FRAY_TEST_EXIT", "0")
 	server := fmt.Sprintf("FRAY_TEST_HELPER=server FRAY_TEST_PORT=%d exec %s %s", port, args[0], args[1])
 	rep := filepath.Join(t.TempDir(), "r.json")
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_EXIT", "0")
 	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run",
 		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp?x=1", port), "--server", server,
 		"--report", rep, "--quiet", "--"}, args...)...)
@@ -178,17 +196,15 @@ func TestRunServerAndClient(t *testing.T) {
 // TestRunClientFails: a client that exits non-zero, or cannot start at
 // all, gives exit code 3, with its exit code in the report.
 func TestRunClientFails(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_EXIT", "7")
+	up := emptyUpstream(t)
+	client := helperClient(t, "FRAY_TEST_EXIT", "7")
 	for _, tc := range []struct {
 		name     string
 		client   []string
 		wantExit int
 		wantMsg  string
 	}{
-		{"exits 7", helperArgs(t), 7, "exit status 7"},
+		{"exits 7", client, 7, "exit status 7"},
 		{"cannot start", []string{filepath.Join(t.TempDir(), "no-such-client")}, -1, "could not run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,10 +228,7 @@ func TestRunClientFails(t *testing.T) {
 			}
 			// The failed client is a failed test case: a CI test tab is not
 			// green over it.
-			b, err := os.ReadFile(junit)
-			if err != nil {
-				t.Fatalf("no JUnit file: %v", err)
-			}
+			b := readFile(t, junit)
 			var doc struct {
 				Failures int `xml:"failures,attr"`
 				Cases    []struct {
@@ -242,8 +255,7 @@ func TestRunClientFails(t *testing.T) {
 // 502 because the upstream went away, are inconclusive, with their own
 // exit code, unless --allow-inconclusive accepts them.
 func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
+	up := emptyUpstream(t)
 	rep := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runFray(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--report", rep, "--quiet", "--", "true")
 	r := readReport(t, rep)
@@ -257,10 +269,7 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 	}
 
 	// An upstream that is gone once the client runs: every answer fray's 502.
-	gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	gone.Listener.Close()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_EXIT", "0")
+	client := helperClient(t, "FRAY_TEST_EXIT", "0")
 	rep = filepath.Join(t.TempDir(), "r.json")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -276,7 +285,7 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 		}
 		ln.Close()
 	}()
-	code, _, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+	code, _, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--report", rep, "--quiet", "--"}, client...)...)
 	r = readReport(t, rep)
 	if code != exitInconclusive || !strings.Contains(r.Why, "no exchange reached the upstream") {
 		t.Errorf("upstream gone: exit %d, verdict %s (%s); stderr:\n%s", code, r.Verdict, r.Why, stderr)
@@ -284,7 +293,8 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 }
 
 // TestRunUpstreamNotReady: fray run gives up on an upstream that never
-// accepts connections, naming it, and says when the server died first.
+// accepts connections, naming it; after a second without it, says what
+// it waits for and for how long; and says when the server died first.
 func TestRunUpstreamNotReady(t *testing.T) {
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
@@ -292,33 +302,13 @@ func TestRunUpstreamNotReady(t *testing.T) {
 	if code != exitNoStart || !strings.Contains(stderr, url) || !strings.Contains(stderr, "within 200ms") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit %d naming %s and the wait", code, stderr, exitNoStart, url)
 	}
+	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", url, "--wait", "1500ms", "--quiet", "--", "true")
+	if want := "fray: waiting for the upstream at " + url + " (--wait 1.5s)\n"; code != exitNoStart || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", code, stderr, exitNoStart, want)
+	}
 	code, _, stderr = runFray(t, 30*time.Second, "run", "--upstream", url, "--server", "echo broken; exit 4", "--quiet", "--", "true")
 	if code != exitNoStart || !strings.Contains(stderr, "exited (exit status 4) before the upstream "+url) || !strings.Contains(stderr, "server: broken") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit %d saying the server exited, and its output", code, stderr, exitNoStart)
-	}
-}
-
-func TestRunBadInvocations(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp"}, "needs a client command"},
-		{[]string{"run", "--", "true"}, "needs --upstream"},
-		{[]string{"run", "--upstream", "ftp://h/mcp", "--", "true"}, "scheme must be http or https"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--profile", "no-such-profile", "--", "true"}, "no-such-profile"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--wait", "0s", "--", "true"}, "--wait"},
-		{[]string{"run", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999", "--", "true"}, "--listen"},
-		{[]string{"demo", "extra"}, "demo takes no arguments"},
-		{[]string{"demo", "--profile", "no-such-profile"}, "no-such-profile"},
-	} {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			var stderr bytes.Buffer
-			code := run(context.Background(), append([]string{"fray"}, tc.args...), io.Discard, &stderr)
-			if code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), exitUsage, tc.want)
-			}
-		})
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -18,8 +17,7 @@ import (
 // address that already accepts connections before the server command
 // runs, naming the address and what to do, and never runs the command.
 func TestRunServerPortTaken(t *testing.T) {
-	stale := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer stale.Close()
+	stale := emptyUpstream(t)
 	addr := stale.Listener.Addr().String()
 	code, stdout, stderr := runFray(t, 30*time.Second, "run", "--upstream", stale.URL+"/mcp",
 		"--server", "echo SERVER-OUTPUT", "--quiet", "--", "true")
@@ -37,11 +35,9 @@ func TestRunServerPortTaken(t *testing.T) {
 // after the reports are written.
 func TestRunServerDiesDuringRun(t *testing.T) {
 	port := freePort(t)
-	args := helperArgs(t)
+	args := helperClient(t, "FRAY_TEST_HOLD", "1")
 	server := fmt.Sprintf("FRAY_TEST_HELPER=server FRAY_TEST_DIE=1 FRAY_TEST_PORT=%d exec %s %s", port, args[0], args[1])
 	rep := filepath.Join(t.TempDir(), "r.json")
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_HOLD", "1")
 	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run",
 		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--server", server,
 		"--report", rep, "--quiet", "--settle", "0s", "--"}, args...)...)
@@ -57,13 +53,11 @@ func TestRunServerDiesDuringRun(t *testing.T) {
 // TestRunClientTimeout: --client-timeout stops a client that runs too
 // long; the client failed, and the report says why.
 func TestRunClientTimeout(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_HOLD", "1")
+	up := emptyUpstream(t)
+	client := helperClient(t, "FRAY_TEST_HOLD", "1")
 	rep := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
-		"--client-timeout", "300ms", "--settle", "0s", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+		"--client-timeout", "300ms", "--settle", "0s", "--report", rep, "--quiet", "--"}, client...)...)
 	r := readReport(t, rep)
 	if code != exitCommand || r.Command == nil || !strings.Contains(r.Command.Error, "ran longer than --client-timeout 300ms") {
 		t.Errorf("exit %d, command %+v; want %d and the timeout named\nstdout:\n%s\nstderr:\n%s", code, r.Command, exitCommand, stdout, stderr)
@@ -74,28 +68,16 @@ func TestRunClientTimeout(t *testing.T) {
 	}
 }
 
-// TestRunSaysItWaits: after a second without the upstream, fray run says
-// what it waits for and for how long.
-func TestRunSaysItWaits(t *testing.T) {
-	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", freePort(t))
-	code, _, stderr := runFray(t, 30*time.Second, "run", "--upstream", url, "--wait", "1500ms", "--quiet", "--", "true")
-	want := "fray: waiting for the upstream at " + url + " (--wait 1.5s)\n"
-	if code != exitNoStart || !strings.Contains(stderr, want) {
-		t.Errorf("exit %d, stderr:\n%s\nwant %d and %q", code, stderr, exitNoStart, want)
-	}
-}
-
 // TestRunProbeProgress: fray run --probe says which probe starts, as
 // "probe 2/2: NAME", and its row as it ends; --client-timeout bounds each
 // probe's client.
 func TestRunProbeProgress(t *testing.T) {
 	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
 	defer up.Close()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_HOLD", "1")
+	client := helperClient(t, "FRAY_TEST_HOLD", "1")
 	rep := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id,retry-not-waited",
-		"--upstream", up.URL + "/mcp", "--settle", "0s", "--client-timeout", "300ms", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+		"--upstream", up.URL + "/mcp", "--settle", "0s", "--client-timeout", "300ms", "--report", rep, "--quiet", "--"}, client...)...)
 	if code == exitUsage {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
@@ -127,14 +109,11 @@ func TestRunProbeProgress(t *testing.T) {
 // TestRunInterrupted: a run stopped by SIGINT writes its reports whole,
 // with the verdict interrupted, not fail, and exits 130.
 func TestRunInterrupted(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	defer up.Close()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	t.Setenv("FRAY_TEST_INTERRUPT", "1")
-	t.Setenv("FRAY_TEST_HOLD", "1")
+	up := emptyUpstream(t)
+	client := helperClient(t, "FRAY_TEST_INTERRUPT", "1", "FRAY_TEST_HOLD", "1")
 	rep := filepath.Join(t.TempDir(), "r.json")
 	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
-		"--settle", "0s", "--report", rep, "--quiet", "--"}, helperArgs(t)...)...)
+		"--settle", "0s", "--report", rep, "--quiet", "--"}, client...)...)
 	r := readReport(t, rep)
 	if code != exitInterrupted || r.Verdict != report.VerdictInterrupted || !strings.Contains(stdout, "fray: verdict INTERRUPTED") ||
 		strings.Contains(stdout, "verdict FAIL") {

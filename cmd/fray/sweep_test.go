@@ -55,8 +55,7 @@ func TestSweepClientHelper(t *testing.T) {
 // number of calls.
 func sweepClient(t *testing.T, fault scripted.ClientFault, calls int) []string {
 	t.Helper()
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestSweepClientHelper$"
+	args := helperArgs(t, "TestSweepClientHelper")
 	t.Setenv("FRAY_SWEEP_CLIENT", strconv.Itoa(int(fault)))
 	t.Setenv("FRAY_SWEEP_CALLS", strconv.Itoa(calls))
 	t.Setenv("FRAY_SWEEP_WAIT", "")
@@ -189,9 +188,7 @@ func TestSweepGoSDKPair(t *testing.T) {
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
 	up := httptest.NewServer(mux)
 	defer up.Close()
-	args := helperArgs(t)
-	args[1] = "-test.run=^TestProbeClientHelper$"
-	t.Setenv("FRAY_PROBE_CLIENT", "gosdk")
+	args := probeClient(t, "gosdk")
 	dir := t.TempDir()
 	js, junit := filepath.Join(dir, "s.json"), filepath.Join(dir, "s.xml")
 	code, stdout, stderr := runFray(t, 120*time.Second, append([]string{"sweep", "--upstream", up.URL + "/mcp",
@@ -211,31 +208,6 @@ func TestSweepGoSDKPair(t *testing.T) {
 			t.Errorf("%s: %s, want client.retries-transient (go-sdk#683)", name, v)
 		case call && strings.Contains(name, "after the priming event") && !strings.HasSuffix(name, "resume-503") && v != "pass":
 			t.Errorf("%s: %s, want a pass: the client resumes", name, v)
-		}
-	}
-}
-
-// TestSweepAndShrinkBadInvocations: bad flags exit 2 before anything
-// runs, with a line that names the flag and what to do.
-func TestSweepAndShrinkBadInvocations(t *testing.T) {
-	dir := t.TempDir()
-	for _, tt := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp"}, "sweep needs a client command"},
-		{[]string{"sweep", "--", "true"}, "sweep needs --upstream"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--max-runs", "0", "--", "true"}, "--max-runs 0"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--max-events", "-1", "--", "true"}, "--max-events -1"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--fresh-server", "--", "true"}, "give --server CMD too"},
-		{[]string{"sweep", "--upstream", "http://127.0.0.1:1/mcp", "--junit", filepath.Join(dir, "no", "x.xml"), "--", "true"}, "does not exist"},
-		{[]string{"shrink", "--upstream", "http://127.0.0.1:1/mcp", "--", "true"}, "shrink needs --reproduce TRACE"},
-		{[]string{"shrink", "--reproduce", filepath.Join(dir, "none.jsonl"), "--upstream", "http://127.0.0.1:1/mcp", "--", "true"}, "none.jsonl"},
-		{[]string{"shrink", "--reproduce", filepath.Join(dir, "none.jsonl"), "--out", filepath.Join(dir, "no", "x.toml"), "--upstream", "http://127.0.0.1:1/mcp", "--", "true"}, "does not exist"},
-	} {
-		code, _, stderr := runFray(t, 10*time.Second, tt.args...)
-		if code != exitUsage || !strings.Contains(stderr, tt.want) {
-			t.Errorf("fray %s: exit %d, stderr %q; want %d and %q", strings.Join(tt.args, " "), code, stderr, exitUsage, tt.want)
 		}
 	}
 }

@@ -28,19 +28,10 @@ func TestUpstreamBaseOrEndpoint(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			base, stop := startFray(t, ctx, "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--quiet", "--allow-inconclusive")
-			get := func(path string) (int, string) {
-				resp, err := http.Get(base + path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				b, _ := io.ReadAll(resp.Body)
-				return resp.StatusCode, string(b)
-			}
-			if code, body := get("/mcp"); code != http.StatusOK || body != "pong /mcp" {
+			if code, body := get(t, base+"/mcp"); code != http.StatusOK || body != "pong /mcp" {
 				t.Errorf("GET /mcp through fray: %d %q", code, body)
 			}
-			if code, _ := get("/nope"); code != http.StatusNotFound {
+			if code, _ := get(t, base+"/nope"); code != http.StatusNotFound {
 				t.Errorf("GET /nope through fray: %d", code)
 			}
 			_, _, stderr := stop()

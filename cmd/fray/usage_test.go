@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,8 +57,14 @@ func TestEveryCommandBadFlagExits2(t *testing.T) {
 
 // TestEveryCommandBadArgumentExits2: a missing, extra, unknown or bad
 // argument or flag value is a usage error too, with a message that names
-// the thing and the value or says what the command needs.
+// the thing and the value or says what the command needs; bad flags exit 2
+// before anything runs (a baseline that cannot be used, before fray
+// listens).
 func TestEveryCommandBadArgumentExits2(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yml")
+	writeFile(t, bad, "server:\n  - server.priming-evnt\n")
+	const up = "http://127.0.0.1:1/mcp"
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -90,6 +98,35 @@ func TestEveryCommandBadArgumentExits2(t *testing.T) {
 		{[]string{"profiles", "show"}, "give one profile name or file"},
 		{[]string{"profiles", "validate"}, "give at least one profile file"},
 		{[]string{"version", "extra"}, `version takes no arguments`},
+		{[]string{"run", "--", "true"}, "needs --upstream"},
+		{[]string{"run", "--upstream", "ftp://h/mcp", "--", "true"}, "scheme must be http or https"},
+		{[]string{"run", "--upstream", up, "--profile", "no-such-profile", "--", "true"}, "no-such-profile"},
+		{[]string{"run", "--upstream", up, "--wait", "0s", "--", "true"}, "--wait"},
+		{[]string{"run", "--upstream", up, "--listen", "127.0.0.1:99999", "--", "true"}, "--listen"},
+		{[]string{"run", "--probe", "nope", "--", "true"}, `no probe "nope"`},
+		{[]string{"run", "--probe", "all", "--profile", "soak", "--", "true"}, "drop --profile"},
+		{[]string{"run", "--probe", "all", "--seed", "3", "--", "true"}, "drop --seed"},
+		{[]string{"run", "--probe", "all", "--", "true"}, "run needs --upstream"},
+		{[]string{"demo", "--profile", "no-such-profile"}, "no-such-profile"},
+		{[]string{"demo", "--profile", ""}, "fray profiles list"}, // says what to give, not a crash
+		{[]string{"probes", "show", "resume-token-droped"}, "did you mean"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--report-every", "1s"}, "needs --report FILE"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--report", "r.json", "--report-every", "0s"}, "positive interval"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--report", "-", "--junit", "-"},
+			"--report and --junit: only one of them can go to stdout"},
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0", "--baseline", bad},
+			fmt.Sprintf(`--baseline: baseline %s line 2: "server.priming-evnt" is not a fray check id (did you mean "server.priming-event"?)`, bad)},
+		{[]string{"check", "run.jsonl", "--baseline", filepath.Join(dir, "none.yml")}, "none.yml: no such file or directory (start with an empty file"},
+		{[]string{"run", "--upstream", up, "--baseline", bad, "--", "true"}, bad + " line 2"},
+		{[]string{"sweep", "--upstream", up}, "sweep needs a client command"},
+		{[]string{"sweep", "--", "true"}, "sweep needs --upstream"},
+		{[]string{"sweep", "--upstream", up, "--max-runs", "0", "--", "true"}, "--max-runs 0"},
+		{[]string{"sweep", "--upstream", up, "--max-events", "-1", "--", "true"}, "--max-events -1"},
+		{[]string{"sweep", "--upstream", up, "--fresh-server", "--", "true"}, "give --server CMD too"},
+		{[]string{"sweep", "--upstream", up, "--junit", filepath.Join(dir, "no", "x.xml"), "--", "true"}, "does not exist"},
+		{[]string{"shrink", "--upstream", up, "--", "true"}, "shrink needs --reproduce TRACE"},
+		{[]string{"shrink", "--reproduce", filepath.Join(dir, "none.jsonl"), "--upstream", up, "--", "true"}, "none.jsonl"},
+		{[]string{"shrink", "--reproduce", filepath.Join(dir, "none.jsonl"), "--out", filepath.Join(dir, "no", "x.toml"), "--upstream", up, "--", "true"}, "does not exist"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, stderr := runFray(t, quick, tc.args...)
