@@ -37,6 +37,10 @@ const (
 	// soakSettle bounds the wait, at a checkpoint, for fray to end the
 	// streams of the sessions its clients ended.
 	soakSettle = 10 * time.Second
+	// soakPause bounds the wait, at a checkpoint, for the clients to end
+	// their sessions: a session the soak profile's faults slow down
+	// takes seconds; one still open after this is stuck.
+	soakPause = 2 * time.Minute
 )
 
 // soakEvery is how often a soak of length run takes a checkpoint: every
@@ -113,15 +117,19 @@ func soakFigure(ctx context.Context, frayBin string, run time.Duration, w io.Wri
 	return soakVerdict(samples, run, counts.Answered.Load(), counts.Failed.Load()), nil
 }
 
-// checkpoint pauses the clients between sessions (gate), closes their
+// checkpoint pauses the clients between sessions (gate; at most
+// soakPause for the last session to end), closes their
 // idle connections (closeIdle: fray holds buffers for each, and how many
 // the clients keep varies with the load), waits at most settle for fray
 // to end their streams, has it collect twice (the second collection
 // frees what the first left in sync.Pools' victim caches) and returns
 // its live heap then.
 func checkpoint(ctx context.Context, gate *sync.RWMutex, closeIdle func(), admin string, settle time.Duration) (float64, error) {
-	gate.Lock()
-	defer gate.Unlock()
+	unpause, err := pause(ctx, gate, soakPause)
+	if err != nil {
+		return 0, err
+	}
+	defer unpause()
 	closeIdle()
 	deadline := time.Now().Add(settle)
 	for {
@@ -147,6 +155,32 @@ func checkpoint(ctx context.Context, gate *sync.RWMutex, closeIdle func(), admin
 		}
 	}
 	return scrapeGauge(ctx, admin, "go_memstats_heap_alloc_bytes")
+}
+
+// pause takes gate for writing, once every session the clients hold it
+// for has ended, waiting at most d; unpause gives it back. When the wait
+// fails, gate is given back as soon as it is taken.
+func pause(ctx context.Context, gate *sync.RWMutex, d time.Duration) (unpause func(), err error) {
+	locked := make(chan struct{})
+	go func() {
+		gate.Lock()
+		close(locked)
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-locked:
+		return gate.Unlock, nil
+	case <-t.C:
+		err = fmt.Errorf("perf: a soak client's session was still open %v after the checkpoint asked the clients to pause", d)
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	go func() {
+		<-locked
+		gate.Unlock()
+	}()
+	return nil, err
 }
 
 // soakVerdict fits the samples after the warm-up: from the first sample

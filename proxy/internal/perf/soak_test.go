@@ -83,3 +83,27 @@ func TestCheckpoint(t *testing.T) {
 		t.Errorf("a checkpoint with a stream left open: %v", err)
 	}
 }
+
+// TestPauseBounded: a session that does not end makes the pause fail
+// after its bound, and the gate is given back once the session ends.
+func TestPauseBounded(t *testing.T) {
+	var gate sync.RWMutex
+	gate.RLock() // a session
+	if _, err := pause(context.Background(), &gate, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "still open 50ms") {
+		t.Fatalf("pause over an open session: %v", err)
+	}
+	gate.RUnlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	unpause, err := pause(ctx, &gate, 10*time.Second)
+	if err != nil {
+		t.Fatalf("pause once the session ended: %v", err)
+	}
+	if gate.TryRLock() {
+		t.Error("a session began during the pause")
+	}
+	unpause()
+	if !gate.TryRLock() {
+		t.Error("no session can begin after the pause")
+	}
+}
