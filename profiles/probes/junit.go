@@ -17,10 +17,10 @@ func WriteJUnit(w io.Writer, rs []Result) error {
 	for _, r := range rs {
 		p := r.Probe
 		c := report.JUnitCase{Classname: "fray.probe." + p.End, Name: p.Name, Time: "0",
-			SystemOut: report.Out(fmt.Sprintf("%s: %s\nreport: %s\nfinding: %s\ntriggered: %v", r.Outcome, r.Detail, p.Issue, p.Finding, r.Triggered))}
+			SystemOut: report.JUnitOut(fmt.Sprintf("%s: %s\nreport: %s\nfinding: %s\ntriggered: %v", r.Outcome, r.Detail, p.Issue, p.Finding, r.Triggered))}
 		switch r.Outcome {
 		case Found, Failed:
-			c.Failure = report.Fail(r.Detail, r.Outcome, strings.Join([]string{p.Bug, "report: " + p.Issue}, "\n"))
+			c.Failure = report.JUnitFail(r.Detail, r.Outcome, strings.Join([]string{p.Bug, "report: " + p.Issue}, "\n"))
 		case Inconclusive:
 			c.Skipped = &report.JUnitSkipped{Message: r.Detail}
 		}

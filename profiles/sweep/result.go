@@ -151,7 +151,7 @@ func (s Sweep) WriteJUnit(w io.Writer) error {
 		c := report.JUnitCase{Classname: "fray.sweep." + r.Cell.Point.Stream.Label(), Name: r.Cell.Point.Where() + ", " + r.Cell.Mode.String(), Time: "0"}
 		switch o := r.Outcome; o.Verdict {
 		case report.VerdictFail:
-			c.Failure = report.Fail(o.Short(), "fail", strings.TrimSpace(o.Why+"\n"+r.Reproduce))
+			c.Failure = report.JUnitFail(o.Short(), "fail", strings.TrimSpace(o.Why+"\n"+r.Reproduce))
 		case report.VerdictInconclusive:
 			c.Skipped = &report.JUnitSkipped{Message: "inconclusive: " + o.Why}
 		}

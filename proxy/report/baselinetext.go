@@ -57,7 +57,7 @@ func baselineCase(b *Baselined) JUnitCase {
 			cited[i] = e.String()
 		}
 		msg := fmt.Sprintf("fixed: %s passed; remove it from %s", strings.Join(cited, ", "), b.File)
-		tc.Failure = Fail(msg, "baseline", msg+"\n")
+		tc.Failure = JUnitFail(msg, "baseline", msg+"\n")
 	}
 	return tc
 }

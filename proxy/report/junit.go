@@ -61,11 +61,11 @@ type JUnitSkipped struct {
 	Message string `xml:"message,attr,omitempty"`
 }
 
-// Out is a case's output made safe for XML.
-func Out(text string) *JUnitText { return &JUnitText{xmlSafe(text)} }
+// JUnitOut is a case's output made safe for XML.
+func JUnitOut(text string) *JUnitText { return &JUnitText{xmlSafe(text)} }
 
-// Fail is a case's failure, its body made safe for XML.
-func Fail(message, typ, body string) *JUnitFailure {
+// JUnitFail is a case's failure, its body made safe for XML.
+func JUnitFail(message, typ, body string) *JUnitFailure {
 	return &JUnitFailure{Message: message, Type: typ, Body: xmlSafe(body)}
 }
 
@@ -130,11 +130,11 @@ func WriteJUnit(w io.Writer, r Report) error {
 		case c.Status == StatusFail && state == "expected":
 			tc.Skipped = &JUnitSkipped{Message: expectedMessage(c, e, r.Baseline.File)}
 		case c.Status == StatusFail:
-			tc.Failure = Fail(fmt.Sprintf("%s: %s", c.ID, plural(c.Count, "finding")), string(c.Severity), evidenceText(c))
+			tc.Failure = JUnitFail(fmt.Sprintf("%s: %s", c.ID, plural(c.Count, "finding")), string(c.Severity), evidenceText(c))
 		case c.Status == StatusSkip:
 			tc.Skipped = &JUnitSkipped{Message: skipMessage(c)}
 		case c.Status == StatusWarn:
-			tc.SystemOut = Out(fmt.Sprintf("warning: %s (severity %s; the check passes)\n%s",
+			tc.SystemOut = JUnitOut(fmt.Sprintf("warning: %s (severity %s; the check passes)\n%s",
 				plural(c.Count, "finding"), c.Severity, evidenceText(c)))
 		}
 		s.Cases = append(s.Cases, tc)
@@ -153,7 +153,7 @@ func runCases(r Report) []JUnitCase {
 	if r.Command != nil {
 		tc := JUnitCase{Classname: "fray.run", Name: "command", Time: "0"}
 		if r.Command.Failed() {
-			tc.Failure = Fail("the client command failed: "+r.Command.describe(), "command",
+			tc.Failure = JUnitFail("the client command failed: "+r.Command.describe(), "command",
 				fmt.Sprintf("%s\n%s\n", strings.Join(r.Command.Args, " "), r.Command.describe()))
 		}
 		out = append(out, tc)
@@ -162,18 +162,18 @@ func runCases(r Report) []JUnitCase {
 	// A baseline can leave a failed run inconclusive: what it did not
 	// see is then in ShortOf, not Why.
 	if r.Verdict == VerdictInterrupted {
-		tc.Failure = Fail("interrupted: "+r.Why, "interrupted", r.Why+"\n")
+		tc.Failure = JUnitFail("interrupted: "+r.Why, "interrupted", r.Why+"\n")
 	} else if verdict, _, _ := r.Outcome(); verdict == VerdictInconclusive || r.Verdict == VerdictInconclusive {
 		short := r.ShortOf()
 		if r.Accepted {
 			tc.Skipped = &JUnitSkipped{Message: "inconclusive, accepted: " + short}
 		} else {
-			tc.Failure = Fail("inconclusive: "+short, "inconclusive", short+"\n")
+			tc.Failure = JUnitFail("inconclusive: "+short, "inconclusive", short+"\n")
 		}
 	}
 	if r.Coverage != nil {
 		// What the run exercised, beside the evidence it rests on.
-		tc.SystemOut = Out(r.Coverage.Line() + "\n")
+		tc.SystemOut = JUnitOut(r.Coverage.Line() + "\n")
 	}
 	out = append(out, tc)
 	if b := r.Baseline; b != nil {
