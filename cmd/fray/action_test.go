@@ -17,6 +17,14 @@ import (
 	"github.com/frayproxy/fray/proxy/report"
 )
 
+// actionDir is where fray's action.yml lives, beneath the repository's
+// root (the top level holds only what the layout names), and actionUse
+// what a workflow writes to use it.
+const (
+	actionDir = ".github/actions/run"
+	actionUse = "frayproxy/fray/" + actionDir + "@v0"
+)
+
 // action is what fray's action.yml declares, as GitHub reads it.
 type action struct {
 	Name   string `yaml:"name"`
@@ -45,7 +53,7 @@ type actionStep struct {
 
 func readAction(t *testing.T) action {
 	t.Helper()
-	b := readFile(t, filepath.Join(root, "action.yml"))
+	b := readFile(t, filepath.Join(root, filepath.FromSlash(actionDir), "action.yml"))
 	var a action
 	if err := yaml.Unmarshal(b, &a); err != nil {
 		t.Fatalf("action.yml: %v", err)
@@ -81,7 +89,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 			t.Errorf("action.yml has no input %q", in)
 		}
 	}
-	actionPath, err := filepath.Abs(root)
+	actionPath, err := filepath.Abs(filepath.Join(root, filepath.FromSlash(actionDir)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +97,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(workspace, "bin")+"/", "./examples/gosdk/server", "./examples/gosdk/client")
-	build.Dir = actionPath
+	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the Go SDK pair: %v\n%s", err, out)
 	}
@@ -244,7 +252,7 @@ func TestActionShownInDocs(t *testing.T) {
 		b := readFile(t, filepath.Join(root, f))
 		shown := 0
 		for _, m := range block.FindAllStringSubmatch(string(b), -1) {
-			if !strings.Contains(m[1], "uses: frayproxy/fray@v0") {
+			if !strings.Contains(m[1], "uses: "+actionUse) {
 				continue
 			}
 			var doc any
@@ -267,7 +275,7 @@ func TestActionShownInDocs(t *testing.T) {
 			}
 		}
 		if shown == 0 {
-			t.Errorf("%s does not show uses: frayproxy/fray@v0", f)
+			t.Errorf("%s does not show uses: %s", f, actionUse)
 		}
 		if f == filepath.Join("docs", "ci.md") {
 			for name := range a.Inputs {
@@ -280,12 +288,12 @@ func TestActionShownInDocs(t *testing.T) {
 }
 
 // actionUses finds, anywhere in a parsed YAML document, the steps that use
-// frayproxy/fray, and returns their with maps.
+// fray's action, and returns their with maps.
 func actionUses(doc any) []map[string]any {
 	var out []map[string]any
 	switch v := doc.(type) {
 	case map[string]any:
-		if u, _ := v["uses"].(string); strings.HasPrefix(u, "frayproxy/fray@") {
+		if u, _ := v["uses"].(string); u == actionUse {
 			with, _ := v["with"].(map[string]any)
 			out = append(out, with)
 		}
