@@ -6,9 +6,9 @@ import "time"
 // byte from the server, as a CDN or a reverse proxy with a read timeout
 // does (a keep-alive comment counts as a byte: it is what keeps such a
 // stream open). The silence is counted from the stream's start and from
-// each read; the proxy's clock measures it. A standalone GET stream gets
-// its decisions at its first event (until then fray cannot tell it from a
-// legacy stream), so its silence is counted from that event.
+// each read; the proxy's clock measures it. A GET that carries no session
+// gets its decisions at its first event (until then fray cannot tell it
+// from a legacy stream), so its silence is counted from that event.
 var idleCloseKind = Kind{
 	Name: "idle-close", On: OnStream, Once: true, Params: []string{"silence"},
 	Summary: "ends the stream cleanly after silence without a byte from the server, as an idle timeout does",

@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
 	"github.com/frayproxy/fray/profiles"
+	"github.com/frayproxy/fray/proxy/mcp"
 )
 
 // TestMetricsOnAdmin: with the metrics added, the admin API's /metrics
@@ -55,11 +57,7 @@ func TestMetricsOnAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := parseMetrics(t, resp.Body)
 	got := map[string]float64{}
 	for _, name := range []string{"fray_exchanges_total", "fray_resumptions_total", "fray_events_total", "fray_findings_total"} {
 		for _, m := range fams[name].GetMetric() {
@@ -90,4 +88,75 @@ func TestMetricsOnAdmin(t *testing.T) {
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
 		t.Errorf("Content-Type %q, want the text format", resp.Header.Get("Content-Type"))
 	}
+}
+
+// parseMetrics reads the text format of /metrics.
+func parseMetrics(t *testing.T, r io.Reader) map[string]*dto.MetricFamily {
+	t.Helper()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fams
+}
+
+// TestQuietStandaloneStreamCounted: a session's standalone GET stream is
+// counted in fray_open_streams from its response on, before any event
+// (servers of 2025-06-18 and older send none until they have something to
+// say), and no longer once its client has gone.
+func TestQuietStandaloneStreamCounted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer up.Close()
+	defer up.CloseClientConnections()
+	prof, err := profiles.Builtin("lossy-resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := newEngine(t, up.URL, Options{Profile: prof, Metrics: true})
+	fray := httptest.NewServer(eng.Handler())
+	defer fray.Close()
+	adminSrv := httptest.NewServer(eng.AdminHandler())
+	defer adminSrv.Close()
+	// waitOpen polls /metrics until fray_open_streams is want; the
+	// observers have it within the queue's delay.
+	waitOpen := func(want float64) {
+		t.Helper()
+		var got float64
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for ; ctx.Err() == nil; <-tick.C {
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, adminSrv.URL+"/metrics", nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fams := parseMetrics(t, resp.Body)
+			resp.Body.Close()
+			if got = fams["fray_open_streams"].GetMetric()[0].GetGauge().GetValue(); got == want {
+				return
+			}
+		}
+		t.Fatalf("fray_open_streams = %v, want %v", got, want)
+	}
+
+	getCtx, hangUp := context.WithCancel(ctx)
+	req, _ := http.NewRequestWithContext(getCtx, http.MethodGet, fray.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(mcp.HeaderSession, "s1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	waitOpen(1)
+	hangUp()
+	waitOpen(0)
 }

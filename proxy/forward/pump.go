@@ -44,7 +44,7 @@ type pump struct {
 	rec  recorder
 
 	// planLater: the plan starts at the first event (a GET that may be,
-	// or is, a legacy stream).
+	// or is, a legacy stream: one with no session).
 	planLater bool
 	// chunks: reads that bring whole blocks go to the observer unparsed.
 	chunks bool
@@ -87,11 +87,15 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	pm.sink.rd = rd
 	defer pm.sink.end()
 	defer pm.stopTimers()
-	// A plain GET may turn out to be a legacy stream when its first event
-	// announces an endpoint, and a legacy stream learns its session from
-	// that event: the plan is chosen, and the head reported, once that is
-	// known.
-	pm.planLater = r.Method == http.MethodGet && (ex.Stream == mcp.StreamGet || ex.Stream == mcp.StreamLegacy)
+	// A GET that carries no session may turn out to be a legacy stream
+	// when its first event announces an endpoint, and a legacy stream
+	// learns its session from that event: the plan is chosen, and the head
+	// reported, once that is known. A GET with a session is the standalone
+	// stream of a Streamable HTTP session (a legacy client sends no
+	// session header): its head is reported now, so that a stream quiet
+	// until the server has something to say is seen open.
+	pm.planLater = r.Method == http.MethodGet &&
+		(ex.Stream == mcp.StreamLegacy || ex.Stream == mcp.StreamGet && r.Header.Get(mcp.HeaderSession) == "")
 	if !pm.planLater && !pm.startPlan() {
 		return
 	}

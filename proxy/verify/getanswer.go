@@ -61,7 +61,7 @@ func (v *Verifier) judgeGetAnswer(x *exch, o *observe.Observation) {
 // otherStandalone reports whether another GET of x's session that the
 // server saw without Last-Event-ID is still in flight: a standalone
 // stream open beside the one x asks for (its head may not be reported
-// yet: a standalone stream is placed at its first event). Only refusals
+// yet: a GET with no session is placed at its first event). Only refusals
 // ask, so the walk over the exchanges in flight is rare.
 func (v *Verifier) otherStandalone(x *exch) bool {
 	for n, y := range v.exch {
