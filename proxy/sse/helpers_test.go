@@ -80,7 +80,11 @@ func snapshot(e *Event) snap {
 // the error that ended the stream (nil for io.EOF).
 func readAll(t testing.TB, src io.Reader, maxBlock int) ([]snap, error) {
 	t.Helper()
-	r := NewReader(src, maxBlock)
+	return drain(NewReader(src, maxBlock))
+}
+
+// drain is readAll of a Reader already made.
+func drain(r *Reader) ([]snap, error) {
 	var out []snap
 	for {
 		e, err := r.Next()

@@ -7,15 +7,18 @@ import (
 	"testing"
 )
 
-// probeReader returns its pieces one per read and notes, at each read,
-// whether the Reader reading it held a buffer.
+// probeReader delivers its pieces as a socket would, as much of the
+// current piece as fits in each read, and notes how much room each read
+// offered and whether the Reader held a buffer then.
 type probeReader struct {
 	r      *Reader
 	pieces []string
+	room   []int
 	held   []bool
 }
 
 func (p *probeReader) Read(b []byte) (int, error) {
+	p.room = append(p.room, len(b))
 	p.held = append(p.held, p.r.buf != nil)
 	if len(p.pieces) == 0 {
 		return 0, io.EOF
@@ -92,7 +95,6 @@ func (l *loopReader) Read(b []byte) (int, error) {
 type waitReader struct {
 	probeReader
 	waits    []bool // per wait: the Reader held a buffer
-	room     []int  // per read: the bytes offered
 	failWait error
 }
 
@@ -102,11 +104,6 @@ func (w *waitReader) WaitRead() error {
 		return w.failWait
 	}
 	return nil
-}
-
-func (w *waitReader) Read(b []byte) (int, error) {
-	w.room = append(w.room, len(b))
-	return w.probeReader.Read(b)
 }
 
 // TestWaiterTakesAnEventInOneRead: a Reader of a Waiter with nothing
@@ -124,17 +121,9 @@ func TestWaiterTakesAnEventInOneRead(t *testing.T) {
 	src := &waitReader{probeReader: probeReader{pieces: []string{ev, ev, "data: c", "\n\n"}}, failWait: gone}
 	r := NewReader(src, 0)
 	src.r = r
-	var data []string
-	var err error
-	for {
-		var e *Event
-		if e, err = r.Next(); err != nil {
-			break
-		}
-		data = append(data, string(e.Data))
-	}
-	if err != gone || len(data) != 3 || data[2] != "c" {
-		t.Fatalf("events %q, then %v; want 3 events, then %v", data, err, gone)
+	events, err := drain(r)
+	if err != gone || len(events) != 3 || events[2].Data != "c" {
+		t.Fatalf("events %+v, then %v; want 3 events, then %v", events, err, gone)
 	}
 	// Waits before each piece but the one that completes "data: c", and
 	// before the end; none with a buffer held.

@@ -105,25 +105,18 @@ var errBroken = errors.New("connection reset")
 func TestReadErrorAfterBufferedBlocks(t *testing.T) {
 	src := io.MultiReader(strings.NewReader("data: a\n\ndata: b\n\ndata: c"), iotest.ErrReader(errBroken))
 	r := NewReader(src, 0)
-	var raw bytes.Buffer
-	var data []string
-	var err error
-	for {
-		var e *Event
-		e, err = r.Next()
-		if err != nil {
-			break
-		}
-		raw.Write(e.Raw)
-		if e.Dispatched {
-			data = append(data, string(e.Data))
-		}
-	}
+	events, err := drain(r)
 	if !errors.Is(err, errBroken) {
 		t.Fatalf("Next error = %v, want %v", err, errBroken)
 	}
-	if raw.String() != "data: a\n\ndata: b\n\ndata: c" || !reflect.DeepEqual(data, []string{"a", "b"}) {
-		t.Errorf("read %q dispatching %q before the error", raw.String(), data)
+	var data []string
+	for _, e := range events {
+		if e.Dispatched {
+			data = append(data, e.Data)
+		}
+	}
+	if raw := rawOf(events); raw != "data: a\n\ndata: b\n\ndata: c" || !reflect.DeepEqual(data, []string{"a", "b"}) {
+		t.Errorf("read %q dispatching %q before the error", raw, data)
 	}
 	if _, again := r.Next(); !errors.Is(again, errBroken) {
 		t.Errorf("second Next error = %v, want the same error again", again)
@@ -162,20 +155,9 @@ func TestZeroReader(t *testing.T) {
 
 func TestReset(t *testing.T) {
 	r := NewReader(&chunkReader{data: []byte("\xEF\xBB\xBFdata: a\r"), sizes: []int{5}}, 64)
-	for {
-		if _, err := r.Next(); err != nil {
-			break
-		}
-	}
+	_, _ = drain(r)
 	r.Reset(strings.NewReader("\ndata: b\n\n"))
-	events := []snap{}
-	for {
-		e, err := r.Next()
-		if err != nil {
-			break
-		}
-		events = append(events, snapshot(e))
-	}
+	events, _ := drain(r)
 	// A new stream owes nothing to the old one: no BOM check carried over,
 	// no pending LF from the old stream's CR.
 	if len(events) != 2 || events[0].Raw != "\n" || events[1].Data != "b" {
