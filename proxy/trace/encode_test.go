@@ -243,14 +243,7 @@ func FuzzEncoder(f *testing.F) {
 				t.Fatalf("line %d is not JSON: %q", i+1, line)
 			}
 		}
-		rd, err := NewReader(bytes.NewReader(out), "fuzz.jsonl", ReadOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := rd.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, o := firstOf(t, bytes.NewReader(out), "fuzz.jsonl")
 		got := o.Event
 		if !bytes.Equal(got.Raw, ev.Raw) || !bytes.Equal(got.ID, ev.ID) || !bytes.Equal(got.Delivered, ev.Delivered) {
 			t.Fatalf("the event's bytes came back as raw %q id %q delivered %q", got.Raw, got.ID, got.Delivered)

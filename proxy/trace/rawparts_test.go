@@ -70,14 +70,7 @@ func TestRawParts(t *testing.T) {
 			if len(forms) != 1 || forms[0] != c.want {
 				t.Errorf("the block was written as %v, want %s: %s", forms, c.want, line)
 			}
-			r, err := NewReader(bytes.NewReader(out), "t.jsonl", ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := r.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, got := firstOf(t, bytes.NewReader(out), "t.jsonl")
 			if !bytes.Equal(got.Event.Raw, raw) {
 				t.Errorf("read back the block %q, wrote %q", got.Event.Raw, raw)
 			}

@@ -2,11 +2,9 @@ package trace
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os"
@@ -286,13 +284,7 @@ func TestUnreadableTraces(t *testing.T) {
 	lines := bytes.SplitAfter(plain, []byte("\n"))
 	gz := traceBytes(t, true)
 	newer := bytes.Replace(plain, fmt.Appendf(nil, `{"fray_trace":%d,`, Version), fmt.Appendf(nil, `{"fray_trace":%d,`, Version+1), 1)
-	gzNewer := func() []byte {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		_, _ = zw.Write(newer)
-		_ = zw.Close()
-		return b.Bytes()
-	}()
+	gzNewer := gzipped(newer)
 	// lines ends with "": lines[n-2] is the end line (line n-1), lines[n-3]
 	// the last observation.
 	n := len(lines)
@@ -430,19 +422,9 @@ func TestConcurrentObserve(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewReader(&buf, "mem", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, obs := readFrom(t, &buf, "mem")
 	next := map[uint64]int{}
-	for {
-		o, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, o := range obs {
 		if o.Event.Index != next[o.Exchange] {
 			t.Fatalf("exchange %d: event %d after %d", o.Exchange, o.Event.Index, next[o.Exchange]-1)
 		}
@@ -488,19 +470,8 @@ func TestEndLine(t *testing.T) {
 	if err := w.Finish(End{At: time.Hour, Drained: true}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewReader(&buf, "mem", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for {
-		if _, err := r.Next(); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	r, obs := readFrom(t, &buf, "mem")
+	n := len(obs)
 	if end, ok := r.End(); !ok || !reflect.DeepEqual(end, End{At: 7 * time.Second, Command: []string{"node", "client.mjs"}, ExitCode: 3}) || n != 1 {
 		t.Errorf("end %+v (read %v), %d observations; want 7s not drained, 1 observation", end, ok, n)
 	}

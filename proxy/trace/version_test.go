@@ -19,14 +19,7 @@ func TestFormatOneNamesAreUnknown(t *testing.T) {
 		unknown bool
 	}{{"1", true}, {"2", false}} {
 		src := `{"fray_trace":` + tc.version + `,"started":"2026-07-28T10:00:00Z"}` + "\n" + request
-		r, err := NewReader(strings.NewReader(src), "t.jsonl", ReadOptions{})
-		if err != nil {
-			t.Fatalf("format %s: %v", tc.version, err)
-		}
-		o, err := r.Next()
-		if err != nil {
-			t.Fatalf("format %s: %v", tc.version, err)
-		}
+		_, o := firstOf(t, strings.NewReader(src), "format-"+tc.version+".jsonl")
 		m := o.Request.Messages[0]
 		if m.NameUnknown != tc.unknown || m.HasName {
 			t.Errorf("format %s: NameUnknown %v, HasName %v; want %v, false", tc.version, m.NameUnknown, m.HasName, tc.unknown)
@@ -57,14 +50,7 @@ func TestFormatFourLeavesOutWhatIsFoundAgain(t *testing.T) {
 	read := func(version string) *observe.Event {
 		t.Helper()
 		src := strings.Replace(out, fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":`+version+`,`, 1)
-		r, err := NewReader(strings.NewReader(src), "t.jsonl", ReadOptions{})
-		if err != nil {
-			t.Fatalf("format %s: %v", version, err)
-		}
-		o, err := r.Next()
-		if err != nil {
-			t.Fatalf("format %s: %v", version, err)
-		}
+		_, o := firstOf(t, strings.NewReader(src), "format-"+version+".jsonl")
 		return o.Event
 	}
 	got, want := read("4"), note.Event
