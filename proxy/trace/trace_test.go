@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -505,5 +506,89 @@ func TestRedactSessionIDs(t *testing.T) {
 	}
 	if got := tr.Observations[len(obs)-1].Request.Header.Get("Mcp-Session-Id"); got != "session-2" {
 		t.Errorf("second session's header = %q, want session-2", got)
+	}
+}
+
+// TestStandInsBounded: the stand-ins of redacted session ids are bounded
+// in count (the oldest forgotten past maxStandIns) and in bytes (a long id
+// kept by its digest), and an id seen again while remembered keeps its
+// stand-in.
+func TestStandInsBounded(t *testing.T) {
+	r := redactor{sessions: map[string]string{}}
+	long := strings.Repeat("x", 60000)
+	if a, b := r.session(long+"1"), r.session(long+"1"); a != "session-1" || b != a {
+		t.Fatalf("a long id: %q then %q, want session-1 twice", a, b)
+	}
+	for i := range maxStandIns + 1000 {
+		id := "id-" + strconv.Itoa(i+2)
+		if i%64 == 0 {
+			id = long + id
+		}
+		r.session(id)
+	}
+	if n := len(r.sessions); n != maxStandIns {
+		t.Errorf("%d stand-ins remembered, want %d", n, maxStandIns)
+	}
+	size := 0
+	for k := range r.sessions {
+		size += len(k)
+	}
+	if size > maxStandIns*maxKeyLen {
+		t.Errorf("the remembered keys hold %d bytes", size)
+	}
+	last := "id-" + strconv.Itoa(maxStandIns+1001)
+	if s := r.session(last); s != "session-"+strconv.Itoa(maxStandIns+1001) {
+		t.Errorf("the last id seen: %q", s)
+	}
+	if s := r.session(long + "1"); s == "session-1" {
+		t.Errorf("the first id, forgotten, kept its stand-in %q", s)
+	}
+}
+
+// sizes records the length of each write.
+type sizes struct {
+	bytes.Buffer
+	n []int
+}
+
+func (s *sizes) Write(p []byte) (int, error) {
+	s.n = append(s.n, len(p))
+	return s.Buffer.Write(p)
+}
+
+// TestWritesAreWholeChunks: the Writer writes writeSize bytes at a time,
+// or a multiple of it after a line longer than that, and keeps less than
+// writeSize gathered between observations; Close writes the rest.
+func TestWritesAreWholeChunks(t *testing.T) {
+	var out sizes
+	w, err := NewWriter(&out, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		raw := []byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+		if i%500 == 7 {
+			raw = bytes.Repeat([]byte(`"quoted"`), 40000) // a line of ~480 KiB
+		}
+		w.Observe(&observe.Observation{Kind: observe.KindEvent, Exchange: 1, Stream: mcp.StreamPost,
+			Event: &observe.Event{Event: mcp.Event{Index: i, Raw: raw}}})
+		if kept := len(w.e.b); kept >= writeSize {
+			t.Fatalf("after observation %d, %d bytes kept", i, kept)
+		}
+	}
+	written := out.Len()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.n) < 2 {
+		t.Fatalf("%d writes", len(out.n))
+	}
+	for i, n := range out.n[:len(out.n)-1] {
+		if n == 0 || n%writeSize != 0 {
+			t.Fatalf("write %d of %d bytes, not a multiple of %d", i, n, writeSize)
+		}
+	}
+	if last := out.n[len(out.n)-1]; out.Len() != written+last || last >= writeSize+200 {
+		t.Fatalf("Close wrote %d bytes, %d after %d", last, out.Len(), written)
 	}
 }
