@@ -38,10 +38,10 @@ func TestBurstReadsWiden(t *testing.T) {
 	if n != 1001 {
 		t.Fatalf("%d events, want 1001", n)
 	}
-	wide := 0
-	for _, room := range src.room {
+	wide, after := 0, 0 // the reads wider than minRead; the read after the last of them
+	for i, room := range src.room {
 		if room > minRead {
-			wide++
+			wide, after = wide+1, i+1
 		}
 	}
 	// 86 KB: the idle read, one minRead read, one burstRead read, then
@@ -51,12 +51,6 @@ func TestBurstReadsWiden(t *testing.T) {
 	}
 	// The first read after the burst waited with nothing buffered, into
 	// the small array.
-	after := 0
-	for i, room := range src.room {
-		if room > minRead {
-			after = i + 1
-		}
-	}
 	if after >= len(src.room) || src.held[after] || src.room[after] != idleRead {
 		t.Errorf("read %d (after the burst): held %v, room %v; want no buffer held (reads %v)", after, src.held, src.room, src.room)
 	}
