@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/report"
 )
 
@@ -71,14 +72,17 @@ func TestConformanceStatuses(t *testing.T) {
 		t.Errorf("%d entries, want one per check and two for the run", len(cs))
 	}
 
-	b := report.ConformanceChecks(baselined(), at)
-	if got := statusOf(b, "client.retry-honoured"); got != report.ConformanceFailure {
-		t.Errorf("a baselined failure is %q, want FAILURE still", got)
+	// expect fails the test unless the entry id of r's checks.json has
+	// status; what says which run r is.
+	expect := func(what string, r report.Report, id, status string) {
+		t.Helper()
+		if got := statusOf(report.ConformanceChecks(r, at), id); got != status {
+			t.Errorf("%s: %s is %q, want %q", what, id, got, status)
+		}
 	}
-	if got := statusOf(b, report.RunBaselineID); got != report.ConformanceFailure {
-		t.Errorf("a baseline with a fixed entry is %q, want FAILURE", got)
-	}
-	for _, c := range b {
+	expect("a baselined failure, still", baselined(), "client.retry-honoured", report.ConformanceFailure)
+	expect("a baseline with a fixed entry", baselined(), report.RunBaselineID, report.ConformanceFailure)
+	for _, c := range report.ConformanceChecks(baselined(), at) {
 		if c.ID == report.RunBaselineID && !strings.Contains(c.ErrorMessage, "polling-server:client.last-event-id (line 3") {
 			t.Errorf("the fixed entry is not named: %q", c.ErrorMessage)
 		}
@@ -86,20 +90,12 @@ func TestConformanceStatuses(t *testing.T) {
 
 	short := report.Report{Schema: 1, Profile: "p"}
 	short.Conclude("no fault fired")
-	if got := statusOf(report.ConformanceChecks(short, at), report.RunEvidenceID); got != report.ConformanceFailure {
-		t.Errorf("inconclusive: %q, want FAILURE", got)
-	}
+	expect("inconclusive", short, report.RunEvidenceID, report.ConformanceFailure)
 	short.Accepted = true
-	if got := statusOf(report.ConformanceChecks(short, at), report.RunEvidenceID); got != report.ConformanceInfo {
-		t.Errorf("inconclusive, accepted: %q, want INFO", got)
-	}
+	expect("inconclusive, accepted", short, report.RunEvidenceID, report.ConformanceInfo)
 	short.ApplyBaseline("b.yml", nil)
-	if got := statusOf(report.ConformanceChecks(short, at), report.RunBaselineID); got != report.ConformanceSuccess {
-		t.Errorf("a baseline with nothing fixed: %q, want SUCCESS", got)
-	}
-	if got := statusOf(report.ConformanceChecks(short, at), report.RunEvidenceID); got != report.ConformanceInfo {
-		t.Errorf("a baseline changed the evidence entry: %q", got)
-	}
+	expect("a baseline with nothing fixed", short, report.RunBaselineID, report.ConformanceSuccess)
+	expect("a baseline, for the evidence entry", short, report.RunEvidenceID, report.ConformanceInfo)
 }
 
 // suiteType is what the suite's published types say of checks.json.
@@ -340,5 +336,23 @@ func TestChecksJSONInterrupted(t *testing.T) {
 	}
 	if !found {
 		t.Error("no evidence entry")
+	}
+}
+
+// TestChecksJSONNamesSuiteGaps: a check that judges a rule the
+// conformance suite leaves untested carries that rule in details, in the
+// form of the suite's requirement files; other checks carry none.
+func TestChecksJSONNamesSuiteGaps(t *testing.T) {
+	r := report.Report{Checks: []report.Check{
+		{ID: checks.ServerSilentAfterCancel, Status: report.StatusPass, Applied: 1},
+		{ID: checks.ClientRetryHonoured, Status: report.StatusPass, Applied: 1},
+	}}
+	cc := report.ConformanceChecks(r, time.Unix(0, 0))
+	req, ok := cc[0].Details["requirement"].(checks.Requirement)
+	if !ok || req.Check != "sep-2575-http-server-stops-on-cancel" || req.Text == "" {
+		t.Errorf("%s: requirement %#v", cc[0].ID, cc[0].Details["requirement"])
+	}
+	if _, ok := cc[1].Details["requirement"]; ok {
+		t.Errorf("%s names a requirement the suite tests", cc[1].ID)
 	}
 }

@@ -10,30 +10,6 @@ import (
 	"testing"
 )
 
-// sizeReader delivers its pieces as a socket would, as much of the current
-// piece as fits in each read, and notes how much room each read offered
-// and whether the Reader held a buffer then.
-type sizeReader struct {
-	r      *Reader
-	pieces []string
-	room   []int
-	held   []bool
-}
-
-func (s *sizeReader) Read(b []byte) (int, error) {
-	s.room = append(s.room, len(b))
-	s.held = append(s.held, s.r.buf != nil)
-	if len(s.pieces) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(b, s.pieces[0])
-	s.pieces[0] = s.pieces[0][n:]
-	if s.pieces[0] == "" {
-		s.pieces = s.pieces[1:]
-	}
-	return n, nil
-}
-
 // readEach reads r to its end, requires every event to be ev, byte for
 // byte, and returns how many there were.
 func readEach(t *testing.T, r *Reader, ev string) int {
@@ -55,17 +31,17 @@ func readEach(t *testing.T, r *Reader, ev string) int {
 func TestBurstReadsWiden(t *testing.T) {
 	ev := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n"
 	burst := strings.Repeat(ev, 1000) // ~86 KB, as one upstream write
-	src := &sizeReader{pieces: []string{burst, ev}}
+	src := &probeReader{pieces: []string{burst, ev}}
 	r := NewReader(src, 0)
 	src.r = r
 	n := readEach(t, r, ev)
 	if n != 1001 {
 		t.Fatalf("%d events, want 1001", n)
 	}
-	wide := 0
-	for _, room := range src.room {
+	wide, after := 0, 0 // the reads wider than minRead; the read after the last of them
+	for i, room := range src.room {
 		if room > minRead {
-			wide++
+			wide, after = wide+1, i+1
 		}
 	}
 	// 86 KB: the idle read, one minRead read, one burstRead read, then
@@ -75,12 +51,6 @@ func TestBurstReadsWiden(t *testing.T) {
 	}
 	// The first read after the burst waited with nothing buffered, into
 	// the small array.
-	after := 0
-	for i, room := range src.room {
-		if room > minRead {
-			after = i + 1
-		}
-	}
 	if after >= len(src.room) || src.held[after] || src.room[after] != idleRead {
 		t.Errorf("read %d (after the burst): held %v, room %v; want no buffer held (reads %v)", after, src.held, src.room, src.room)
 	}
@@ -102,7 +72,7 @@ func TestBurstReadsStraightIntoBuffer(t *testing.T) {
 	// The idle read (one event), the small buffer, a burst buffer, then
 	// two bulk buffers; then, after a wait, one event.
 	n := (idleRead + minRead + burstRead + 2*bulkRead) / len(ev)
-	src := &sizeReader{pieces: []string{strings.Repeat(ev, n), ev}}
+	src := &probeReader{pieces: []string{strings.Repeat(ev, n), ev}}
 	r := NewReader(src, 0)
 	src.r = r
 	if got := readEach(t, r, ev); got != n+1 {
@@ -126,7 +96,7 @@ func TestBurstReadsStraightIntoBuffer(t *testing.T) {
 func TestBurstKeepsSmallLimit(t *testing.T) {
 	ev := "data: " + strings.Repeat("x", 100) + "\n\n"
 	for _, limit := range []int{1024, 64 << 10} {
-		src := &sizeReader{pieces: []string{strings.Repeat(ev, 3*bulkRead/len(ev))}}
+		src := &probeReader{pieces: []string{strings.Repeat(ev, 3*bulkRead/len(ev))}}
 		r := NewReader(src, limit)
 		src.r = r
 		largest := 0

@@ -3,8 +3,11 @@ package sse
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,11 +101,11 @@ func TestReadChunkMatchesNext(t *testing.T) {
 	var chunks, streams int
 	for i := range 400 {
 		stream, pieces := randomStream(rng, 1+rng.IntN(30))
-		want, err := readAll(t, &piecesReader{pieces: slicesClone(pieces)}, 0)
+		want, err := readAll(t, &piecesReader{pieces: slices.Clone(pieces)}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, n, err := readWithChunks(t, &piecesReader{pieces: slicesClone(pieces)}, 0, 1024)
+		got, n, err := readWithChunks(t, &piecesReader{pieces: slices.Clone(pieces)}, 0, 1024)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,14 +113,7 @@ func TestReadChunkMatchesNext(t *testing.T) {
 		if n > 0 {
 			streams++
 		}
-		if len(got) != len(want) {
-			t.Fatalf("stream %d %q: %d blocks with chunks, %d with Next", i, stream, len(got), len(want))
-		}
-		for j := range want {
-			if !snapEqual(got[j], want[j]) {
-				t.Fatalf("stream %d %q, block %d:\nwith chunks %+v\nwith Next   %+v", i, stream, j, got[j], want[j])
-			}
-		}
+		sameBlocks(t, fmt.Sprintf("stream %d %q: ", i, stream), got, want)
 	}
 	// The test is worth something only if both ways were taken often.
 	if chunks < 1000 || streams < 300 {
@@ -138,14 +134,7 @@ func FuzzReadChunk(f *testing.F) {
 		if !errors.Is(gotErr, wantErr) && gotErr != wantErr {
 			t.Fatalf("ended with %v, want %v", gotErr, wantErr)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("%d blocks with chunks, %d with Next", len(got), len(want))
-		}
-		for j := range want {
-			if !snapEqual(got[j], want[j]) {
-				t.Fatalf("block %d:\nwith chunks %+v\nwith Next   %+v", j, got[j], want[j])
-			}
-		}
+		sameBlocks(t, "", got, want)
 	})
 }
 
@@ -164,7 +153,7 @@ func TestReadChunkRefuses(t *testing.T) {
 		{"an LF that may end a CR", []string{"data: a\r\r", "\ndata: b\n\n"}, 1024},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			src := &piecesReader{pieces: slicesClone(tc.pieces)}
+			src := &piecesReader{pieces: slices.Clone(tc.pieces)}
 			r := NewReader(src, 0)
 			if c, _ := r.ReadChunk(tc.limit); c != nil || len(src.pieces[0]) == 0 {
 				t.Fatalf("at the stream's start: chunk %q, and the first piece read", c)
@@ -182,20 +171,16 @@ func TestReadChunkRefuses(t *testing.T) {
 	}
 }
 
-func snapEqual(a, b snap) bool {
-	if len(a.Lines) != len(b.Lines) {
-		return false
+// sameBlocks fails t unless the blocks read with chunks are those Next
+// read, field for field; where begins each message.
+func sameBlocks(t *testing.T, where string, got, want []snap) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s%d blocks with chunks, %d with Next", where, len(got), len(want))
 	}
-	for i := range a.Lines {
-		if a.Lines[i] != b.Lines[i] {
-			return false
+	for j := range want {
+		if !reflect.DeepEqual(got[j], want[j]) {
+			t.Fatalf("%sblock %d:\nwith chunks %+v\nwith Next   %+v", where, j, got[j], want[j])
 		}
 	}
-	a.Lines, b.Lines = nil, nil
-	return a.Raw == b.Raw && a.Type == b.Type && a.Data == b.Data && a.DataNil == b.DataNil &&
-		a.ID == b.ID && a.HasID == b.HasID && a.Retry == b.Retry && a.HasRetry == b.HasRetry &&
-		a.Dispatched == b.Dispatched && a.Complete == b.Complete && a.Unparsed == b.Unparsed &&
-		a.BOM == b.BOM && a.Priming == b.Priming
 }
-
-func slicesClone(s []string) []string { return append([]string(nil), s...) }

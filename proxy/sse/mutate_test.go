@@ -22,6 +22,7 @@ func mutateAll(t testing.TB, input string, sizes []int, edit func(*Event)) strin
 func TestMutations(t *testing.T) {
 	stripRetry := func(e *Event) { e.RemoveField("retry") }
 	stripID := func(e *Event) { e.RemoveField("id") }
+	set := func(name, value string) func(*Event) { return func(e *Event) { e.SetField(name, []byte(value)) } }
 	tests := []struct {
 		name  string
 		input string
@@ -40,32 +41,25 @@ func TestMutations(t *testing.T) {
 		{name: "strip id", edit: stripID,
 			input: "id: 1\ndata: a\n\nid\n\n",
 			want:  "data: a\n\n\n"},
-		{name: "set retry replaces the first and removes the rest",
-			edit:  func(e *Event) { e.SetField("retry", []byte("3000")) },
+		{name: "set retry replaces the first and removes the rest", edit: set("retry", "3000"),
 			input: "data: a\r\nretry: 1\r\nid: 2\r\nretry\r\n\r\n",
 			want:  "data: a\r\nretry: 3000\r\nid: 2\r\n\r\n"},
-		{name: "set retry appends in the block's style",
-			edit:  func(e *Event) { e.SetField("retry", []byte("5")) },
+		{name: "set retry appends in the block's style", edit: set("retry", "5"),
 			input: "data: a\r\n\r\ndata: b\rid: 1\n\r",
 			want:  "data: a\r\nretry: 5\r\n\r\ndata: b\rid: 1\nretry: 5\r\r"},
-		{name: "set retry on an empty block uses its end's style",
-			edit:  func(e *Event) { e.SetField("retry", []byte("5")) },
+		{name: "set retry on an empty block uses its end's style", edit: set("retry", "5"),
 			input: "\r\n",
 			want:  "retry: 5\r\n\r\n"},
-		{name: "set data multi-line",
-			edit:  func(e *Event) { e.SetField("data", []byte("x\ny\r\nz\r")) },
+		{name: "set data multi-line", edit: set("data", "x\ny\r\nz\r"),
 			input: "event: e\ndata: a\ndata: b\nid: 1\n\n",
 			want:  "event: e\ndata: x\ndata: y\ndata: z\ndata: \nid: 1\n\n"},
-		{name: "set id cuts at a line end",
-			edit:  func(e *Event) { e.SetField("id", []byte("7\ndata: injected")) },
+		{name: "set id cuts at a line end", edit: set("id", "7\ndata: injected"),
 			input: "data: a\n\n",
 			want:  "data: a\nid: 7\n\n"},
-		{name: "BOM kept on the first block",
-			edit:  func(e *Event) { e.SetField("retry", []byte("1")) },
+		{name: "BOM kept on the first block", edit: set("retry", "1"),
 			input: "\xEF\xBB\xBFdata: a\n\n",
 			want:  "\xEF\xBB\xBFdata: a\nretry: 1\n\n"},
-		{name: "cut line stays last",
-			edit:  func(e *Event) { e.SetField("retry", []byte("1")) },
+		{name: "cut line stays last", edit: set("retry", "1"),
 			input: "data: a\n\ndata: b\ndat",
 			want:  "data: a\nretry: 1\n\ndata: b\nretry: 1\ndat"},
 		{name: "bare CR before an LF end is kept a line end", edit: stripRetry,

@@ -103,38 +103,33 @@ func TestVectors(t *testing.T) {
 }
 
 func TestVectorDetails(t *testing.T) {
-	t.Run("9 ids per message", func(t *testing.T) {
-		events, _ := readAll(t, strings.NewReader("id: 1\ndata: a\n\nid\n\ndata: b\n\n"), 0)
-		cv := clientView(events)
-		want := []msg{{Type: "message", Data: "a", LastID: "1"}, {Type: "message", Data: "b", LastID: ""}}
-		if !reflect.DeepEqual(cv.Msgs, want) {
-			t.Errorf("messages = %+v, want %+v", cv.Msgs, want)
-		}
-	})
-	t.Run("10 type is message", func(t *testing.T) {
-		events, _ := readAll(t, strings.NewReader("event: foo\n\ndata: x\n\n"), 0)
-		if len(events) != 2 || events[0].Dispatched || events[0].Type != "foo" || events[1].Type != "" {
-			t.Errorf("events = %+v, want an undispatched foo block and an untyped x", events)
-		}
-	})
-	t.Run("11 cut block", func(t *testing.T) {
-		events, _ := readAll(t, strings.NewReader("data: a\n\ndata: b\n"), 0)
-		if len(events) != 2 || events[1].Complete || events[1].Dispatched || events[1].Data != "b" {
-			t.Errorf("events = %+v, want the cut block last, not complete, not dispatched", events)
-		}
-	})
-	t.Run("13 priming", func(t *testing.T) {
-		events, _ := readAll(t, strings.NewReader("id: 7\ndata:\n\n"), 0)
-		if len(events) != 1 || !events[0].Priming || events[0].DataNil {
-			t.Errorf("events = %+v, want one priming event with empty, non-nil data", events)
-		}
-	})
-	t.Run("13 priming without data line", func(t *testing.T) {
-		events, _ := readAll(t, strings.NewReader("id: 7\n\n"), 0)
-		if len(events) != 1 || !events[0].Priming || events[0].Dispatched || !events[0].DataNil {
-			t.Errorf("events = %+v, want one undispatched priming event", events)
-		}
-	})
+	for _, tc := range []struct {
+		name, input string
+		ok          func(e []snap) bool
+		want        string
+	}{
+		{"9 ids per message", "id: 1\ndata: a\n\nid\n\ndata: b\n\n", func(e []snap) bool {
+			return reflect.DeepEqual(clientView(e).Msgs, []msg{{Type: "message", Data: "a", LastID: "1"}, {Type: "message", Data: "b", LastID: ""}})
+		}, "message a with last id 1, then b with none"},
+		{"10 type is message", "event: foo\n\ndata: x\n\n", func(e []snap) bool {
+			return len(e) == 2 && !e[0].Dispatched && e[0].Type == "foo" && e[1].Type == ""
+		}, "an undispatched foo block and an untyped x"},
+		{"11 cut block", "data: a\n\ndata: b\n", func(e []snap) bool {
+			return len(e) == 2 && !e[1].Complete && !e[1].Dispatched && e[1].Data == "b"
+		}, "the cut block last, not complete, not dispatched"},
+		{"13 priming", "id: 7\ndata:\n\n", func(e []snap) bool {
+			return len(e) == 1 && e[0].Priming && !e[0].DataNil
+		}, "one priming event with empty, non-nil data"},
+		{"13 priming without data line", "id: 7\n\n", func(e []snap) bool {
+			return len(e) == 1 && e[0].Priming && !e[0].Dispatched && e[0].DataNil
+		}, "one undispatched priming event"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if events, _ := readAll(t, strings.NewReader(tc.input), 0); !tc.ok(events) {
+				t.Errorf("events = %+v, want %s", events, tc.want)
+			}
+		})
+	}
 }
 
 // lastReader delivers its pieces and then fails the test if it is read

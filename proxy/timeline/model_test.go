@@ -16,13 +16,7 @@ import (
 func TestBuild(t *testing.T) {
 	obs, end, lost := generate(2000, 7)
 	m := Build(Input{Header: trace.Header{Profile: "lossy-resume", Seed: 42}, Observations: obs, End: end, Report: sampleReport(lost)})
-	events := 0
-	for _, o := range obs {
-		if o.Kind == observe.KindEvent {
-			events++
-		}
-	}
-	if len(m.Events.Lane) != events {
+	if events := countEvents(obs); len(m.Events.Lane) != events {
 		t.Fatalf("%d event marks for %d events", len(m.Events.Lane), events)
 	}
 	// Lanes come grouped by session, each session's lanes in start order,
@@ -100,13 +94,9 @@ func TestBuildDanglingLink(t *testing.T) {
 func TestPageIsSelfContained(t *testing.T) {
 	obs, end, lost := generate(300, 3)
 	obs[5].Session = "</script><script>alert(1)</script>"
-	var buf bytes.Buffer
 	r := sampleReport(lost)
 	r.Checks[1].Evidence[0].Message = "</script><img src=x onerror=alert(1)>"
-	if err := Write(&buf, Input{Title: "<b>t</b>", Observations: obs, End: end, Report: r}); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	page := string(pageOf(t, Input{Title: "<b>t</b>", Observations: obs, End: end, Report: r}))
 	for _, re := range []string{`(?i)<script[^>]+src=`, `(?i)<link[^>]+href=`, `(?i)url\(\s*['"]?https?:`, `(?i)fetch\(`, `(?i)XMLHttpRequest`, `(?i)import\(`} {
 		if regexp.MustCompile(re).MatchString(page) {
 			t.Errorf("page matches %s: it must fetch nothing", re)

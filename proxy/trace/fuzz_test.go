@@ -28,11 +28,7 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, zip, partial bool) {
 		input := data
 		if zip {
-			var z bytes.Buffer
-			zw := gzip.NewWriter(&z)
-			_, _ = zw.Write(data)
-			_ = zw.Close()
-			input = z.Bytes()
+			input = gzipped(data)
 		}
 		obs, err := readTrace(t, input, partial)
 		if err != nil {
@@ -96,6 +92,51 @@ func checkError(t *testing.T, err error, minLine int) {
 	if te.File != fuzzName || !strings.Contains(err.Error(), fuzzName) || te.Line < minLine || te.Err == nil {
 		t.Fatalf("error %q: file %q, line %d, sentinel %v", err, te.File, te.Line, te.Err)
 	}
+}
+
+// readFrom reads the trace src, named name, to its end, failing t on any
+// error; it returns the Reader too, for its End.
+func readFrom(t testing.TB, src io.Reader, name string) (*Reader, []*observe.Observation) {
+	t.Helper()
+	r, err := NewReader(src, name, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obs []*observe.Observation
+	for {
+		o, err := r.Next()
+		if err == io.EOF {
+			return r, obs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs = append(obs, o)
+	}
+}
+
+// firstOf reads the trace src, named name, to its first observation,
+// failing t when it cannot; it returns the Reader too, to read on.
+func firstOf(t testing.TB, src io.Reader, name string) (*Reader, *observe.Observation) {
+	t.Helper()
+	r, err := NewReader(src, name, ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, o
+}
+
+// gzipped is b gzip-compressed.
+func gzipped(b []byte) []byte {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return z.Bytes()
 }
 
 // encodeAll writes obs through a Writer made with opts and returns the

@@ -2,16 +2,15 @@ package trace
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -286,13 +285,7 @@ func TestUnreadableTraces(t *testing.T) {
 	lines := bytes.SplitAfter(plain, []byte("\n"))
 	gz := traceBytes(t, true)
 	newer := bytes.Replace(plain, fmt.Appendf(nil, `{"fray_trace":%d,`, Version), fmt.Appendf(nil, `{"fray_trace":%d,`, Version+1), 1)
-	gzNewer := func() []byte {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		_, _ = zw.Write(newer)
-		_ = zw.Close()
-		return b.Bytes()
-	}()
+	gzNewer := gzipped(newer)
 	// lines ends with "": lines[n-2] is the end line (line n-1), lines[n-3]
 	// the last observation.
 	n := len(lines)
@@ -430,19 +423,9 @@ func TestConcurrentObserve(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewReader(&buf, "mem", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, obs := readFrom(t, &buf, "mem")
 	next := map[uint64]int{}
-	for {
-		o, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, o := range obs {
 		if o.Event.Index != next[o.Exchange] {
 			t.Fatalf("exchange %d: event %d after %d", o.Exchange, o.Event.Index, next[o.Exchange]-1)
 		}
@@ -488,19 +471,8 @@ func TestEndLine(t *testing.T) {
 	if err := w.Finish(End{At: time.Hour, Drained: true}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewReader(&buf, "mem", ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for {
-		if _, err := r.Next(); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		n++
-	}
+	r, obs := readFrom(t, &buf, "mem")
+	n := len(obs)
 	if end, ok := r.End(); !ok || !reflect.DeepEqual(end, End{At: 7 * time.Second, Command: []string{"node", "client.mjs"}, ExitCode: 3}) || n != 1 {
 		t.Errorf("end %+v (read %v), %d observations; want 7s not drained, 1 observation", end, ok, n)
 	}
@@ -534,5 +506,147 @@ func TestRedactSessionIDs(t *testing.T) {
 	}
 	if got := tr.Observations[len(obs)-1].Request.Header.Get("Mcp-Session-Id"); got != "session-2" {
 		t.Errorf("second session's header = %q, want session-2", got)
+	}
+}
+
+// TestStandInsBounded: the stand-ins of redacted session ids are bounded
+// in count (the oldest forgotten past maxStandIns) and in bytes (a long id
+// kept by its digest), and an id seen again while remembered keeps its
+// stand-in.
+func TestStandInsBounded(t *testing.T) {
+	r := redactor{sessions: map[string]string{}}
+	long := strings.Repeat("x", 60000)
+	if a, b := r.session(long+"1"), r.session(long+"1"); a != "session-1" || b != a {
+		t.Fatalf("a long id: %q then %q, want session-1 twice", a, b)
+	}
+	for i := range maxStandIns + 1000 {
+		id := "id-" + strconv.Itoa(i+2)
+		if i%64 == 0 {
+			id = long + id
+		}
+		r.session(id)
+	}
+	if n := len(r.sessions); n != maxStandIns {
+		t.Errorf("%d stand-ins remembered, want %d", n, maxStandIns)
+	}
+	size := 0
+	for k := range r.sessions {
+		size += len(k)
+	}
+	if size > maxStandIns*maxKeyLen {
+		t.Errorf("the remembered keys hold %d bytes", size)
+	}
+	last := "id-" + strconv.Itoa(maxStandIns+1001)
+	if s := r.session(last); s != "session-"+strconv.Itoa(maxStandIns+1001) {
+		t.Errorf("the last id seen: %q", s)
+	}
+	if s := r.session(long + "1"); s == "session-1" {
+		t.Errorf("the first id, forgotten, kept its stand-in %q", s)
+	}
+}
+
+// sizes records the length of each write.
+type sizes struct {
+	bytes.Buffer
+	n []int
+}
+
+func (s *sizes) Write(p []byte) (int, error) {
+	s.n = append(s.n, len(p))
+	return s.Buffer.Write(p)
+}
+
+// TestWritesAreWholeChunks: the Writer writes writeSize bytes at a time,
+// or a multiple of it after a line longer than that, and keeps less than
+// writeSize gathered between observations; Close writes the rest.
+func TestWritesAreWholeChunks(t *testing.T) {
+	var out sizes
+	w, err := NewWriter(&out, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2000 {
+		raw := []byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
+		if i%500 == 7 {
+			raw = bytes.Repeat([]byte(`"quoted"`), 40000) // a line of ~480 KiB
+		}
+		w.Observe(&observe.Observation{Kind: observe.KindEvent, Exchange: 1, Stream: mcp.StreamPost,
+			Event: &observe.Event{Event: mcp.Event{Index: i, Raw: raw}}})
+		if kept := len(w.e.b); kept >= writeSize {
+			t.Fatalf("after observation %d, %d bytes kept", i, kept)
+		}
+	}
+	written := out.Len()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.n) < 2 {
+		t.Fatalf("%d writes", len(out.n))
+	}
+	for i, n := range out.n[:len(out.n)-1] {
+		if n == 0 || n%writeSize != 0 {
+			t.Fatalf("write %d of %d bytes, not a multiple of %d", i, n, writeSize)
+		}
+	}
+	if last := out.n[len(out.n)-1]; out.Len() != written+last || last >= writeSize+200 {
+		t.Fatalf("Close wrote %d bytes, %d after %d", last, out.Len(), written)
+	}
+}
+
+// TestFormatOneNamesAreUnknown: a format 1 trace never recorded the name a
+// request's body gives, so its requests read back with the name unknown;
+// a format 2 trace's absent name means the body names none.
+func TestFormatOneNamesAreUnknown(t *testing.T) {
+	const request = `{"kind":"request","at_us":1500,"exchange":1,"stream":"post","protocol":"2026-07-28","request":{"method":"POST","path":"/mcp","header":{"Mcp-Name":["add"]},"messages":[{"kind":"request","method":"tools/call","id":"1"}]}}` + "\n"
+	for _, tc := range []struct {
+		version string
+		unknown bool
+	}{{"1", true}, {"2", false}} {
+		src := `{"fray_trace":` + tc.version + `,"started":"2026-07-28T10:00:00Z"}` + "\n" + request
+		_, o := firstOf(t, strings.NewReader(src), "format-"+tc.version+".jsonl")
+		m := o.Request.Messages[0]
+		if m.NameUnknown != tc.unknown || m.HasName {
+			t.Errorf("format %s: NameUnknown %v, HasName %v; want %v, false", tc.version, m.NameUnknown, m.HasName, tc.unknown)
+		}
+	}
+}
+
+// TestFormatFourLeavesOutWhatIsFoundAgain: format 4 writes an event the
+// proxy delivered as it came with no message, no delivered_at_us and no
+// delivered_id, and a reader finds all three again; the same members
+// absent from a format 3 line still mean no message, no delivery time and
+// no id, as they did when it was written. A client that got no id where
+// the event had one is said so.
+func TestFormatFourLeavesOutWhatIsFoundAgain(t *testing.T) {
+	obs := sample()
+	note := obs[len(obs)-1]
+	// obs[3]'s strip-id fault left the client no id.
+	out := string(encodeAll(t, WriterOptions{NoRedact: true}, []*observe.Observation{note, obs[3]}))
+	lines := strings.Split(out, "\n")
+	for _, m := range []string{`"message"`, `"delivered_at_us"`, `"delivered_id"`} {
+		if strings.Contains(lines[1], m) {
+			t.Errorf("format 4 wrote %s for an event delivered as it came:\n%s", m, lines[1])
+		}
+	}
+	if !strings.Contains(lines[2], `"delivered_no_id":true`) {
+		t.Errorf("the event the client got with no id does not say so:\n%s", lines[2])
+	}
+	read := func(version string) *observe.Event {
+		t.Helper()
+		src := strings.Replace(out, fmt.Sprintf(`{"fray_trace":%d,`, Version), `{"fray_trace":`+version+`,`, 1)
+		_, o := firstOf(t, strings.NewReader(src), "format-"+version+".jsonl")
+		return o.Event
+	}
+	got, want := read("4"), note.Event
+	if got.RPCKind != want.RPCKind || string(got.RPCMethod) != string(want.RPCMethod) || !got.Scanned ||
+		got.DeliveredAt != want.DeliveredAt || string(got.DeliveredID) != string(want.DeliveredID) || !got.DeliveredHasID {
+		t.Errorf("format 4 read back kind %v method %q scanned %v, delivered at %v with id %q (%v); want %v %q true, %v with %q (true)",
+			got.RPCKind, got.RPCMethod, got.Scanned, got.DeliveredAt, got.DeliveredID, got.DeliveredHasID,
+			want.RPCKind, want.RPCMethod, want.DeliveredAt, want.DeliveredID)
+	}
+	old := read("3")
+	if old.RPCKind != mcp.RPCNone || old.Scanned || old.DeliveredAt != 0 || old.DeliveredHasID {
+		t.Errorf("the same line in format 3 read as kind %v scanned %v, delivered at %v, with an id %v; want none of them",
+			old.RPCKind, old.Scanned, old.DeliveredAt, old.DeliveredHasID)
 	}
 }

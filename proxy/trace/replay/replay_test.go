@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -115,7 +116,7 @@ func TestRecordedMode(t *testing.T) {
 	}
 	// Timing at speed 2: response 10ms after the request, the event 1ms
 	// later, the end 1ms after that; each halved.
-	if want := []time.Duration{5 * time.Millisecond, 500 * time.Microsecond, 500 * time.Microsecond}; !equalDurations(clk.slept, want) {
+	if want := []time.Duration{5 * time.Millisecond, 500 * time.Microsecond, 500 * time.Microsecond}; !slices.Equal(clk.slept, want) {
 		t.Errorf("waits %v, want %v", clk.slept, want)
 	}
 	_, body = do(t, hs, "POST", `{"jsonrpc":"2.0","id":8,"method":"tools/call"}`, map[string]string{"Mcp-Session-Id": "s-1"})
@@ -238,18 +239,6 @@ func TestResetAndStall(t *testing.T) {
 		t.Fatal("Close did not release a stalled stream")
 	}
 	resp.Body.Close()
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestEndsWithSession: a stream the recording ended once its session was
