@@ -3,10 +3,10 @@ package verify
 import (
 	"net/http"
 	"testing"
-
-	"github.com/frayproxy/fray/proxy/mcp"
+	"time"
 
 	"github.com/frayproxy/fray/proxy/checks"
+	"github.com/frayproxy/fray/proxy/mcp"
 	"github.com/frayproxy/fray/proxy/observe"
 	"github.com/frayproxy/fray/proxy/report"
 )
@@ -71,4 +71,24 @@ func TestStandaloneReplayJudgedOnDelete(t *testing.T) {
 	tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(http.StatusOK, false, "").end(observe.Complete)
 	x.end(observe.Complete)
 	expect(t, tl.final(), checks.ServerReplayComplete, report.StatusWarn, 1)
+}
+
+// TestGiveUpAfterEmptyReplayExcused: a client that came back and got an
+// empty replay, and does not ask again, is not blamed for it: the
+// server's incomplete replay is the cause, and only it fails.
+func TestGiveUpAfterEmptyReplayExcused(t *testing.T) {
+	tl := newTimeline(t, Options{})
+	tl.initialize("s1")
+	tl.wait(100 * time.Millisecond)
+	lose(tl)
+	tl.wait(100 * time.Millisecond)
+	tl.get("s1", "a2").stream200().end(observe.Complete)
+	tl.wait(time.Minute)
+	r := tl.report()
+	if c := check(t, r, checks.ServerReplayComplete); c.Count != 1 {
+		t.Errorf("server.replay-complete found %d, want 1: %+v", c.Count, c.Evidence)
+	}
+	if c := check(t, r, checks.ClientReconnects); c.Count != 0 {
+		t.Errorf("client.reconnects found %d, want 0 (explained by the replay): %+v", c.Count, c.Evidence)
+	}
 }
