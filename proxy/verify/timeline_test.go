@@ -399,3 +399,62 @@ func (tl *timeline) toolCall(session string, id int, ids ...string) *xch {
 	x.send(prime(ids[0])).send(note(ids[1])).send(resp(ids[2], id))
 	return x.end(observe.Complete)
 }
+
+// story is a subtest: what is played on a fresh timeline, and what the
+// report then says.
+type story struct {
+	name string
+	play func(tl *timeline)
+	want want
+}
+
+// want asserts what a report says.
+type want func(t *testing.T, r report.Report)
+
+// tell runs each story as a subtest on a timeline from start, and checks
+// the report judge (report or final) makes after it.
+func tell(t *testing.T, start func(*testing.T) *timeline, judge func(*timeline) report.Report, stories []story) {
+	t.Helper()
+	for _, s := range stories {
+		t.Run(s.name, func(t *testing.T) {
+			tl := start(t)
+			s.play(tl)
+			s.want(t, judge(tl))
+		})
+	}
+}
+
+// is wants a check's status and finding count (expect).
+func is(id, status string, count int) want {
+	return func(t *testing.T, r report.Report) { t.Helper(); expect(t, r, id, status, count) }
+}
+
+// isWith is is, and checkEvidence of the check with wrong.
+func isWith(id, status string, count int, wrong func(e report.Evidence) bool) want {
+	return func(t *testing.T, r report.Report) {
+		t.Helper()
+		checkEvidence(t, expect(t, r, id, status, count), wrong)
+	}
+}
+
+// excuses wants a check to excuse a case for reason and find nothing
+// (expectExcused).
+func excuses(id, reason string) want {
+	return func(t *testing.T, r report.Report) { t.Helper(); expectExcused(t, r, id, reason) }
+}
+
+// verdict wants the report's verdict, for a reason that says why
+// (expectVerdict).
+func verdict(v, why string) want {
+	return func(t *testing.T, r report.Report) { t.Helper(); expectVerdict(t, r, v, why) }
+}
+
+// all wants each of ws, in turn.
+func all(ws ...want) want {
+	return func(t *testing.T, r report.Report) {
+		t.Helper()
+		for _, w := range ws {
+			w(t, r)
+		}
+	}
+}
