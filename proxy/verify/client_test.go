@@ -410,51 +410,40 @@ func (tl *timeline) legacyCall(sid string, id int) {
 }
 
 func TestLegacy(t *testing.T) {
-	t.Run("answers on the stream pass", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		s := tl.legacyStream("L1")
-		tl.legacyCall("L1", 1)
-		s.send(noID(resp("", 1)))
-		s.end(observe.ClientGone)
-		r := tl.final()
-		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
-		expect(t, r, checks.ServerPrimingEventGet, report.StatusSkip, 0)
-		expect(t, r, checks.ServerUnknownSession404, report.StatusSkip, 0)
-		expectVerdict(t, r, report.VerdictPass, "")
+	tell(t, fresh, (*timeline).final, []story{
+		{"answers on the stream pass", func(tl *timeline) {
+			s := tl.legacyStream("L1")
+			tl.legacyCall("L1", 1)
+			s.send(noID(resp("", 1)))
+			s.end(observe.ClientGone)
+		}, all(is(checks.E2EEveryRequestAnswered, report.StatusPass, 0), is(checks.ServerPrimingEventGet, report.StatusSkip, 0),
+			is(checks.ServerUnknownSession404, report.StatusSkip, 0), verdict(report.VerdictPass, ""))},
+		{"a request whose answer stream is open when the run ends is not yet due", func(tl *timeline) {
+			tl.legacyStream("L1")
+			tl.legacyCall("L1", 1)
+			tl.wait(300 * ms)
+		}, excuses(checks.E2EEveryRequestAnswered, "the run ended before its answer was due, its answer stream still open")},
+		{"past its deadline it is unanswered, stream open or not", func(tl *timeline) {
+			tl.legacyStream("L1")
+			tl.legacyCall("L1", 1)
+			tl.wait(31 * time.Second)
+		}, is(checks.E2EEveryRequestAnswered, report.StatusFail, 1)},
+		{"a lost stream with a request pending owes a new stream", func(tl *timeline) {
+			s := tl.legacyStream("L1")
+			tl.legacyCall("L1", 1)
+			s.send(noID(resp("", 1)).as(observe.Cut, fault(0, "reset"))).end(observe.FaultReset)
+			tl.wait(time.Second)
+			tl.legacyStream("L2").end(observe.ClientGone)
+		}, all(is(checks.ClientReconnects, report.StatusPass, 0), excuses(checks.E2EEveryRequestAnswered, "legacy stream lost: the session ended with it"),
+			excuses(checks.E2ENoMessageLost, "legacy transport"))},
 	})
-	t.Run("a request whose answer stream is open when the run ends is not yet due", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.legacyStream("L1")
-		tl.legacyCall("L1", 1)
-		tl.wait(300 * ms)
-		expectExcused(t, tl.final(), checks.E2EEveryRequestAnswered, "the run ended before its answer was due, its answer stream still open")
-	})
-	t.Run("past its deadline it is unanswered, stream open or not", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.legacyStream("L1")
-		tl.legacyCall("L1", 1)
-		tl.wait(31 * time.Second)
-		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-	})
-	t.Run("a lost stream with a request pending owes a new stream", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		s := tl.legacyStream("L1")
-		tl.legacyCall("L1", 1)
-		s.send(noID(resp("", 1)).as(observe.Cut, fault(0, "reset"))).end(observe.FaultReset)
-		tl.wait(time.Second)
-		tl.legacyStream("L2").end(observe.ClientGone)
-		r := tl.final()
-		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
-		expectExcused(t, r, checks.E2EEveryRequestAnswered, "legacy stream lost: the session ended with it")
-		expectExcused(t, r, checks.E2ENoMessageLost, "legacy transport")
-	})
-	t.Run("a client that does not open a new stream is named", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		s := tl.legacyStream("L1")
-		tl.legacyCall("L1", 1)
-		s.end(observe.FaultClosed)
-		tl.wait(31 * time.Second)
-		expect(t, tl.report(), checks.ClientReconnects, report.StatusWarn, 1)
+	tell(t, fresh, (*timeline).report, []story{
+		{"a client that does not open a new stream is named", func(tl *timeline) {
+			s := tl.legacyStream("L1")
+			tl.legacyCall("L1", 1)
+			s.end(observe.FaultClosed)
+			tl.wait(31 * time.Second)
+		}, is(checks.ClientReconnects, report.StatusWarn, 1)},
 	})
 }
 

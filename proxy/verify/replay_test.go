@@ -30,34 +30,25 @@ func lostStandalone(t *testing.T) *timeline {
 // response would (server.replay-complete). Left sooner, or a POST
 // stream's, it is not judged.
 func TestStandaloneReplayJudgedWhenLeft(t *testing.T) {
-	t.Run("silent for a second", func(t *testing.T) {
-		tl := lostStandalone(t)
-		x := tl.get("s1", "g1").stream200()
-		tl.wait(1200 * ms)
+	// leftAfter resumes the stream from id and leaves the resumption after
+	// wait, the events given replayed meanwhile.
+	leftAfter := func(tl *timeline, id string, wait time.Duration, replayed ...ev) {
+		x := tl.get("s1", id).stream200()
+		for _, e := range replayed {
+			x.send(e)
+		}
+		tl.wait(wait)
 		x.end(observe.ClientGone)
-		c := expect(t, tl.final(), checks.ServerReplayComplete, report.StatusWarn, 1)
-		checkEvidence(t, c, func(e report.Evidence) bool { return len(e.EventIDs) != 1 || e.EventIDs[0] != "g2" })
+	}
+	tell(t, lostStandalone, (*timeline).final, []story{
+		{"silent for a second", func(tl *timeline) { leftAfter(tl, "g1", 1200*ms) },
+			isWith(checks.ServerReplayComplete, report.StatusWarn, 1, func(e report.Evidence) bool { return len(e.EventIDs) != 1 || e.EventIDs[0] != "g2" })},
+		{"replayed, then silent", func(tl *timeline) { leftAfter(tl, "g1", 1200*ms, note("g2")) }, is(checks.ServerReplayComplete, report.StatusPass, 0)},
+		{"left sooner", func(tl *timeline) { leftAfter(tl, "g1", 300*ms) }, excuses(checks.ServerReplayComplete, "the resumption was cut before its replay ended")},
 	})
-	t.Run("replayed, then silent", func(t *testing.T) {
-		tl := lostStandalone(t)
-		x := tl.get("s1", "g1").stream200().send(note("g2"))
-		tl.wait(1200 * ms)
-		x.end(observe.ClientGone)
-		expect(t, tl.final(), checks.ServerReplayComplete, report.StatusPass, 0)
-	})
-	t.Run("left sooner", func(t *testing.T) {
-		tl := lostStandalone(t)
-		x := tl.get("s1", "g1").stream200()
-		tl.wait(300 * ms)
-		x.end(observe.ClientGone)
-		expectExcused(t, tl.final(), checks.ServerReplayComplete, "the resumption was cut before its replay ended")
-	})
-	t.Run("a POST stream's resumption", func(t *testing.T) {
-		tl := lostResponse(t)
-		x := tl.get("s1", "a2").stream200()
-		tl.wait(1200 * ms)
-		x.end(observe.ClientGone)
-		expectExcused(t, tl.final(), checks.ServerReplayComplete, "the resumption was cut before its replay ended")
+	tell(t, lostResponse, (*timeline).final, []story{
+		{"a POST stream's resumption", func(tl *timeline) { leftAfter(tl, "a2", 1200*ms) },
+			excuses(checks.ServerReplayComplete, "the resumption was cut before its replay ended")},
 	})
 }
 

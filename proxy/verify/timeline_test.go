@@ -36,6 +36,9 @@ func newTimeline(t *testing.T, opts Options) *timeline {
 	return &timeline{t: t, v: New(opts), seqs: map[string]int{}, protocol: map[string]string{}, rev: "2025-11-25"}
 }
 
+// fresh is a timeline with default options, nothing observed yet.
+func fresh(t *testing.T) *timeline { return newTimeline(t, Options{}) }
+
 // initialized is a timeline with default options in which session s1 is
 // initialized.
 func initialized(t *testing.T) *timeline {
