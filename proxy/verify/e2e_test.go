@@ -70,11 +70,7 @@ func TestEveryRequestAnswered(t *testing.T) {
 	t.Run("keep-alives are not progress", func(t *testing.T) {
 		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
-		g := tl.get("s1").stream200()
-		for range 40 {
-			tl.wait(time.Second)
-			g.send(ev{noID: true, data: ""})
-		}
+		g := tl.get("s1").stream200().keepAlives(40)
 		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		g.end(observe.ClientGone)
 	})

@@ -18,12 +18,7 @@ func TestResumeContinues(t *testing.T) {
 			tl.get("s1", "a2").stream200().send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
 		}, is(checks.ServerResumeContinues, report.StatusSkip, 0)},
 		{"a resumed stream of keep-alives only, which the client leaves, fails", func(tl *timeline) {
-			g := tl.get("s1", "a2").stream200()
-			for range 15 {
-				tl.wait(time.Second)
-				g.send(ev{noID: true})
-			}
-			g.end(observe.ClientGone)
+			tl.get("s1", "a2").stream200().keepAlives(15).end(observe.ClientGone)
 		}, func(t *testing.T, r report.Report) {
 			c := expect(t, r, checks.ServerResumeContinues, report.StatusFail, 1)
 			checkEvidence(t, c, func(e report.Evidence) bool {
@@ -205,12 +200,7 @@ func cutCall(t *testing.T) *timeline {
 // carry keep-alive blocks only, for 36 seconds.
 func silentResumption(t *testing.T) (*timeline, *xch) {
 	tl := cutCall(t)
-	g := tl.get("s1", "a2").stream200()
-	for range 36 {
-		tl.wait(time.Second)
-		g.send(ev{noID: true})
-	}
-	return tl, g
+	return tl, tl.get("s1", "a2").stream200().keepAlives(36)
 }
 
 // TestResumeSilenceThenCancel: a client that waited in vain on a resumed
@@ -257,35 +247,35 @@ func TestResumeSilenceThenCancel(t *testing.T) {
 		g.end(observe.Complete)
 		expectExcused(t, tl.final(), checks.E2EEveryRequestAnswered, "explained by server.resume-continues")
 	})
-	t.Run("a silence that replayed nothing of what was lost is one failure", func(t *testing.T) {
-		tl := lostResponse(t)
-		g := tl.get("s1", "a2").stream200()
-		for range 36 {
-			tl.wait(time.Second)
-			g.send(ev{noID: true})
-		}
-		tl.cancelCall("s1", 1)
-		g.end(observe.Complete)
-		r := tl.final()
-		expect(t, r, checks.ServerResumeContinues, report.StatusFail, 1)
-		expectExcused(t, r, checks.ServerReplayComplete, "explained by server.resume-continues")
-		expectExcused(t, r, checks.E2ENoMessageLost, "explained by server.resume-continues")
-		expectExcused(t, r, checks.E2EEveryRequestAnswered, "explained by server.resume-continues")
+	tell(t, lostResponse, (*timeline).final, []story{
+		{"a silence that replayed nothing of what was lost is one failure", func(tl *timeline) {
+			g := tl.get("s1", "a2").stream200().keepAlives(36)
+			tl.cancelCall("s1", 1)
+			g.end(observe.Complete)
+		}, all(is(checks.ServerResumeContinues, report.StatusFail, 1), excuses(checks.ServerReplayComplete, "explained by server.resume-continues"),
+			excuses(checks.E2ENoMessageLost, "explained by server.resume-continues"), excuses(checks.E2EEveryRequestAnswered, "explained by server.resume-continues"))},
 	})
-	t.Run("a cancellation soon after resuming is the client's choice", func(t *testing.T) {
-		tl := cutCall(t)
-		g := tl.get("s1", "a2").stream200()
-		tl.wait(300 * ms)
-		tl.cancelCall("s1", 1)
-		tl.wait(30 * time.Second)
-		g.send(ev{noID: true}).end(observe.Complete)
-		r := tl.final()
-		expectExcused(t, r, checks.ServerResumeContinues, "the client cancelled the request within a second of resuming")
-		expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
-		expectExcused(t, r, checks.ServerRetryBeforeClose, "ended after the client cancelled its request: no response was owed")
-		if c := check(t, r, checks.ClientReconnects); c.Count != 0 {
-			t.Errorf("a reconnection was owed for a cancelled request: %+v", c)
-		}
+	tell(t, cutCall, (*timeline).final, []story{
+		{"a cancellation soon after resuming is the client's choice", func(tl *timeline) {
+			g := tl.get("s1", "a2").stream200()
+			tl.wait(300 * ms)
+			tl.cancelCall("s1", 1)
+			tl.wait(30 * time.Second)
+			g.send(ev{noID: true}).end(observe.Complete)
+		}, func(t *testing.T, r report.Report) {
+			expectExcused(t, r, checks.ServerResumeContinues, "the client cancelled the request within a second of resuming")
+			expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
+			expectExcused(t, r, checks.ServerRetryBeforeClose, "ended after the client cancelled its request: no response was owed")
+			if c := check(t, r, checks.ClientReconnects); c.Count != 0 {
+				t.Errorf("a reconnection was owed for a cancelled request: %+v", c)
+			}
+		}},
+		{"a message before the cancellation passes", func(tl *timeline) {
+			g := tl.get("s1", "a2").stream200().send(note("a3"))
+			tl.wait(36 * time.Second)
+			tl.cancelCall("s1", 1)
+			g.end(observe.Complete)
+		}, all(is(checks.ServerResumeContinues, report.StatusPass, 0), excuses(checks.E2EEveryRequestAnswered, "cancelled by the client"))},
 	})
 	t.Run("a request cancelled before its stream began owes nothing on it", func(t *testing.T) {
 		tl := initialized(t)
@@ -297,16 +287,6 @@ func TestResumeSilenceThenCancel(t *testing.T) {
 		r := tl.final()
 		expectExcused(t, r, checks.ServerRetryBeforeClose, "ended after the client cancelled its request: no response was owed")
 		expect(t, r, checks.ClientReconnects, report.StatusSkip, 0)
-		expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
-	})
-	t.Run("a message before the cancellation passes", func(t *testing.T) {
-		tl := cutCall(t)
-		g := tl.get("s1", "a2").stream200().send(note("a3"))
-		tl.wait(36 * time.Second)
-		tl.cancelCall("s1", 1)
-		g.end(observe.Complete)
-		r := tl.final()
-		expect(t, r, checks.ServerResumeContinues, report.StatusPass, 0)
 		expectExcused(t, r, checks.E2EEveryRequestAnswered, "cancelled by the client")
 	})
 	for _, kind := range []string{"stall", "buffer", "delay"} {

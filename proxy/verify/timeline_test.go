@@ -313,6 +313,16 @@ func (x *xch) send(e ev) *xch {
 	return x
 }
 
+// keepAlives observes n keep-alive blocks (no id, no data) on the
+// exchange, one a second.
+func (x *xch) keepAlives(n int) *xch {
+	for range n {
+		x.tl.wait(time.Second)
+		x.send(ev{noID: true})
+	}
+	return x
+}
+
 // end observes the end of the exchange.
 func (x *xch) end(c observe.Cause, msgs ...observe.Message) *xch {
 	o := x.head(observe.KindEnd)
