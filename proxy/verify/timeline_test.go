@@ -184,13 +184,10 @@ func (tl *timeline) notify(session, body string) *xch {
 
 // get sends a GET, with Last-Event-ID when leid is given.
 func (tl *timeline) get(session string, leid ...string) *xch {
-	st := mcp.StreamGet
-	var opts []reqOpt
 	if len(leid) > 0 {
-		st = mcp.StreamResume
-		opts = append(opts, header("Last-Event-ID", leid[0]))
+		return tl.getWith(session, &leid[0])
 	}
-	return tl.request("GET", "/mcp", st, session, "", opts...)
+	return tl.getWith(session, nil)
 }
 
 // getWith sends a GET with request options (e.g. a Last-Event-ID fault).
