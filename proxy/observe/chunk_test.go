@@ -21,12 +21,7 @@ type copyRecorder struct{ got []Observation }
 func (r *copyRecorder) Observe(o *Observation) {
 	c := *o
 	if o.Event != nil {
-		e := *o.Event
-		for _, s := range []*[]byte{&e.Raw, &e.Type, &e.ID, &e.Data, &e.RPCMethod, &e.RPCID, &e.Delivered, &e.DeliveredID} {
-			if *s != nil {
-				*s = bytes.Clone(*s)
-			}
-		}
+		e := cloneEvent(*o.Event)
 		c.Event = &e
 	}
 	r.got = append(r.got, c)

@@ -17,14 +17,19 @@ import (
 )
 
 // lineRecorder keeps a line per observation it is passed, with the bytes of
-// events as they were when it got them.
+// events as they were when it got them; hold, when set, is called first,
+// with the observation.
 type lineRecorder struct {
 	mu    sync.Mutex
 	lines []string
 	got   chan struct{} // receives after each observation, when not nil
+	hold  func(o *Observation)
 }
 
 func (r *lineRecorder) Observe(o *Observation) {
+	if r.hold != nil {
+		r.hold(o)
+	}
 	line := fmt.Sprintf("%d %s", o.Exchange, o.Kind)
 	if o.Kind == KindRequest {
 		line += fmt.Sprintf(" %d", o.SessionSeq)
@@ -47,6 +52,27 @@ func (r *lineRecorder) seen() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.lines...)
+}
+
+// await waits for n more observations to reach r, whose got is set.
+func (r *lineRecorder) await(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-r.got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a kicked event never reached the observer")
+		}
+	}
+}
+
+// cloneEvent is e with its bytes copied, as an observer keeps an event:
+// what it is passed is valid only during the call.
+func cloneEvent(e Event) Event {
+	for _, b := range []*[]byte{&e.Raw, &e.Type, &e.ID, &e.Data, &e.RPCMethod, &e.RPCID, &e.Delivered, &e.DeliveredID} {
+		*b = bytes.Clone(*b)
+	}
+	return e
 }
 
 // recordingQueue is a Queue, closed when the test ends, in front of a
@@ -122,13 +148,7 @@ func TestQueueKick(t *testing.T) {
 		t.Fatalf("the observer got %q before the timer fired", got)
 	}
 	fire <- time.Time{}
-	for range 2 {
-		select {
-		case <-rec.got:
-		case <-time.After(10 * time.Second):
-			t.Fatal("a kicked event never reached the observer")
-		}
-	}
+	rec.await(t, 2)
 	if got := rec.seen(); !slices.Equal(got, []string{"1 event 7 id=7 data=7", "1 event 8 id=8 data=8"}) {
 		t.Fatalf("observer saw %q", got)
 	}
@@ -147,11 +167,7 @@ func TestQueueKickOnTime(t *testing.T) {
 	defer q.Close()
 	event(q, make([]byte, 0, 16), 1, 7, nil)
 	q.Kick()
-	select {
-	case <-rec.got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("a kicked event never reached the observer")
-	}
+	rec.await(t, 1)
 	if got := rec.seen(); len(got) != 1 || got[0] != "1 event 7 id=7 data=7" {
 		t.Fatalf("observer saw %q", got)
 	}
@@ -307,13 +323,7 @@ func TestQueueRequestAfterItsEvent(t *testing.T) {
 // proxy reuses every buffer they came from.
 func TestQueueCopiesParts(t *testing.T) {
 	var got []Event
-	q := NewQueue(Func(func(o *Observation) {
-		e := *o.Event
-		e.Raw, e.Type, e.ID, e.Data = bytes.Clone(e.Raw), bytes.Clone(e.Type), bytes.Clone(e.ID), bytes.Clone(e.Data)
-		e.RPCMethod, e.RPCID = bytes.Clone(e.RPCMethod), bytes.Clone(e.RPCID)
-		e.Delivered, e.DeliveredID = bytes.Clone(e.Delivered), bytes.Clone(e.DeliveredID)
-		got = append(got, e)
-	}))
+	q := NewQueue(Func(func(o *Observation) { got = append(got, cloneEvent(*o.Event)) }))
 	defer q.Close()
 	raw := []byte("event: note\nid: 7\ndata: {\"method\":\"a\",\ndata: \"id\":1}\n\n")
 	joined := []byte("{\"method\":\"a\",\n\"id\":1}") // the data lines joined, elsewhere
@@ -511,12 +521,8 @@ func TestQueueCarriesEveryField(t *testing.T) {
 	// deep copies what the observer gets, which is valid only during the
 	// call.
 	deep := func(o *Observation) pair {
-		p := pair{O: *o, E: *o.Event}
+		p := pair{O: *o, E: cloneEvent(*o.Event)}
 		p.O.Event, p.O.Fired = nil, slices.Clone(o.Fired)
-		e := &p.E
-		for _, b := range []*[]byte{&e.Raw, &e.Type, &e.ID, &e.Data, &e.RPCMethod, &e.RPCID, &e.Delivered, &e.DeliveredID} {
-			*b = bytes.Clone(*b)
-		}
 		return p
 	}
 	var cases []pair
@@ -807,4 +813,132 @@ func TestQueueNoAllocation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestQueueOneOrder: while one exchange's observation is still on its
+// way through a Tee's observers behind a Queue (held in the second),
+// another exchange's does not overtake it at the first: both observers see
+// the two in one order. With Tee alone the second exchange's observation
+// goes through both while the first waits, and the two observers disagree
+// on the order.
+func TestQueueOneOrder(t *testing.T) {
+	inside, release := make(chan struct{}), make(chan struct{})
+	first := &lineRecorder{}
+	second := &lineRecorder{hold: func(o *Observation) {
+		if o.Exchange == 1 {
+			close(inside)
+			<-release
+		}
+	}}
+	s := NewQueue(Tee(first, second))
+	defer s.Close()
+
+	doneA := make(chan struct{})
+	go func() {
+		defer close(doneA)
+		s.Observe(&Observation{Kind: KindRequest, Exchange: 1})
+	}()
+	<-inside
+	doneB := make(chan struct{})
+	go func() {
+		defer close(doneB)
+		s.Observe(&Observation{Kind: KindRequest, Exchange: 2})
+	}()
+	// Exchange 2 is given a bounded time to overtake exchange 1, which is
+	// still inside the second observer: in one order it never does.
+	select {
+	case <-doneB:
+		t.Error("exchange 2's observation went through while exchange 1's was still inside")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	<-doneA
+	<-doneB
+	want := []string{"1 request 0", "2 request 0"}
+	if got := first.seen(); !slices.Equal(got, want) {
+		t.Errorf("the first observer saw %q, want %q", got, want)
+	}
+	if got := second.seen(); !slices.Equal(got, want) {
+		t.Errorf("the second observer saw %q, want %q", got, want)
+	}
+}
+
+// BenchmarkQueueEventCold measures what queueing one event costs the
+// stream that reports it when the batch it is copied into is out of the
+// nearer caches, as on a stream that waits between events (the paced
+// regime of the proxy's BenchmarkStream): before each event it writes over
+// coldSpan bytes, and every 32 events the batch is drained, on another
+// goroutine, as the Queue's own does. It reports the median time of the
+// queueing alone (cold-p50-ns); ns/op means nothing here.
+//
+//	go test -run XXX -bench BenchmarkQueueEventCold -benchtime 20000x ./proxy/observe/
+func BenchmarkQueueEventCold(b *testing.B) {
+	q := NewQueue(Func(func(*Observation) {}))
+	defer q.Close()
+	o := progressEvent()
+	e := o.Event
+	flood := make([]byte, coldSpan)
+	took := make([]time.Duration, 0, b.N)
+	drained := make(chan struct{})
+	b.ResetTimer()
+	for i := range b.N {
+		for j := range flood {
+			flood[j] = byte(i + j)
+		}
+		e.Index = i
+		e.ID = strconv.AppendInt(e.ID[:0:0], int64(i), 10)
+		start := time.Now()
+		q.Observe(o)
+		took = append(took, time.Since(start))
+		if i%32 == 31 {
+			go func() { q.Drain(); drained <- struct{}{} }()
+			<-drained
+		}
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "cold-p50-ns")
+}
+
+// coldSpan is what BenchmarkQueueEventCold writes between two events: more
+// than the second-level caches hold.
+const coldSpan = 4 << 20
+
+// BenchmarkStageBurst measures what handing a read's burst of events to
+// the Queue costs the stream, per event: each event staged as the proxy
+// stages a progress notification delivered unchanged (its id and data
+// parts of its raw bytes), the Stage committed every stageEvents events
+// and given back at the end of the burst, as at a flush. The Queue's
+// goroutine passes the events on meanwhile, on the other core.
+//
+//	go test -run XXX -bench BenchmarkStageBurst ./proxy/observe/
+func BenchmarkStageBurst(b *testing.B) {
+	q := NewQueue(Func(func(*Observation) {}))
+	defer q.Close()
+	o := progressEvent()
+	e := o.Event
+	e.DeliveredID, e.DeliveredHasID = e.ID, true
+	const burst = 350 // the events of a 32 KiB read
+	b.ResetTimer()
+	for i := 0; i < b.N; {
+		s := q.stage()
+		for j := 0; j < burst && i < b.N; j, i = j+1, i+1 {
+			e.Index = i
+			s.Observe(o)
+		}
+		s.giveBack()
+		q.Kick()
+	}
+}
+
+// progressEvent is the observation of a progress notification as the
+// proxy reports one delivered as it came: its id and data parts of its
+// raw block, its method a part of its data.
+func progressEvent() *Observation {
+	raw := []byte(`id: 12345` + "\n" + `data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"seq":12345,"t":123456789}}` + "\n\n")
+	e := &Event{}
+	e.Raw, e.Parsed, e.ID, e.HasID, e.Dispatched = raw, true, raw[4:9], true, true
+	e.Data = raw[16 : len(raw)-2]
+	e.RPCKind, e.RPCMethod = mcp.RPCNotification, e.Data[28:50]
+	e.Fate, e.Copies = Delivered, 1
+	return &Observation{Kind: KindEvent, Exchange: 1, Session: "s", SessionSeq: 1, Protocol: "2025-11-25", Event: e}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -295,4 +297,143 @@ func TestPendingBoundNamed(t *testing.T) {
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("the summary does not say %q:\n%s", want, out.String())
 	}
+}
+
+// TestBoundedIDs: an observation whose ids are all short passes as it
+// is, with no allocation; one with a long id, of any kind, passes as a
+// copy with every long id replaced by its key, the original untouched.
+func TestBoundedIDs(t *testing.T) {
+	long := strings.Repeat("x", observe.MaxIDKey+1)
+	key := observe.IDKey(long)
+	short := &observe.Observation{Kind: observe.KindEvent, Session: "s-1",
+		Event: &observe.Event{Event: mcp.Event{ID: []byte("7"), RPCID: []byte("1")}}}
+	if bounded(short) != short {
+		t.Error("an observation of short ids was copied")
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = bounded(short) }); n != 0 {
+		t.Errorf("bounded allocates %v times for short ids", n)
+	}
+	msgs := []observe.Message{{ID: long, Method: long, ProgressToken: long, Name: long, TaskID: long, Protocol: long}}
+	for _, tc := range []struct {
+		name string
+		o    observe.Observation
+		got  func(o *observe.Observation) []string
+	}{
+		{"session and protocol", observe.Observation{Kind: observe.KindEnd, Session: long, Protocol: long, End: &observe.End{}},
+			func(o *observe.Observation) []string { return []string{o.Session, o.Protocol} }},
+		{"event", observe.Observation{Kind: observe.KindEvent, Event: &observe.Event{Event: mcp.Event{ID: []byte(long), RPCID: []byte(long), RPCMethod: []byte(long)}, DeliveredID: []byte(long)}},
+			func(o *observe.Observation) []string {
+				e := o.Event
+				return []string{string(e.ID), string(e.RPCID), string(e.RPCMethod), string(e.DeliveredID)}
+			}},
+		{"request", observe.Observation{Kind: observe.KindRequest, Request: &observe.Request{
+			Header: http.Header{mcp.HeaderSession: {long}}, LastEventID: long, Messages: msgs, Cancels: []string{long},
+			Action: observe.RequestAction{ForwardedLastEventID: long}}},
+			func(o *observe.Observation) []string {
+				q := o.Request
+				m := q.Messages[0]
+				return []string{q.Header.Get(mcp.HeaderSession), q.LastEventID, q.Cancels[0], q.Action.ForwardedLastEventID,
+					m.ID, m.Method, m.ProgressToken, m.Name, m.TaskID, m.Protocol}
+			}},
+		{"response", observe.Observation{Kind: observe.KindResponse, Response: &observe.Response{Session: long, Header: http.Header{mcp.HeaderSession: {long}}}},
+			func(o *observe.Observation) []string {
+				return []string{o.Response.Session, o.Response.Header.Get(mcp.HeaderSession)}
+			}},
+		{"end", observe.Observation{Kind: observe.KindEnd, End: &observe.End{Messages: msgs}},
+			func(o *observe.Observation) []string {
+				m := o.End.Messages[0]
+				return []string{m.ID, m.Method, m.ProgressToken}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.o
+			b := bounded(&o)
+			if b == &o {
+				t.Fatal("an observation with a long id passed as it is")
+			}
+			for i, s := range tc.got(b) {
+				if s != key {
+					t.Errorf("id %d is %d bytes, want its key", i, len(s))
+				}
+			}
+			for i, s := range tc.got(&o) {
+				if s != long {
+					t.Errorf("the original's id %d was changed", i)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkObserveEvent measures what the verifier costs the proxy's
+// per-event path: one delivered progress notification with a new id on a
+// session's standalone GET stream, the id windows full (steady state).
+func BenchmarkObserveEvent(b *testing.B) {
+	event := benchEvents()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		event()
+	}
+}
+
+// BenchmarkObserveEventCold is BenchmarkObserveEvent for an event that
+// finds the verifier out of the nearer caches, as each event of a stream
+// that waits between events does (the paced regime of the proxy's
+// BenchmarkStream): before each event it writes over coldSpan bytes. It
+// reports the median time of the events alone (cold-p50-ns); ns/op
+// includes the writing and means nothing here. For a steadier median,
+// more events:
+//
+//	go test -run XXX -bench BenchmarkObserveEventCold -benchtime 2000x ./proxy/verify/
+func BenchmarkObserveEventCold(b *testing.B) {
+	event := benchEvents()
+	flood := make([]byte, coldSpan)
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := range b.N {
+		for j := range flood {
+			flood[j] = byte(i + j)
+		}
+		start := time.Now()
+		event()
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Nanoseconds()), "cold-p50-ns")
+}
+
+// coldSpan is what BenchmarkObserveEventCold writes between two events:
+// more than a core's second-level cache holds on a typical server (1 MiB),
+// less than a last-level cache (tens of MiB): what a paced stream's
+// verifier meets between two events of a busy proxy.
+const coldSpan = 4 << 20
+
+// benchEvents sets a verifier up with a session's standalone GET stream
+// whose id windows are full, and returns a function that observes one
+// more delivered progress notification on it, with a new id.
+func benchEvents() (event func()) {
+	v := New(Options{})
+	s := newSoak(v)
+	s.sess = "bench-session"
+	s.seq = 1
+	ex := s.request("GET", mcp.StreamGet, "")
+	s.respond(ex, mcp.StreamGet, 200, true, "")
+	var id, raw []byte
+	method := []byte("notifications/progress")
+	seq := 0
+	event = func() {
+		seq++
+		id = strconv.AppendInt(append(id[:0], "ev-"...), int64(seq), 10)
+		raw = append(append(append(raw[:0], "id: "...), id...), "\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n"...)
+		s.at += time.Microsecond
+		s.ev = observe.Event{Event: mcp.Event{Index: seq, Raw: raw, Parsed: true, ID: id, HasID: true, Dispatched: true,
+			Data: raw[len(id)+11 : len(raw)-2], RPCKind: mcp.RPCNotification, RPCMethod: method},
+			Fate: observe.Delivered, Copies: 1, DeliveredAt: s.at, DeliveredID: id, DeliveredHasID: true}
+		s.observe(observe.KindEvent, ex, mcp.StreamGet)
+	}
+	for range 2 * idWindow {
+		event()
+	}
+	return event
 }

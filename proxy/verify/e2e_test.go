@@ -36,106 +36,84 @@ func TestEveryRequestAnswered(t *testing.T) {
 		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 	})
-	t.Run("an answer on the standalone stream counts", func(t *testing.T) {
-		tl := initialized(t)
-		g := tl.get("s1").stream200().send(prime("g0"))
-		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
-		g.send(resp("g1", 1)).end(observe.Complete)
-		expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
-	})
-	t.Run("excused cases", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call", action(observe.RequestAction{Answered: true, Dropped: true}), fired(fault(0, "drop-request"))).
-			respond(202, false, "", origin(observe.FromFault)).end(observe.FaultAnswered)
-		tl.call("s1", 2, "tools/call").respond(500, false, "").end(observe.Complete)
-		tl.call("s1", 3, "tools/call").stream200().send(prime("c1"))
-		tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`).respond(202, false, "").end(observe.Complete)
-		e := resp("d2", 5)
-		e.corrupted = true
-		e.fired = append(e.fired, fault(1, "corrupt"))
-		tl.call("s1", 5, "tools/call").stream200().send(prime("d1")).send(e).end(observe.Complete)
-		r := tl.final()
-		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
-		for _, reason := range []string{"answered by fray (status or drop-request fault)", "answered with an HTTP error status",
-			"cancelled by the client", "corrupted by fray"} {
-			if excused(t, r, checks.E2EEveryRequestAnswered, reason) != 1 {
-				t.Errorf("not excused once for %q: %+v", reason, check(t, r, checks.E2EEveryRequestAnswered).Excused)
+	tell(t, initialized, (*timeline).final, []story{
+		{"an answer on the standalone stream counts", func(tl *timeline) {
+			g := tl.get("s1").stream200().send(prime("g0"))
+			tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
+			g.send(resp("g1", 1)).end(observe.Complete)
+		}, is(checks.E2EEveryRequestAnswered, report.StatusPass, 0)},
+		{"excused cases", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call", action(observe.RequestAction{Answered: true, Dropped: true}), fired(fault(0, "drop-request"))).
+				respond(202, false, "", origin(observe.FromFault)).end(observe.FaultAnswered)
+			tl.call("s1", 2, "tools/call").respond(500, false, "").end(observe.Complete)
+			tl.call("s1", 3, "tools/call").stream200().send(prime("c1"))
+			tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`).respond(202, false, "").end(observe.Complete)
+			e := resp("d2", 5)
+			e.corrupted = true
+			e.fired = append(e.fired, fault(1, "corrupt"))
+			tl.call("s1", 5, "tools/call").stream200().send(prime("d1")).send(e).end(observe.Complete)
+		}, func(t *testing.T, r report.Report) {
+			expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
+			for _, reason := range []string{"answered by fray (status or drop-request fault)", "answered with an HTTP error status",
+				"cancelled by the client", "corrupted by fray"} {
+				if excused(t, r, checks.E2EEveryRequestAnswered, reason) != 1 {
+					t.Errorf("not excused once for %q: %+v", reason, check(t, r, checks.E2EEveryRequestAnswered).Excused)
+				}
 			}
-		}
-		expectExcused(t, r, checks.E2ENoMessageLost, "corrupted by fray")
-	})
-	t.Run("a client that gives up is not answered", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").end(observe.ClientGone)
-		c := expect(t, tl.final(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-		checkEvidence(t, c, func(e report.Evidence) bool {
-			return !strings.Contains(e.Message, "the server sent no response; the client left the exchange before the answer")
-		})
+			expectExcused(t, r, checks.E2ENoMessageLost, "corrupted by fray")
+		}},
+		{"a client that gives up is not answered", func(tl *timeline) { tl.call("s1", 1, "tools/call").end(observe.ClientGone) },
+			isWith(checks.E2EEveryRequestAnswered, report.StatusFail, 1, func(e report.Evidence) bool {
+				return !strings.Contains(e.Message, "the server sent no response; the client left the exchange before the answer")
+			})},
 	})
 	t.Run("keep-alives are not progress", func(t *testing.T) {
 		tl := initialized(t)
 		tl.call("s1", 1, "tools/call").respond(202, false, "").end(observe.Complete)
-		g := tl.get("s1").stream200()
-		for range 40 {
-			tl.wait(time.Second)
-			g.send(ev{noID: true, data: ""})
-		}
+		g := tl.get("s1").stream200().keepAlives(40)
 		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		g.end(observe.ClientGone)
 	})
 }
 
 func TestNoMessageLost(t *testing.T) {
-	t.Run("dropped mid-stream while later ids were delivered", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
-			send(note("a2").as(observe.Dropped, fault(0, "drop"))).send(resp("a3", 1)).end(observe.Complete)
-		r := tl.final()
-		expectExcused(t, r, checks.E2ENoMessageLost, "dropped mid-stream while later ids were delivered")
-		expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
+	tell(t, initialized, (*timeline).final, []story{
+		{"dropped mid-stream while later ids were delivered", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+				send(note("a2").as(observe.Dropped, fault(0, "drop"))).send(resp("a3", 1)).end(observe.Complete)
+		}, all(excuses(checks.E2ENoMessageLost, "dropped mid-stream while later ids were delivered"), is(checks.E2ENoMessageLost, report.StatusPass, 0))},
+		{"dropped, then resumed from before it and not replayed, fails", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+				send(note("a2").as(observe.Dropped, fault(0, "drop"))).end(observe.FaultClosed)
+			tl.wait(time.Second)
+			tl.get("s1", "a1").stream200().send(resp("a3", 1)).end(observe.Complete)
+			// Both warn: the replay's gap is a MAY the server did not keep,
+			// and the lost notification breaks no MUST.
+		}, all(is(checks.ServerReplayComplete, report.StatusWarn, 1), is(checks.E2ENoMessageLost, report.StatusWarn, 1), verdict(report.VerdictPass, ""))},
+		{"a stream the client closed", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+				send(resp("a2", 1).as(observe.Undelivered)).end(observe.ClientGone)
+			// The request is not answered for all that: the client left.
+		}, all(excuses(checks.E2ENoMessageLost, "the client closed the stream"), is(checks.E2EEveryRequestAnswered, report.StatusFail, 1))},
+		{"stalled for ever", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
+				send(resp("a2", 1).as(observe.Stalled, fault(0, "stall"))).end(observe.ClientGone)
+		}, excuses(checks.E2ENoMessageLost, "stalled for ever by fray")},
 	})
-	t.Run("dropped, then resumed from before it and not replayed, fails", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
-			send(note("a2").as(observe.Dropped, fault(0, "drop"))).end(observe.FaultClosed)
-		tl.wait(time.Second)
-		tl.get("s1", "a1").stream200().send(resp("a3", 1)).end(observe.Complete)
-		r := tl.final()
-		expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
-		// Both warn: the replay's gap is a MAY the server did not keep,
-		// and the lost notification breaks no MUST.
-		expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
-		expectVerdict(t, r, report.VerdictPass, "")
-	})
-	t.Run("a loss the replay passed over is named by both checks", func(t *testing.T) {
-		tl := lostResponse(t)
-		// The replay brings the response but not the notification the
-		// server had sent before it, and the upstream breaks off: the
-		// notification was passed over, not still coming.
-		tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
-		r := tl.final()
-		c := expect(t, r, checks.E2ENoMessageLost, report.StatusWarn, 1)
-		checkEvidence(t, c, func(e report.Evidence) bool { return e.EventIDs[0] != "a3" || e.Fault == nil || e.Fault.Kind != "lose" })
-		c = expect(t, r, checks.ServerReplayComplete, report.StatusWarn, 1)
-		checkEvidence(t, c, func(e report.Evidence) bool { return len(e.EventIDs) != 1 || e.EventIDs[0] != "a3" })
-		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
-	})
-	t.Run("a replay cut before it passed over anything is not judged", func(t *testing.T) {
-		tl := lostResponse(t)
-		// The replay brings the notification, then the upstream breaks
-		// off: the response may still have been coming.
-		tl.get("s1", "a2").stream200().send(note("a3")).end(observe.UpstreamFailed)
-		r := tl.final()
-		expectExcused(t, r, checks.ServerReplayComplete, "the resumption was cut before its replay ended")
-	})
-	t.Run("a stream the client closed", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
-			send(resp("a2", 1).as(observe.Undelivered)).end(observe.ClientGone)
-		r := tl.final()
-		expectExcused(t, r, checks.E2ENoMessageLost, "the client closed the stream")
-		// The request is not answered for all that: the client left.
-		expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
+	tell(t, lostResponse, (*timeline).final, []story{
+		{"a loss the replay passed over is named by both checks", func(tl *timeline) {
+			// The replay brings the response but not the notification the
+			// server had sent before it, and the upstream breaks off: the
+			// notification was passed over, not still coming.
+			tl.get("s1", "a2").stream200().send(resp("a4", 1)).end(observe.UpstreamFailed)
+		}, all(isWith(checks.E2ENoMessageLost, report.StatusWarn, 1, func(e report.Evidence) bool { return e.EventIDs[0] != "a3" || e.Fault == nil || e.Fault.Kind != "lose" }),
+			isWith(checks.ServerReplayComplete, report.StatusWarn, 1, func(e report.Evidence) bool { return len(e.EventIDs) != 1 || e.EventIDs[0] != "a3" }),
+			is(checks.E2EEveryRequestAnswered, report.StatusPass, 0))},
+		{"a replay cut before it passed over anything is not judged", func(tl *timeline) {
+			// The replay brings the notification, then the upstream breaks
+			// off: the response may still have been coming.
+			tl.get("s1", "a2").stream200().send(note("a3")).end(observe.UpstreamFailed)
+		}, excuses(checks.ServerReplayComplete, "the resumption was cut before its replay ended")},
 	})
 	t.Run("a revision without resumability", func(t *testing.T) {
 		tl := newTimeline(t, Options{})
@@ -157,50 +135,35 @@ func TestNoMessageLost(t *testing.T) {
 		expect(t, r, checks.ClientReissuesCutRequest, report.StatusPass, 0)
 		expectVerdict(t, r, report.VerdictPass, "")
 	})
-	t.Run("stalled for ever", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).
-			send(resp("a2", 1).as(observe.Stalled, fault(0, "stall"))).end(observe.ClientGone)
-		expectExcused(t, tl.final(), checks.E2ENoMessageLost, "stalled for ever by fray")
-	})
 }
 
 func TestNoMessageDuplicated(t *testing.T) {
-	t.Run("copies made by a duplicate fault are excused", func(t *testing.T) {
-		tl := initialized(t)
-		e := resp("a2", 1)
-		e.copies = 3
-		e.fired = append(e.fired, fault(0, "duplicate"))
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(e).end(observe.Complete)
-		r := tl.final()
-		expect(t, r, checks.E2ENoMessageDuplicated, report.StatusPass, 0)
-		if n := excused(t, r, checks.E2ENoMessageDuplicated, "copies made by fray's duplicate fault"); n != 2 {
-			t.Errorf("excused %d copies, want 2", n)
-		}
-	})
-	t.Run("a response the server sent twice fails", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
-		r := tl.final()
-		c := expect(t, r, checks.E2ENoMessageDuplicated, report.StatusFail, 1)
-		checkEvidence(t, c, func(e report.Evidence) bool { return e.Exchange != 2 || e.Session != 1 })
-	})
-	t.Run("a request forwarded twice may be answered twice", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultReset)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("b1")).send(resp("b2", 1)).end(observe.Complete)
-		tl.wait(time.Second)
-		tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
-		expect(t, tl.final(), checks.E2ENoMessageDuplicated, report.StatusPass, 0)
-	})
-	t.Run("a replay after fray changed Last-Event-ID is excused", func(t *testing.T) {
-		tl := initialized(t)
-		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
-		tl.wait(time.Second)
-		a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "a1"}
-		tl.getWith("s1", nil, action(a), fired(fault(0, "rewrite-last-event-id"))).stream200().send(resp("a2", 1)).end(observe.Complete)
-		r := tl.final()
-		expectExcused(t, r, checks.E2ENoMessageDuplicated, "replayed after fray changed Last-Event-ID")
-		expect(t, r, checks.ServerReplayNoDuplicates, report.StatusPass, 0)
+	tell(t, initialized, (*timeline).final, []story{
+		{"copies made by a duplicate fault are excused", func(tl *timeline) {
+			e := resp("a2", 1)
+			e.copies = 3
+			e.fired = append(e.fired, fault(0, "duplicate"))
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(e).end(observe.Complete)
+		}, func(t *testing.T, r report.Report) {
+			expect(t, r, checks.E2ENoMessageDuplicated, report.StatusPass, 0)
+			if n := excused(t, r, checks.E2ENoMessageDuplicated, "copies made by fray's duplicate fault"); n != 2 {
+				t.Errorf("excused %d copies, want 2", n)
+			}
+		}},
+		{"a response the server sent twice fails", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).send(resp("a3", 1)).end(observe.Complete)
+		}, isWith(checks.E2ENoMessageDuplicated, report.StatusFail, 1, func(e report.Evidence) bool { return e.Exchange != 2 || e.Session != 1 })},
+		{"a request forwarded twice may be answered twice", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultReset)
+			tl.call("s1", 1, "tools/call").stream200().send(prime("b1")).send(resp("b2", 1)).end(observe.Complete)
+			tl.wait(time.Second)
+			tl.get("s1", "a1").stream200().send(resp("a2", 1)).end(observe.Complete)
+		}, is(checks.E2ENoMessageDuplicated, report.StatusPass, 0)},
+		{"a replay after fray changed Last-Event-ID is excused", func(tl *timeline) {
+			tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
+			tl.wait(time.Second)
+			a := observe.RequestAction{LastEventIDChanged: true, HasForwardedLastEventID: true, ForwardedLastEventID: "a1"}
+			tl.getWith("s1", nil, action(a), fired(fault(0, "rewrite-last-event-id"))).stream200().send(resp("a2", 1)).end(observe.Complete)
+		}, all(excuses(checks.E2ENoMessageDuplicated, "replayed after fray changed Last-Event-ID"), is(checks.ServerReplayNoDuplicates, report.StatusPass, 0))},
 	})
 }

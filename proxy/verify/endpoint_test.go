@@ -35,29 +35,26 @@ func TestBodyAnswer(t *testing.T) {
 // inconclusive, naming a request and its answer; one MCP answer is enough,
 // and requests that are not MCP's say nothing.
 func TestNoMCPEndpoint(t *testing.T) {
-	t.Run("every answer 404", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.request("POST", "/wrong", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(404, false, "").end(observe.Complete)
-		tl.get("").respond(405, false, "").end(observe.Complete)
-		r := tl.final()
-		if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no request reached an MCP endpoint") || !strings.Contains(r.Why, "(POST /wrong answered 404)") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
-	})
-	t.Run("no JSON-RPC answer", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.request("POST", "/", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(200, false, "").end(observe.Complete)
-		r := tl.final()
-		expectVerdict(t, r, report.VerdictInconclusive, "(POST / answered 200 without a JSON-RPC message)")
-	})
-	t.Run("an MCP answer", func(t *testing.T) {
-		tl := newTimeline(t, Options{})
-		tl.request("GET", "/.well-known/oauth-protected-resource", mcp.StreamOther, "", "").respond(404, false, "").end(observe.Complete)
-		tl.get("").respond(405, false, "").end(observe.Complete)
-		tl.call("", 0, "initialize").respond(200, false, "").jsonAnswer("0")
-		r := tl.final()
-		if strings.Contains(r.Why, "MCP endpoint") {
-			t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-		}
+	tell(t, fresh, (*timeline).final, []story{
+		{"every answer 404", func(tl *timeline) {
+			tl.request("POST", "/wrong", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(404, false, "").end(observe.Complete)
+			tl.get("").respond(405, false, "").end(observe.Complete)
+		}, func(t *testing.T, r report.Report) {
+			if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no request reached an MCP endpoint") || !strings.Contains(r.Why, "(POST /wrong answered 404)") {
+				t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
+			}
+		}},
+		{"no JSON-RPC answer", func(tl *timeline) {
+			tl.request("POST", "/", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(200, false, "").end(observe.Complete)
+		}, verdict(report.VerdictInconclusive, "(POST / answered 200 without a JSON-RPC message)")},
+		{"an MCP answer", func(tl *timeline) {
+			tl.request("GET", "/.well-known/oauth-protected-resource", mcp.StreamOther, "", "").respond(404, false, "").end(observe.Complete)
+			tl.get("").respond(405, false, "").end(observe.Complete)
+			tl.call("", 0, "initialize").respond(200, false, "").jsonAnswer("0")
+		}, func(t *testing.T, r report.Report) {
+			if strings.Contains(r.Why, "MCP endpoint") {
+				t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
+			}
+		}},
 	})
 }

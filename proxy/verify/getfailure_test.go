@@ -41,7 +41,13 @@ func refusedGet(tl *timeline, status int, resume bool) *xch {
 // its own), a 404 (the session gone) and a standalone stream the client
 // left itself are not.
 func TestSurvivesGetFailure(t *testing.T) {
-	const ms = time.Millisecond
+	// leftAfter has the client leave the call d after the failure.
+	leftAfter := func(d time.Duration) func(tl *timeline, c *xch) {
+		return func(tl *timeline, c *xch) {
+			tl.wait(d)
+			c.end(observe.ClientGone)
+		}
+	}
 	for _, tc := range []struct {
 		name    string
 		status  int
@@ -50,26 +56,14 @@ func TestSurvivesGetFailure(t *testing.T) {
 		applied int
 		found   int
 	}{
-		{"left at once after a 405 to the resumption", http.StatusMethodNotAllowed, true, func(tl *timeline, c *xch) {
-			tl.wait(ms)
-			c.end(observe.ClientGone)
-		}, 1, 1},
-		{"left at once after a 405 to a plain GET", http.StatusMethodNotAllowed, false, func(tl *timeline, c *xch) {
-			tl.wait(ms)
-			c.end(observe.ClientGone)
-		}, 1, 1},
-		{"left at once after a 503", http.StatusServiceUnavailable, true, func(tl *timeline, c *xch) {
-			tl.wait(ms)
-			c.end(observe.ClientGone)
-		}, 1, 1},
+		{"left at once after a 405 to the resumption", http.StatusMethodNotAllowed, true, leftAfter(ms), 1, 1},
+		{"left at once after a 405 to a plain GET", http.StatusMethodNotAllowed, false, leftAfter(ms), 1, 1},
+		{"left at once after a 503", http.StatusServiceUnavailable, true, leftAfter(ms), 1, 1},
 		{"answered", http.StatusMethodNotAllowed, true, func(tl *timeline, c *xch) {
 			tl.wait(100 * ms)
 			c.send(resp("a2", 1)).end(observe.Complete)
 		}, 1, 0},
-		{"left three seconds later", http.StatusMethodNotAllowed, true, func(tl *timeline, c *xch) {
-			tl.wait(3 * time.Second)
-			c.end(observe.ClientGone)
-		}, 1, 0},
+		{"left three seconds later", http.StatusMethodNotAllowed, true, leftAfter(3 * time.Second), 1, 0},
 		{"cancelled, then left", http.StatusMethodNotAllowed, true, func(tl *timeline, c *xch) {
 			tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`).respond(http.StatusAccepted, false, "").end(observe.Complete)
 			c.end(observe.ClientGone)
@@ -82,10 +76,7 @@ func TestSurvivesGetFailure(t *testing.T) {
 			tl.wait(3 * time.Second)
 			tl.request(http.MethodDelete, "/mcp", mcp.StreamOther, "s1", "")
 		}, 1, 0},
-		{"left at once after the stream ended", 0, false, func(tl *timeline, c *xch) {
-			tl.wait(ms)
-			c.end(observe.ClientGone)
-		}, 1, 1},
+		{"left at once after the stream ended", 0, false, leftAfter(ms), 1, 1},
 		{"deleted the session after a call's own stream was cut", http.StatusBadGateway, false, func(tl *timeline, c *xch) {
 			tl.call("s1", 2, "tools/call").stream200().send(prime("b1").as(observe.Delivered, fault(2, "reset"))).end(observe.FaultReset)
 			tl.wait(ms)

@@ -28,7 +28,6 @@ func emptyResumes(tl *timeline, noRetry bool, waits ...time.Duration) {
 // again as the first's, and no loop when the waits grow or the client
 // stops; without a retry client.backoff judges instead.
 func TestResumeLoop(t *testing.T) {
-	const ms = time.Millisecond
 	for _, tc := range []struct {
 		name    string
 		noRetry bool

@@ -36,6 +36,9 @@ func newTimeline(t *testing.T, opts Options) *timeline {
 	return &timeline{t: t, v: New(opts), seqs: map[string]int{}, protocol: map[string]string{}, rev: "2025-11-25"}
 }
 
+// fresh is a timeline with default options, nothing observed yet.
+func fresh(t *testing.T) *timeline { return newTimeline(t, Options{}) }
+
 // initialized is a timeline with default options in which session s1 is
 // initialized.
 func initialized(t *testing.T) *timeline {
@@ -181,13 +184,10 @@ func (tl *timeline) notify(session, body string) *xch {
 
 // get sends a GET, with Last-Event-ID when leid is given.
 func (tl *timeline) get(session string, leid ...string) *xch {
-	st := mcp.StreamGet
-	var opts []reqOpt
 	if len(leid) > 0 {
-		st = mcp.StreamResume
-		opts = append(opts, header("Last-Event-ID", leid[0]))
+		return tl.getWith(session, &leid[0])
 	}
-	return tl.request("GET", "/mcp", st, session, "", opts...)
+	return tl.getWith(session, nil)
 }
 
 // getWith sends a GET with request options (e.g. a Last-Event-ID fault).
@@ -310,6 +310,16 @@ func (x *xch) send(e ev) *xch {
 	return x
 }
 
+// keepAlives observes n keep-alive blocks (no id, no data) on the
+// exchange, one a second.
+func (x *xch) keepAlives(n int) *xch {
+	for range n {
+		x.tl.wait(time.Second)
+		x.send(ev{noID: true})
+	}
+	return x
+}
+
 // end observes the end of the exchange.
 func (x *xch) end(c observe.Cause, msgs ...observe.Message) *xch {
 	o := x.head(observe.KindEnd)
@@ -398,4 +408,63 @@ func (tl *timeline) toolCall(session string, id int, ids ...string) *xch {
 	x := tl.call(session, id, "tools/call").stream200()
 	x.send(prime(ids[0])).send(note(ids[1])).send(resp(ids[2], id))
 	return x.end(observe.Complete)
+}
+
+// story is a subtest: what is played on a fresh timeline, and what the
+// report then says.
+type story struct {
+	name string
+	play func(tl *timeline)
+	want want
+}
+
+// want asserts what a report says.
+type want func(t *testing.T, r report.Report)
+
+// tell runs each story as a subtest on a timeline from start, and checks
+// the report judge (report or final) makes after it.
+func tell(t *testing.T, start func(*testing.T) *timeline, judge func(*timeline) report.Report, stories []story) {
+	t.Helper()
+	for _, s := range stories {
+		t.Run(s.name, func(t *testing.T) {
+			tl := start(t)
+			s.play(tl)
+			s.want(t, judge(tl))
+		})
+	}
+}
+
+// is wants a check's status and finding count (expect).
+func is(id, status string, count int) want {
+	return func(t *testing.T, r report.Report) { t.Helper(); expect(t, r, id, status, count) }
+}
+
+// isWith is is, and checkEvidence of the check with wrong.
+func isWith(id, status string, count int, wrong func(e report.Evidence) bool) want {
+	return func(t *testing.T, r report.Report) {
+		t.Helper()
+		checkEvidence(t, expect(t, r, id, status, count), wrong)
+	}
+}
+
+// excuses wants a check to excuse a case for reason and find nothing
+// (expectExcused).
+func excuses(id, reason string) want {
+	return func(t *testing.T, r report.Report) { t.Helper(); expectExcused(t, r, id, reason) }
+}
+
+// verdict wants the report's verdict, for a reason that says why
+// (expectVerdict).
+func verdict(v, why string) want {
+	return func(t *testing.T, r report.Report) { t.Helper(); expectVerdict(t, r, v, why) }
+}
+
+// all wants each of ws, in turn.
+func all(ws ...want) want {
+	return func(t *testing.T, r report.Report) {
+		t.Helper()
+		for _, w := range ws {
+			w(t, r)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -160,4 +161,85 @@ func randomObservation(r *rand.Rand, at time.Duration) *observe.Observation {
 		}
 	}
 	return o
+}
+
+// TestHappyPathPassesEveryAppliedCheck: a session whose streams are
+// primed, whose answers all arrive, and which nothing disturbs, passes.
+func TestHappyPathPassesEveryAppliedCheck(t *testing.T) {
+	tl := newTimeline(t, Options{Profile: "none", Seed: 7})
+	tl.initialize("s1")
+	tl.wait(5 * ms)
+	tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).respond(202, false, "").end(observe.Complete)
+	tl.toolCall("s1", 1, "a1", "a2", "a3")
+	tl.wait(10 * ms)
+	tl.toolCall("s1", 2, "b1", "b2", "b3")
+	tl.call("s1", 3, "tools/list").jsonAnswer("3")
+	r := tl.final()
+	if r.Verdict != report.VerdictPass {
+		t.Errorf("verdict %s, want pass: %+v", r.Verdict, r.Checks)
+	}
+	if r.Profile != "none" || r.Seed != 7 || r.Schema != report.SchemaVersion {
+		t.Errorf("header %+v", r)
+	}
+	for _, c := range r.Checks {
+		if c.Count != 0 {
+			t.Errorf("%s: %d findings: %+v", c.ID, c.Count, c.Evidence)
+		}
+	}
+	expect(t, r, checks.ServerPrimingEvent, report.StatusPass, 0)
+	expect(t, r, checks.ServerEventIDsUnique, report.StatusPass, 0)
+	expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
+	expect(t, r, checks.E2ENoMessageLost, report.StatusPass, 0)
+	expect(t, r, checks.E2ENoMessageDuplicated, report.StatusPass, 0)
+	expect(t, r, checks.ClientReconnects, report.StatusSkip, 0)
+	if a := check(t, r, checks.E2EEveryRequestAnswered).Applied; a != 4 {
+		t.Errorf("every-request-answered applied %d times, want 4", a)
+	}
+	if r.Totals.Sessions != 1 || r.Totals.Streams != 2 || r.Totals.Events != 6 || r.Totals.Exchanges != 5 {
+		t.Errorf("totals %+v", r.Totals)
+	}
+	if len(r.Checks) != len(checks.Catalog()) {
+		t.Errorf("%d checks, want %d", len(r.Checks), len(checks.Catalog()))
+	}
+	for i, c := range checks.Catalog() {
+		if r.Checks[i].ID != c.ID {
+			t.Errorf("check %d is %s, want %s", i, r.Checks[i].ID, c.ID)
+		}
+	}
+}
+
+// TestObserveRunIsObserve: a Verifier given a story's observations in runs
+// (ObserveRun, as the engine's queue passes its events on) reports exactly
+// what one given them one at a time reports, whatever the runs' length: a
+// lost answer and its replay, a resumption, a response sent twice, a
+// duplicate fault's copies and a silent request, in two sessions.
+func TestObserveRunIsObserve(t *testing.T) {
+	opts := Options{Profile: "story", Seed: 3}
+	var log []observe.Observation
+	tl := newTimeline(t, opts)
+	tl.log = &log
+	lostResponseOn(tl)
+	tl.get("s1", "a2").stream200().send(note("a3")).send(resp("a4", 1)).end(observe.Complete)
+	tl.initialize("s2")
+	tl.toolCall("s2", 2, "b1", "b2", "b3")
+	tl.call("s2", 3, "tools/call").stream200().send(prime("c1")).send(resp("c2", 3)).send(resp("c3", 3)).end(observe.Complete)
+	dup := resp("d2", 4)
+	dup.copies = 3
+	dup.fired = append(dup.fired, fault(1, "duplicate"))
+	tl.call("s1", 4, "tools/call").stream200().send(prime("d1")).send(dup).end(observe.Complete)
+	tl.call("s2", 5, "tools/list").stream200().send(prime("e1"))
+	tl.wait(2 * time.Minute)
+	want := tl.final()
+	if want.Verdict != report.VerdictFail || len(log) < 30 {
+		t.Fatalf("the story gave verdict %s from %d observations; want a failing run of 30 or more to compare", want.Verdict, len(log))
+	}
+	for _, n := range []int{1, 2, 7, 32, len(log)} {
+		v := New(opts)
+		for i := 0; i < len(log); i += n {
+			v.ObserveRun(log[i:min(i+n, len(log))])
+		}
+		if got := v.Final(tl.at); !reflect.DeepEqual(got, want) {
+			t.Errorf("in runs of %d: the report differs from one observation at a time:\n got %+v\nwant %+v", n, got, want)
+		}
+	}
 }
