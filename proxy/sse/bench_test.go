@@ -63,3 +63,15 @@ func BenchmarkReader(b *testing.B) {
 		pump(b, stream(smallEvent, 1<<20), func(e *Event) { e.SetField("retry", v) })
 	})
 }
+
+// BenchmarkChunkBlocks: the count of blocks in each chunk a paced stream
+// reads, one event a read.
+func BenchmarkChunkBlocks(b *testing.B) {
+	chunk := []byte(smallEvent)
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		if n, ok := chunkBlocks(chunk); n != 1 || !ok {
+			b.Fatalf("chunkBlocks = %d, %v", n, ok)
+		}
+	}
+}

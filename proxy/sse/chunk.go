@@ -1,6 +1,9 @@
 package sse
 
-import "io"
+import (
+	"bytes"
+	"io"
+)
 
 // A chunk is what one read delivered when it is nothing but whole blocks
 // of LF-ended lines, read at a block's edge: bytes a proxy can write on
@@ -73,22 +76,26 @@ func (r *Reader) AtEdge() bool {
 }
 
 // chunkBlocks counts the blocks of b, which starts at a block's edge and
-// ends in an empty line: its empty lines. It reports false when b holds a
-// CR, whose line ends Next reads otherwise.
+// ends in an empty line: its empty lines, each an LF right after another
+// (or at b's start). It reports false when b holds a CR, whose line ends
+// Next reads otherwise. It goes from LF to LF with bytes.IndexByte: every
+// chunk of a paced stream passes here.
 func chunkBlocks(b []byte) (blocks int, ok bool) {
-	prev := byte('\n') // b starts a line
-	for _, c := range b {
-		switch c {
-		case '\r':
-			return 0, false
-		case '\n':
-			if prev == '\n' {
-				blocks++
-			}
-		}
-		prev = c
+	if bytes.IndexByte(b, '\r') >= 0 {
+		return 0, false
 	}
-	return blocks, true
+	prev := -1 // b starts a line, as if an LF stood before it
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return blocks, true
+		}
+		if i+j == prev+1 {
+			blocks++
+		}
+		prev = i + j
+		i = prev + 1
+	}
 }
 
 // ResetChunk makes r read src, bytes of a stream that starts at a block's
