@@ -78,12 +78,18 @@ func replay(plan faults.Plan, tr []traffic, perm []int, workers int) []decisions
 	return out
 }
 
+// inOrder is the permutation that leaves n streams in order.
+func inOrder(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 func TestSameSeedSameDecisions(t *testing.T) {
 	tr := synthetic(4, 30)
-	forward := make([]int, len(tr))
-	for i := range forward {
-		forward[i] = i
-	}
+	forward := inOrder(len(tr))
 	backward := rand.New(rand.NewPCG(1, 2)).Perm(len(tr))
 	a := replay(compile(t, 42, chaos()...), tr, forward, 1)
 	b := replay(compile(t, 42, chaos()...), tr, backward, 8)
@@ -107,10 +113,7 @@ func TestSameSeedSameDecisions(t *testing.T) {
 
 func TestDisablingOneFaultLeavesOthersAlone(t *testing.T) {
 	tr := synthetic(2, 10)
-	perm := make([]int, len(tr))
-	for i := range perm {
-		perm[i] = i
-	}
+	perm := inOrder(len(tr))
 	full := compile(t, 7, chaos()...)
 	part := compile(t, 7, chaos()...)
 	if err := part.SetEnabled(0, false); err != nil {
@@ -131,10 +134,7 @@ func TestDisablingOneFaultLeavesOthersAlone(t *testing.T) {
 // from run to run; a request is decided by its id, not its number.
 func TestArrivalOrderDoesNotChangeDecisions(t *testing.T) {
 	tr := synthetic(2, 30)
-	perm := make([]int, len(tr))
-	for i := range perm {
-		perm[i] = i
-	}
+	perm := inOrder(len(tr))
 	shuffled := make([]traffic, len(tr))
 	copy(shuffled, tr)
 	Rand := rand.New(rand.NewPCG(3, 4))

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -87,23 +88,11 @@ func TestEventSelectors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, acts := drive(compile(t, 1, spec("drop", tt.sel...)), postEx(), append([]mcp.Event(nil), evs...))
-			if got := firedAt(acts); !equalInts(got, tt.want) {
+			if got := firedAt(acts); !slices.Equal(got, tt.want) {
 				t.Errorf("fired at %v, want %v", got, tt.want)
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestProbabilityIsRoughlyHonoured(t *testing.T) {

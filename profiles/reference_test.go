@@ -58,8 +58,9 @@ func TestReferenceExamplesValidate(t *testing.T) {
 	}
 }
 
-// TestReferenceCoversEveryKey fails when a kind, parameter or selector is
-// added without a word in the reference, docs/profiles.md.
+// TestReferenceCoversEveryKey fails when a kind, parameter, selector,
+// built-in or preset is added without a word in the reference,
+// docs/profiles.md.
 func TestReferenceCoversEveryKey(t *testing.T) {
 	ref := []byte(reference(t))
 	for _, k := range faults.Kinds() {
@@ -80,6 +81,11 @@ func TestReferenceCoversEveryKey(t *testing.T) {
 	for _, name := range profiles.Names() {
 		if !bytes.Contains(ref, []byte("| `"+name+"` |")) {
 			t.Errorf("built-in %s has no row", name)
+		}
+	}
+	for _, name := range profiles.Presets() {
+		if !bytes.Contains(ref, []byte("| `"+name+"` |")) {
+			t.Errorf("preset %s has no row", name)
 		}
 	}
 }

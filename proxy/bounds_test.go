@@ -192,9 +192,8 @@ func TestLargeAnswersJudged(t *testing.T) {
 			}))
 			defer up.Close()
 			_, fray, finish := boundedEngine(t, up)
-			req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
+			req := newReq(t, http.MethodPost, fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}`,
+				map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)

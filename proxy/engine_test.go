@@ -47,6 +47,31 @@ func serveEngine(t *testing.T, serveCtx, drainCtx context.Context, eng *Engine) 
 	return "http://" + ln.Addr().String(), stop, done
 }
 
+// postAnswer is what a client read of an answer, and the error that ended it.
+type postAnswer struct {
+	body string
+	err  error
+}
+
+// postCall sends a tools/call to the engine at base and yields the answer
+// once it has been read to its end.
+func postCall(ctx context.Context, base string) <-chan postAnswer {
+	out := make(chan postAnswer, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp",
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			out <- postAnswer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		out <- postAnswer{string(b), err}
+	}()
+	return out
+}
+
 // TestEngineShutdown stops an engine with a POST in flight and a
 // standalone GET stream open: the POST gets the drain to finish and its
 // client the whole answer; the GET stream, which never ends by itself, is
@@ -109,31 +134,14 @@ func TestEngineShutdown(t *testing.T) {
 	}
 
 	// The POST, held by the upstream until shutdown has begun.
-	postBody := make(chan string, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp",
-			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			postBody <- "error: " + err.Error()
-			return
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		if err != nil {
-			postBody <- "error: " + err.Error()
-			return
-		}
-		postBody <- string(b)
-	}()
+	post := postCall(ctx, base)
 	<-postArrived
 	stop()
 	<-shutdownBegan
 	close(release)
 
-	got := <-postBody
-	if !strings.Contains(got, `"result":{}`) {
-		t.Errorf("the POST in flight at shutdown got %q, want its whole answer", got)
+	if got := <-post; got.err != nil || !strings.Contains(got.body, `"result":{}`) {
+		t.Errorf("the POST in flight at shutdown got %q, %v; want its whole answer", got.body, got.err)
 	}
 	// The standalone stream ends cleanly: EOF, not an error.
 	if _, err := io.Copy(io.Discard, getResp.Body); err != nil {
@@ -185,25 +193,15 @@ func TestEngineShutdownNotDrained(t *testing.T) {
 	defer up.CloseClientConnections()
 	eng := newEngine(t, up.URL, Options{Drain: 50 * time.Millisecond})
 	base, stop, done := serveEngine(t, ctx, ctx, eng)
-	clientErr := make(chan error, 1)
-	go func() {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/mcp",
-			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		}
-		clientErr <- err
-	}()
+	post := postCall(ctx, base)
 	<-arrived
 	stop()
 	st := <-done
 	if st.Drained || st.Open != 1 {
 		t.Errorf("drained=%v open=%d, want false and 1", st.Drained, st.Open)
 	}
-	if err := <-clientErr; err != nil {
-		t.Errorf("the client saw %v, want a clean end of the stream", err)
+	if got := <-post; got.err != nil {
+		t.Errorf("the client saw %v, want a clean end of the stream", got.err)
 	}
 	r, err := eng.Finish(st, nil)
 	if err != nil {

@@ -28,15 +28,7 @@ func TestMetricsOnAdmin(t *testing.T) {
 		io.WriteString(w, "id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n")
 	}))
 	defer up.Close()
-	prof, err := profiles.Builtin("lossy-resume")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := newEngine(t, up.URL, Options{Profile: prof, Metrics: true})
-	fray := httptest.NewServer(eng.Handler())
-	defer fray.Close()
-	adminSrv := httptest.NewServer(eng.AdminHandler())
-	defer adminSrv.Close()
+	eng, fray, adminSrv := metricsEngine(t, up)
 
 	for _, lastEventID := range []string{"", "3"} {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fray.URL+"/mcp", nil)
@@ -51,13 +43,7 @@ func TestMetricsOnAdmin(t *testing.T) {
 		resp.Body.Close()
 	}
 
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, adminSrv.URL+"/metrics", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	fams := parseMetrics(t, resp.Body)
+	fams, contentType := scrape(t, ctx, adminSrv.URL)
 	got := map[string]float64{}
 	for _, name := range []string{"fray_exchanges_total", "fray_resumptions_total", "fray_events_total", "fray_findings_total"} {
 		for _, m := range fams[name].GetMetric() {
@@ -85,20 +71,43 @@ func TestMetricsOnAdmin(t *testing.T) {
 			t.Errorf("fray_findings_total{check=%q} = %v (present %v), the verifier says %d", c.ID, v, ok, c.Count)
 		}
 	}
-	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
-		t.Errorf("Content-Type %q, want the text format", resp.Header.Get("Content-Type"))
+	if !strings.HasPrefix(contentType, "text/plain") {
+		t.Errorf("Content-Type %q, want the text format", contentType)
 	}
 }
 
-// parseMetrics reads the text format of /metrics.
-func parseMetrics(t *testing.T, r io.Reader) map[string]*dto.MetricFamily {
+// metricsEngine is an engine with its metrics under lossy-resume in front
+// of up, served with its admin API until the test ends.
+func metricsEngine(t *testing.T, up *httptest.Server) (eng *Engine, fray, admin *httptest.Server) {
 	t.Helper()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(r)
+	prof, err := profiles.Builtin("lossy-resume")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fams
+	eng = newEngine(t, up.URL, Options{Profile: prof, Metrics: true})
+	fray = httptest.NewServer(eng.Handler())
+	t.Cleanup(fray.Close)
+	admin = httptest.NewServer(eng.AdminHandler())
+	t.Cleanup(admin.Close)
+	return eng, fray, admin
+}
+
+// scrape reads the admin API's /metrics at adminURL in the text format,
+// and returns it and its Content-Type.
+func scrape(t *testing.T, ctx context.Context, adminURL string) (map[string]*dto.MetricFamily, string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, adminURL+"/metrics", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fams, resp.Header.Get("Content-Type")
 }
 
 // TestQuietStandaloneStreamCounted: a session's standalone GET stream is
@@ -116,15 +125,7 @@ func TestQuietStandaloneStreamCounted(t *testing.T) {
 	}))
 	defer up.Close()
 	defer up.CloseClientConnections()
-	prof, err := profiles.Builtin("lossy-resume")
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := newEngine(t, up.URL, Options{Profile: prof, Metrics: true})
-	fray := httptest.NewServer(eng.Handler())
-	defer fray.Close()
-	adminSrv := httptest.NewServer(eng.AdminHandler())
-	defer adminSrv.Close()
+	_, fray, adminSrv := metricsEngine(t, up)
 	// waitOpen polls /metrics until fray_open_streams is want; the
 	// observers have it within the queue's delay.
 	waitOpen := func(want float64) {
@@ -133,13 +134,7 @@ func TestQuietStandaloneStreamCounted(t *testing.T) {
 		tick := time.NewTicker(5 * time.Millisecond)
 		defer tick.Stop()
 		for ; ctx.Err() == nil; <-tick.C {
-			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, adminSrv.URL+"/metrics", nil)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fams := parseMetrics(t, resp.Body)
-			resp.Body.Close()
+			fams, _ := scrape(t, ctx, adminSrv.URL)
 			if got = fams["fray_open_streams"].GetMetric()[0].GetGauge().GetValue(); got == want {
 				return
 			}

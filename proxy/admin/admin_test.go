@@ -14,6 +14,8 @@ import (
 	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/admin"
 	"github.com/frayproxy/fray/proxy/mcp"
+	"github.com/frayproxy/fray/proxy/metrics"
+	"github.com/frayproxy/fray/proxy/observe"
 )
 
 // lossyResume returns the built-in lossy-resume profile, in force.
@@ -143,14 +145,19 @@ func TestStats(t *testing.T) {
 	}
 }
 
+// three and one are the profiles swapped in turn while faults are
+// switched.
+const (
+	three = "name = \"three\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"lose\"\nevents = 1\n"
+	one   = "name = \"one\"\n[[fault]]\nkind = \"drop\"\n"
+)
+
 // TestEnableRacingSwap: switching fault 2 on while profiles of three
 // faults and of one are swapped in turn answers 200 or 404, each time with
 // a whole answer: the request reads the profile in force once, so the
 // fault it switched is the one it reports.
 func TestEnableRacingSwap(t *testing.T) {
 	srv, _ := newServer(t)
-	three := "name = \"three\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"lose\"\nevents = 1\n"
-	one := "name = \"one\"\n[[fault]]\nkind = \"drop\"\n"
 	const rounds, enablers = 1000, 3
 	errc := make(chan error, 1+enablers)
 	go func() {
@@ -214,7 +221,7 @@ type swapAfterSwitch struct {
 
 func (s swapAfterSwitch) SetEnabled(index int, on bool) (faults.FaultStats, error) {
 	st, err := s.Active.SetEnabled(index, on)
-	p, perr := profiles.Parse("one", strings.NewReader("name = \"one\"\n[[fault]]\nkind = \"drop\"\n"))
+	p, perr := profiles.Parse("one", strings.NewReader(one))
 	if perr == nil {
 		perr = s.Active.Swap(p)
 	}
@@ -228,7 +235,7 @@ func (s swapAfterSwitch) SetEnabled(index int, on bool) (faults.FaultStats, erro
 // fault switched, from the profile it was switched in, even when another
 // profile is swapped in between.
 func TestEnableAnswersTheFaultItSwitched(t *testing.T) {
-	p, err := profiles.Parse("three", strings.NewReader("name = \"three\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"drop\"\n[[fault]]\nkind = \"lose\"\nevents = 1\n"))
+	p, err := profiles.Parse("three", strings.NewReader(three))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,6 +311,51 @@ func TestRuntimeProfiles(t *testing.T) {
 		}
 		if strings.Contains(string(data), os.Args[0]) {
 			t.Errorf("GET %s: the answer holds the command line", c.path)
+		}
+	}
+}
+
+// TestMetricsRoute: once mounted, GET /metrics answers the metrics in the
+// text format, and only with the bearer token when one is required.
+func TestMetricsRoute(t *testing.T) {
+	active := lossyResume(t)
+	m := metrics.New(metrics.Options{})
+	m.Observe(&observe.Observation{Kind: observe.KindRequest, Stream: mcp.StreamResume,
+		Request: &observe.Request{Method: http.MethodGet, HasLastEventID: true}})
+	h := admin.New(active)
+	h.HandleMetrics(m.Handler())
+	srv := httptest.NewServer(admin.RequireToken(h, "s3cret"))
+	defer srv.Close()
+
+	get := func(token string) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(body)
+	}
+	if code, _ := get(""); code != http.StatusUnauthorized {
+		t.Errorf("GET /metrics without the token: %d, want 401", code)
+	}
+	code, body := get("s3cret")
+	if code != http.StatusOK {
+		t.Fatalf("GET /metrics with the token: %d, want 200: %s", code, body)
+	}
+	for _, want := range []string{"fray_resumptions_total 1\n", `fray_exchanges_total{stream="resume"} 1` + "\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /metrics lacks %q:\n%s", want, body)
 		}
 	}
 }

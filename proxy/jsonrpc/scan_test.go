@@ -2,6 +2,7 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,6 +154,9 @@ func TestScan(t *testing.T) {
 		{"mismatched brackets", `{"id":1,"result":[}]}`, want{}},
 		{"key in array", `{"id":1,"result":["a":1]}`, want{}},
 		{"bom", "\ufeff{\"method\":\"a\"}", want{}},
+		// The top-level object counts as one level, like encoding/json does.
+		{"max depth", `{"id":1,"result":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`,
+			want{kind: mcp.RPCResponse, id: "1", result: strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1), count: 1}},
 		{"too deep", `{"id":1,"result":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`, want{}},
 		{"nul byte", "{\"method\":\"a\"}\x00", want{}},
 	}
@@ -160,18 +164,6 @@ func TestScan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			check(t, Scan([]byte(tt.in)), tt.want)
 		})
-	}
-}
-
-func TestScanMaxDepth(t *testing.T) {
-	// The top-level object counts as one level, like encoding/json does.
-	in := `{"id":1,"result":` + strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1) + `}`
-	if m := Scan([]byte(in)); m.Kind != mcp.RPCResponse {
-		t.Errorf("%d levels: Kind = %v, want response", maxDepth, m.Kind)
-	}
-	in = `{"id":1,"result":` + strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth) + `}`
-	if m := Scan([]byte(in)); m.Kind != mcp.RPCNone {
-		t.Errorf("%d levels: Kind = %v, want none", maxDepth+1, m.Kind)
 	}
 }
 
@@ -219,23 +211,11 @@ func TestScanBatch(t *testing.T) {
 				raws = append(raws, string(m.Raw))
 				return len(kinds) != tt.stop
 			})
-			if !equalSlices(kinds, tt.kinds) || !equalSlices(raws, tt.raws) {
+			if !slices.Equal(kinds, tt.kinds) || !slices.Equal(raws, tt.raws) {
 				t.Errorf("got %v %q, want %v %q", kinds, raws, tt.kinds, tt.raws)
 			}
 		})
 	}
-}
-
-func equalSlices[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestMethod(t *testing.T) {
@@ -359,6 +339,15 @@ func TestNoAllocs(t *testing.T) {
 // holds in one word, and around the nesting limit, valid or broken at the
 // innermost level, are JSON to Scan exactly when they are to encoding/json.
 func TestSkipNested(t *testing.T) {
+	checkNested(t, []int{0, 1, 62, 63, 64, 65, 128, 129, maxDepth - 3, maxDepth - 2, maxDepth - 1},
+		`"x"`, `{}`, `[]`, `{"a":[true,null,-1.5e3]}`, `"\u00e9\n"`,
+		`tru`, `{"a"}`, `[1,]`, `{,}`, "\"\x01\"", `01`, `{"a":1,}`, `[1 2]`, `"\ud800"`)
+}
+
+// checkNested fails unless Scan calls each inner value, nested in arrays
+// or objects to each of levels, JSON exactly when encoding/json does.
+func checkNested(t *testing.T, levels []int, inners ...string) {
+	t.Helper()
 	nest := func(levels int, inner string, object bool) string {
 		open, close := `[1,`, `]`
 		if object {
@@ -366,9 +355,7 @@ func TestSkipNested(t *testing.T) {
 		}
 		return strings.Repeat(open, levels) + inner + strings.Repeat(close, levels)
 	}
-	inners := []string{`"x"`, `{}`, `[]`, `{"a":[true,null,-1.5e3]}`, `"\u00e9\n"`,
-		`tru`, `{"a"}`, `[1,]`, `{,}`, "\"\x01\"", `01`, `{"a":1,}`, `[1 2]`, `"\ud800"`}
-	for _, levels := range []int{0, 1, 62, 63, 64, 65, 128, 129, maxDepth - 3, maxDepth - 2, maxDepth - 1} {
+	for _, levels := range levels {
 		for _, object := range []bool{false, true} {
 			for _, inner := range inners {
 				in := `{"id":1,"result":` + nest(levels, inner, object) + `}`

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -125,10 +126,17 @@ func TestPerEventSeriesMatchReference(t *testing.T) {
 		if i%7 != 0 {
 			continue
 		}
-		got, want := perEventFamilies(t, m.Registry()), perEventFamilies(t, ref.reg)
-		if !equalFamilies(got, want) {
-			t.Fatalf("after observation %d, Metrics scrapes\n%s\nclient_golang's own would scrape\n%s", i, text(t, got), text(t, want))
-		}
+		sameAsReference(t, m, ref, fmt.Sprintf("after observation %d", i))
+	}
+}
+
+// sameAsReference fails the test unless m's per-event families scrape as
+// ref's do; when says after what.
+func sameAsReference(t *testing.T, m *metrics.Metrics, ref *reference, when string) {
+	t.Helper()
+	got, want := perEventFamilies(t, m.Registry()), perEventFamilies(t, ref.reg)
+	if !equalFamilies(got, want) {
+		t.Fatalf("%s, Metrics scrapes\n%s\nclient_golang's own would scrape\n%s", when, text(t, got), text(t, want))
 	}
 }
 
@@ -186,15 +194,7 @@ func addedLatency(reg prometheus.Gatherer) (*dto.Histogram, error) {
 }
 
 func equalFamilies(a, b []*dto.MetricFamily) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !proto.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, func(x, y *dto.MetricFamily) bool { return proto.Equal(x, y) })
 }
 
 // text is fams in the Prometheus text format, to show a difference.
@@ -291,9 +291,6 @@ func TestRunsCountAsObservations(t *testing.T) {
 		}
 		m.ObserveRun(run)
 		i += len(run)
-		got, want := perEventFamilies(t, m.Registry()), perEventFamilies(t, ref.reg)
-		if !equalFamilies(got, want) {
-			t.Fatalf("after run %d (observation %d), Metrics scrapes\n%s\nclient_golang's own would scrape\n%s", runs, i, text(t, got), text(t, want))
-		}
+		sameAsReference(t, m, ref, fmt.Sprintf("after run %d (observation %d)", runs, i))
 	}
 }
