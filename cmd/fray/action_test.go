@@ -175,8 +175,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 		if st.Dir != "" {
 			dir = expand(st.Dir)
 		}
-		script := filepath.Join(temp, fmt.Sprintf("step%d.sh", i))
-		writeFile(t, script, st.Run)
+		script := writeFile(t, filepath.Join(temp, fmt.Sprintf("step%d.sh", i)), st.Run)
 		path, err := os.ReadFile(ghPath)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)

@@ -64,8 +64,7 @@ func comparable(t *testing.T, path string) report.Report {
 // recovers, for a server that replays another stream's event, and for a
 // run whose profile never fired (inconclusive).
 func TestCheckMatchesLive(t *testing.T) {
-	idle := filepath.Join(t.TempDir(), "idle.toml")
-	writeFile(t, idle, "[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n")
+	idle := writeFile(t, filepath.Join(t.TempDir(), "idle.toml"), "[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n")
 	for _, tc := range []struct {
 		name, profile, trace string
 		fault                scripted.ServerFault
@@ -109,11 +108,7 @@ func TestCheckBadTraces(t *testing.T) {
 	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	whole := readFile(t, tracePath)
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		writeFile(t, p, string(b))
-		return p
-	}
+	write := func(name string, b []byte) string { return writeFile(t, filepath.Join(dir, name), string(b)) }
 	cut := write("cut.jsonl", whole[:len(whole)*2/3])
 	for _, tc := range []struct {
 		name string

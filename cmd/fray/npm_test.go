@@ -142,12 +142,14 @@ console.log('client: ' + result.content[0].text);
 await client.close();
 `
 
-// writeFile writes s to path, failing the test on an error.
-func writeFile(t *testing.T, path, s string) {
+// writeFile writes s to path, failing the test on an error, and returns
+// the path.
+func writeFile(t *testing.T, path, s string) string {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
 }
 
 // readFile returns the file's bytes, failing the test when it cannot.

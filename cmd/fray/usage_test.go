@@ -63,8 +63,7 @@ func TestEveryCommandBadFlagExits2(t *testing.T) {
 // listens).
 func TestEveryCommandBadArgumentExits2(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yml")
-	writeFile(t, bad, "server:\n  - server.priming-evnt\n")
+	bad := writeFile(t, filepath.Join(dir, "bad.yml"), "server:\n  - server.priming-evnt\n")
 	const up = "http://127.0.0.1:1/mcp"
 	for _, tc := range []struct {
 		args []string
