@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -123,12 +122,11 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	tr = strings.Replace(tr, `"method":"tools/call","id":"1"`, `"method":"tools/call`+forge+`","id":"1`+forge+`"`, 1)
 	dir := t.TempDir()
 	path := writeFile(t, filepath.Join(dir, "escapes.jsonl"), tr)
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "check", path, "-v"}, &stdout, &stderr)
+	code, stdout, stderr := runFray(t, quick, "check", path, "-v")
 	if code == exitUsage {
-		t.Fatalf("exit %d, a refused trace:\n%s", code, stderr.String())
+		t.Fatalf("exit %d, a refused trace:\n%s", code, stderr)
 	}
-	out := stdout.String() + stderr.String()
+	out := stdout + stderr
 	noControls(t, out)
 	if n := strings.Count("\n"+out, "\nfray: verdict "); n != 1 {
 		t.Errorf("%d lines start \"fray: verdict\", want 1:\n%s", n, out)
@@ -148,10 +146,8 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	for _, p := range []string{a, b} {
 		writeFile(t, p, string(hostile))
 	}
-	stdout.Reset()
-	stderr.Reset()
-	code = run(context.Background(), []string{"fray", "report", "merge", a, b, "-v"}, &stdout, &stderr)
-	out = stdout.String() + stderr.String()
+	code, stdout, stderr = runFray(t, quick, "report", "merge", a, b, "-v")
+	out = stdout + stderr
 	if code != exitFindings {
 		t.Fatalf("merge: exit %d, want %d:\n%s", code, exitFindings, out)
 	}

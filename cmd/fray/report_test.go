@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -45,18 +43,17 @@ func TestReportMerge(t *testing.T) {
 	_, pass, _ := liveRun(t, "lossy-resume", "a.jsonl", scripted.ServerCorrect)
 	_, fail, _ := liveRun(t, "lossy-resume", "b.jsonl", scripted.ReplayForeign)
 	out := filepath.Join(t.TempDir(), "merged.json")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "report", "merge", pass, fail, "--report", out}, &stdout, &stderr)
+	code, _, stderr := runFray(t, quick, "report", "merge", pass, fail, "--report", out)
 	if code != exitFindings {
-		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr.String())
+		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr)
 	}
 	r := readReport(t, out)
 	if r.Verdict != report.VerdictFail || r.Merged != 2 {
 		t.Errorf("merged verdict %q of %d reports", r.Verdict, r.Merged)
 	}
-	code = run(context.Background(), []string{"fray", "report", "merge", pass, filepath.Join(t.TempDir(), "nope.json")}, io.Discard, &stderr)
-	if code != exitUsage || !strings.Contains(stderr.String(), "nope.json") {
-		t.Errorf("merging a missing file: exit %d, %s", code, stderr.String())
+	code, _, stderr = runFray(t, quick, "report", "merge", pass, filepath.Join(t.TempDir(), "nope.json"))
+	if code != exitUsage || !strings.Contains(stderr, "nope.json") {
+		t.Errorf("merging a missing file: exit %d, %s", code, stderr)
 	}
 }
 
