@@ -154,8 +154,7 @@ func TestAdminRefusesWebPages(t *testing.T) {
 // TestAdminWithoutProfile: --admin without --profile serves the API over
 // an empty profile, so /metrics works and a profile can be put in later.
 func TestAdminWithoutProfile(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := within(t, 20*time.Second)
 	up := sseUpstream(t)
 	f := launch(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--quiet", "--allow-inconclusive")
 	var admin string

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -23,8 +22,7 @@ import (
 // live report's and the exit code.
 func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault) (tracePath, livePath string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := within(t, 30*time.Second)
 	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: fault}))
 	defer srv.Close()
 	dir := t.TempDir()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -146,8 +145,7 @@ func TestListenOnUpstreamRefused(t *testing.T) {
 func TestListenAddressForms(t *testing.T) {
 	for _, listen := range []string{"0", ":0", "127.0.0.1:0"} {
 		t.Run(listen, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
+			ctx := within(t, 20*time.Second)
 			up := sseUpstream(t)
 			base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", listen, "--quiet", "--allow-inconclusive")
 			defer stop()

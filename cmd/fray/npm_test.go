@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -40,8 +39,7 @@ func TestNPMPackages(t *testing.T) {
 		t.Skip("SKIPPED: npm not found on PATH; the npm packages were not tried")
 	}
 	npx := filepath.Join(filepath.Dir(npm), "npx")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	ctx := within(t, 8*time.Minute)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/xml"
 	"strings"
 	"testing"
@@ -22,8 +21,7 @@ func TestReportToStdout(t *testing.T) {
 		{"--junit", func(s string) error { var v struct{}; return xml.Unmarshal([]byte(s), &v) }},
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
+			ctx := within(t, 20*time.Second)
 			up := sseUpstream(t)
 			base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--quiet", "--allow-inconclusive", tc.flag, "-")
 			postThrough(t, ctx, base)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -60,8 +59,7 @@ func TestReportMerge(t *testing.T) {
 // TestReplayCommand replays a recorded run of the scripted pair to a fresh
 // scripted client: it resumes from the same ids as live.
 func TestReplayCommand(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := within(t, 30*time.Second)
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	live := resumesIn(t, srvTrace)
 
@@ -104,8 +102,7 @@ func resumesIn(t *testing.T, path string) []string {
 // another profile: here one that only adds latency to POSTs, so the
 // client finishes every call.
 func TestReplayThroughProfile(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := within(t, 30*time.Second)
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	prof := writeFile(t, filepath.Join(t.TempDir(), "slow.toml"), "[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n")
 	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof)
