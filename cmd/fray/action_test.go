@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -94,8 +93,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 		t.Fatal(err)
 	}
 	workspace, temp := t.TempDir(), t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := within(t, 5*time.Minute)
 	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(workspace, "bin")+"/", "./examples/gosdk/server", "./examples/gosdk/client")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
@@ -175,8 +173,7 @@ func TestActionRunsAsAWorkflowWould(t *testing.T) {
 		if st.Dir != "" {
 			dir = expand(st.Dir)
 		}
-		script := filepath.Join(temp, fmt.Sprintf("step%d.sh", i))
-		writeFile(t, script, st.Run)
+		script := writeFile(t, filepath.Join(temp, fmt.Sprintf("step%d.sh", i)), st.Run)
 		path, err := os.ReadFile(ghPath)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)

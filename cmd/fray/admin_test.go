@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -17,27 +16,25 @@ func TestAdminBeyondLoopbackNeedsToken(t *testing.T) {
 	t.Setenv("FRAY_ADMIN_TOKEN", "")
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "192.0.2.10:7071"} {
 		t.Run(addr, func(t *testing.T) {
-			var stderr bytes.Buffer
-			code := run(context.Background(), []string{"fray", "proxy", "--upstream", "http://127.0.0.1:1",
-				"--listen", "127.0.0.1:0", "--profile", "lossy-resume", "--admin", addr}, io.Discard, &stderr)
+			code, _, stderr := runFray(t, quick, "proxy", "--upstream", "http://127.0.0.1:1",
+				"--listen", "127.0.0.1:0", "--profile", "lossy-resume", "--admin", addr)
 			if code != exitUsage {
-				t.Fatalf("exit %d, want %d:\n%s", code, exitUsage, stderr.String())
+				t.Fatalf("exit %d, want %d:\n%s", code, exitUsage, stderr)
 			}
 			for _, want := range []string{"--admin " + addr, "other machines", "--admin-token", "FRAY_ADMIN_TOKEN", "loopback"} {
-				if !strings.Contains(stderr.String(), want) {
-					t.Errorf("message does not say %q:\n%s", want, stderr.String())
+				if !strings.Contains(stderr, want) {
+					t.Errorf("message does not say %q:\n%s", want, stderr)
 				}
 			}
-			if strings.Contains(stderr.String(), "admin API on") {
-				t.Errorf("the admin API started:\n%s", stderr.String())
+			if strings.Contains(stderr, "admin API on") {
+				t.Errorf("the admin API started:\n%s", stderr)
 			}
 		})
 	}
-	var stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0",
-		"--profile", "lossy-resume", "--admin", "0", "--admin-token", "short"}, io.Discard, &stderr)
-	if code != exitUsage || !strings.Contains(stderr.String(), "at least 16") {
-		t.Fatalf("a 5-character token: exit %d:\n%s", code, stderr.String())
+	code, _, stderr := runFray(t, quick, "proxy", "--upstream", "http://127.0.0.1:1", "--listen", "127.0.0.1:0",
+		"--profile", "lossy-resume", "--admin", "0", "--admin-token", "short")
+	if code != exitUsage || !strings.Contains(stderr, "at least 16") {
+		t.Fatalf("a 5-character token: exit %d:\n%s", code, stderr)
 	}
 }
 
@@ -157,8 +154,7 @@ func TestAdminRefusesWebPages(t *testing.T) {
 // TestAdminWithoutProfile: --admin without --profile serves the API over
 // an empty profile, so /metrics works and a profile can be put in later.
 func TestAdminWithoutProfile(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := within(t, 20*time.Second)
 	up := sseUpstream(t)
 	f := launch(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--quiet", "--allow-inconclusive")
 	var admin string

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -59,8 +58,7 @@ func TestCheckHostileTraces(t *testing.T) {
 		{"huge retry and copies", swap(`"copies":1`, `"copies":2147483647,"retry":9223372036854775807`), 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
-			writeFile(t, path, tc.trace)
+			path := writeFile(t, filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl"), tc.trace)
 			started := time.Now()
 			code, _, stderr := runFray(t, quick, "check", path)
 			if took := time.Since(started); took > 10*time.Second {
@@ -94,8 +92,7 @@ func TestCheckHostileProfile(t *testing.T) {
 	if gz.Len() > 3<<10 {
 		t.Fatalf("the trace is %d bytes gzipped, want at most 3 KiB", gz.Len())
 	}
-	path := filepath.Join(t.TempDir(), "deep.jsonl.gz")
-	writeFile(t, path, string(gz.Bytes()))
+	path := writeFile(t, filepath.Join(t.TempDir(), "deep.jsonl.gz"), string(gz.Bytes()))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	started := time.Now()
@@ -124,14 +121,12 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	tr := strings.Replace(goodTrace, `"profile":"p"`, `"profile":"p`+forge+`"`, 1)
 	tr = strings.Replace(tr, `"method":"tools/call","id":"1"`, `"method":"tools/call`+forge+`","id":"1`+forge+`"`, 1)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "escapes.jsonl")
-	writeFile(t, path, tr)
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "check", path, "-v"}, &stdout, &stderr)
+	path := writeFile(t, filepath.Join(dir, "escapes.jsonl"), tr)
+	code, stdout, stderr := runFray(t, quick, "check", path, "-v")
 	if code == exitUsage {
-		t.Fatalf("exit %d, a refused trace:\n%s", code, stderr.String())
+		t.Fatalf("exit %d, a refused trace:\n%s", code, stderr)
 	}
-	out := stdout.String() + stderr.String()
+	out := stdout + stderr
 	noControls(t, out)
 	if n := strings.Count("\n"+out, "\nfray: verdict "); n != 1 {
 		t.Errorf("%d lines start \"fray: verdict\", want 1:\n%s", n, out)
@@ -151,10 +146,8 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	for _, p := range []string{a, b} {
 		writeFile(t, p, string(hostile))
 	}
-	stdout.Reset()
-	stderr.Reset()
-	code = run(context.Background(), []string{"fray", "report", "merge", a, b, "-v"}, &stdout, &stderr)
-	out = stdout.String() + stderr.String()
+	code, stdout, stderr = runFray(t, quick, "report", "merge", a, b, "-v")
+	out = stdout + stderr
 	if code != exitFindings {
 		t.Fatalf("merge: exit %d, want %d:\n%s", code, exitFindings, out)
 	}
@@ -181,8 +174,7 @@ func noControls(t *testing.T, out string) {
 // status outside 100-599 refuses it with the file and line, before it
 // serves anything (net/http panics on writing such a status).
 func TestReplayStatusOutOfRange(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "status.jsonl")
-	writeFile(t, path, strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1))
+	path := writeFile(t, filepath.Join(t.TempDir(), "status.jsonl"), strings.Replace(goodTrace, `"status":200`, `"status":1000`, 1))
 	code, _, stderr := runFray(t, quick, "replay", path, "--listen", "127.0.0.1:0")
 	if at := path + ":3:"; code != exitUsage || !strings.Contains(stderr, at) || !strings.Contains(stderr, "outside 100-599") {
 		t.Errorf("exit %d, want %d naming %s and the range:\n%s", code, exitUsage, at, stderr)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -23,8 +22,7 @@ import (
 // live report's and the exit code.
 func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault) (tracePath, livePath string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := within(t, 30*time.Second)
 	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: fault}))
 	defer srv.Close()
 	dir := t.TempDir()
@@ -64,8 +62,7 @@ func comparable(t *testing.T, path string) report.Report {
 // recovers, for a server that replays another stream's event, and for a
 // run whose profile never fired (inconclusive).
 func TestCheckMatchesLive(t *testing.T) {
-	idle := filepath.Join(t.TempDir(), "idle.toml")
-	writeFile(t, idle, "[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n")
+	idle := writeFile(t, filepath.Join(t.TempDir(), "idle.toml"), "[[fault]]\nkind = \"status\"\npath = \"/never\"\nstatus = 500\n")
 	for _, tc := range []struct {
 		name, profile, trace string
 		fault                scripted.ServerFault
@@ -109,11 +106,7 @@ func TestCheckBadTraces(t *testing.T) {
 	tracePath, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	whole := readFile(t, tracePath)
 	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		writeFile(t, p, string(b))
-		return p
-	}
+	write := func(name string, b []byte) string { return writeFile(t, filepath.Join(dir, name), string(b)) }
 	cut := write("cut.jsonl", whole[:len(whole)*2/3])
 	for _, tc := range []struct {
 		name string
@@ -169,4 +162,36 @@ func TestCheckOldProfile(t *testing.T) {
 	if r.Profile != "old" || r.Seed != 3 {
 		t.Errorf("report profile %q seed %d", r.Profile, r.Seed)
 	}
+}
+
+// TestCheckMatchesLiveTSPair: the TypeScript SDK pair under lossy-resume,
+// run live by fray run with a trace, then the trace checked offline by
+// fray check: the same JSON report, timing fields aside, and the same
+// exit code.
+func TestCheckMatchesLiveTSPair(t *testing.T) {
+	node, dir := nodePeers(t, "sdk", "the TypeScript pair was not traced")
+	out := t.TempDir()
+	tracePath, live, offline := filepath.Join(out, "ts.jsonl.gz"), filepath.Join(out, "live.json"), filepath.Join(out, "offline.json")
+	liveCode, stdout, stderr := runFray(t, 90*time.Second, append(append([]string{"run"},
+		nodeServer(t, node, dir, "streamable-server.mjs", "--retry-interval", "100")...),
+		"--profile", "lossy-resume", "--trace", tracePath, "--report", live, "--quiet",
+		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--count", "8", "--close-after", "0", "--delay-ms", "15")...)
+	lr := comparable(t, live)
+	if lr.Command == nil || lr.Command.ExitCode != 0 {
+		t.Fatalf("the TypeScript client failed through fray (exit %d)\nstdout:\n%s\nstderr:\n%s", liveCode, stdout, stderr)
+	}
+	if lr.Totals.Resumptions == 0 {
+		t.Fatalf("lossy-resume cut no stream of the TypeScript pair: nothing recovered, the comparison proves little\n%s", stdout)
+	}
+	code, _, stderr := runFray(t, 30*time.Second, "check", tracePath, "--report", offline)
+	if code != liveCode {
+		t.Errorf("fray check exited %d, the live run %d; stderr:\n%s", code, liveCode, stderr)
+	}
+	or := comparable(t, offline)
+	if !reflect.DeepEqual(lr, or) {
+		lj, _ := json.MarshalIndent(lr, "", " ")
+		oj, _ := json.MarshalIndent(or, "", " ")
+		t.Errorf("offline report differs from the live one\nlive:\n%s\noffline:\n%s", lj, oj)
+	}
+	t.Logf("verdict %s; totals %+v", lr.Verdict, lr.Totals)
 }

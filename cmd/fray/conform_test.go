@@ -35,9 +35,7 @@ func writeBaseline(t *testing.T, profile string, ids ...string) string {
 			b.WriteString(end + ":\n" + strings.Join(lists[end], ""))
 		}
 	}
-	path := filepath.Join(t.TempDir(), "fray-baseline.yml")
-	writeFile(t, path, b.String())
-	return path
+	return writeFile(t, filepath.Join(t.TempDir(), "fray-baseline.yml"), b.String())
 }
 
 // readChecksJSON reads a checks.json and returns each entry's status by id.

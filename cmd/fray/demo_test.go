@@ -118,8 +118,7 @@ func TestDemoView(t *testing.T) {
 // TestDemoClientFails: when the clients cannot finish (here fray answers
 // every tools/call with 503), the demo says so and exits 3.
 func TestDemoClientFails(t *testing.T) {
-	prof := filepath.Join(t.TempDir(), "refuse.toml")
-	writeFile(t, prof, "[[fault]]\nkind = \"status\"\nrequest_method = \"tools/call\"\nstatus = 503\n")
+	prof := writeFile(t, filepath.Join(t.TempDir(), "refuse.toml"), "[[fault]]\nkind = \"status\"\nrequest_method = \"tools/call\"\nstatus = 503\n")
 	code, stdout, stderr := runFray(t, 60*time.Second, "demo", "--profile", prof)
 	want := exitCommand
 	if strings.Contains(stdout, "fray: verdict FAIL") && strings.Contains(stdout, "  why: failed: ") {

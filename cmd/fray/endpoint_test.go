@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -18,8 +17,7 @@ import (
 func TestNoMCPEndpointInconclusive(t *testing.T) {
 	up := httptest.NewServer(http.NotFoundHandler())
 	defer up.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := within(t, 20*time.Second)
 	rep := filepath.Join(t.TempDir(), "r.json")
 	base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--report", rep, "--quiet")
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/wrong",

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestListenBesideTradesTheUpstreamsPort: when the free port fray is given
@@ -136,5 +137,22 @@ func TestListenOnUpstreamRefused(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, "is the upstream's own address") || !strings.Contains(stderr, "--listen 127.0.0.1:7070") {
 			t.Errorf("%v: exit %d, stderr %q; want %d refusing it", args, code, stderr, exitUsage)
 		}
+	}
+}
+
+// TestListenAddressForms: --listen takes what --admin takes, and a bare
+// port or :port binds loopback, as --admin's do.
+func TestListenAddressForms(t *testing.T) {
+	for _, listen := range []string{"0", ":0", "127.0.0.1:0"} {
+		t.Run(listen, func(t *testing.T) {
+			ctx := within(t, 20*time.Second)
+			up := sseUpstream(t)
+			base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", listen, "--quiet", "--allow-inconclusive")
+			defer stop()
+			host, _, err := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+			if err != nil || host != "127.0.0.1" {
+				t.Fatalf("--listen %s bound %s, want loopback (%v)", listen, base, err)
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -11,8 +10,7 @@ import (
 // TestJSONLogStartLines: with --log-format json every line fray writes
 // to stderr while it runs is a JSON record, its start lines included.
 func TestJSONLogStartLines(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := within(t, 20*time.Second)
 	up := sseUpstream(t)
 	f := launch(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--quiet",
 		"--allow-inconclusive", "--log-format", "json", "--admin", "127.0.0.1:0")

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -40,8 +39,7 @@ func TestNPMPackages(t *testing.T) {
 		t.Skip("SKIPPED: npm not found on PATH; the npm packages were not tried")
 	}
 	npx := filepath.Join(filepath.Dir(npm), "npx")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
+	ctx := within(t, 8*time.Minute)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -142,12 +140,14 @@ console.log('client: ' + result.content[0].text);
 await client.close();
 `
 
-// writeFile writes s to path, failing the test on an error.
-func writeFile(t *testing.T, path, s string) {
+// writeFile writes s to path, failing the test on an error, and returns
+// the path.
+func writeFile(t *testing.T, path, s string) string {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return path
 }
 
 // readFile returns the file's bytes, failing the test when it cannot.

@@ -158,8 +158,7 @@ func postThrough(t *testing.T, ctx context.Context, base string) string {
 // ends) and checks that the report and JUnit files are whole, the summary
 // is printed, and the exit code is the verdict's.
 func TestProxyReportOnShutdown(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := within(t, 20*time.Second)
 	up := sseUpstream(t)
 	dir := t.TempDir()
 	rep, junit := filepath.Join(dir, "r.json"), filepath.Join(dir, "j.xml")
@@ -197,8 +196,7 @@ func TestProxyReportOnShutdown(t *testing.T) {
 // TestProxyReportEvery checks soak mode: the report file appears while
 // fray runs, marked partial, and is replaced by the final one at the end.
 func TestProxyReportEvery(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := within(t, 20*time.Second)
 	up := sseUpstream(t)
 	rep := filepath.Join(t.TempDir(), "r.json")
 	base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",

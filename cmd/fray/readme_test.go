@@ -417,12 +417,9 @@ func TestREADMECIRecipe(t *testing.T) {
 				t.Fatalf("the CI recipe runs %q, which this test does not know", strings.Join(words, " "))
 			}
 			t.Chdir(dir)
-			var stdout, stderr bytes.Buffer
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			code := run(ctx, append([]string{"fray"}, args...), &stdout, &stderr)
-			cancel()
+			code, stdout, stderr := runFray(t, 2*time.Minute, args...)
 			if code != exitOK {
-				t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(words, " "), code, stdout.String(), stderr.String())
+				t.Fatalf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(words, " "), code, stdout, stderr)
 			}
 			ran++
 		}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -45,26 +42,24 @@ func TestReportMerge(t *testing.T) {
 	_, pass, _ := liveRun(t, "lossy-resume", "a.jsonl", scripted.ServerCorrect)
 	_, fail, _ := liveRun(t, "lossy-resume", "b.jsonl", scripted.ReplayForeign)
 	out := filepath.Join(t.TempDir(), "merged.json")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"fray", "report", "merge", pass, fail, "--report", out}, &stdout, &stderr)
+	code, _, stderr := runFray(t, quick, "report", "merge", pass, fail, "--report", out)
 	if code != exitFindings {
-		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr.String())
+		t.Errorf("exit %d, want %d: %s", code, exitFindings, stderr)
 	}
 	r := readReport(t, out)
 	if r.Verdict != report.VerdictFail || r.Merged != 2 {
 		t.Errorf("merged verdict %q of %d reports", r.Verdict, r.Merged)
 	}
-	code = run(context.Background(), []string{"fray", "report", "merge", pass, filepath.Join(t.TempDir(), "nope.json")}, io.Discard, &stderr)
-	if code != exitUsage || !strings.Contains(stderr.String(), "nope.json") {
-		t.Errorf("merging a missing file: exit %d, %s", code, stderr.String())
+	code, _, stderr = runFray(t, quick, "report", "merge", pass, filepath.Join(t.TempDir(), "nope.json"))
+	if code != exitUsage || !strings.Contains(stderr, "nope.json") {
+		t.Errorf("merging a missing file: exit %d, %s", code, stderr)
 	}
 }
 
 // TestReplayCommand replays a recorded run of the scripted pair to a fresh
 // scripted client: it resumes from the same ids as live.
 func TestReplayCommand(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := within(t, 30*time.Second)
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	live := resumesIn(t, srvTrace)
 
@@ -107,11 +102,9 @@ func resumesIn(t *testing.T, path string) []string {
 // another profile: here one that only adds latency to POSTs, so the
 // client finishes every call.
 func TestReplayThroughProfile(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := within(t, 30*time.Second)
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
-	prof := filepath.Join(t.TempDir(), "slow.toml")
-	writeFile(t, prof, "[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n")
+	prof := writeFile(t, filepath.Join(t.TempDir(), "slow.toml"), "[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n")
 	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof)
 	line := f.line()
 	f.tail()

@@ -129,6 +129,13 @@ func runFray(t *testing.T, timeout time.Duration, args ...string) (code int, std
 	return code, out.String(), errb.String()
 }
 
+// within returns a context that ends after d or with the test.
+func within(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func readReport(t *testing.T, path string) report.Report {
 	t.Helper()
 	f, err := os.Open(path)

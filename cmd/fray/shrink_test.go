@@ -33,9 +33,7 @@ func randomFlakyGateway(t *testing.T, dir string) string {
 	if text == string(p.Text) {
 		t.Fatal("flaky-gateway has no first = true line to take out")
 	}
-	path := filepath.Join(dir, "flaky-gateway-random.toml")
-	writeFile(t, path, text)
-	return path
+	return writeFile(t, filepath.Join(dir, "flaky-gateway-random.toml"), text)
 }
 
 // TestShrinkFlakyGateway records a run of flaky-gateway (its faults at

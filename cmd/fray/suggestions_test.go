@@ -155,11 +155,7 @@ func proxyRefPair(t *testing.T, args func(upstream string) []string, opts refpee
 // seed that fires it, which then does.
 func TestPurposeNeverExercised(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		writeFile(t, p, text)
-		return p
-	}
+	write := func(name, text string) string { return writeFile(t, filepath.Join(dir, name), text) }
 	decorative := write("decorative.toml", "[[fault]]\nkind = \"latency\"\ndelay = \"1ms\"\n\n"+
 		"[[fault]]\nkind = \"close\"\nstream = \"post\"\nrequest_method = \"nosuch/method\"\nafter_priming = true\n")
 	junit := filepath.Join(dir, "fray.xml")

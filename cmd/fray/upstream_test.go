@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -25,8 +24,7 @@ func TestUpstreamBaseOrEndpoint(t *testing.T) {
 	defer up.Close()
 	for _, upstream := range []string{up.URL, up.URL + "/", up.URL + "/mcp"} {
 		t.Run(upstream, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
+			ctx := within(t, 20*time.Second)
 			base, stop := startFray(t, ctx, "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--quiet", "--allow-inconclusive")
 			if code, body := get(t, base+"/mcp"); code != http.StatusOK || body != "pong /mcp" {
 				t.Errorf("GET /mcp through fray: %d %q", code, body)

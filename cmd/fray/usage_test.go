@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -62,8 +63,7 @@ func TestEveryCommandBadFlagExits2(t *testing.T) {
 // listens).
 func TestEveryCommandBadArgumentExits2(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.yml")
-	writeFile(t, bad, "server:\n  - server.priming-evnt\n")
+	bad := writeFile(t, filepath.Join(dir, "bad.yml"), "server:\n  - server.priming-evnt\n")
 	const up = "http://127.0.0.1:1/mcp"
 	for _, tc := range []struct {
 		args []string
@@ -197,5 +197,32 @@ func TestCompletion(t *testing.T) {
 	_, stdout, _ = runFray(t, quick, "profiles", "--generate-bash-completion")
 	if !strings.Contains(stdout, "show\n") {
 		t.Errorf("profiles completion does not offer show:\n%s", stdout)
+	}
+}
+
+// TestEveryHelpFitsATerminal: fray --help and every command's --help, at
+// every depth, fit one terminal screen, and each shows an example.
+func TestEveryHelpFitsATerminal(t *testing.T) {
+	paths := append([][]string{nil}, commandPaths(nil, newApp(io.Discard, io.Discard).Commands)...)
+	for _, p := range paths {
+		args := append(append([]string(nil), p...), "--help")
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, stdout, stderr := runFray(t, quick, args...)
+			if code != exitOK || stdout == "" {
+				t.Fatalf("exit %d; stdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			if len(lines) > helpLines {
+				t.Errorf("%d lines, want at most %d:\n%s", len(lines), helpLines, stdout)
+			}
+			for _, l := range lines {
+				if n := utf8.RuneCountInString(l); n > helpWidth {
+					t.Errorf("line of %d columns, want at most %d: %q", n, helpWidth, l)
+				}
+			}
+			if !strings.Contains(stdout, "example:") {
+				t.Errorf("no example:\n%s", stdout)
+			}
+		})
 	}
 }

@@ -159,10 +159,7 @@ func TestLoopIsRefused(t *testing.T) {
 
 	var seen atomic.Int32
 	base, _ := front(t, upServer(t, func(w http.ResponseWriter, r *http.Request) { seen.Add(1) }))
-	req, _ := http.NewRequest(http.MethodGet, base+"/health", nil)
-	req.Header.Set("Via", "1.1 fray-0123abcd, 1.1 other")
-	resp = do(t, req)
-	resp.Body.Close()
+	resp, _ = roundTrip(t, http.MethodGet, base+"/health", "", map[string]string{"Via": "1.1 fray-0123abcd, 1.1 other"})
 	if resp.StatusCode != http.StatusOK || seen.Load() != 1 {
 		t.Errorf("a request through another fray: %s, upstream saw %d", resp.Status, seen.Load())
 	}

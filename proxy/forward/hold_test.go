@@ -1,7 +1,6 @@
 package forward_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -97,17 +96,9 @@ hold = true
 // the priming event, then a clean end.
 func cutCall(t *testing.T, fray string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Mcp-Session-Id", "s1")
-	resp := do(t, req)
-	var got []string
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		got = append(got, sc.Text())
-	}
-	resp.Body.Close()
-	if strings.Join(got, "|") != "id: a0|retry: 10|data:|" {
+	_, got := roundTrip(t, http.MethodPost, fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}`,
+		map[string]string{"Content-Type": "application/json", "Mcp-Session-Id": "s1"})
+	if got != "id: a0\nretry: 10\ndata:\n\n" {
 		t.Fatalf("the client got %q, want the priming event and a clean end", got)
 	}
 }
@@ -155,11 +146,7 @@ func TestHoldReadsOnUntilTheClientResumes(t *testing.T) {
 	default:
 	}
 
-	get, _ := http.NewRequest(http.MethodGet, fray+"/mcp", nil)
-	get.Header.Set("Mcp-Session-Id", "s1")
-	get.Header.Set("Last-Event-ID", "a0")
-	gresp := do(t, get)
-	gresp.Body.Close()
+	roundTrip(t, http.MethodGet, fray+"/mcp", "", map[string]string{"Mcp-Session-Id": "s1", "Last-Event-ID": "a0"})
 	select {
 	case <-up.gone:
 	case <-ctx.Done():
