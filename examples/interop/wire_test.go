@@ -154,24 +154,35 @@ func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter
 // http://127.0.0.1:PORT) and returns its base URL and the log of what
 // crossed it on the client side.
 func startFray(t *testing.T, upstream string) (string, *wireLog) {
+	return startFrayWith(t, upstream, proxy.Options{Logger: testLogger(t)})
+}
+
+// startFrayWith is startFray with opts, Upstream aside.
+func startFrayWith(t *testing.T, upstream string, opts proxy.Options) (string, *wireLog) {
 	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatalf("upstream %q: %v", upstream, err)
 	}
-	eng, err := proxy.New(proxy.Options{Upstream: u, Logger: testLogger(t)})
+	opts.Upstream = u
+	eng, err := proxy.New(opts)
 	if err != nil {
 		t.Fatalf("proxy.New: %v", err)
 	}
 	log := &wireLog{}
-	srv := httptest.NewServer(log.wrap(eng.Handler()))
+	return serveTest(t, log.wrap(eng.Handler())).URL, log
+}
+
+// serveTest serves h on loopback until the test ends, when it closes the
+// connections still open: Close waits for active requests, and a stream
+// still open to a client must not hold the test up.
+func serveTest(t *testing.T, h http.Handler) *httptest.Server {
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
-		// Close waits for active requests; a stream still open to a client
-		// must not hold the test up, so cut client connections first.
 		srv.CloseClientConnections()
 		srv.Close()
 	})
-	return srv.URL, log
+	return srv
 }
 
 // testLogger returns a logger for fray whose last lines are shown only if t
@@ -218,4 +229,23 @@ func requireResumedThroughFray(t *testing.T, fray *wireLog, serverSent func(stri
 		}
 	}
 	t.Fatalf("no GET through fray resumed with a Last-Event-ID the server sent (Last-Event-IDs seen: %q); exchanges at fray:\n%s", gets, fray)
+}
+
+// requireNode returns the Node environment, skipping the test loudly if node
+// or npm is missing and running npm ci once if the dependencies are not
+// installed yet.
+func requireNode(t *testing.T) nodepeer.Env {
+	t.Helper()
+	return nodepeer.Require(t, "../node", "the TypeScript SDK and conformance interop tests")
+}
+
+// lastJSONLine returns the last line of out that looks like a JSON object.
+func lastJSONLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "{") {
+			return l
+		}
+	}
+	return ""
 }
