@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,7 +32,6 @@ func TestCaptureListen2026(t *testing.T) {
 	if testing.Short() {
 		t.Skip("captures run real peers; not in -short (TestCaptured2026 reads the kept ones)")
 	}
-	update := os.Getenv("FRAY_CAPTURE_UPDATE") == "1"
 	runs := map[string]func(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor){
 		"go-sdk-listen": goSDKListen, "mcp-go-listen": mcpGoListen,
 	}
@@ -44,22 +41,9 @@ func TestCaptureListen2026(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
 			defer cancel()
 			h, client := runs[c.name](t)
-			srv := serveTest(t, h)
-			rec := newWireRecorder(t, srv.URL)
-			dir := t.TempDir()
-			if update {
-				dir = captureDir
-			}
-			o := frayRunThirdParty(ctx, t, upstream{origin: rec.url, path: "/mcp"}, "", nil, client(rec), eraClientTimeout,
-				filepath.Join(dir, c.name+".jsonl"))
-			checkEra(t, c.pair, o)
-			wire := rec.exchanges()
-			checkWire2026(t, c, wire)
+			wire := takeCapture(ctx, t, c, upstream{origin: serveTest(t, h).URL, path: "/mcp"}, client)
 			if listens := countMethod(wire, "subscriptions/listen"); listens != 1 {
 				t.Errorf("%d subscriptions/listen requests, want 1", listens)
-			}
-			if update {
-				writeWire(t, c.name, wire)
 			}
 		})
 	}
@@ -77,12 +61,7 @@ func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 			defer cancel()
 			changed := make(chan struct{}, 1)
 			client := mcp.NewClient(&mcp.Implementation{Name: "fray-example-gosdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
-				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-					select {
-					case changed <- struct{}{}:
-					default:
-					}
-				},
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { signal(changed) },
 			})
 			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint},
 				&mcp.ClientSessionOptions{ProtocolVersion: era2026})
@@ -90,20 +69,12 @@ func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 				return clientRun{Error: "connect: " + err.Error()}
 			}
 			run := clientRun{ProtocolVersion: cs.InitializeResult().ProtocolVersion}
-			if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
-				cs.Close()
-				run.Error = "no acknowledged listen stream: " + err.Error()
-				return run
-			}
-			mcp.AddTool(server, &mcp.Tool{Name: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{}, nil, nil
+			run.Error = listChanged(ctx, rec, changed, func() {
+				mcp.AddTool(server, &mcp.Tool{Name: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{}, nil, nil
+				})
 			})
-			select {
-			case <-changed:
-				run.OK = true
-			case <-ctx.Done():
-				run.Error = "no notifications/tools/list_changed: " + ctx.Err().Error()
-			}
+			run.OK = run.Error == ""
 			if err := cs.Close(); err != nil && run.OK {
 				run.OK, run.Error = false, "close: "+err.Error()
 			}
@@ -129,10 +100,7 @@ func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 			changed := make(chan struct{}, 1)
 			c.OnNotification(func(n mcpgo.JSONRPCNotification) {
 				if n.Method == "notifications/tools/list_changed" {
-					select {
-					case changed <- struct{}{}:
-					default:
-					}
+					signal(changed)
 				}
 			})
 			if err := c.Start(ctx); err != nil {
@@ -152,21 +120,37 @@ func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 				return run
 			}
 			defer stop()
-			if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
-				run.Error = "no acknowledged listen stream: " + err.Error()
-				return run
-			}
-			server.AddTool(mcpgo.NewTool("added"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-				return mcpgo.NewToolResultText("added"), nil
+			run.Error = listChanged(ctx, rec, changed, func() {
+				server.AddTool(mcpgo.NewTool("added"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+					return mcpgo.NewToolResultText("added"), nil
+				})
 			})
-			select {
-			case <-changed:
-				run.OK = true
-			case <-ctx.Done():
-				run.Error = "no notifications/tools/list_changed: " + ctx.Err().Error()
-			}
+			run.OK = run.Error == ""
 			return run
 		}
+	}
+}
+
+// listChanged waits for the listen stream's acknowledgement to pass rec,
+// then adds a tool and waits for changed: "" when it came, else why not.
+func listChanged(ctx context.Context, rec *wireRecorder, changed <-chan struct{}, addTool func()) string {
+	if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
+		return "no acknowledged listen stream: " + err.Error()
+	}
+	addTool()
+	select {
+	case <-changed:
+		return ""
+	case <-ctx.Done():
+		return "no notifications/tools/list_changed: " + ctx.Err().Error()
+	}
+}
+
+// signal sends on ch unless a signal is already waiting.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }
 

@@ -43,8 +43,7 @@ type capture struct {
 // mcp-go against the Go SDK's stateful handler (a DiscoverResult that does
 // not offer the revision asked for).
 var captures = []capture{
-	{name: "ts2", pair: "ts2←ts2-server@" + era2026, start: nodeUpstream("modern-server.mjs", "--notify-list-changed"),
-		client: tsModernClient(era2026, true), accel: "no", notifications: []string{"notifications/cancelled"}},
+	{name: "ts2", pair: "ts2←ts2-server@" + era2026, start: startTSModern, client: tsModernClient(era2026, true), accel: "no", notifications: []string{"notifications/cancelled"}},
 	{name: "ts2-lossy-resume", pair: "ts2←ts2-server@" + era2026, profile: "lossy-resume", start: startTSModern,
 		client: tsModernClient(era2026, false), accel: "no"},
 	{name: "go-sdk", pair: "go-sdk←go-sdk-stateless@" + era2026, start: startGoStateless, client: goSDKEraClient(era2026)},
@@ -65,40 +64,44 @@ func TestCapture2026(t *testing.T) {
 	if testing.Short() {
 		t.Skip("captures run real peers; not in -short (TestCaptured2026 reads the kept ones)")
 	}
-	update := os.Getenv("FRAY_CAPTURE_UPDATE") == "1"
 	for _, c := range captures {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
 			defer cancel()
 			up := c.start(ctx, t)
-			rec := newWireRecorder(t, up.origin)
-			dir := t.TempDir()
-			if update {
-				dir = captureDir
-			}
-			o := frayRunThirdParty(ctx, t, upstream{origin: rec.url, path: up.path, serverSent: up.serverSent},
-				c.profile, eraSeed(c.pair, c.profile), c.client, eraClientTimeout, filepath.Join(dir, c.name+".jsonl"))
-			checkEra(t, c.pair, o)
-			wire := rec.exchanges()
-			checkWire2026(t, c, wire)
-			if update {
-				writeWire(t, c.name, wire)
-			}
+			takeCapture(ctx, t, c, up, func(*wireRecorder) runClientFor { return c.client })
 		})
 	}
 }
 
-// writeWire keeps wire as captureDir/NAME.wire.json.
-func writeWire(t *testing.T, name string, wire []wireExchange) {
+// takeCapture runs c's client through fray in front of a recorder in front
+// of up, holds the verdict to eraExpectation and the wire to checkWire2026,
+// and returns the wire. With FRAY_CAPTURE_UPDATE=1 it keeps the trace and
+// the wire (NAME.wire.json) in captureDir.
+func takeCapture(ctx context.Context, t *testing.T, c capture, up upstream, client func(*wireRecorder) runClientFor) []wireExchange {
 	t.Helper()
-	b, err := json.MarshalIndent(wire, "", "  ")
-	if err != nil {
-		t.Fatal(err)
+	update := os.Getenv("FRAY_CAPTURE_UPDATE") == "1"
+	rec := newWireRecorder(t, up.origin)
+	dir := t.TempDir()
+	if update {
+		dir = captureDir
 	}
-	if err := os.WriteFile(filepath.Join(captureDir, name+".wire.json"), append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
+	o := frayRunThirdParty(ctx, t, upstream{origin: rec.url, path: up.path, serverSent: up.serverSent},
+		c.profile, eraSeed(c.pair, c.profile), client(rec), eraClientTimeout, filepath.Join(dir, c.name+".jsonl"))
+	checkEra(t, c.pair, o)
+	wire := rec.exchanges()
+	checkWire2026(t, c, wire)
+	if update {
+		b, err := json.MarshalIndent(wire, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(captureDir, c.name+".wire.json"), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	return wire
 }
 
 // startMCPGoStreamable serves mcpgopeer's Streamable HTTP handler.
