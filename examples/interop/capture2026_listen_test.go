@@ -32,7 +32,7 @@ func TestCaptureListen2026(t *testing.T) {
 	if testing.Short() {
 		t.Skip("captures run real peers; not in -short (TestCaptured2026 reads the kept ones)")
 	}
-	runs := map[string]func(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor){
+	runs := map[string]func(t *testing.T) (http.Handler, func(*wireLog) runClientFor){
 		"go-sdk-listen": goSDKListen, "mcp-go-listen": mcpGoListen,
 	}
 	for _, c := range listenCaptures {
@@ -52,10 +52,10 @@ func TestCaptureListen2026(t *testing.T) {
 // goSDKListen serves refpeer's server statelessly and runs the Go SDK's
 // client with a ToolListChangedHandler, which makes Connect open a
 // subscriptions/listen stream.
-func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) {
+func goSDKListen(t *testing.T) (http.Handler, func(*wireLog) runClientFor) {
 	server := refpeer.NewServer(refpeer.ServerOptions{})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
-	return h, func(rec *wireRecorder) runClientFor {
+	return h, func(rec *wireLog) runClientFor {
 		return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -85,9 +85,9 @@ func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 
 // mcpGoListen serves an mcp-go server that announces tools.listChanged, and
 // runs mcp-go's client with ListenAsync.
-func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) {
+func mcpGoListen(t *testing.T) (http.Handler, func(*wireLog) runClientFor) {
 	server := mcpgoserver.NewMCPServer("fray-example-mcp-go", "1.0.0", mcpgoserver.WithToolCapabilities(true))
-	return mcpgoserver.NewStreamableHTTPServer(server), func(rec *wireRecorder) runClientFor {
+	return mcpgoserver.NewStreamableHTTPServer(server), func(rec *wireLog) runClientFor {
 		return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -133,7 +133,7 @@ func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 
 // listChanged waits for the listen stream's acknowledgement to pass rec,
 // then adds a tool and waits for changed: "" when it came, else why not.
-func listChanged(ctx context.Context, rec *wireRecorder, changed <-chan struct{}, addTool func()) string {
+func listChanged(ctx context.Context, rec *wireLog, changed <-chan struct{}, addTool func()) string {
 	if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
 		return "no acknowledged listen stream: " + err.Error()
 	}

@@ -90,7 +90,7 @@ func TestConformanceDirectVsFray(t *testing.T) {
 		delete(through, k)
 	}
 	if diff := verdictTable(direct, through, true); diff != "" {
-		t.Errorf("conformance results differ through fray:\n%s\nexchanges at fray: %d", diff, len(fray.snapshot()))
+		t.Errorf("conformance results differ through fray:\n%s\nexchanges at fray: %d", diff, len(fray.exchanges()))
 	}
 }
 

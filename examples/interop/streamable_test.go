@@ -138,7 +138,7 @@ func startTSStreamable(ctx context.Context, t *testing.T) upstream {
 // startGoStreamable serves refpeer in-process; the ids it sends are read off
 // its responses before they reach fray.
 func startGoStreamable(ctx context.Context, t *testing.T) upstream {
-	wire := &wireLog{}
+	wire := newWireLog()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: 100 * time.Millisecond}))
 	return upstream{origin: serveTest(t, wire.wrap(mux)).URL, path: "/mcp", serverSent: wire.sentID}
