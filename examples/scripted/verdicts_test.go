@@ -69,13 +69,7 @@ func TestSilentResumeThenCancel(t *testing.T) {
 // whose resumed stream fray stalls for ever: the silence is fray's, and no
 // check blames the server.
 func TestStalledResumeThenCancelIsFrays(t *testing.T) {
-	prof := profileText(t, "lose-stall", `
-[[fault]]
-kind = "lose"
-stream = "post"
-request_method = "tools/call"
-after_events = 2
-events = 3
+	prof := profileText(t, "lose-stall", loseProfile+`
 [[fault]]
 kind = "stall"
 stream = "resume"
