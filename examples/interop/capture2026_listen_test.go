@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,8 +32,7 @@ func TestCaptureListen2026(t *testing.T) {
 	if testing.Short() {
 		t.Skip("captures run real peers; not in -short (TestCaptured2026 reads the kept ones)")
 	}
-	update := os.Getenv("FRAY_CAPTURE_UPDATE") == "1"
-	runs := map[string]func(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor){
+	runs := map[string]func(t *testing.T) (http.Handler, func(*wireLog) runClientFor){
 		"go-sdk-listen": goSDKListen, "mcp-go-listen": mcpGoListen,
 	}
 	for _, c := range listenCaptures {
@@ -44,22 +41,9 @@ func TestCaptureListen2026(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
 			defer cancel()
 			h, client := runs[c.name](t)
-			srv := serveTest(t, h)
-			rec := newWireRecorder(t, srv.URL)
-			dir := t.TempDir()
-			if update {
-				dir = captureDir
-			}
-			o := frayRunThirdParty(ctx, t, upstream{origin: rec.url, path: "/mcp"}, "", nil, client(rec), eraClientTimeout,
-				filepath.Join(dir, c.name+".jsonl"))
-			checkEra(t, c.pair, o)
-			wire := rec.exchanges()
-			checkWire2026(t, c, wire)
+			wire := takeCapture(ctx, t, c, upstream{origin: serveTest(t, h).URL, path: "/mcp"}, client)
 			if listens := countMethod(wire, "subscriptions/listen"); listens != 1 {
 				t.Errorf("%d subscriptions/listen requests, want 1", listens)
-			}
-			if update {
-				writeWire(t, c.name, wire)
 			}
 		})
 	}
@@ -68,21 +52,16 @@ func TestCaptureListen2026(t *testing.T) {
 // goSDKListen serves refpeer's server statelessly and runs the Go SDK's
 // client with a ToolListChangedHandler, which makes Connect open a
 // subscriptions/listen stream.
-func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) {
+func goSDKListen(t *testing.T) (http.Handler, func(*wireLog) runClientFor) {
 	server := refpeer.NewServer(refpeer.ServerOptions{})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{Stateless: true})
-	return h, func(rec *wireRecorder) runClientFor {
+	return h, func(rec *wireLog) runClientFor {
 		return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			changed := make(chan struct{}, 1)
 			client := mcp.NewClient(&mcp.Implementation{Name: "fray-example-gosdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
-				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-					select {
-					case changed <- struct{}{}:
-					default:
-					}
-				},
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { signal(changed) },
 			})
 			cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint},
 				&mcp.ClientSessionOptions{ProtocolVersion: era2026})
@@ -90,20 +69,12 @@ func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 				return clientRun{Error: "connect: " + err.Error()}
 			}
 			run := clientRun{ProtocolVersion: cs.InitializeResult().ProtocolVersion}
-			if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
-				cs.Close()
-				run.Error = "no acknowledged listen stream: " + err.Error()
-				return run
-			}
-			mcp.AddTool(server, &mcp.Tool{Name: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{}, nil, nil
+			run.Error = listChanged(ctx, rec, changed, func() {
+				mcp.AddTool(server, &mcp.Tool{Name: "added"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{}, nil, nil
+				})
 			})
-			select {
-			case <-changed:
-				run.OK = true
-			case <-ctx.Done():
-				run.Error = "no notifications/tools/list_changed: " + ctx.Err().Error()
-			}
+			run.OK = run.Error == ""
 			if err := cs.Close(); err != nil && run.OK {
 				run.OK, run.Error = false, "close: "+err.Error()
 			}
@@ -114,9 +85,9 @@ func goSDKListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 
 // mcpGoListen serves an mcp-go server that announces tools.listChanged, and
 // runs mcp-go's client with ListenAsync.
-func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) {
+func mcpGoListen(t *testing.T) (http.Handler, func(*wireLog) runClientFor) {
 	server := mcpgoserver.NewMCPServer("fray-example-mcp-go", "1.0.0", mcpgoserver.WithToolCapabilities(true))
-	return mcpgoserver.NewStreamableHTTPServer(server), func(rec *wireRecorder) runClientFor {
+	return mcpgoserver.NewStreamableHTTPServer(server), func(rec *wireLog) runClientFor {
 		return func(ctx context.Context, t *testing.T, endpoint string, timeout time.Duration) clientRun {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
@@ -129,10 +100,7 @@ func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 			changed := make(chan struct{}, 1)
 			c.OnNotification(func(n mcpgo.JSONRPCNotification) {
 				if n.Method == "notifications/tools/list_changed" {
-					select {
-					case changed <- struct{}{}:
-					default:
-					}
+					signal(changed)
 				}
 			})
 			if err := c.Start(ctx); err != nil {
@@ -152,21 +120,37 @@ func mcpGoListen(t *testing.T) (http.Handler, func(*wireRecorder) runClientFor) 
 				return run
 			}
 			defer stop()
-			if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
-				run.Error = "no acknowledged listen stream: " + err.Error()
-				return run
-			}
-			server.AddTool(mcpgo.NewTool("added"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
-				return mcpgo.NewToolResultText("added"), nil
+			run.Error = listChanged(ctx, rec, changed, func() {
+				server.AddTool(mcpgo.NewTool("added"), func(context.Context, mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+					return mcpgo.NewToolResultText("added"), nil
+				})
 			})
-			select {
-			case <-changed:
-				run.OK = true
-			case <-ctx.Done():
-				run.Error = "no notifications/tools/list_changed: " + ctx.Err().Error()
-			}
+			run.OK = run.Error == ""
 			return run
 		}
+	}
+}
+
+// listChanged waits for the listen stream's acknowledgement to pass rec,
+// then adds a tool and waits for changed: "" when it came, else why not.
+func listChanged(ctx context.Context, rec *wireLog, changed <-chan struct{}, addTool func()) string {
+	if err := rec.waitFor(ctx, "notifications/subscriptions/acknowledged"); err != nil {
+		return "no acknowledged listen stream: " + err.Error()
+	}
+	addTool()
+	select {
+	case <-changed:
+		return ""
+	case <-ctx.Done():
+		return "no notifications/tools/list_changed: " + ctx.Err().Error()
+	}
+}
+
+// signal sends on ch unless a signal is already waiting.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
 	}
 }
 

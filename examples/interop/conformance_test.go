@@ -1,6 +1,7 @@
 package interop_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -76,7 +77,7 @@ func TestConformanceDirectVsFray(t *testing.T) {
 			t.Errorf("direct run: %s FAILURE: %s (the server, not fray, is off)", k, c.ErrorMessage)
 		}
 	}
-	t.Logf("per-check results:\n%s", resultTable(direct, through))
+	t.Logf("per-check results:\n%s", verdictTable(direct, through, false))
 	for k, want := range knownDifferences {
 		d, f := direct[k], through[k]
 		if d.Status != want.direct || f.Status != want.through {
@@ -88,8 +89,8 @@ func TestConformanceDirectVsFray(t *testing.T) {
 		delete(direct, k)
 		delete(through, k)
 	}
-	if diff := diffVerdicts(direct, through); diff != "" {
-		t.Errorf("conformance results differ through fray:\n%s\nexchanges at fray: %d", diff, len(fray.snapshot()))
+	if diff := verdictTable(direct, through, true); diff != "" {
+		t.Errorf("conformance results differ through fray:\n%s\nexchanges at fray: %d", diff, len(fray.exchanges()))
 	}
 }
 
@@ -164,39 +165,33 @@ func sortedKeys(sets ...verdicts) []checkKey {
 	return keys
 }
 
-// diffVerdicts lists every check whose status differs, or that only one
-// run has, with the error messages; empty means identical.
-func diffVerdicts(direct, through verdicts) string {
+// verdictTable lists every check's status in both runs; with diff, only
+// those whose status differs, or that only one run has, with the error
+// messages, and "" when the runs are identical.
+func verdictTable(direct, through verdicts, diff bool) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  CHECK\tDIRECT\tTHROUGH FRAY\tMESSAGE (through fray / direct)")
+	if diff {
+		fmt.Fprintln(tw, "  CHECK\tDIRECT\tTHROUGH FRAY\tMESSAGE (through fray / direct)")
+	} else {
+		fmt.Fprintln(tw, "  CHECK\tDIRECT\tTHROUGH FRAY")
+	}
 	n := 0
 	for _, k := range sortedKeys(direct, through) {
 		d, dok := direct[k]
 		f, fok := through[k]
-		if dok && fok && d.Status == f.Status {
-			continue
+		switch {
+		case !diff:
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", k, statusOr(d, dok), statusOr(f, fok))
+		case !dok || !fok || d.Status != f.Status:
+			n++
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", k, statusOr(d, dok), statusOr(f, fok), cmp.Or(f.ErrorMessage, d.ErrorMessage))
 		}
-		n++
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", k, statusOr(d, dok), statusOr(f, fok), firstNonEmpty(f.ErrorMessage, d.ErrorMessage))
 	}
 	tw.Flush()
-	if n == 0 {
+	if diff && n == 0 {
 		return ""
 	}
-	return b.String()
-}
-
-func resultTable(direct, through verdicts) string {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  CHECK\tDIRECT\tTHROUGH FRAY")
-	for _, k := range sortedKeys(direct, through) {
-		d, dok := direct[k]
-		f, fok := through[k]
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", k, statusOr(d, dok), statusOr(f, fok))
-	}
-	tw.Flush()
 	return b.String()
 }
 
@@ -205,13 +200,4 @@ func statusOr(c check, ok bool) string {
 		return "(absent)"
 	}
 	return c.Status
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -44,17 +43,6 @@ func startGoStateless(ctx context.Context, t *testing.T) upstream {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewStatelessHandler(refpeer.ServerOptions{}))
 	return upstream{origin: serveTest(t, mux).URL, path: "/mcp", serverSent: func(string) bool { return false }}
-}
-
-// serveTest serves h on loopback until the test ends, when it closes the
-// connections still open.
-func serveTest(t *testing.T, h http.Handler) *httptest.Server {
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return srv
 }
 
 // tsModernClient runs examples/node/modern-client.mjs at era (2026-07-28
@@ -113,15 +101,7 @@ func goSDKRun(opts refpeer.ClientOptions) runClientFor {
 		defer cancel()
 		o := opts
 		o.Endpoint = endpoint
-		res, err := refpeer.RunClient(ctx, o)
-		run := clientRun{OK: err == nil}
-		if err != nil {
-			run.Error = err.Error()
-		}
-		if res != nil {
-			run.ProtocolVersion, run.Result, run.ProgressValues = res.ProtocolVersion, res.Text, res.Progress
-		}
-		return run
+		return goSDKResult(refpeer.RunClient(ctx, o))
 	}
 }
 

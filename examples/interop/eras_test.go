@@ -113,9 +113,7 @@ func TestEraPairs(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), eraPairTimeout)
 			defer cancel()
-			up := pr.start(ctx, t)
-			ups := slices.Repeat([]upstream{up}, len(pr.profiles)+2)
-			direct, outcomes := runPair(ctx, t, pr.name, ups, pr.profiles, func(profile string) *uint64 { return eraSeed(pr.name, profile) },
+			direct, outcomes := runPair(ctx, t, pr.name, pr.start, false, pr.profiles, func(profile string) *uint64 { return eraSeed(pr.name, profile) },
 				pr.client, eraClientTimeout, keep)
 			switch {
 			case !direct.OK && pr.directFails == "":

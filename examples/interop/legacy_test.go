@@ -57,7 +57,7 @@ func TestLegacySSEThroughFray(t *testing.T) {
 		}
 	}
 	var sseOK, postsAtFray int
-	for _, ex := range fray.snapshot() {
+	for _, ex := range fray.exchanges() {
 		switch {
 		case ex.Method == http.MethodGet && ex.Path == path && ex.Status == http.StatusOK:
 			sseOK++

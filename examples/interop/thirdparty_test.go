@@ -113,16 +113,7 @@ func TestThirdPartyPairs(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), thirdPartyPairTimeout)
 			defer cancel()
-			n := len(pr.profiles) + 2 // the direct run, none, the profiles
-			ups := make([]upstream, n)
-			for i := range ups {
-				if i == 0 || pr.isolate {
-					ups[i] = pr.start(ctx, t)
-				} else {
-					ups[i] = ups[0]
-				}
-			}
-			direct, outcomes := runPair(ctx, t, pr.name, ups, pr.profiles, func(profile string) *uint64 { return thirdPartySeeds[pr.name+"/"+profile] },
+			direct, outcomes := runPair(ctx, t, pr.name, pr.start, pr.isolate, pr.profiles, func(profile string) *uint64 { return thirdPartySeeds[pr.name+"/"+profile] },
 				pr.client, cmp.Or(pr.timeout, thirdPartyClientTimeout), keep)
 			if !direct.OK {
 				t.Fatalf("client failed against the server directly: %s", direct.Error)
@@ -137,12 +128,20 @@ func TestThirdPartyPairs(t *testing.T) {
 	}
 }
 
-// runPair runs client directly against ups[0], and through fray with no
-// profile and under each of profiles against ups[1:], all at once; seed
-// gives each profile's seed. Traces go to keep (or a temporary folder),
-// and with keep the outcomes too.
-func runPair(ctx context.Context, t *testing.T, pair string, ups []upstream, profiles []string, seed func(profile string) *uint64,
+// runPair runs client directly, and through fray with no profile and
+// under each of profiles, all at once against one server start starts (or,
+// with isolate, a server each); seed gives each profile's seed. Traces go
+// to keep (or a temporary folder), and with keep the outcomes too.
+func runPair(ctx context.Context, t *testing.T, pair string, start startServer, isolate bool, profiles []string, seed func(profile string) *uint64,
 	client runClientFor, timeout time.Duration, keep string) (direct clientRun, outcomes []frayOutcome) {
+	ups := make([]upstream, len(profiles)+2) // the direct run, none, the profiles
+	for i := range ups {
+		if i == 0 || isolate {
+			ups[i] = start(ctx, t)
+		} else {
+			ups[i] = ups[0]
+		}
+	}
 	dir := cmp.Or(keep, t.TempDir())
 	outcomes = make([]frayOutcome, len(profiles)+1)
 	var wg sync.WaitGroup

@@ -25,8 +25,8 @@ type sdkPair struct {
 }
 
 var sdkPairs = []sdkPair{
-	{"ts", startTSStreamable, runTSNeverClosing},
-	{"go", startGoStreamable, runGoNeverClosing},
+	{"ts", startTSStreamable, tsStreamableClient(0)},
+	{"go", startGoStreamable, goStreamableClient(0)},
 }
 
 // expectation is what fray finds on a real SDK pair under one profile.
@@ -88,35 +88,39 @@ func ptr[T any](v T) *T { return &v }
 // every built-in Streamable HTTP profile with the verifier on, and holds
 // the verdicts to the expectations.
 func TestSDKPairsUnderEveryProfile(t *testing.T) {
+	forSDKPairs(t, 60*time.Second, func(ctx context.Context, t *testing.T, pr sdkPair, up upstream, name string) {
+		rep, run := verdictRun(ctx, t, up, name, pr.client, sdkSeeds[pr.name+"/"+name])
+		got := findings(rep)
+		want := sdkExpectation(pr.name, name)
+		t.Logf("client: ok=%v %s; findings %v", run.OK, run.Error, got)
+		if !sameFindings(got, want) {
+			t.Errorf("findings %v, want %v (and maybe %v)\n%s", got, want.findings, want.maybe, evidence(rep))
+		}
+		if run.OK != (want.clientFails == "") {
+			t.Errorf("client ok=%v (%s), expected failure: %q", run.OK, run.Error, want.clientFails)
+		}
+		// An idle timeout of minutes never acts in a short run: its
+		// fault is armed, not fired, and the verdict inconclusive.
+		_, quiet := sdkQuiet[pr.name+"/"+name]
+		idle := strings.HasPrefix(name, "idle-cut-") || quiet
+		switch {
+		case idle && (rep.Totals.Faults != 0 || rep.Verdict != report.VerdictInconclusive):
+			t.Errorf("%s: %d faults fired, verdict %s; want none and inconclusive", name, rep.Totals.Faults, rep.Verdict)
+		case !idle && rep.Totals.Faults == 0 && name != "flaky-gateway":
+			t.Errorf("no fault fired under %s", name)
+		}
+	})
+}
+
+// forSDKPairs runs f as subtest PAIR/PROFILE for each SDK pair under each
+// built-in Streamable HTTP profile, its server started, within timeout.
+func forSDKPairs(t *testing.T, timeout time.Duration, f func(ctx context.Context, t *testing.T, pr sdkPair, up upstream, profile string)) {
 	for _, pr := range sdkPairs {
-		for _, name := range profiles.Names() {
-			if name == "legacy-sse" || name == "soak" {
-				continue
-			}
+		for _, name := range streamableProfiles() {
 			t.Run(pr.name+"/"+name, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), timeout)
 				defer cancel()
-				up := pr.start(ctx, t)
-				rep, run := verdictRun(ctx, t, up, name, pr.client, sdkSeeds[pr.name+"/"+name])
-				got := findings(rep)
-				want := sdkExpectation(pr.name, name)
-				t.Logf("client: ok=%v %s; findings %v", run.OK, run.Error, got)
-				if !sameFindings(got, want) {
-					t.Errorf("findings %v, want %v (and maybe %v)\n%s", got, want.findings, want.maybe, evidence(rep))
-				}
-				if run.OK != (want.clientFails == "") {
-					t.Errorf("client ok=%v (%s), expected failure: %q", run.OK, run.Error, want.clientFails)
-				}
-				// An idle timeout of minutes never acts in a short run: its
-				// fault is armed, not fired, and the verdict inconclusive.
-				_, quiet := sdkQuiet[pr.name+"/"+name]
-				idle := strings.HasPrefix(name, "idle-cut-") || quiet
-				switch {
-				case idle && (rep.Totals.Faults != 0 || rep.Verdict != report.VerdictInconclusive):
-					t.Errorf("%s: %d faults fired, verdict %s; want none and inconclusive", name, rep.Totals.Faults, rep.Verdict)
-				case !idle && rep.Totals.Faults == 0 && name != "flaky-gateway":
-					t.Errorf("no fault fired under %s", name)
-				}
+				f(ctx, t, pr, pr.start(ctx, t), name)
 			})
 		}
 	}
@@ -199,36 +203,26 @@ func TestSDKPairsManySeeds(t *testing.T) {
 	if err != nil || n <= 0 {
 		t.Skip("set FRAY_SDK_SEEDS=N to run every SDK pair under every profile with seeds 1..N")
 	}
-	for _, pr := range sdkPairs {
-		for _, name := range profiles.Names() {
-			if name == "legacy-sse" || name == "soak" {
-				continue
-			}
-			t.Run(pr.name+"/"+name, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n)*30*time.Second)
-				defer cancel()
-				up := pr.start(ctx, t)
-				want := sdkExpectation(pr.name, name)
-				allowed := append(slices.Clone(want.findings), want.maybe...)
-				fired, clean := 0, 0
-				for seed := range uint64(n) {
-					rep, run := verdictRun(ctx, t, up, name, pr.client, ptr(seed+1))
-					fired += rep.Totals.Faults
-					got := findings(rep)
-					for _, f := range got {
-						if !slices.Contains(allowed, f) {
-							t.Errorf("seed %d: finding %s, not among %v\n%s", seed+1, f, allowed, evidence(rep))
-						}
-					}
-					if !run.OK && want.clientFails == "" {
-						t.Errorf("seed %d: the client failed: %s", seed+1, run.Error)
-					}
-					if len(got) == 0 && run.OK {
-						clean++
-					}
+	forSDKPairs(t, time.Duration(n)*30*time.Second, func(ctx context.Context, t *testing.T, pr sdkPair, up upstream, name string) {
+		want := sdkExpectation(pr.name, name)
+		allowed := append(slices.Clone(want.findings), want.maybe...)
+		fired, clean := 0, 0
+		for seed := range uint64(n) {
+			rep, run := verdictRun(ctx, t, up, name, pr.client, ptr(seed+1))
+			fired += rep.Totals.Faults
+			got := findings(rep)
+			for _, f := range got {
+				if !slices.Contains(allowed, f) {
+					t.Errorf("seed %d: finding %s, not among %v\n%s", seed+1, f, allowed, evidence(rep))
 				}
-				t.Logf("%d seeds: %d clean, %d faults fired", n, clean, fired)
-			})
+			}
+			if !run.OK && want.clientFails == "" {
+				t.Errorf("seed %d: the client failed: %s", seed+1, run.Error)
+			}
+			if len(got) == 0 && run.OK {
+				clean++
+			}
 		}
-	}
+		t.Logf("%d seeds: %d clean, %d faults fired", n, clean, fired)
+	})
 }

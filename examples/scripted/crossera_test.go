@@ -3,13 +3,10 @@ package scripted_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/profiles"
@@ -42,41 +39,26 @@ func dualServer(noGET bool) http.Handler {
 // eraRun runs the given clients at once through one fray in front of h.
 func eraRun(t *testing.T, h http.Handler, prof *profiles.Profile, oldClient, newClient bool) (report.Report, error, error) {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	defer srv.Close()
 	seed := uint64(1)
-	opts := proxy.Options{Profile: prof, Seed: &seed}
-	opts.Upstream, _ = url.Parse(srv.URL)
-	eng, err := proxy.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fray := httptest.NewServer(eng.Handler())
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	var oldErr, newErr error
-	var wg sync.WaitGroup
-	if oldClient {
-		wg.Go(func() {
-			_, oldErr = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: 3})
-		})
-	}
-	if newClient {
-		wg.Go(func() {
-			_, newErr = scripted.RunStatelessClient(ctx, scripted.StatelessClientOptions{URL: fray.URL + "/mcp", Calls: 3})
-		})
-	}
-	wg.Wait()
-	fray.Close()
-	rep, ferr := eng.Finish(eng.Stop(), &report.Command{Args: []string{"scripted clients"}})
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
+	rep := judge(t, h, proxy.Options{Profile: prof, Seed: &seed}, &report.Command{Args: []string{"scripted clients"}}, func(ctx context.Context, fray string) {
+		var wg sync.WaitGroup
+		if oldClient {
+			wg.Go(func() {
+				_, oldErr = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray + "/mcp", Calls: 3})
+			})
+		}
+		if newClient {
+			wg.Go(func() {
+				_, newErr = scripted.RunStatelessClient(ctx, scripted.StatelessClientOptions{URL: fray + "/mcp", Calls: 3})
+			})
+		}
+		wg.Wait()
+	})
 	return rep, oldErr, newErr
 }
 
-// judged reports how many cases the checks whose id starts with one of
-// prefixes judged, by id.
+// judgedBy reports how many cases each of the checks ids judged.
 func judgedBy(rep report.Report, ids ...string) map[string]int {
 	out := map[string]int{}
 	for _, c := range rep.Checks {
@@ -160,11 +142,11 @@ func TestNewClientOldServer(t *testing.T) {
 	rep, _, newErr := eraRun(t, scripted.NewServer(scripted.ServerOptions{}), nil, false, true)
 	t.Logf("2026-07-28 client: %v\n%s", newErr, describe(rep))
 	for _, id := range []string{checks.ServerUnknownSession404, checks.ClientNewSessionAfter404, checks.ServerPrimingEvent, checks.ClientReconnects} {
-		if c := judgedBy(rep, id)[id]; c > 0 {
+		if c := applied(rep, id); c > 0 {
 			t.Errorf("%s judged %d cases of 2026-07-28 traffic", id, c)
 		}
 	}
-	if n := judgedBy(rep, checks.ClientRoutingHeaders)[checks.ClientRoutingHeaders]; n == 0 {
+	if n := applied(rep, checks.ClientRoutingHeaders); n == 0 {
 		t.Error("client.routing-headers judged nothing: the new client's requests were not recognised")
 	}
 	if got := found(rep); len(got) > 0 {

@@ -42,13 +42,30 @@ func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
 	if r.legacy {
 		h = scripted.NewLegacyServer(scripted.ServerOptions{})
 	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
 	opts := proxy.Options{Profile: r.profile}
 	if r.profile != nil {
-		seed := r.seed
-		opts.Seed = &seed
+		opts.Seed = &r.seed
 	}
+	calls := max(r.calls, 2)
+	var res *scripted.Result
+	var err error
+	rep := judge(t, h, opts, nil, func(ctx context.Context, fray string) {
+		if r.legacy {
+			res, err = scripted.RunLegacyClient(ctx, fray, calls)
+		} else {
+			res, err = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray + "/mcp", Calls: calls, Fault: r.client, Idle: r.idle, CallTimeout: r.timeout})
+		}
+	})
+	return rep, res, err
+}
+
+// judge serves h, runs client against fray (opts, with h as its upstream)
+// with a minute to finish, and returns the verifier's final report, cmd
+// the client's command.
+func judge(t *testing.T, h http.Handler, opts proxy.Options, cmd *report.Command, client func(ctx context.Context, frayURL string)) report.Report {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
 	opts.Upstream, _ = url.Parse(srv.URL)
 	eng, err := proxy.New(opts)
 	if err != nil {
@@ -57,21 +74,38 @@ func (r pairRun) run(t *testing.T) (report.Report, *scripted.Result, error) {
 	fray := httptest.NewServer(eng.Handler())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	calls := max(r.calls, 2)
-	var res *scripted.Result
-	if r.legacy {
-		res, err = scripted.RunLegacyClient(ctx, fray.URL, calls)
-	} else {
-		res, err = scripted.RunClient(ctx, scripted.ClientOptions{URL: fray.URL + "/mcp", Calls: calls, Fault: r.client, Idle: r.idle, CallTimeout: r.timeout})
-	}
+	client(ctx, fray.URL)
 	// Every exchange has ended once the client's connections are closed
 	// and fray's handlers have returned.
 	fray.Close()
-	rep, ferr := eng.Finish(eng.Stop(), nil)
-	if ferr != nil {
-		t.Fatal(ferr)
+	rep, err := eng.Finish(eng.Stop(), cmd)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rep, res, err
+	return rep
+}
+
+// foundOnly fails t unless want is the one check, besides the end-to-end
+// consequences that cite it, that found something; client says how the
+// client ended.
+func foundOnly(t *testing.T, rep report.Report, want, client string) {
+	t.Helper()
+	if got := named(t, rep, want); !slices.Equal(got, []string{want}) {
+		t.Errorf("checks that found something %v, want exactly [%s]%s\n%s", got, want, client, describe(rep))
+	}
+}
+
+// foundOnlyAtSeverity is foundOnly with want found at the severity the
+// catalog gives it.
+func foundOnlyAtSeverity(t *testing.T, rep report.Report, want string, res any, err error) {
+	t.Helper()
+	foundOnly(t, rep, want, fmt.Sprintf(" (client: %+v, %v)", res, err))
+	info, _ := checks.Lookup(want)
+	for _, c := range rep.Checks {
+		if c.ID == want && c.Severity != info.Severity {
+			t.Errorf("%s was found at %s, its catalog severity is %s", c.ID, c.Severity, info.Severity)
+		}
+	}
 }
 
 // failed lists the checks of error severity that failed.
@@ -158,6 +192,75 @@ hold = true
 `)
 }
 
+func TestCorrectPairDirect(t *testing.T) {
+	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: srv.URL + "/mcp", Calls: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 3 || res.Sessions != 1 || len(res.Resumes) != 0 {
+		t.Errorf("result %+v, want 3 calls in one session with no resumption", res)
+	}
+}
+
+// TestCorrectPairResumesThroughPollingServer: with every tools/call stream
+// cut after its priming event, the client resumes each call from the
+// priming event's id and finishes.
+func TestCorrectPairResumesThroughPollingServer(t *testing.T) {
+	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
+	defer srv.Close()
+	fray := throughFray(t, srv.URL, "polling-server")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: fray + "/mcp", Calls: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"0-0", "1-0"}
+	if res.Completed != 2 || len(res.Resumes) != 2 || res.Resumes[0] != want[0] || res.Resumes[1] != want[1] {
+		t.Errorf("result %+v, want 2 calls each resumed from its priming id %v", res, want)
+	}
+}
+
+// TestLegacyPairThroughFray: the HTTP+SSE pair finishes its calls through
+// fray under the legacy-sse profile, the endpoint event rewritten and the
+// stream fragmented.
+func TestLegacyPairThroughFray(t *testing.T) {
+	srv := httptest.NewServer(scripted.NewLegacyServer(scripted.ServerOptions{}))
+	defer srv.Close()
+	fray := throughFray(t, srv.URL, "legacy-sse")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := scripted.RunLegacyClient(ctx, fray, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Completed != 2 || res.Sessions != 1 {
+		t.Errorf("result %+v, want 2 calls in one session", res)
+	}
+}
+
+// throughFray serves fray in front of upstream under a built-in profile
+// until the test ends, and returns its URL.
+func throughFray(t *testing.T, upstream, profile string) string {
+	t.Helper()
+	prof, err := profiles.Resolve(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(upstream)
+	eng, err := proxy.New(proxy.Options{Upstream: u, Profile: prof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fray := httptest.NewServer(eng.Handler())
+	t.Cleanup(fray.Close)
+	return fray.URL
+}
+
 // TestMisbehaviourMatrix: each scripted misbehaviour is named by exactly
 // its own check, at the severity the catalog gives it, and by no other
 // check but the end-to-end consequences that cite it.
@@ -217,16 +320,7 @@ times = 1
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
 			rep, res, err := row.run.run(t)
-			got := named(t, rep, row.want)
-			if !slices.Equal(got, []string{row.want}) {
-				t.Errorf("checks that found something %v, want exactly [%s] (client: %+v, %v)\n%s", got, row.want, res, err, describe(rep))
-			}
-			info, _ := checks.Lookup(row.want)
-			for _, c := range rep.Checks {
-				if c.ID == row.want && c.Severity != info.Severity {
-					t.Errorf("%s was found at %s, its catalog severity is %s", c.ID, c.Severity, info.Severity)
-				}
-			}
+			foundOnlyAtSeverity(t, rep, row.want, res, err)
 		})
 	}
 }
@@ -249,9 +343,7 @@ func TestCorrectPairIsCleanUnderEveryProfile(t *testing.T) {
 			t.Fatal(err)
 		}
 		for seed := range uint64(seeds) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				sem <- struct{}{}
 				defer func() { <-sem }()
 				run := pairRun{profile: prof, seed: seed + 1, legacy: name == "legacy-sse"}
@@ -266,7 +358,7 @@ func TestCorrectPairIsCleanUnderEveryProfile(t *testing.T) {
 				fired[name] += rep.Totals.Faults
 				resumed[name] += rep.Totals.Resumptions
 				mu.Unlock()
-			}()
+			})
 		}
 	}
 	wg.Wait()
@@ -326,9 +418,7 @@ func TestCorrectServerVariantsAreClean(t *testing.T) {
 	for vname, opts := range variants {
 		for name, prof := range byName {
 			for seed := range uint64(seeds) {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					sem <- struct{}{}
 					defer func() { <-sem }()
 					rep, res, err := pairRun{opts: opts, profile: prof, seed: seed + 1}.run(t)
@@ -339,16 +429,10 @@ func TestCorrectServerVariantsAreClean(t *testing.T) {
 					if err != nil && !unrecoverable {
 						t.Errorf("%s, %s seed %d: the correct client failed: %v (%+v)", vname, name, seed+1, err, res)
 					}
-					var found []string
-					for _, c := range rep.Checks {
-						if c.Status == report.StatusFail || c.Status == report.StatusWarn {
-							found = append(found, c.ID)
-						}
+					if got := found(rep); len(got) > 0 {
+						t.Errorf("%s, %s seed %d: found %v\n%s", vname, name, seed+1, got, describe(rep))
 					}
-					if len(found) > 0 {
-						t.Errorf("%s, %s seed %d: found %v\n%s", vname, name, seed+1, found, describe(rep))
-					}
-				}()
+				})
 			}
 		}
 	}

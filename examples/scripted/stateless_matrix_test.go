@@ -2,10 +2,7 @@ package scripted_test
 
 import (
 	"context"
-	"net/http/httptest"
-	"net/url"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -29,36 +26,24 @@ type statelessRun struct {
 
 func (r statelessRun) run(t *testing.T) (report.Report, *scripted.StatelessResult, error) {
 	t.Helper()
-	srv := httptest.NewServer(scripted.NewStatelessServer(r.server))
-	defer srv.Close()
 	opts := proxy.Options{Profile: r.profile}
 	if r.trace != nil {
 		opts.Trace = r.trace
 	}
 	if r.profile != nil {
-		seed := r.seed
-		opts.Seed = &seed
+		opts.Seed = &r.seed
 	}
-	opts.Upstream, _ = url.Parse(srv.URL)
-	eng, err := proxy.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fray := httptest.NewServer(eng.Handler())
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	copts := r.client
-	copts.URL = fray.URL + "/mcp"
 	if copts.Calls == 0 {
 		copts.Calls = 4
 	}
-	res, err := scripted.RunStatelessClient(ctx, copts)
-	fray.Close()
-	// The client has exited: what it still owed will not come.
-	rep, ferr := eng.Finish(eng.Stop(), &report.Command{Args: []string{"scripted-stateless-client"}})
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
+	var res *scripted.StatelessResult
+	var err error
+	// The client has exited when fray finishes: what it still owed will not come.
+	rep := judge(t, scripted.NewStatelessServer(r.server), opts, &report.Command{Args: []string{"scripted-stateless-client"}}, func(ctx context.Context, fray string) {
+		copts.URL = fray + "/mcp"
+		res, err = scripted.RunStatelessClient(ctx, copts)
+	})
 	return rep, res, err
 }
 
@@ -139,16 +124,7 @@ times = 1
 		t.Run(row.name, func(t *testing.T) {
 			t.Parallel()
 			rep, res, err := row.run.run(t)
-			got := named(t, rep, row.want)
-			if !slices.Equal(got, []string{row.want}) {
-				t.Errorf("checks that found something %v, want exactly [%s] (client: %+v, %v)\n%s", got, row.want, res, err, describe(rep))
-			}
-			info, _ := checks.Lookup(row.want)
-			for _, c := range rep.Checks {
-				if c.ID == row.want && c.Severity != info.Severity {
-					t.Errorf("%s was found at %s, its catalog severity is %s", c.ID, c.Severity, info.Severity)
-				}
-			}
+			foundOnlyAtSeverity(t, rep, row.want, res, err)
 		})
 	}
 }
@@ -246,5 +222,27 @@ delay = "5ms"
 				t.Errorf("verdict live %s, offline %s", live.Verdict, offline.Verdict)
 			}
 		})
+	}
+}
+
+// unknownRevision is a revision no server implements, later than
+// 2026-07-28 so that fray judges its requests by that revision's rules.
+const unknownRevision = "2099-01-01"
+
+// TestVersionRefusalIsClean: a correct 2026-07-28 server refuses every
+// request of a revision it does not implement with 400 and
+// UnsupportedProtocolVersionError; fray judges each refusal
+// (server.unsupported-version-error) and finds nothing, though no call
+// succeeds.
+func TestVersionRefusalIsClean(t *testing.T) {
+	rep, res, err := statelessRun{client: scripted.StatelessClientOptions{Version: unknownRevision, NoListen: true}}.run(t)
+	if err != nil || res.Failed != 4 || res.Completed != 0 {
+		t.Errorf("the client's calls: %+v (%v), want 4 refused", res, err)
+	}
+	if got := found(rep); len(got) > 0 {
+		t.Errorf("found %v\n%s", got, describe(rep))
+	}
+	if n := applied(rep, checks.ServerUnsupportedVersion); n != 4 {
+		t.Errorf("%s judged %d refusals, want 4\n%s", checks.ServerUnsupportedVersion, n, describe(rep))
 	}
 }

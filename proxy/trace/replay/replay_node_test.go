@@ -109,13 +109,6 @@ func nodeEnv(t *testing.T) nodepeer.Env {
 	return nodepeer.Require(t, "../../../examples/node", "the TypeScript SDK replay test")
 }
 
-// startNodeServer runs script and returns the URL of its LISTENING line;
-// the process is stopped when the test ends.
-func startNodeServer(ctx context.Context, t *testing.T, script string, args ...string) string {
-	t.Helper()
-	return nodeEnv(t).Start(ctx, t, script, args...).URL
-}
-
 // attempt is one request the TypeScript client made, as it reports them.
 type attempt struct {
 	Method      string  `json:"method"`
@@ -162,7 +155,7 @@ func (r clientRun) resumes() []string {
 // tracing to a file, and returns the trace's path and the client's run.
 func recordTS(ctx context.Context, t *testing.T, profile string, clientArgs ...string) (string, clientRun) {
 	t.Helper()
-	up := startNodeServer(ctx, t, "streamable-server.mjs", "--retry-interval", "100")
+	up := nodeEnv(t).Start(ctx, t, "streamable-server.mjs", "--retry-interval", "100").URL
 	u, err := url.Parse(strings.TrimSuffix(up, "/mcp"))
 	if err != nil {
 		t.Fatal(err)
