@@ -92,8 +92,9 @@ func (p *Proxy) pump(w http.ResponseWriter, r *http.Request, ex *exchange, resp 
 	// learns its session from that event: the plan is chosen, and the head
 	// reported, once that is known. A GET with a session is the standalone
 	// stream of a Streamable HTTP session (a legacy client sends no
-	// session header): its head is reported now, so that a stream quiet
-	// until the server has something to say is seen open.
+	// session header): its plan starts, and its head is reported, now, so
+	// that a stream quiet until the server has something to say is seen
+	// open and can be cut.
 	pm.planLater = r.Method == http.MethodGet &&
 		(ex.Stream == mcp.StreamLegacy || ex.Stream == mcp.StreamGet && r.Header.Get(mcp.HeaderSession) == "")
 	if !pm.planLater && !pm.startPlan() {
