@@ -207,7 +207,7 @@ func soakVerdict(samples []soakSample, run time.Duration, answered, failed int64
 	f := figure{
 		Name:  "5. soak: live heap after warm-up, MiB an hour",
 		Value: slope(x, live), Limit: soakMaxSlope, Unit: "",
-		Detail: fmt.Sprintf("%v, %d sessions, %d calls answered, %d failed to start; fitted over %d checkpoints, each with every client between sessions and after two collections: live heap %s",
+		Detail: fmt.Sprintf("%v, %d sessions, %d calls answered, %d sessions or calls failed; fitted over %d checkpoints, each with every client between sessions and after two collections: live heap %s",
 			run, sessions, answered, failed, len(x), spread(live)),
 	}
 	switch {

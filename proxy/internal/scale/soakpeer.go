@@ -195,8 +195,9 @@ func jsonID(body []byte) string {
 	return string(rest[:n])
 }
 
-// SoakCounts is what soak clients did, counted across all of them. Its
-// fields are safe for concurrent use.
+// SoakCounts is what soak clients did, counted across all of them. Failed
+// counts the sessions whose initialize failed and the calls left
+// unanswered. Its fields are safe for concurrent use.
 type SoakCounts struct {
 	Sessions, Calls, Answered, Resumptions, Failed, Standalone atomic.Int64
 }
