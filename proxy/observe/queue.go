@@ -136,12 +136,15 @@ type Queue struct {
 // The Queue's bounds: a batch holds at most queueEvents events, queueBytes
 // bytes of theirs and queueFired firings. A batch goes to the observer once
 // it holds kickAt events, so that the goroutine works while the exchange
-// goes on filling the next one.
+// goes on filling the next one. Each wake of the goroutine costs the
+// process a thread's wake-up, so kickAt and kickDelay are as large as the
+// flood budget needs (docs/performance.md): a quarter of a batch, and a
+// delay no report or scrape sees, since they drain first.
 const (
 	queueEvents = 1024
 	queueBytes  = 256 << 10
 	queueFired  = 1024
-	kickAt      = 32
+	kickAt      = 256
 	// classifyBelow: with this many events waiting in the batch being
 	// filled, the goroutine is behind, and exchanges classify their events
 	// themselves (Classifies).
@@ -151,7 +154,7 @@ const (
 	// reads themselves rather than send them as chunks (Chunks).
 	chunkBelow = 64
 	// kickDelay: a Kick's events are passed on within this.
-	kickDelay = 5 * time.Millisecond
+	kickDelay = 20 * time.Millisecond
 	// runLen is how many queued events are passed on at once, at most.
 	runLen = 32
 )
