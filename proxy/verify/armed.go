@@ -20,21 +20,12 @@ func (v *Verifier) acted(o *observe.Observation) []faults.Firing {
 	x := v.exch[o.Exchange]
 	switch o.Kind {
 	case observe.KindResponse:
-		n := 0
+		out := unarmed(o.Fired)
+		if len(out) == len(o.Fired) || x == nil {
+			return out
+		}
 		for _, f := range o.Fired {
 			if f.Traits.Has(faults.Armed) {
-				n++
-			}
-		}
-		if n == 0 {
-			return o.Fired
-		}
-		out := make([]faults.Firing, 0, len(o.Fired)-n)
-		for _, f := range o.Fired {
-			switch {
-			case !f.Traits.Has(faults.Armed):
-				out = append(out, f)
-			case x != nil:
 				x.armed = append(x.armed, f)
 				v.armedBy[f.Index]++
 			}
