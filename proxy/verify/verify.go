@@ -155,17 +155,17 @@ type reinitDue struct {
 // New returns a Verifier.
 func New(opts Options) *Verifier {
 	v := &Verifier{
-		opts:     opts,
-		deadline: opts.AnswerDeadline,
-		faults:   make(map[string]int),
-		sessions: make(map[string]*session),
-		meta:     newWindow[uint64, *sessionMeta](maxSessionMeta),
-		exch:     make(map[uint64]*exch),
-		firedBy:  make(map[int]int),
-		armedBy:  make(map[int]int),
-		needs:    opts.Needs,
+		opts:         opts,
+		deadline:     opts.AnswerDeadline,
+		faults:       make(map[string]int),
+		sessions:     make(map[string]*session),
+		meta:         newWindow[uint64, *sessionMeta](maxSessionMeta),
+		exch:         make(map[uint64]*exch),
+		firedBy:      make(map[int]int),
+		armedBy:      make(map[int]int),
+		needs:        opts.Needs,
+		expectFaults: opts.Faults > 0,
 	}
-	v.expectFaults = opts.Faults > 0
 	if v.deadline <= 0 {
 		v.deadline = DefaultAnswerDeadline
 	}
@@ -269,9 +269,8 @@ func (v *Verifier) Report(at time.Duration) report.Report {
 func (v *Verifier) ClientExited(cmd report.Command) {
 	v.mu.Lock()
 	v.clientExited = true
-	c := cmd
-	c.Args = slices.Clone(cmd.Args)
-	v.command = &c
+	cmd.Args = slices.Clone(cmd.Args)
+	v.command = &cmd
 	v.mu.Unlock()
 }
 
@@ -365,22 +364,19 @@ func (v *Verifier) short(c *report.Coverage) string {
 func (v *Verifier) onProfile(o *observe.Observation) {
 	p := o.Profile
 	c := report.ProfileChange{AtMS: o.At.Milliseconds(), Action: p.Action, Profile: p.Name, Seed: p.Seed}
-	if p.Action != observe.ProfileSwap {
+	if p.Action == observe.ProfileSwap {
+		// What the swapped-in profile exists for is not known here: a
+		// swapped run needs only that a fault fired.
+		v.needs = nil
+		v.opts.Severity = p.Checks
+		v.setSeverities()
+	} else {
 		f := p.Fault
 		c.Fault = &f
 	}
 	v.changes = append(v.changes, c)
 	v.opts.Profile, v.opts.Seed = p.Name, p.Seed
-	if p.Action == observe.ProfileSwap {
-		// What the swapped-in profile exists for is not known here: a
-		// swapped run needs only that a fault fired.
-		v.needs = nil
-	}
 	v.expectFaults = v.expectFaults || p.Faults > 0
-	if p.Action == observe.ProfileSwap {
-		v.opts.Severity = p.Checks
-		v.setSeverities()
-	}
 }
 
 // setSeverities puts the severities of v.opts in force.
