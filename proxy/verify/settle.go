@@ -154,12 +154,11 @@ func (v *Verifier) streamReason(l *logical) string {
 
 // settleRequest judges a request still unanswered (e2e.every-request-answered).
 func (v *Verifier) settleRequest(s *session, r *request, at time.Duration) {
+	s.unpend(r)
 	if r.settled || r.delivered > 0 {
-		s.unpend(r)
 		return
 	}
 	r.settled = true
-	s.unpend(r)
 	s.answered.put(r.id, r)
 	if reason := v.requestExcuse(s, r); reason != "" {
 		v.excuse(cAnswered, reason)
@@ -188,19 +187,17 @@ func (v *Verifier) settleRequest(s *session, r *request, at time.Duration) {
 // whoKept says which end kept a request from its answer, from what fray
 // saw of both.
 func (v *Verifier) whoKept(s *session, r *request) string {
-	var server string
+	l := r.lg
 	sent := r.lost
-	if l := r.lg; l != nil {
+	if l != nil {
 		for _, k := range l.kept {
 			sent = sent || k.rpcID == r.id
 		}
 	}
+	server := "the server sent no response"
 	if sent {
 		server = "the server sent the response, but it did not reach the client"
-	} else {
-		server = "the server sent no response"
 	}
-	l := r.lg
 	var client []string
 	if l != nil && l.blamed != "" {
 		if says := blameSays[l.blamed]; says != "" {

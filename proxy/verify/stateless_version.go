@@ -38,15 +38,15 @@ func (v *Verifier) statelessResponse(x *exch, o *observe.Observation) {
 // it may not be what the server sent.
 func (v *Verifier) judgeAccelBuffering(x *exch, sx *slExch, r *observe.Response, at time.Duration) {
 	got := r.Header.Values(mcp.HeaderAccelBuffering)
-	if len(got) == 1 && strings.EqualFold(strings.TrimSpace(got[0]), "no") {
-		v.apply(cAccelBuffering)
-		return
-	}
-	if sx.fault != nil {
+	ok := len(got) == 1 && strings.EqualFold(strings.TrimSpace(got[0]), "no")
+	if !ok && sx.fault != nil {
 		v.excuse(cAccelBuffering, "a fault changed the exchange's headers")
 		return
 	}
 	v.apply(cAccelBuffering)
+	if ok {
+		return
+	}
 	what, cause := "without "+mcp.HeaderAccelBuffering, "the server did not send it, or an intermediary between the server and fray removed it (nginx, for one, consumes it)"
 	if len(got) > 0 {
 		what = fmt.Sprintf("with %s: %s", mcp.HeaderAccelBuffering, strings.Join(got, ", "))
