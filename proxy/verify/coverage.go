@@ -28,7 +28,7 @@ func noteDelivered(x *exch, e *observe.Event) {
 			// The first event the client did not get: a cut that kept
 			// the response back fell right before it.
 			x.cliKept = true
-			x.keptResponse = e.RPCKind == mcp.RPCResponse || e.RPCKind == mcp.RPCError
+			x.keptResponse = e.RPCKind.Answers()
 		}
 		return
 	}

@@ -65,7 +65,7 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 		s.protocol = o.Protocol
 	}
 	for _, m := range end.Messages {
-		if m.Kind == mcp.RPCResponse || m.Kind == mcp.RPCError {
+		if m.Kind.Answers() {
 			v.apply(cNoLost)
 			v.deliverResponse(s, m.ID, x, 1, o.At)
 		}

@@ -74,7 +74,7 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 		up.hash = idHash(e.ID)
 		replay, up.entry = v.serverID(x, e, up.hash, o.At)
 	}
-	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
+	if e.RPCKind.Answers() {
 		x.srv.respSent = true
 	}
 	if r := x.resume; r != nil && r.inReplay && !replay && !e.Priming && e.Dispatched {
@@ -194,7 +194,7 @@ func (v *Verifier) clientEvent(x *exch, e *observe.Event, o *observe.Observation
 	if e.HasID {
 		x.srv.recover(e.ID, "")
 	}
-	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
+	if e.RPCKind.Answers() {
 		v.deliverResponse(x.sess, string(e.RPCID), x, e.Copies, o.At)
 	}
 }
@@ -261,7 +261,7 @@ func (v *Verifier) keep(x *exch, e *observe.Event, o *observe.Observation, legac
 	if e.HasID {
 		k.id = string(e.ID)
 	}
-	if k.rpcKind == mcp.RPCResponse || k.rpcKind == mcp.RPCError {
+	if k.rpcKind.Answers() {
 		k.rpcID = string(e.RPCID)
 	}
 	x.srv.kept = append(x.srv.kept, k)
@@ -280,7 +280,7 @@ func reachedByReplay(x *exch, e *observe.Event) bool {
 			return true
 		}
 	}
-	if k := e.RPCKind; k == mcp.RPCResponse || k == mcp.RPCError {
+	if e.RPCKind.Answers() {
 		r, ok := getBytes(x.sess.answered, e.RPCID)
 		return ok && r != nil && r.delivered > 0
 	}
