@@ -24,34 +24,20 @@ func (tl *timeline) status503(session, leid string) {
 
 func TestReconnects(t *testing.T) {
 	tell(t, lostResponse, (*timeline).report, []story{
-		{"a client that never comes back fails", func(tl *timeline) { tl.wait(31 * time.Second) }, func(t *testing.T, r report.Report) {
-			c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-			if len(c.Evidence) == 1 {
-				e := c.Evidence[0]
-				if e.Exchange != 2 || e.EventIDs[0] != "a2" || e.Fault == nil || e.Fault.Kind != "lose" || e.Session != 1 {
-					t.Errorf("evidence %+v", e)
-				}
-			}
+		{"a client that never comes back fails", func(tl *timeline) { tl.wait(31 * time.Second) }, all(
+			isWith(checks.ClientReconnects, report.StatusWarn, 1, func(e report.Evidence) bool {
+				return e.Exchange != 2 || e.EventIDs[0] != "a2" || e.Fault == nil || e.Fault.Kind != "lose" || e.Session != 1
+			}),
 			// A SHOULD the client broke explains nothing away: the request
 			// it never got the answer to fails the run, and says why.
-			a := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-			if len(a.Evidence) == 1 && !strings.Contains(a.Evidence[0].Message, "the client did not reconnect for it") {
-				t.Errorf("evidence %q does not say which end kept the answer", a.Evidence[0].Message)
-			}
-			expectVerdict(t, r, report.VerdictFail, "")
-		}},
+			isWith(checks.E2EEveryRequestAnswered, report.StatusFail, 1, says("the client did not reconnect for it")),
+			verdict(report.VerdictFail, ""))},
 		{"not judged before the deadline", func(tl *timeline) { tl.wait(10 * time.Second) }, is(checks.ClientReconnects, report.StatusSkip, 0)},
 		{"a client that deletes its session instead of reconnecting is judged by what it did", func(tl *timeline) {
 			tl.wait(ms)
 			tl.request("DELETE", "/mcp", mcp.StreamOther, "s1", "").respond(200, false, "").end(observe.Complete)
-		}, func(t *testing.T, r report.Report) {
-			c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-			checkEvidence(t, c, func(e report.Evidence) bool { return !strings.Contains(e.Message, "before it deleted the session") })
-			a := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-			if len(a.Evidence) == 1 && !strings.Contains(a.Evidence[0].Message, "the client deleted the session") {
-				t.Errorf("evidence %q", a.Evidence[0].Message)
-			}
-		}},
+		}, all(isWith(checks.ClientReconnects, report.StatusWarn, 1, says("before it deleted the session")),
+			isWith(checks.E2EEveryRequestAnswered, report.StatusFail, 1, says("the client deleted the session")))},
 		{"a session the server ends owes nothing", func(tl *timeline) {
 			tl.getWith("s1", strp("a2")).respond(404, false, "").end(observe.Complete)
 			tl.wait(31 * time.Second)
@@ -75,8 +61,7 @@ func TestReconnects(t *testing.T) {
 		{"a client that exited owes what it never did", func(tl *timeline) {
 			tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
 		}, func(t *testing.T, r report.Report) {
-			c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-			checkEvidence(t, c, func(e report.Evidence) bool { return !strings.Contains(e.Message, "before it exited") })
+			checkEvidence(t, expect(t, r, checks.ClientReconnects, report.StatusWarn, 1), says("before it exited"))
 			expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 			if r.Command == nil || r.Verdict != report.VerdictFail || !strings.Contains(r.Why, "the client command failed: exit code 1") {
 				t.Errorf("verdict %s (%s), command %+v", r.Verdict, r.Why, r.Command)
@@ -219,11 +204,8 @@ func TestLastEventID(t *testing.T) {
 		g.send(ev{noID: true})
 		tl.wait(time.Second)
 		r := tl.report()
-		c := expect(t, r, checks.ClientLastEventID, report.StatusWarn, 1)
+		checkEvidence(t, expect(t, r, checks.ClientLastEventID, report.StatusWarn, 1), from(g.num))
 		expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
-		if len(c.Evidence) == 1 && c.Evidence[0].Exchange != g.num {
-			t.Errorf("evidence names exchange %d, want the GET %d", c.Evidence[0].Exchange, g.num)
-		}
 	})
 	t.Run("a GET sent before the stream was cut is not its reconnection", func(t *testing.T) {
 		// The standalone GET's answer is observed after the cut of a
@@ -238,10 +220,9 @@ func TestLastEventID(t *testing.T) {
 		tl.wait(31 * time.Second)
 		r := tl.report()
 		expect(t, r, checks.ClientLastEventID, report.StatusSkip, 0)
-		c := expect(t, r, checks.ClientReconnects, report.StatusWarn, 1)
-		if len(c.Evidence) == 1 && c.Evidence[0].Exchange == g.num {
-			t.Errorf("the evidence names the standalone GET %d as the reconnection", g.num)
-		}
+		checkEvidence(t, expect(t, r, checks.ClientReconnects, report.StatusWarn, 1), func(e report.Evidence) bool {
+			return e.Exchange == g.num // the standalone GET, not a reconnection
+		})
 		g.end(observe.ClientGone)
 	})
 	t.Run("a GET without the id is the reconnection whatever the server answers", func(t *testing.T) {
@@ -284,12 +265,10 @@ func TestRetryHonoured(t *testing.T) {
 		})},
 		{"coming back much later is no finding: retry is a minimum", 500, 500, nil, 1500 * ms,
 			all(is(checks.ClientRetryHonoured, report.StatusPass, 0), verdict(report.VerdictPass, ""))},
-		{"a retry set by fray is owed, and named", 0, 500, []faults.Firing{fault(2, "set-retry")}, 100 * ms, func(t *testing.T, r report.Report) {
-			c := expect(t, r, checks.ClientRetryHonoured, report.StatusFail, 1)
-			if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "set-retry") {
-				t.Errorf("fault %+v", c.Evidence[0].Fault)
-			}
-		}},
+		{"a retry set by fray is owed, and named", 0, 500, []faults.Firing{fault(2, "set-retry")}, 100 * ms,
+			isWith(checks.ClientRetryHonoured, report.StatusFail, 1, func(e report.Evidence) bool {
+				return e.Fault == nil || e.Fault.Kind != "set-retry"
+			})},
 		{"a retry fray stripped is not owed", 500, -1, []faults.Firing{fault(2, "strip-retry")}, 10 * ms,
 			all(is(checks.ClientRetryHonoured, report.StatusSkip, 0), is(checks.ClientBackoff, report.StatusPass, 0))},
 	} {
@@ -490,19 +469,10 @@ func TestCameBackWithAnotherID(t *testing.T) {
 			tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
 			r := tl.final()
 			c := expect(t, r, checks.ClientLastEventID, report.StatusWarn, 1)
-			if len(c.Evidence) == 1 && (c.Evidence[0].Exchange != g.num || c.Evidence[0].Message != tt.want) {
-				t.Errorf("evidence on exchange %d: %q\nwant on exchange %d: %q", c.Evidence[0].Exchange, c.Evidence[0].Message, g.num, tt.want)
-			}
-			if c := check(t, r, checks.ClientReconnects); c.Count != 0 {
-				t.Errorf("client.reconnects: %+v", c.Evidence)
-			}
+			checkEvidence(t, c, func(e report.Evidence) bool { return e.Exchange != g.num || e.Message != tt.want })
+			expectNone(t, r, checks.ClientReconnects, checks.ClientNewSessionAfter404)
 			e := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
-			if len(e.Evidence) == 1 && !strings.Contains(e.Evidence[0].Message, "(client.last-event-id)") {
-				t.Errorf("the unanswered request does not cite client.last-event-id: %q", e.Evidence[0].Message)
-			}
-			if n := check(t, r, checks.ClientNewSessionAfter404).Count; n != 0 {
-				t.Errorf("client.new-session-after-404 found %d", n)
-			}
+			checkEvidence(t, e, says("(client.last-event-id)"))
 		})
 	}
 	t.Run("a reconnection that failed is said to have come", func(t *testing.T) {
@@ -511,11 +481,9 @@ func TestCameBackWithAnotherID(t *testing.T) {
 		tl.wait(time.Second)
 		g := tl.get("s1", "a2").respond(409, false, "").end(observe.Complete)
 		tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1})
-		c := expect(t, tl.final(), checks.ClientReconnects, report.StatusWarn, 1)
 		want := fmt.Sprintf(`the client's reconnection failed (409 on exchange %d), and it did not come back again before it exited, holding id "a2"`, g.num)
-		if len(c.Evidence) == 1 && c.Evidence[0].Message != want {
-			t.Errorf("evidence %q, want %q", c.Evidence[0].Message, want)
-		}
+		c := expect(t, tl.final(), checks.ClientReconnects, report.StatusWarn, 1)
+		checkEvidence(t, c, func(e report.Evidence) bool { return e.Message != want })
 	})
 }
 

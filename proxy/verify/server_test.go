@@ -221,13 +221,9 @@ func TestReplay(t *testing.T) {
 		{"another stream's events are not replayed", func(tl *timeline) {
 			tl.toolCall("s1", 2, "b1", "b2", "b3")
 			tl.get("s1", "a2").stream200().send(note("a3")).send(note("b2")).send(resp("a4", 1)).end(observe.Complete)
-		}, func(t *testing.T, r report.Report) {
-			c := expect(t, r, checks.ServerReplayIsolated, report.StatusFail, 1)
-			if len(c.Evidence) == 1 && c.Evidence[0].Related[0] != 3 {
-				t.Errorf("related %v, want exchange 3 where b2 was first sent", c.Evidence[0].Related)
-			}
-			expect(t, r, checks.ServerEventIDsUnique, report.StatusPass, 0)
-		}},
+		}, all(isWith(checks.ServerReplayIsolated, report.StatusFail, 1, func(e report.Evidence) bool {
+			return e.Related[0] != 3 // exchange 3, where b2 was first sent
+		}), is(checks.ServerEventIDsUnique, report.StatusPass, 0))},
 		{"another session's events are not replayed", func(tl *timeline) {
 			tl.initialize("s2")
 			tl.toolCall("s2", 7, "x1", "x2", "x3")

@@ -81,15 +81,9 @@ func TestStatelessReissue(t *testing.T) {
 			tl.cutCall(1)
 			tl.wait(30 * ms)
 			tl.scall(1, "tools/call", "add").stream200().send(sresp(1)).end(observe.Complete)
-		}, func(t *testing.T, r report.Report) {
-			c := expect(t, r, checks.ClientReissuesCutRequest, report.StatusFail, 1)
-			if len(c.Evidence) == 1 && c.Evidence[0].Fault == nil {
-				t.Errorf("the evidence names no fault: %+v", c.Evidence[0])
-			}
+		}, all(isWith(checks.ClientReissuesCutRequest, report.StatusFail, 1, func(e report.Evidence) bool { return e.Fault == nil }),
 			// The server answered the re-issue: nothing else is found.
-			expect(t, r, checks.E2EEveryRequestAnswered, report.StatusPass, 0)
-			expect(t, r, checks.ServerSilentAfterCancel, report.StatusPass, 0)
-		}},
+			is(checks.E2EEveryRequestAnswered, report.StatusPass, 0), is(checks.ServerSilentAfterCancel, report.StatusPass, 0))},
 		{"the run ends soon after the cut: excused", func(tl *timeline) {
 			tl.cutCall(1)
 			tl.wait(100 * ms)
@@ -151,13 +145,9 @@ func TestStatelessSilentAfterCancel(t *testing.T) {
 			tl.cutCall(2)
 			tl.wait(10 * ms)
 			l.send(sprogress(2)).send(sresp(2))
-		}, func(t *testing.T, r report.Report) {
-			c := expect(t, r, checks.ServerSilentAfterCancel, report.StatusFail, 1)
-			if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "close") {
-				t.Errorf("evidence %+v, want the close that cut it", c.Evidence[0])
-			}
-			expect(t, r, checks.ServerMessagesOnOwnStream, report.StatusSkip, 0)
-		}},
+		}, all(isWith(checks.ServerSilentAfterCancel, report.StatusFail, 1, func(e report.Evidence) bool {
+			return e.Fault == nil || e.Fault.Kind != "close" // the close that cut it
+		}), is(checks.ServerMessagesOnOwnStream, report.StatusSkip, 0))},
 		{"an id the client used again is not watched", func(tl *timeline) {
 			l := tl.listen(1)
 			tl.cutCall(2)
@@ -257,12 +247,9 @@ func TestStatelessRoutingHeaders(t *testing.T) {
 			all(is(checks.ClientRoutingHeaders, report.StatusPass, 0), is(checks.ServerHeaderMismatchRejected, report.StatusPass, 0),
 				is(checks.ClientReissuesCutRequest, report.StatusSkip, 0))},
 		{"a server that serves the mismatch: fail", func(tl *timeline) { tl.scall(1, "tools/call", "add", mismatch, rewrite).jsonAnswer("1") },
-			func(t *testing.T, r report.Report) {
-				c := expect(t, r, checks.ServerHeaderMismatchRejected, report.StatusFail, 1)
-				if len(c.Evidence) == 1 && (c.Evidence[0].Fault == nil || c.Evidence[0].Fault.Kind != "rewrite-header") {
-					t.Errorf("evidence %+v, want the rewrite-header fault", c.Evidence[0])
-				}
-			}},
+			isWith(checks.ServerHeaderMismatchRejected, report.StatusFail, 1, func(e report.Evidence) bool {
+				return e.Fault == nil || e.Fault.Kind != "rewrite-header"
+			})},
 		{"a name never recorded is not judged", func(tl *timeline) {
 			tl.scall(1, "tools/call", "add", unrecorded).jsonAnswer("1")
 			tl.scall(2, "tools/call", "add", unrecorded, mismatch, rewrite).jsonAnswer("2")
@@ -293,12 +280,7 @@ func TestErasDoNotJudgeEachOther(t *testing.T) {
 	tl.wait(30 * ms)
 	tl.scall(12, "tools/call", "add").stream200().send(sresp(12)).end(observe.Complete)
 	r := tl.final()
-	for _, id := range statelessChecks {
-		c := check(t, r, id)
-		if c.Count != 0 {
-			t.Errorf("%s found %+v", id, c.Evidence)
-		}
-	}
+	expectNone(t, r, statelessChecks...)
 	expect(t, r, checks.ClientReissuesCutRequest, report.StatusPass, 0)
 	expect(t, r, checks.ClientReconnects, report.StatusPass, 0)
 	// The 2026-07-28 streams owe no priming event and no retry.

@@ -402,6 +402,26 @@ func expectExcused(t *testing.T, r report.Report, id, reason string) {
 	}
 }
 
+// says is wrong (checkEvidence) of evidence whose message lacks text.
+func says(text string) func(e report.Evidence) bool {
+	return func(e report.Evidence) bool { return !strings.Contains(e.Message, text) }
+}
+
+// from is wrong (checkEvidence) of evidence on an exchange other than ex.
+func from(ex uint64) func(e report.Evidence) bool {
+	return func(e report.Evidence) bool { return e.Exchange != ex }
+}
+
+// expectNone asserts that none of the checks ids found anything.
+func expectNone(t *testing.T, r report.Report, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		if c := check(t, r, id); c.Count != 0 {
+			t.Errorf("%s: %d findings, want none: %+v", id, c.Count, c.Evidence)
+		}
+	}
+}
+
 // toolCall runs a tools/call whose answer stream carries a priming
 // event, a progress notification and the response, all delivered.
 func (tl *timeline) toolCall(session string, id int, ids ...string) *xch {
