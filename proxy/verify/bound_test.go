@@ -279,15 +279,8 @@ func TestPendingBoundNamed(t *testing.T) {
 	s.respond(ex, mcp.StreamPost, http.StatusAccepted, false, "")
 	s.finish(ex, mcp.StreamPost, observe.Complete)
 	r := v.Final(s.at + time.Minute)
-	c := check(t, r, checks.E2EEveryRequestAnswered)
-	var excused int
-	for _, e := range c.Excused {
-		if e.Reason == pendingFull {
-			excused = e.Count
-		}
-	}
-	if excused != over {
-		t.Errorf("excused %+v, want %d as %q", c.Excused, over, pendingFull)
+	if n := excused(t, r, checks.E2EEveryRequestAnswered, pendingFull); n != over {
+		t.Errorf("excused %+v, want %d as %q", check(t, r, checks.E2EEveryRequestAnswered).Excused, over, pendingFull)
 	}
 	var out strings.Builder
 	if err := report.WriteSummary(&out, r, report.SummaryOptions{}); err != nil {

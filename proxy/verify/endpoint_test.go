@@ -39,11 +39,8 @@ func TestNoMCPEndpoint(t *testing.T) {
 		{"every answer 404", func(tl *timeline) {
 			tl.request("POST", "/wrong", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(404, false, "").end(observe.Complete)
 			tl.get("").respond(405, false, "").end(observe.Complete)
-		}, func(t *testing.T, r report.Report) {
-			if r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no request reached an MCP endpoint") || !strings.Contains(r.Why, "(POST /wrong answered 404)") {
-				t.Errorf("verdict %s (%s)", r.Verdict, r.Why)
-			}
-		}},
+		}, all(verdict(report.VerdictInconclusive, "no request reached an MCP endpoint"),
+			verdict(report.VerdictInconclusive, "(POST /wrong answered 404)"))},
 		{"no JSON-RPC answer", func(tl *timeline) {
 			tl.request("POST", "/", mcp.StreamPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize"}`).respond(200, false, "").end(observe.Complete)
 		}, verdict(report.VerdictInconclusive, "(POST / answered 200 without a JSON-RPC message)")},

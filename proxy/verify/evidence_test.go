@@ -226,14 +226,8 @@ func TestReportShape(t *testing.T) {
 	// Registry order: drop, delay, duplicate, strip-retry, set-retry,
 	// strip-id, rewrite-id, drop-priming, corrupt, ... status.
 	want := []report.FaultCount{{Kind: "duplicate", Count: 1}, {Kind: "drop-priming", Count: 1}, {Kind: "corrupt", Count: 1}, {Kind: "status", Count: 1}}
-	if len(r.Faults) != len(want) {
-		t.Fatalf("faults %+v, want %+v", r.Faults, want)
-	}
-	for i := range want {
-		if r.Faults[i] != want[i] {
-			t.Errorf("faults %+v, want %+v", r.Faults, want)
-			break
-		}
+	if !slices.Equal(r.Faults, want) {
+		t.Errorf("faults %+v, want %+v", r.Faults, want)
 	}
 	if r.Totals.Faults != 4 || tl.v.Progress().Faults != 4 {
 		t.Errorf("totals.faults %d, progress %d, want 4", r.Totals.Faults, tl.v.Progress().Faults)
