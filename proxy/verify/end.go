@@ -46,11 +46,8 @@ func (v *Verifier) endUnanswered(x *exch, end *observe.End, at time.Duration) {
 	if x.answeredByFray {
 		v.noteRefused(x) // a drop-request fault swallowed it
 	}
-	switch {
-	case x.legacyOf != nil:
-		v.attemptFailed(x.legacyOf, x, at)
-	case x.attemptOf != nil:
-		v.attemptFailed(x.attemptOf, x, at)
+	if l := cmp.Or(x.legacyOf, x.attemptOf); l != nil {
+		v.attemptFailed(l, x, at)
 	}
 }
 
@@ -103,11 +100,9 @@ func (v *Verifier) endBody(x *exch, end *observe.End, o *observe.Observation) {
 			v.cov.StandaloneRefused++
 		}
 	}
-	switch {
-	case x.legacyOf != nil:
-		v.legacyAttemptEnded(x.legacyOf, x, o.At)
-	case x.attemptOf != nil:
-		v.attemptFailed(x.attemptOf, x, o.At)
+	// A body is no stream: an attempt it answered failed.
+	if l := cmp.Or(x.legacyOf, x.attemptOf); l != nil {
+		v.attemptFailed(l, x, o.At)
 	}
 }
 
@@ -140,8 +135,14 @@ func (v *Verifier) endStream(x *exch, end *observe.End, at time.Duration) {
 		s.openGets--
 	}
 	v.judgeRetryBeforeClose(x, end, at)
-	if x.legacyOf != nil && x.legacyOf.state != lgDone {
-		v.legacyAttemptEnded(x.legacyOf, x, at)
+	if lg := x.legacyOf; lg != nil && lg.state != lgDone {
+		// A GET that reconnected a legacy client: a new stream settles
+		// it, anything else is a failed attempt.
+		if x.status == http.StatusOK {
+			lg.state = lgDone
+		} else {
+			v.attemptFailed(lg, x, at)
+		}
 	}
 	l := x.cli
 	l.streams--

@@ -34,9 +34,8 @@ func (v *Verifier) onResponse(o *observe.Observation) {
 		x.stream = mcp.StreamLegacy
 	}
 	v.learnSession(x, o)
-	s := x.sess
 	if x.stream == mcp.StreamLegacy {
-		s.legacy = true
+		x.sess.legacy = true
 	}
 	v.judgeUnknownSession(x, o)
 	if r.Origin == observe.FromUpstream {

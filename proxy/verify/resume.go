@@ -352,16 +352,6 @@ func (v *Verifier) legacyEnded(l *logical, x *exch, end *observe.End, at time.Du
 	v.endSession(s, "legacy stream lost: the session ended with it", true, at)
 }
 
-// legacyAttemptEnded records the end of a GET that reconnected a legacy
-// client: a new stream settles it, anything else is a failed attempt.
-func (v *Verifier) legacyAttemptEnded(l *logical, x *exch, at time.Duration) {
-	if x.eventStream && x.status == http.StatusOK {
-		l.state = lgDone
-		return
-	}
-	v.attemptFailed(l, x, at)
-}
-
 // settleLegacy judges legacy clients that owed a new stream.
 func (v *Verifier) settleLegacy(at time.Duration, final bool) {
 	kept := v.legacy[:0]
