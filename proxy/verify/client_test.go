@@ -309,8 +309,7 @@ func TestBackoff(t *testing.T) {
 		})
 	}
 	t.Run("severity error fails the run", func(t *testing.T) {
-		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ClientBackoff: checks.Error}})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Severity: map[string]checks.Severity{checks.ClientBackoff: checks.Error}})
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).end(observe.FaultClosed)
 		for range 3 {
 			tl.wait(5 * ms)
@@ -502,8 +501,7 @@ func TestResumeOfAFinishedStream(t *testing.T) {
 		t.Fatalf("finding %d: %+v", c.Count, c.Evidence)
 	}
 
-	tl = newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl = initialized(t)
 	tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(note("a2")).end(observe.Complete)
 	tl.wait(time.Second)
 	tl.get("s1", "a2").stream200().send(resp("a3", 1)).end(observe.Complete)

@@ -77,8 +77,7 @@ func TestInferredReplayGap(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { tc.want(t, polled(t, tc.first, tc.resumed...)) })
 	}
 	t.Run("a profile that makes the check an error fails it", func(t *testing.T) {
-		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ServerReplayComplete: checks.Error}})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Severity: map[string]checks.Severity{checks.ServerReplayComplete: checks.Error}})
 		tl.call("s1", 1, "tools/call").stream200().send(primeRetry("7", 100)).end(observe.Complete)
 		tl.wait(200 * ms)
 		tl.get("s1", "7").stream200().send(note("9")).send(note("10")).send(resp("11", 1)).end(observe.Complete)

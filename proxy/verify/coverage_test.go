@@ -19,8 +19,7 @@ var needCut = []faults.Need{{Fault: 0, Kind: "lose", Any: []string{faults.Exerci
 // unrecoverable, and the resumption that follows by how it ended; a cut
 // after the answer exercises nothing.
 func TestCoverageCountsCuts(t *testing.T) {
-	tl := newTimeline(t, Options{Faults: 1})
-	tl.initialize("s1")
+	tl := initializedWith(t, Options{Faults: 1})
 	tl.call("s1", 1, "tools/call").stream200().end(observe.FaultClosed)
 	tl.call("s1", 2, "tools/call").stream200().send(primeRetry("b1", 100)).end(observe.FaultClosed)
 	tl.call("s1", 3, "tools/call").stream200().send(prime("c1")).send(note("c2")).
@@ -53,8 +52,7 @@ func TestCoverageCountsCuts(t *testing.T) {
 // TestCoverageUnrecoverableNamesTheClientFailure: a client that fails
 // after a cut no pair could recover is reported as failing after it.
 func TestCoverageUnrecoverableNamesTheClientFailure(t *testing.T) {
-	tl := newTimeline(t, Options{Faults: 1})
-	tl.initialize("s1")
+	tl := initializedWith(t, Options{Faults: 1})
 	tl.call("s1", 1, "tools/call").stream200().end(observe.FaultClosed)
 	tl.wait(time.Second)
 	tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1, Error: "exit status 1"})
@@ -78,8 +76,7 @@ func (stubDraws) FiringSeed(int) (uint64, int, int, bool) { return 7, 2, 2, true
 // why; it passes once the cut and its resumption happen.
 func TestPassNeedsItsPurpose(t *testing.T) {
 	t.Run("a decorative fault alone", func(t *testing.T) {
-		tl := newTimeline(t, Options{Faults: 2, Needs: []faults.Need{{Fault: 1, Kind: "close", Any: []string{faults.ExercisesCut}}}, Draws: stubDraws{}})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Faults: 2, Needs: []faults.Need{{Fault: 1, Kind: "close", Any: []string{faults.ExercisesCut}}}, Draws: stubDraws{}})
 		tl.call("s1", 1, "tools/call", fired(fault(0, "latency"))).stream200().send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
 		r := tl.final()
 		want := "fault 1 (close), which exercises a cut with an answer pending, never acted: nothing it selects came"
@@ -88,16 +85,14 @@ func TestPassNeedsItsPurpose(t *testing.T) {
 		}
 	})
 	t.Run("draws that skipped every stream", func(t *testing.T) {
-		tl := newTimeline(t, Options{Faults: 1, Seed: 42, Needs: needCut, Draws: stubDraws{}})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Faults: 1, Seed: 42, Needs: needCut, Draws: stubDraws{}})
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		r := tl.final()
 		want := "fault 0 (lose), which exercises a cut with an answer pending, never acted: it matched 2 streams; probability 0.5 skipped 2 of them at seed 42; --seed 7 fires it on every one it skipped"
 		expectVerdict(t, r, report.VerdictInconclusive, want)
 	})
 	t.Run("offline, where the draws are not known", func(t *testing.T) {
-		tl := newTimeline(t, Options{Faults: 1, Needs: needCut})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Faults: 1, Needs: needCut})
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
 		r := tl.final()
 		if want := "no fault fired: fault 0 (lose), which exercises a cut with an answer pending, never acted"; r.Verdict != report.VerdictInconclusive || r.Why != want {
@@ -105,8 +100,7 @@ func TestPassNeedsItsPurpose(t *testing.T) {
 		}
 	})
 	t.Run("a cut after the answer", func(t *testing.T) {
-		tl := newTimeline(t, Options{Faults: 1, Needs: needCut})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Faults: 1, Needs: needCut})
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).
 			send(note("a3").as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
 		r := tl.final()
@@ -141,8 +135,7 @@ func TestCoverageReissue(t *testing.T) {
 // before its silence came never acted, and the reason says it was armed.
 func TestPurposeOfAnArmedFault(t *testing.T) {
 	need := []faults.Need{{Fault: 0, Kind: "idle-close", Any: []string{faults.ExercisesCut, faults.ExercisesReconnect}}}
-	tl := newTimeline(t, Options{Faults: 1, Needs: need, Draws: stubDraws{}})
-	tl.initialize("s1")
+	tl := initializedWith(t, Options{Faults: 1, Needs: need, Draws: stubDraws{}})
 	tl.call("s1", 1, "tools/call").stream200(respFired(fault(0, "idle-close"))).send(prime("a1")).send(resp("a2", 1)).end(observe.Complete)
 	r := tl.final()
 	want := "no fault fired: fault 0 (idle-close), which exercises a cut with an answer pending or a standalone stream cut, was armed on 1 stream, and what it waits for never came while they lasted"
@@ -156,8 +149,7 @@ func TestPurposeOfAnArmedFault(t *testing.T) {
 // client's close racing the run's end), so that the exercised line does
 // not depend on that race.
 func TestCoverageOpenResumptionAnswered(t *testing.T) {
-	tl := newTimeline(t, Options{Faults: 1})
-	tl.initialize("s1")
+	tl := initializedWith(t, Options{Faults: 1})
 	tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 100)).end(observe.FaultClosed)
 	tl.wait(200 * ms)
 	tl.get("s1", "a1").stream200().send(note("a2")).send(resp("a3", 1))

@@ -93,8 +93,7 @@ func TestSurvivesGetFailure(t *testing.T) {
 		}, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			tl.wait(100 * ms)
 			c := refusedGet(tl, tc.status, tc.resume)
 			tc.then(tl, c)
@@ -109,8 +108,7 @@ func TestSurvivesGetFailure(t *testing.T) {
 // TestGetRefusalOfAPostResume: a refused resumption of a POST stream is
 // no refusal of the standalone stream.
 func TestGetRefusalOfAPostResume(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.wait(100 * time.Millisecond)
 	tl.call("s1", 1, "tools/call").stream200().send(prime("a1").as(observe.Delivered, fault(1, "close"))).end(observe.FaultClosed)
 	c := tl.call("s1", 2, "tools/call").stream200().send(prime("b1"))

@@ -44,8 +44,7 @@ func TestResumeLoop(t *testing.T) {
 		{"no retry", true, []time.Duration{100 * ms, 100 * ms, 100 * ms, 100 * ms, 100 * ms}, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tl := newTimeline(t, Options{})
-			tl.initialize("s1")
+			tl := initialized(t)
 			tl.wait(100 * ms)
 			emptyResumes(tl, tc.noRetry, tc.waits...)
 			c := check(t, tl.report(), checks.ClientResumeLoop)
@@ -59,8 +58,7 @@ func TestResumeLoop(t *testing.T) {
 // TestResumeLoopNeedsOneID: resumptions from different ids, each after an
 // empty answer, are no run: the client got something new in between.
 func TestResumeLoopNeedsOneID(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.wait(100 * time.Millisecond)
 	tl.call("s1", 1, "tools/call").stream200().send(primeRetry("a1", 100).as(observe.Delivered, fault(1, "close"))).end(observe.FaultClosed)
 	for _, id := range []string{"a1", "a1", "a1"} {

@@ -68,8 +68,7 @@ func TestStandaloneReplayJudgedOnDelete(t *testing.T) {
 // empty replay, and does not ask again, is not blamed for it: the
 // server's incomplete replay is the cause, and only it fails.
 func TestGiveUpAfterEmptyReplayExcused(t *testing.T) {
-	tl := newTimeline(t, Options{})
-	tl.initialize("s1")
+	tl := initialized(t)
 	tl.wait(100 * time.Millisecond)
 	lose(tl)
 	tl.wait(100 * time.Millisecond)

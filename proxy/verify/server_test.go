@@ -82,8 +82,7 @@ func TestPrimingEvent(t *testing.T) {
 		expect(t, r, checks.ServerPrimingEvent, report.StatusSkip, 0)
 	})
 	t.Run("severity off skips it", func(t *testing.T) {
-		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ServerPrimingEvent: checks.Off}})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Severity: map[string]checks.Severity{checks.ServerPrimingEvent: checks.Off}})
 		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		r := tl.final()
 		c := expect(t, r, checks.ServerPrimingEvent, report.StatusSkip, 0)
@@ -92,8 +91,7 @@ func TestPrimingEvent(t *testing.T) {
 		}
 	})
 	t.Run("severity warning keeps the run passing", func(t *testing.T) {
-		tl := newTimeline(t, Options{Severity: map[string]checks.Severity{checks.ServerPrimingEvent: checks.Warning}})
-		tl.initialize("s1")
+		tl := initializedWith(t, Options{Severity: map[string]checks.Severity{checks.ServerPrimingEvent: checks.Warning}})
 		tl.call("s1", 1, "tools/call").stream200().send(resp("a1", 1)).end(observe.Complete)
 		r := tl.final()
 		expect(t, r, checks.ServerPrimingEvent, report.StatusWarn, 1)
@@ -318,8 +316,7 @@ func TestHeldMessageReplayedFirst(t *testing.T) {
 // own stream, under ids an earlier stream used, is no leak as well.
 func TestReusedIDsReplayIsOneFailure(t *testing.T) {
 	run := func(t *testing.T, opts Options, leak bool) report.Report {
-		tl := newTimeline(t, opts)
-		tl.initialize("s1")
+		tl := initializedWith(t, opts)
 		tl.callProgress("s1", 1, "tools/call", "t1").stream200().
 			send(prime("1")).send(progress("2", "t1")).send(progress("3", "t1")).send(progress("4", "t1")).send(resp("5", 1)).end(observe.Complete)
 		tl.callProgress("s1", 2, "tools/call", "t2").stream200().

@@ -41,9 +41,13 @@ func fresh(t *testing.T) *timeline { return newTimeline(t, Options{}) }
 
 // initialized is a timeline with default options in which session s1 is
 // initialized.
-func initialized(t *testing.T) *timeline {
+func initialized(t *testing.T) *timeline { return initializedWith(t, Options{}) }
+
+// initializedWith is a timeline with opts in which session s1 is
+// initialized.
+func initializedWith(t *testing.T, opts Options) *timeline {
 	t.Helper()
-	tl := newTimeline(t, Options{})
+	tl := newTimeline(t, opts)
 	tl.initialize("s1")
 	return tl
 }

@@ -166,8 +166,7 @@ func randomObservation(r *rand.Rand, at time.Duration) *observe.Observation {
 // TestHappyPathPassesEveryAppliedCheck: a session whose streams are
 // primed, whose answers all arrive, and which nothing disturbs, passes.
 func TestHappyPathPassesEveryAppliedCheck(t *testing.T) {
-	tl := newTimeline(t, Options{Profile: "none", Seed: 7})
-	tl.initialize("s1")
+	tl := initializedWith(t, Options{Profile: "none", Seed: 7})
 	tl.wait(5 * ms)
 	tl.notify("s1", `{"jsonrpc":"2.0","method":"notifications/initialized"}`).respond(202, false, "").end(observe.Complete)
 	tl.toolCall("s1", 1, "a1", "a2", "a3")
