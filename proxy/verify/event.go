@@ -54,9 +54,7 @@ func (v *Verifier) onEvent(o *observe.Observation) {
 	}
 	if !x.primingDone && (e.HasID || e.Dispatched || len(e.Type) > 0) {
 		x.primingDone = true
-		if c, ok := primingCheck(x); ok && c == cPriming {
-			v.judgePriming(x, e, o.At)
-		}
+		v.judgePriming(x, e, o.At)
 	}
 	if e.HasRetry {
 		x.sawRetry = true

@@ -321,9 +321,6 @@ func (v *Verifier) attemptFailed(l *logical, x *exch, at time.Duration) {
 // legacyAttempt records a GET on the SSE path of a legacy stream that
 // ended with requests unanswered.
 func (v *Verifier) legacyAttempt(x *exch) {
-	if x.method != http.MethodGet {
-		return
-	}
 	for _, l := range v.legacy {
 		if l.state == lgPending && l.path == x.path && x.at > l.since {
 			x.legacyOf = l
