@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -366,7 +367,7 @@ func (v *Verifier) judgePrimingGet(x *exch, end *observe.End, at time.Duration) 
 		v.excuse(c, "ended after the client's DELETE of the session")
 		return
 	case !mcp.Primes(x.protocol):
-		v.excuse(c, "protocol revision "+orUnknown(x.protocol)+" owes no priming event")
+		v.excuse(c, "protocol revision "+cmp.Or(x.protocol, "unknown")+" owes no priming event")
 		return
 	}
 	v.apply(c)
@@ -374,14 +375,6 @@ func (v *Verifier) judgePrimingGet(x *exch, end *observe.End, at time.Duration) 
 		return
 	}
 	v.find(c, levelError, evidence(fmt.Sprintf("the server closed the standalone GET stream after %s without having sent an event id: the client has nothing to resume from", (at-x.at).Round(time.Millisecond)), x.sess, x.num, at))
-}
-
-// orUnknown names a revision, "unknown" for none.
-func orUnknown(rev string) string {
-	if rev == "" {
-		return "unknown"
-	}
-	return rev
 }
 
 // relatedMessage judges what a JSON-RPC message the upstream sent says
