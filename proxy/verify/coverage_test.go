@@ -56,9 +56,8 @@ func TestCoverageUnrecoverableNamesTheClientFailure(t *testing.T) {
 	tl.call("s1", 1, "tools/call").stream200().end(observe.FaultClosed)
 	tl.wait(time.Second)
 	tl.v.ClientExited(report.Command{Args: []string{"client"}, ExitCode: 1, Error: "exit status 1"})
-	r := tl.final()
 	want := "the client command failed (exit status 1) after 1 cut no conforming pair could recover: exchange 2 (request 1 (tools/call)) was cut before any event"
-	expectVerdict(t, r, report.VerdictFail, want)
+	expectVerdict(t, tl.final(), report.VerdictFail, want)
 }
 
 // stubDraws stands for the faults in force: fault 0 matched two streams
@@ -87,9 +86,8 @@ func TestPassNeedsItsPurpose(t *testing.T) {
 	t.Run("draws that skipped every stream", func(t *testing.T) {
 		tl := initializedWith(t, Options{Faults: 1, Seed: 42, Needs: needCut, Draws: stubDraws{}})
 		tl.toolCall("s1", 1, "a1", "a2", "a3")
-		r := tl.final()
 		want := "fault 0 (lose), which exercises a cut with an answer pending, never acted: it matched 2 streams; probability 0.5 skipped 2 of them at seed 42; --seed 7 fires it on every one it skipped"
-		expectVerdict(t, r, report.VerdictInconclusive, want)
+		expectVerdict(t, tl.final(), report.VerdictInconclusive, want)
 	})
 	t.Run("offline, where the draws are not known", func(t *testing.T) {
 		tl := initializedWith(t, Options{Faults: 1, Needs: needCut})
@@ -103,8 +101,7 @@ func TestPassNeedsItsPurpose(t *testing.T) {
 		tl := initializedWith(t, Options{Faults: 1, Needs: needCut})
 		tl.call("s1", 1, "tools/call").stream200().send(prime("a1")).send(resp("a2", 1)).
 			send(note("a3").as(observe.Lost, fault(0, "lose"))).end(observe.FaultClosed)
-		r := tl.final()
-		expectVerdict(t, r, report.VerdictInconclusive, "acted 1 time, never while an answer was pending")
+		expectVerdict(t, tl.final(), report.VerdictInconclusive, "acted 1 time, never while an answer was pending")
 	})
 	t.Run("the cut and its resumption", func(t *testing.T) {
 		tl := lostResponseOn(newTimeline(t, Options{Faults: 1, Needs: needCut}))

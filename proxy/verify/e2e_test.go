@@ -17,8 +17,7 @@ func TestEveryRequestAnswered(t *testing.T) {
 		tl.wait(20 * time.Second)
 		expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusPass, 0)
 		tl.wait(11 * time.Second)
-		r := tl.report()
-		c := expect(t, r, checks.E2EEveryRequestAnswered, report.StatusFail, 1)
+		c := expect(t, tl.report(), checks.E2EEveryRequestAnswered, report.StatusFail, 1)
 		checkEvidence(t, c, func(e report.Evidence) bool { return e.Exchange != 2 || e.Session != 1 || e.AtMS != 1 })
 	})
 	t.Run("a shorter deadline judges sooner", func(t *testing.T) {

@@ -173,8 +173,7 @@ func TestEveryFindingCarriesEvidence(t *testing.T) {
 			tl := initialized(t)
 			tl.wait(100 * ms)
 			tt.run(tl)
-			r := tl.report()
-			c := check(t, r, tt.check)
+			c := check(t, tl.report(), tt.check)
 			if c.Count == 0 || len(c.Evidence) == 0 {
 				t.Fatalf("no finding: %+v", c)
 			}
