@@ -83,20 +83,17 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
+	steps := []func() error{
+		func() error { return write(f) },
+		func() error { return f.Chmod(0o644) },
+		f.Sync,
+		f.Close,
+		func() error { return os.Rename(f.Name(), path) },
 	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("report: write %s: %w", path, err)
+		}
 	}
 	return nil
 }
