@@ -109,7 +109,7 @@ func TestMergeKeepsFirstEvidenceInTimeOrder(t *testing.T) {
 		t.Fatalf("%d evidences, count %d; want %d, 75", len(ev), m.Checks[0].Count, report.MaxEvidence)
 	}
 	// The MaxEvidence smallest times, ascending.
-	want := sortedFirst(all, report.MaxEvidence)
+	want := slices.Sorted(slices.Values(all))[:report.MaxEvidence]
 	for i, e := range ev {
 		if e.AtMS != want[i] {
 			t.Fatalf("evidence times %v, want %v", atms(ev), want)
@@ -122,12 +122,6 @@ func TestMergeKeepsFirstEvidenceInTimeOrder(t *testing.T) {
 	if reps[0].Checks[0].Evidence[0].Instance != 0 {
 		t.Error("Merge modified its input's evidence")
 	}
-}
-
-func sortedFirst(v []int64, n int) []int64 {
-	c := slices.Clone(v)
-	slices.Sort(c)
-	return c[:n]
 }
 
 func atms(ev []report.Evidence) []int64 {
