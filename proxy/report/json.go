@@ -43,21 +43,17 @@ func ReadJSON(rd io.Reader) (Report, error) {
 	return normalized(r), nil
 }
 
-// normalized returns r with nil lists made empty; the evidence slices are
-// copied, so r is not modified.
+// normalized returns r with nil lists made empty; the checks are copied
+// (none make an empty list), so r is not modified.
 func normalized(r Report) Report {
-	if r.Checks == nil {
-		r.Checks = []Check{}
-	} else {
-		checks := make([]Check, len(r.Checks))
-		copy(checks, r.Checks)
-		for i := range checks {
-			if checks[i].Evidence == nil {
-				checks[i].Evidence = []Evidence{}
-			}
+	checks := make([]Check, len(r.Checks))
+	copy(checks, r.Checks)
+	for i := range checks {
+		if checks[i].Evidence == nil {
+			checks[i].Evidence = []Evidence{}
 		}
-		r.Checks = checks
 	}
+	r.Checks = checks
 	if r.Faults == nil {
 		r.Faults = []FaultCount{}
 	}
