@@ -40,12 +40,9 @@ func newServer(t *testing.T) (*httptest.Server, *profiles.Active) {
 	return srv, active
 }
 
-func do(t *testing.T, method, url, body string, into any) int {
+// send sends req and returns the status and the body of the answer.
+func send(t *testing.T, req *http.Request) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -55,12 +52,29 @@ func do(t *testing.T, method, url, body string, into any) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp.StatusCode, data
+}
+
+// newRequest is http.NewRequest, failing the test on an error.
+func newRequest(t *testing.T, method, url, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// do sends a request and decodes the JSON answer into into, unless nil.
+func do(t *testing.T, method, url, body string, into any) int {
+	t.Helper()
+	code, data := send(t, newRequest(t, method, url, body))
 	if into != nil {
 		if err := json.Unmarshal(data, into); err != nil {
 			t.Fatalf("%s %s: %v in %s", method, url, err, data)
 		}
 	}
-	return resp.StatusCode
+	return code
 }
 
 type problems struct {
@@ -294,17 +308,9 @@ func TestRuntimeProfiles(t *testing.T) {
 		{"/debug/pprof/symbol", http.StatusNotFound, false},
 		{"/debug/pprof/nosuch", http.StatusNotFound, false},
 	} {
-		resp, err := http.Get(srv.URL + c.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != c.status {
-			t.Errorf("GET %s: %s, want %d", c.path, resp.Status, c.status)
+		code, data := send(t, newRequest(t, http.MethodGet, srv.URL+c.path, ""))
+		if code != c.status {
+			t.Errorf("GET %s: %d, want %d", c.path, code, c.status)
 		}
 		if isGzip := len(data) > 2 && data[0] == 0x1f && data[1] == 0x8b; isGzip != c.gzip {
 			t.Errorf("GET %s: a gzipped profile %v, want %v (%d bytes)", c.path, isGzip, c.gzip, len(data))
@@ -328,23 +334,12 @@ func TestMetricsRoute(t *testing.T) {
 	defer srv.Close()
 
 	get := func(token string) (int, string) {
-		req, err := http.NewRequest(http.MethodGet, srv.URL+"/metrics", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		req := newRequest(t, http.MethodGet, srv.URL+"/metrics", "")
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, string(body)
+		code, body := send(t, req)
+		return code, string(body)
 	}
 	if code, _ := get(""); code != http.StatusUnauthorized {
 		t.Errorf("GET /metrics without the token: %d, want 401", code)

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,13 +32,8 @@ client:
 		{Check: "client.backoff", Profile: "lossy-resume", Line: 6, Reason: "only under lossy-resume"},
 		{Check: "client.retry-honoured", Line: 7},
 	}
-	if len(got) != len(want) {
-		t.Fatalf("got %+v", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("entry %d: %+v, want %+v", i, got[i], want[i])
-		}
+	if !slices.Equal(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
 	}
 }
 

@@ -143,7 +143,8 @@ func (m *Metrics) Observe(o *observe.Observation) {
 			m.open.Inc()
 		}
 	case observe.KindEvent:
-		m.event(o)
+		m.tally.event(o.Event, o.At, o.Fired)
+		m.answered(o)
 		return // its firings are counted under the event's lock
 	case observe.KindEnd:
 		if answered, ok := m.streams.close(o.Exchange); ok {
@@ -172,11 +173,6 @@ func (m *Metrics) request(o *observe.Observation) {
 		// A session ended on purpose owes no reconnection.
 		m.sessions.forget(o.Session)
 	}
-}
-
-func (m *Metrics) event(o *observe.Observation) {
-	m.tally.event(o.Event, o.At, o.Fired)
-	m.answered(o)
 }
 
 // answered marks the stream of event o answered when o delivered the

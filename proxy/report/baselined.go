@@ -63,6 +63,15 @@ func (e BaselineEntry) String() string {
 	return s + ")"
 }
 
+// cite is entries as String renders each, joined by ", ".
+func cite(entries []BaselineEntry) string {
+	cited := make([]string, len(entries))
+	for i, e := range entries {
+		cited[i] = e.String()
+	}
+	return strings.Join(cited, ", ")
+}
+
 // Find returns the entry that set check id aside or found it fixed, and
 // how: "expected", "fixed" or "unexercised"; "" when b lists none, or b
 // is nil.

@@ -159,10 +159,7 @@ func TestBaselineJudgesEachMergedRun(t *testing.T) {
 			"lossy:client.backoff/steady:client.backoff/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := report.Merge(tc.reports...)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := merge(t, tc.reports...)
 			m.ApplyBaseline("base.yml", tc.entries)
 			got := fmt.Sprintf("%s/%s/%s", entries(m.Baseline.Expected), entries(m.Baseline.Fixed), strings.Join(m.Baseline.Unexpected, " "))
 			if m.Baseline.Verdict != tc.verdict || got != tc.summary {
@@ -178,10 +175,7 @@ func TestBaselineJudgesEachMergedRun(t *testing.T) {
 func TestMergeKeepsWhatEachRunMissed(t *testing.T) {
 	failed := run("p", "", check("server.a", report.StatusFail, 1, 3))
 	short := run("p", "no fault fired")
-	m, err := report.Merge(failed, short)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := merge(t, failed, short)
 	if m.Verdict != report.VerdictFail || !strings.Contains(m.ShortOf(), "no fault fired") {
 		t.Fatalf("merged %s, short of %q", m.Verdict, m.ShortOf())
 	}

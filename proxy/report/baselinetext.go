@@ -29,11 +29,7 @@ func writeBaseline(ew io.Writer, r Report) {
 		if len(l.entries) == 0 {
 			continue
 		}
-		cited := make([]string, len(l.entries))
-		for i, e := range l.entries {
-			cited[i] = e.String()
-		}
-		fmt.Fprintf(ew, "    %s: %s\n", l.label, strings.Join(cited, ", "))
+		fmt.Fprintf(ew, "    %s: %s\n", l.label, cite(l.entries))
 	}
 }
 
@@ -52,11 +48,7 @@ func expectedMessage(c Check, e BaselineEntry, file string) string {
 func baselineCase(b *Baselined) JUnitCase {
 	tc := JUnitCase{Classname: "fray.run", Name: "baseline", Time: "0"}
 	if len(b.Fixed) > 0 {
-		cited := make([]string, len(b.Fixed))
-		for i, e := range b.Fixed {
-			cited[i] = e.String()
-		}
-		msg := fmt.Sprintf("fixed: %s passed; remove it from %s", strings.Join(cited, ", "), b.File)
+		msg := fmt.Sprintf("fixed: %s passed; remove it from %s", cite(b.Fixed), b.File)
 		tc.Failure = JUnitFail(msg, "baseline", msg+"\n")
 	}
 	return tc

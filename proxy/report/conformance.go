@@ -103,12 +103,8 @@ func ConformanceChecks(r Report, at time.Time) []ConformanceCheck {
 			cc.Details["why"] = b.Why
 		}
 		if len(b.Fixed) > 0 {
-			fixed := make([]string, len(b.Fixed))
-			for i, e := range b.Fixed {
-				fixed[i] = e.String()
-			}
 			cc.Status = ConformanceFailure
-			cc.ErrorMessage = fmt.Sprintf("fixed: %s passed; remove it from %s", strings.Join(fixed, ", "), b.File)
+			cc.ErrorMessage = fmt.Sprintf("fixed: %s passed; remove it from %s", cite(b.Fixed), b.File)
 		}
 		out = append(out, cc)
 	}

@@ -40,14 +40,14 @@ func TestChecksJSONGolden(t *testing.T) {
 	}
 }
 
-// statusOf returns the status of the entry id in cs, "" when absent.
-func statusOf(cs []report.ConformanceCheck, id string) string {
+// entryOf returns the entry id of cs, the zero entry when absent.
+func entryOf(cs []report.ConformanceCheck, id string) report.ConformanceCheck {
 	for _, c := range cs {
 		if c.ID == id {
-			return c.Status
+			return c
 		}
 	}
-	return ""
+	return report.ConformanceCheck{}
 }
 
 // TestConformanceStatuses: how each fray outcome maps to the suite's
@@ -64,7 +64,7 @@ func TestConformanceStatuses(t *testing.T) {
 		report.RunEvidenceID:         report.ConformanceSuccess, // saw enough
 		report.RunBaselineID:         "",                        // no baseline
 	} {
-		if got := statusOf(cs, id); got != want {
+		if got := entryOf(cs, id).Status; got != want {
 			t.Errorf("%s: %q, want %q", id, got, want)
 		}
 	}
@@ -76,16 +76,15 @@ func TestConformanceStatuses(t *testing.T) {
 	// status; what says which run r is.
 	expect := func(what string, r report.Report, id, status string) {
 		t.Helper()
-		if got := statusOf(report.ConformanceChecks(r, at), id); got != status {
+		if got := entryOf(report.ConformanceChecks(r, at), id).Status; got != status {
 			t.Errorf("%s: %s is %q, want %q", what, id, got, status)
 		}
 	}
 	expect("a baselined failure, still", baselined(), "client.retry-honoured", report.ConformanceFailure)
 	expect("a baseline with a fixed entry", baselined(), report.RunBaselineID, report.ConformanceFailure)
-	for _, c := range report.ConformanceChecks(baselined(), at) {
-		if c.ID == report.RunBaselineID && !strings.Contains(c.ErrorMessage, "polling-server:client.last-event-id (line 3") {
-			t.Errorf("the fixed entry is not named: %q", c.ErrorMessage)
-		}
+	fixed := entryOf(report.ConformanceChecks(baselined(), at), report.RunBaselineID)
+	if !strings.Contains(fixed.ErrorMessage, "polling-server:client.last-event-id (line 3") {
+		t.Errorf("the fixed entry is not named: %q", fixed.ErrorMessage)
 	}
 
 	short := report.Report{Schema: 1, Profile: "p"}
@@ -324,18 +323,12 @@ func TestExcusedCasesInChecksJSON(t *testing.T) {
 func TestChecksJSONInterrupted(t *testing.T) {
 	r := report.Report{Schema: 1, Verdict: report.VerdictPass}
 	r.Interrupt()
-	found := false
-	for _, cc := range report.ConformanceChecks(r, time.Unix(0, 0)) {
-		if cc.ID != report.RunEvidenceID {
-			continue
-		}
-		found = true
-		if cc.Status != report.ConformanceFailure || !strings.HasPrefix(cc.ErrorMessage, "interrupted: ") {
-			t.Errorf("evidence entry %+v, want a failure saying interrupted", cc)
-		}
+	cc := entryOf(report.ConformanceChecks(r, time.Unix(0, 0)), report.RunEvidenceID)
+	if cc.ID == "" {
+		t.Fatal("no evidence entry")
 	}
-	if !found {
-		t.Error("no evidence entry")
+	if cc.Status != report.ConformanceFailure || !strings.HasPrefix(cc.ErrorMessage, "interrupted: ") {
+		t.Errorf("evidence entry %+v, want a failure saying interrupted", cc)
 	}
 }
 

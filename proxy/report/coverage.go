@@ -154,7 +154,7 @@ func (c *Coverage) lines(width int) string {
 }
 
 func (c *Coverage) cuts() string {
-	s := fmt.Sprintf("%d %s with an answer pending", c.Cuts, pluralWord(c.Cuts, "cut"))
+	s := plural(c.Cuts, "cut") + " with an answer pending"
 	return s + inParens(nonZero(tally{c.BeforeEvent, "before any event"}, tally{c.BeforeResponse, "right before the response"},
 		tally{c.AfterPriming, "after the priming event"}, tally{c.MidStream, "mid-stream"}, tally{c.Unrecoverable, "unrecoverable"}))
 }
@@ -187,12 +187,4 @@ func inParens(parts []string) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-// pluralWord is word, with an s unless n is 1.
-func pluralWord(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -43,21 +43,17 @@ func ReadJSON(rd io.Reader) (Report, error) {
 	return normalized(r), nil
 }
 
-// normalized returns r with nil lists made empty; the evidence slices are
-// copied, so r is not modified.
+// normalized returns r with nil lists made empty; the checks are copied
+// (none make an empty list), so r is not modified.
 func normalized(r Report) Report {
-	if r.Checks == nil {
-		r.Checks = []Check{}
-	} else {
-		checks := make([]Check, len(r.Checks))
-		copy(checks, r.Checks)
-		for i := range checks {
-			if checks[i].Evidence == nil {
-				checks[i].Evidence = []Evidence{}
-			}
+	checks := make([]Check, len(r.Checks))
+	copy(checks, r.Checks)
+	for i := range checks {
+		if checks[i].Evidence == nil {
+			checks[i].Evidence = []Evidence{}
 		}
-		r.Checks = checks
 	}
+	r.Checks = checks
 	if r.Faults == nil {
 		r.Faults = []FaultCount{}
 	}
@@ -83,20 +79,17 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	if err := write(f); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
+	steps := []func() error{
+		func() error { return write(f) },
+		func() error { return f.Chmod(0o644) },
+		f.Sync,
+		f.Close,
+		func() error { return os.Rename(f.Name(), path) },
 	}
-	if err := f.Chmod(0o644); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("report: write %s: %w", path, err)
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("report: write %s: %w", path, err)
+		}
 	}
 	return nil
 }

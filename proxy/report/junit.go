@@ -236,26 +236,15 @@ func evidenceText(c Check) string {
 
 // xmlSafe replaces the characters XML 1.0 cannot carry at all (most
 // control characters, invalid UTF-8), which evidence quoting a peer's bytes
-// may hold, with U+FFFD. CDATA sections escape nothing else.
+// may hold, with U+FFFD. CDATA sections escape nothing else. A string
+// with none is returned as it is: ToValidUTF8 and Map copy only what they
+// change.
 func xmlSafe(s string) string {
-	ok := func(r rune) bool {
-		return r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0xD7FF) ||
-			(r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
-	}
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || !ok(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
 	return strings.Map(func(r rune) rune {
-		if !ok(r) {
-			return utf8.RuneError
+		if r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r <= 0xD7FF) ||
+			(r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF) {
+			return r
 		}
-		return r
+		return utf8.RuneError
 	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }

@@ -131,12 +131,7 @@ func mergedVerdict(out Report) (verdict, why string) {
 			commands = append(commands, fmt.Sprintf("report %d: %s", i+1, s.Command.describe()))
 		}
 	}
-	var checksFailed []string
-	for _, c := range out.Checks {
-		if c.Status == StatusFail {
-			checksFailed = append(checksFailed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
-		}
-	}
+	checksFailed := failedChecks(out.Checks)
 	switch {
 	case len(failed) > 0 || len(checksFailed) > 0:
 		var why []string

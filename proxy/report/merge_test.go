@@ -19,6 +19,16 @@ func check(id, status string, count int, evAt ...int64) report.Check {
 	return c
 }
 
+// merge is Merge of reports, failing the test on an error.
+func merge(t *testing.T, reports ...report.Report) report.Report {
+	t.Helper()
+	m, err := report.Merge(reports...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func TestMergeSums(t *testing.T) {
 	a := report.Report{Schema: 1, Verdict: report.VerdictPass, Profile: "soak", Seed: 7, DurationMS: 1000,
 		Totals: report.Totals{Sessions: 1, Exchanges: 10, Events: 100, Faults: 3, Findings: 0},
@@ -28,10 +38,7 @@ func TestMergeSums(t *testing.T) {
 		Totals: report.Totals{Sessions: 2, Exchanges: 5, Events: 50, Faults: 4, Findings: 2},
 		Checks: []report.Check{check("client.a", report.StatusWarn, 2, 10, 20), check("server.b", report.StatusPass, 0)},
 		Faults: []report.FaultCount{{Kind: "close", Count: 1}, {Kind: "drop", Count: 3}}}
-	m, err := report.Merge(a, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := merge(t, a, b)
 	if m.Verdict != report.VerdictPass || m.Merged != 2 || m.Profile != "soak" || m.Seed != 7 || m.DurationMS != 3000 {
 		t.Errorf("header %+v", m)
 	}
@@ -62,10 +69,7 @@ func TestMergeFailsIfAnyFails(t *testing.T) {
 	pass := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{check("client.a", report.StatusPass, 0)}}
 	fail := report.Report{Schema: 1, Verdict: report.VerdictFail, Checks: []report.Check{check("client.a", report.StatusFail, 1, 5)}}
 	for _, order := range [][]report.Report{{pass, fail}, {fail, pass}} {
-		m, err := report.Merge(order...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := merge(t, order...)
 		if m.Verdict != report.VerdictFail || m.Checks[0].Status != report.StatusFail {
 			t.Errorf("verdict %q, status %q; want fail, fail", m.Verdict, m.Checks[0].Status)
 		}
@@ -78,10 +82,7 @@ func TestMergeInterruptedIsNoPass(t *testing.T) {
 	pass := report.Report{Schema: 1, Verdict: report.VerdictPass, Checks: []report.Check{check("client.a", report.StatusPass, 0)}}
 	stopped := pass
 	stopped.Interrupt()
-	m, err := report.Merge(pass, stopped)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := merge(t, pass, stopped)
 	if m.Verdict != report.VerdictInconclusive || !strings.Contains(m.Why, "report 2 (a signal stopped the run") {
 		t.Errorf("verdict %q (%s), want inconclusive naming report 2", m.Verdict, m.Why)
 	}
@@ -102,16 +103,13 @@ func TestMergeKeepsFirstEvidenceInTimeOrder(t *testing.T) {
 		reps = append(reps, report.Report{Schema: 1, Verdict: report.VerdictFail,
 			Checks: []report.Check{check("server.x", report.StatusFail, 25, at...)}})
 	}
-	m, err := report.Merge(reps...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := merge(t, reps...)
 	ev := m.Checks[0].Evidence
 	if len(ev) != report.MaxEvidence || m.Checks[0].Count != 75 {
 		t.Fatalf("%d evidences, count %d; want %d, 75", len(ev), m.Checks[0].Count, report.MaxEvidence)
 	}
 	// The MaxEvidence smallest times, ascending.
-	want := sortedFirst(all, report.MaxEvidence)
+	want := slices.Sorted(slices.Values(all))[:report.MaxEvidence]
 	for i, e := range ev {
 		if e.AtMS != want[i] {
 			t.Fatalf("evidence times %v, want %v", atms(ev), want)
@@ -124,12 +122,6 @@ func TestMergeKeepsFirstEvidenceInTimeOrder(t *testing.T) {
 	if reps[0].Checks[0].Evidence[0].Instance != 0 {
 		t.Error("Merge modified its input's evidence")
 	}
-}
-
-func sortedFirst(v []int64, n int) []int64 {
-	c := slices.Clone(v)
-	slices.Sort(c)
-	return c[:n]
 }
 
 func atms(ev []report.Evidence) []int64 {
@@ -151,13 +143,10 @@ func TestMergeRefusesOtherSchemas(t *testing.T) {
 }
 
 func TestMergeDistinctProfiles(t *testing.T) {
-	m, err := report.Merge(
+	m := merge(t,
 		report.Report{Schema: 1, Profile: "soak"},
 		report.Report{Schema: 1, Profile: "lossy-resume", Partial: true},
 		report.Report{Schema: 1, Profile: "soak", Command: &report.Command{Args: []string{"x"}, ExitCode: 3}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if m.Profile != "soak, lossy-resume" || !m.Partial || m.Command != nil || len(m.Shards) != 3 || m.Shards[2].Command == nil || m.Shards[2].Command.ExitCode != 3 {
 		t.Errorf("got %+v", m)
 	}
@@ -175,17 +164,11 @@ func TestMergeKeepsEveryShard(t *testing.T) {
 	fail := report.Report{Schema: 1, Verdict: report.VerdictFail, Why: "failed: x (1)", Profile: "polling-server", Seed: 9,
 		Checks: []report.Check{{ID: "client.retry-honoured", Severity: "error", Status: report.StatusFail, Count: 1}}}
 	short := report.Report{Schema: 1, Verdict: report.VerdictInconclusive, Why: "no fault fired", Profile: "soak", Seed: 5}
-	m, err := report.Merge(pass, fail)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := merge(t, pass, fail)
 	if m.Verdict != report.VerdictFail || len(m.Shards) != 2 || m.Shards[1].Seed != 9 || m.Shards[0].Seed != 4 || m.Shards[1].Verdict != report.VerdictFail {
 		t.Errorf("pass+fail: %s, shards %+v", m.Verdict, m.Shards)
 	}
-	m, err = report.Merge(pass, short)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m = merge(t, pass, short)
 	if m.Verdict != report.VerdictInconclusive || !strings.Contains(m.Why, "report 2 (no fault fired)") {
 		t.Errorf("pass+inconclusive: %s (%s)", m.Verdict, m.Why)
 	}

@@ -6,6 +6,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/frayproxy/fray/proxy/checks"
@@ -234,14 +235,8 @@ func (c *Command) Failed() bool { return c != nil && (c.ExitCode != 0 || c.Error
 // when it saw enough); otherwise pass. A failed run that was also short
 // keeps short in Shortfall.
 func (r *Report) Conclude(short string) {
-	var failed []string
-	for _, c := range r.Checks {
-		if c.Status == StatusFail {
-			failed = append(failed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
-		}
-	}
 	var why []string
-	if len(failed) > 0 {
+	if failed := failedChecks(r.Checks); len(failed) > 0 {
 		why = append(why, "failed: "+strings.Join(failed, ", "))
 	}
 	if r.Command.Failed() {
@@ -280,12 +275,19 @@ func interruptedWhy(verdict, why string) string {
 // ChecksFailed reports whether a check failed at error severity, as
 // opposed to a verdict that failed on the command alone.
 func (r *Report) ChecksFailed() bool {
-	for _, c := range r.Checks {
+	return slices.ContainsFunc(r.Checks, func(c Check) bool { return c.Status == StatusFail })
+}
+
+// failedChecks names the checks that failed at error severity, each with
+// its count of findings: "client.retry-honoured (3)".
+func failedChecks(cs []Check) []string {
+	var failed []string
+	for _, c := range cs {
 		if c.Status == StatusFail {
-			return true
+			failed = append(failed, fmt.Sprintf("%s (%d)", c.ID, c.Count))
 		}
 	}
-	return false
+	return failed
 }
 
 // describe says how a command ended, in a few words.

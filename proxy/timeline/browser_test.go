@@ -39,14 +39,19 @@ func pageOf(t *testing.T, in Input) []byte {
 }
 
 // render writes html to the file page, draws it in Chromium and returns
-// the rendered DOM, as text and parsed.
+// the rendered DOM, as text and parsed; it fails the test unless the
+// page's script finished.
 func render(t *testing.T, bin, page string, html []byte) (string, elements) {
 	t.Helper()
 	if err := os.WriteFile(page, html, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dom := string(headless(t, bin, page, "--dump-dom"))
-	return dom, parseDOM(dom)
+	els := parseDOM(dom)
+	if b := els.first("body"); b == nil || b.attr["data-rendered"] != "true" {
+		t.Fatalf("the script did not finish\n%.3000s", dom)
+	}
+	return dom, els
 }
 
 // screenshot draws page into the PNG file shot and requires a picture.
@@ -84,9 +89,6 @@ func TestRendersInChromium(t *testing.T) {
 	dom, els := render(t, bin, page, html)
 
 	body := els.first("body")
-	if body == nil || body.attr["data-rendered"] != "true" {
-		t.Fatalf("the script did not finish\n%.2000s", dom)
-	}
 	renderMS, err := strconv.ParseFloat(body.attr["data-render-ms"], 64)
 	if err != nil {
 		t.Fatalf("no render time on <body>: %v", err)
@@ -151,9 +153,6 @@ func TestExplainsARunInChromium(t *testing.T) {
 	dir := t.ArtifactDir()
 	page := filepath.Join(dir, "explained.html")
 	dom, els := render(t, bin, page, pageOf(t, sc.input()))
-	if b := els.first("body"); b == nil || b.attr["data-rendered"] != "true" {
-		t.Fatalf("the script did not finish\n%.3000s", dom)
-	}
 	canvas := els.byID("canvas")
 	drawn := func(what string) int {
 		n, _ := strconv.Atoi(canvas.attr["data-drawn-"+what])
@@ -161,12 +160,7 @@ func TestExplainsARunInChromium(t *testing.T) {
 	}
 
 	t.Run("unanswered request", func(t *testing.T) {
-		var marks elements
-		for _, e := range els.withClass("unanswered") {
-			if _, onLane := e.attr["data-id"]; onLane {
-				marks = append(marks, e)
-			}
-		}
+		marks := els.withClass("unanswered").having("data-id") // on a lane, not the legend's
 		if len(marks) != 1 || marks[0].attr["data-id"] != "2" {
 			t.Fatalf("unanswered marks %v, want one for request 2", attrs(marks, "data-id"))
 		}
@@ -175,12 +169,7 @@ func TestExplainsARunInChromium(t *testing.T) {
 				t.Errorf("unanswered mark says %q, want %q in it", marks[0].attr["title"], want)
 			}
 		}
-		var pills elements
-		for _, e := range els.withClass("lane-pill") {
-			if _, onLabel := e.attr["data-ex"]; onLabel {
-				pills = append(pills, e)
-			}
-		}
+		pills := els.withClass("lane-pill").having("data-ex") // on a lane label
 		if len(pills) != 1 || pills[0].attr["data-ex"] != "4" || pills[0].text != "no response" {
 			t.Errorf("lane pills %v, want one on exchange 4", attrs(pills, "data-ex"))
 		}
@@ -239,12 +228,7 @@ func TestExplainsARunInChromium(t *testing.T) {
 		checkLabelsApart(t, els, laneLabels...)
 	})
 	t.Run("legend", func(t *testing.T) {
-		var keys []string
-		for _, e := range els {
-			if k, ok := e.attr["data-legend"]; ok {
-				keys = append(keys, k)
-			}
-		}
+		keys := attrs(els.having("data-legend"), "data-legend")
 		for _, k := range []string{"delivered", "priming", "not-delivered", "duplicated", "response", "error-response",
 			"response-not-delivered", "unanswered", "finding-event", "fault", "lane-post", "lane-get", "lane-resume",
 			"lane-legacy", "lane-other", "end", "cut", "retry-window", "reconnect-early", "reconnect-late", "link",
@@ -477,6 +461,18 @@ func (es elements) withClass(c string) elements {
 	var out elements
 	for _, e := range es {
 		if e.hasClass(c) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// having returns the elements that carry the attribute name, in document
+// order.
+func (es elements) having(name string) elements {
+	var out elements
+	for _, e := range es {
+		if _, ok := e.attr[name]; ok {
 			out = append(out, e)
 		}
 	}

@@ -12,28 +12,15 @@ import (
 // never answered.
 const checkAnswered = "e2e.every-request-answered"
 
-// explain derives, once the lanes are laid out and the links resolved,
-// what the marks alone do not say: which requests were never answered and
-// when the client was told to wait before reconnecting.
-func (b *builder) explain(r *report.Report) {
-	b.unanswered(r)
-	b.windows()
-}
-
-type answerKey struct {
-	session int
-	id      string
-}
-
 // unanswered lists every JSON-RPC request whose response did not reach
 // the client in its session, with the verifier's finding when one names
 // it.
 func (b *builder) unanswered(r *report.Report) {
 	m := b.m
-	answered := map[answerKey]bool{}
+	answered := map[idKey]bool{}
 	for li, old := range b.order {
 		for _, id := range b.lanes[old].responses {
-			answered[answerKey{m.Lanes[li].Session, id}] = true
+			answered[idKey{m.Lanes[li].Session, id}] = true
 		}
 	}
 	evidence := map[uint64][]string{}
@@ -51,7 +38,7 @@ func (b *builder) unanswered(r *report.Report) {
 	for li, old := range b.order {
 		l := &m.Lanes[li]
 		for _, q := range b.lanes[old].requests {
-			if answered[answerKey{l.Session, q.ID}] {
+			if answered[idKey{l.Session, q.ID}] {
 				continue
 			}
 			m.Unanswered = append(m.Unanswered, Unanswered{Lane: li, AtUS: l.StartUS, ID: q.ID, Method: q.Method,

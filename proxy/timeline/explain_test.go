@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -126,51 +125,24 @@ func TestChecksOrder(t *testing.T) {
 	}
 }
 
-// obsBuilder writes observations of session 1 for the tests below.
-type obsBuilder struct{ obs []*observe.Observation }
-
-func (b *obsBuilder) add(kind observe.Kind, ms int, ex uint64, st mcp.StreamType) *observe.Observation {
-	o := &observe.Observation{Kind: kind, At: time.Duration(ms) * time.Millisecond, Exchange: ex, Stream: st, SessionSeq: 1}
-	b.obs = append(b.obs, o)
-	return o
-}
-
-func (b *obsBuilder) get(ms int, ex uint64, lei string) {
-	st := mcp.StreamGet
-	r := &observe.Request{Method: "GET", Path: "/mcp", Header: http.Header{}}
-	if lei != "" {
-		st, r.LastEventID, r.HasLastEventID = mcp.StreamResume, lei, true
-	}
-	b.add(observe.KindRequest, ms, ex, st).Request = r
-	b.add(observe.KindResponse, ms, ex, st).Response = &observe.Response{Status: 200, EventStream: true}
-}
-
-func (b *obsBuilder) event(ms int, ex uint64, st mcp.StreamType, id string, retry int64) {
-	e := &observe.Event{Event: mcp.Event{Parsed: true, ID: []byte(id), HasID: true}, Fate: observe.Delivered, Copies: 1, DeliveredID: []byte(id), DeliveredHasID: true}
-	if retry > 0 {
-		e.Retry, e.HasRetry, e.DeliveredRetry, e.DeliveredHasRetry = retry, true, retry, true
-	}
-	b.add(observe.KindEvent, ms, ex, st).Event = e
-}
-
-func (b *obsBuilder) end(ms int, ex uint64, st mcp.StreamType, c observe.Cause) {
-	b.add(observe.KindEnd, ms, ex, st).End = &observe.End{Cause: c}
-}
-
 // TestWindowsStandalone: a standalone GET stream the server closes owes
 // the session's traffic, so its end opens a retry window, and the next
 // GET of the session is its reconnection, whether it resumes or not; the
 // client keeps the retry across reconnections.
 func TestWindowsStandalone(t *testing.T) {
-	var b obsBuilder
-	b.get(0, 1, "")
-	b.event(1, 1, mcp.StreamGet, "g1", 100)
-	b.end(10, 1, mcp.StreamGet, observe.Complete) // the server closed it
-	b.get(150, 2, "")                             // after the 100 ms window
-	b.event(151, 2, mcp.StreamGet, "g2", 0)
-	b.end(200, 2, mcp.StreamGet, observe.FaultClosed)
-	b.get(230, 3, "g2") // resumes 30 ms after, inside the 100 ms it kept
-	b.end(300, 3, mcp.StreamResume, observe.ClientGone)
+	var b scenarioObs
+	const get, resume = mcp.StreamGet, mcp.StreamResume
+	b.get(0, 1, get, "")
+	b.response(0, 1, get, 200, true)
+	b.ev(1, 1, get, 0, "g1", eventMessage{}, 100)
+	b.end(10, 1, get, observe.Complete) // the server closed it
+	b.get(150, 2, get, "")              // after the 100 ms window
+	b.response(150, 2, get, 200, true)
+	b.ev(151, 2, get, 0, "g2", eventMessage{}, 0)
+	b.end(200, 2, get, observe.FaultClosed)
+	b.get(230, 3, resume, "g2") // resumes 30 ms after, inside the 100 ms it kept
+	b.response(230, 3, resume, 200, true)
+	b.end(300, 3, resume, observe.ClientGone)
 	m := Build(Input{Observations: b.obs, End: 400 * time.Millisecond})
 	want := []Window{
 		{Lane: 0, FromUS: 10_000, ToUS: 110_000, RetryMS: 100, RetryLane: 0, Reconnect: 1, ReconnectUS: 150_000},
@@ -190,29 +162,25 @@ func TestWindowsStandalone(t *testing.T) {
 // response, or that the client left, opens no window; one that ends
 // before it does, and its resumption inherits the retry.
 func TestWindowsNeedAnOwedResponse(t *testing.T) {
-	var b obsBuilder
-	post := func(ms int, ex uint64, id string) {
-		b.add(observe.KindRequest, ms, ex, mcp.StreamPost).Request = &observe.Request{Method: "POST",
-			Messages: []observe.Message{{Kind: mcp.RPCRequest, Method: "tools/call", ID: id}}}
-		b.add(observe.KindResponse, ms, ex, mcp.StreamPost).Response = &observe.Response{Status: 200, EventStream: true}
+	var b scenarioObs
+	const post, resume = mcp.StreamPost, mcp.StreamResume
+	call := func(ms float64, ex uint64, id string) {
+		b.post(ms, ex, mcp.RPCRequest, "tools/call", id)
+		b.response(ms, ex, post, 200, true)
 	}
-	answer := func(ms int, ex uint64, st mcp.StreamType, id string) {
-		b.event(ms, ex, st, "", 0)
-		e := b.obs[len(b.obs)-1].Event
-		e.RPCKind, e.RPCID = mcp.RPCResponse, []byte(id)
-	}
-	post(0, 1, "1")
-	b.event(1, 1, mcp.StreamPost, "p1", 40)
-	answer(2, 1, mcp.StreamPost, "1")
-	b.end(3, 1, mcp.StreamPost, observe.Complete) // answered: no window
-	post(10, 2, "2")
-	b.event(11, 2, mcp.StreamPost, "p2", 40)
-	b.end(12, 2, mcp.StreamPost, observe.ClientGone) // the client left: no window
-	post(20, 3, "3")
-	b.event(21, 3, mcp.StreamPost, "p3", 40)
-	b.end(22, 3, mcp.StreamPost, observe.Complete)    // closed before the response
-	b.get(100, 4, "p3")                               // after the window
-	b.end(101, 4, mcp.StreamResume, observe.Complete) // still owes request 3
+	call(0, 1, "1")
+	b.ev(1, 1, post, 0, "p1", eventMessage{}, 40)
+	b.ev(2, 1, post, 1, "", result("1"), 0)
+	b.end(3, 1, post, observe.Complete) // answered: no window
+	call(10, 2, "2")
+	b.ev(11, 2, post, 0, "p2", eventMessage{}, 40)
+	b.end(12, 2, post, observe.ClientGone) // the client left: no window
+	call(20, 3, "3")
+	b.ev(21, 3, post, 0, "p3", eventMessage{}, 40)
+	b.end(22, 3, post, observe.Complete) // closed before the response
+	b.get(100, 4, resume, "p3")          // after the window
+	b.response(100, 4, resume, 200, true)
+	b.end(101, 4, resume, observe.Complete) // still owes request 3
 	m := Build(Input{Observations: b.obs})
 	want := []Window{
 		{Lane: 2, FromUS: 22_000, ToUS: 62_000, RetryMS: 40, RetryLane: 2, Reconnect: 3, ReconnectUS: 100_000},

@@ -71,7 +71,7 @@ func (b *builder) layout() {
 	}
 }
 
-// idKey finds events by session and id.
+// idKey is an id within a session: of an event, or of a request answered.
 type idKey struct {
 	session int
 	id      string

@@ -304,7 +304,10 @@ func Build(in Input) *Model {
 		b.observe(o)
 	}
 	b.layout()
-	b.explain(in.Report)
+	// What the marks alone do not say, once the lanes are laid out and the
+	// links resolved: the requests never answered, the retry windows.
+	b.unanswered(in.Report)
+	b.windows()
 	m.Checks, m.Findings = []Check{}, []Finding{}
 	if in.Report != nil {
 		m.Verdict = in.Report.Verdict

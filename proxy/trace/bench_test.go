@@ -26,10 +26,7 @@ func observeEvent(b *testing.B, w *Writer) {
 // BenchmarkObserveEvent measures what tracing one ~90-byte event costs the
 // proxy's per-event path.
 func BenchmarkObserveEvent(b *testing.B) {
-	w, err := NewWriter(io.Discard, WriterOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	w := writerTo(b, io.Discard, WriterOptions{})
 	observeEvent(b, w)
 }
 
@@ -58,10 +55,7 @@ func BenchmarkObserveBulkEvent(b *testing.B) {
 		data []byte
 	}{{"as-reported", data}, {"data-elsewhere", bytes.Clone(data)}} {
 		b.Run(bm.name, func(b *testing.B) {
-			w, err := NewWriter(io.Discard, WriterOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			w := writerTo(b, io.Discard, WriterOptions{})
 			at := 2345678 * time.Microsecond
 			o := &observe.Observation{Kind: observe.KindEvent, At: at, Exchange: 3, Stream: mcp.StreamGet, Session: "0a1b2c3d4e5f", SessionSeq: 1,
 				Protocol: "2025-11-25", Event: &observe.Event{Event: mcp.Event{Index: 123456, Raw: raw, Parsed: true, ID: raw[4:11], HasID: true, Dispatched: true,

@@ -308,10 +308,7 @@ func TestObserveRunWritesAsObserve(t *testing.T) {
 	opts := WriterOptions{Header: Header{Started: time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)}}
 	want := encodeAll(t, opts, obs)
 	var b bytes.Buffer
-	w, err := NewWriter(&b, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := writerTo(t, &b, opts)
 	for i, runs := 0, 0; i < len(obs); runs++ {
 		run := make([]observe.Observation, min(1+runs%40, len(obs)-i))
 		for j := range run {

@@ -139,15 +139,22 @@ func gzipped(b []byte) []byte {
 	return z.Bytes()
 }
 
+// writerTo is NewWriter(out, opts), failing tb when it cannot make one.
+func writerTo(tb testing.TB, out io.Writer, opts WriterOptions) *Writer {
+	tb.Helper()
+	w, err := NewWriter(out, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w
+}
+
 // encodeAll writes obs through a Writer made with opts and returns the
 // trace it wrote, closed.
 func encodeAll(tb testing.TB, opts WriterOptions, obs []*observe.Observation) []byte {
 	tb.Helper()
 	var b bytes.Buffer
-	w, err := NewWriter(&b, opts)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	w := writerTo(tb, &b, opts)
 	for _, o := range obs {
 		w.Observe(o)
 	}

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -402,24 +403,18 @@ func TestPartial(t *testing.T) {
 // out whole.
 func TestConcurrentObserve(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := writerTo(t, &buf, WriterOptions{})
 	const workers, each = 8, 200
-	done := make(chan struct{})
+	var wg sync.WaitGroup
 	for g := range workers {
-		go func() {
-			defer func() { done <- struct{}{} }()
+		wg.Go(func() {
 			for i := range each {
 				w.Observe(&observe.Observation{Kind: observe.KindEvent, Exchange: uint64(g + 1),
 					Event: &observe.Event{Event: mcp.Event{Index: i, Raw: bytes.Repeat([]byte("x"), 100+i)}, Fate: observe.Delivered}})
 			}
-		}()
+		})
 	}
-	for range workers {
-		<-done
-	}
+	wg.Wait()
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -440,10 +435,7 @@ func TestConcurrentObserve(t *testing.T) {
 
 // TestWriteErrorKept checks that a failing file is reported by Close.
 func TestWriteErrorKept(t *testing.T) {
-	w, err := NewWriter(failAfter{}, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := writerTo(t, failAfter{}, WriterOptions{})
 	for i := range 2000 {
 		w.Observe(&observe.Observation{Kind: observe.KindEvent, Event: &observe.Event{Event: mcp.Event{Index: i, Raw: make([]byte, 100)}}})
 	}
@@ -459,10 +451,7 @@ func (failAfter) Write([]byte) (int, error) { return 0, errors.New("disk full") 
 // TestEndLine: a run that was not drained says so, and a reader sees it.
 func TestEndLine(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := NewWriter(&buf, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := writerTo(t, &buf, WriterOptions{})
 	w.Observe(sample()[0])
 	if err := w.Finish(End{At: 7 * time.Second, Command: []string{"node", "client.mjs"}, ExitCode: 3}); err != nil {
 		t.Fatal(err)
@@ -561,10 +550,7 @@ func (s *sizes) Write(p []byte) (int, error) {
 // writeSize gathered between observations; Close writes the rest.
 func TestWritesAreWholeChunks(t *testing.T) {
 	var out sizes
-	w, err := NewWriter(&out, WriterOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := writerTo(t, &out, WriterOptions{})
 	for i := range 2000 {
 		raw := []byte("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n")
 		if i%500 == 7 {
