@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -177,25 +176,12 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 // merged) and --junit (a test case per probe).
 func writeProbeFiles(o *outputs, merged report.Report, results []probes.Result) error {
 	merged.Accepted = o.allow && merged.Verdict == report.VerdictInconclusive
-	var errs []error
-	for _, w := range writers {
-		write := func(out io.Writer) error { return w.write(out, merged) }
+	return o.writeFiles(func(w writer) func(io.Writer) error {
 		if w.flag == "junit" {
-			write = func(out io.Writer) error { return probes.WriteJUnit(out, results) }
+			return func(out io.Writer) error { return probes.WriteJUnit(out, results) }
 		}
-		switch path := o.paths[w.flag]; path {
-		case "":
-		case stdoutPath:
-			if err := write(o.stdout); err != nil {
-				errs = append(errs, fmt.Errorf("--%s -: %w", w.flag, err))
-			}
-		default:
-			if err := report.WriteFile(path, write); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
+		return func(out io.Writer) error { return w.write(out, merged) }
+	})
 }
 
 // writeProbeTable prints one line per probe: whether its faults fired,

@@ -170,27 +170,37 @@ func (o *outputs) finish(r report.Report) error {
 	if o.interrupted {
 		r.Interrupt()
 	}
+	err := o.writeFiles(func(w writer) func(io.Writer) error {
+		return func(out io.Writer) error { return w.write(out, r) }
+	})
+	if serr := o.writeSummary(r); serr != nil {
+		err = errors.Join(err, fmt.Errorf("summary: %w", serr))
+	}
+	if err != nil {
+		return cli.Exit(err.Error(), exitNoStart)
+	}
+	return verdictError(r)
+}
+
+// writeFiles writes the file of every writer flag given, to its path or
+// to stdout, with what file returns for that writer.
+func (o *outputs) writeFiles(file func(writer) func(io.Writer) error) error {
 	var errs []error
 	for _, w := range writers {
+		write := file(w)
 		switch path := o.paths[w.flag]; path {
 		case "":
 		case stdoutPath:
-			if err := w.write(o.stdout, r); err != nil {
+			if err := write(o.stdout); err != nil {
 				errs = append(errs, fmt.Errorf("--%s -: %w", w.flag, err))
 			}
 		default:
-			if err := report.WriteFile(path, func(out io.Writer) error { return w.write(out, r) }); err != nil {
+			if err := report.WriteFile(path, write); err != nil {
 				errs = append(errs, err)
 			}
 		}
 	}
-	if err := o.writeSummary(r); err != nil {
-		errs = append(errs, fmt.Errorf("summary: %w", err))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return cli.Exit(err.Error(), exitNoStart)
-	}
-	return verdictError(r)
+	return errors.Join(errs...)
 }
 
 // summaryWriter is where the summary goes, and what a command says after
