@@ -90,7 +90,7 @@ func runDemo(c *cli.Context) error {
 	}
 	stdout := c.App.Writer
 	view := newDemoView(stdout)
-	eng, page, err := startEngine(c, c.App.ErrWriter, proxy.Options{Upstream: upstream, Watch: view, Drain: proxyDrain}, prof, seed)
+	eng, page, err := startEngine(c, c.App.ErrWriter, proxy.Options{Upstream: upstream, Watch: view, Drain: proxy.ProxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}

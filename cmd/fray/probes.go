@@ -160,7 +160,7 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	if err != nil {
 		return report.Report{}, err
 	}
-	eng, err := newEngine(proxy.Options{Upstream: set.origin, Drain: proxyDrain, Profile: prof, Logger: log, LogFaults: c.Bool("log-faults")})
+	eng, err := newEngine(proxy.Options{Upstream: set.origin, Drain: proxy.ProxyDrain, Profile: prof, Logger: log, LogFaults: c.Bool("log-faults")})
 	if err != nil {
 		return report.Report{}, err
 	}

@@ -165,10 +165,6 @@ func runProxy(c *cli.Context) error {
 	return ferr
 }
 
-// proxyDrain is how long exchanges in flight get to finish after SIGINT or
-// SIGTERM.
-const proxyDrain = proxy.ProxyDrain
-
 // startAdmin serves the admin API when --admin is given. The returned
 // channel yields the server's result once ctx ends.
 func startAdmin(ctx context.Context, c *cli.Context, eng *proxy.Engine) (<-chan error, error) {

@@ -141,7 +141,7 @@ func runRun(c *cli.Context) error {
 	if out.progress != nil {
 		stdout = out.progress.Around(stdout)
 	}
-	eng, page, err := startEngine(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
+	eng, page, err := startEngine(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxy.ProxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
