@@ -26,15 +26,7 @@ var root = filepath.Join("..", "..")
 // README, the pages of docs/, and the CI workflow.
 func shownFiles(t *testing.T) []string {
 	t.Helper()
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append([]string{
-		filepath.Join(root, "README.md"),
-		filepath.Join(root, "examples", "README.md"),
-		filepath.Join(root, "examples", "ci", "github-actions.yml"),
-	}, docs...)
+	return append(pages(t), filepath.Join(root, "examples", "ci", "github-actions.yml"))
 }
 
 // shownCommand is one command line as a reader would paste it.
