@@ -37,8 +37,7 @@ func TestNoMCPEndpointInconclusive(t *testing.T) {
 	}
 
 	client := helperClient(t, "FRAY_TEST_EXIT", "0")
-	code, stdout, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/wrong", "--report", rep, "--quiet", "--"}, client...)...)
-	r = readReport(t, rep)
+	code, stdout, stderr, r = runReported(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/wrong", "--"}, client...)...)
 	if code != exitInconclusive || !strings.Contains(r.Why, "no request reached an MCP endpoint") || !strings.Contains(r.Why, " /wrong answered 404") {
 		t.Errorf("fray run: exit %d, verdict %s (%s)\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, stdout, stderr)
 	}

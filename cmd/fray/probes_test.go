@@ -128,11 +128,9 @@ func TestRunProbeOnScriptedClients(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := probeClient(t, strconv.Itoa(int(tc.fault)))
-			rep := filepath.Join(t.TempDir(), "r.json")
-			code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id",
-				"--upstream", up.URL + "/mcp", "--settle", "200ms", "--report", rep, "--quiet", "--"}, args...)...)
+			code, stdout, stderr, r := runReported(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id",
+				"--upstream", up.URL + "/mcp", "--settle", "200ms", "--"}, args...)...)
 			wantProbeRow(t, code, stdout, stderr, "no-last-event-id", tc.code, tc.want, "")
-			r := readReport(t, rep)
 			if r.Merged != 1 || r.Profile != "probe-no-last-event-id" {
 				t.Errorf("report of %d runs, profile %q", r.Merged, r.Profile)
 			}
@@ -280,11 +278,10 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 		"standalone-reconnect-storm":      probes.Failed,
 	}
 	node, dir := nodePeers(t, "sdk", "the probes were not run on the TypeScript SDK client")
-	out := t.TempDir()
-	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
-	code, stdout, stderr := runFray(t, 150*time.Second, append(append([]string{"run", "--probe", "all"},
+	junit := filepath.Join(t.TempDir(), "j.xml")
+	code, stdout, stderr, r := runReported(t, 150*time.Second, append(append([]string{"run", "--probe", "all"},
 		nodeServer(t, node, dir, "streamable-server.mjs")...),
-		"--settle", "300ms", "--report", rep, "--junit", junit, "--quiet",
+		"--settle", "300ms", "--junit", junit,
 		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--timeout", "5000")...)
 	for _, p := range probes.All() {
 		row := tableRow(stdout, p.Name)
@@ -320,7 +317,6 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("exit %d, want %d for a bug found\nstdout:\n%s\nstderr:\n%s", code, exitFindings, stdout, stderr)
 	}
-	r := readReport(t, rep)
 	if r.Merged != len(probes.All()) || len(r.Shards) != r.Merged {
 		t.Errorf("the report merges %d runs (%d shards), want %d", r.Merged, len(r.Shards), len(probes.All()))
 	}

@@ -150,6 +150,16 @@ func readReport(t *testing.T, path string) report.Report {
 	return r
 }
 
+// runReported runs fray with args (a command, then its arguments), adding
+// --quiet and --report to a file of the test's, and returns what runFray
+// returns and the report.
+func runReported(t *testing.T, timeout time.Duration, args ...string) (code int, stdout, stderr string, r report.Report) {
+	t.Helper()
+	rep := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr = runFray(t, timeout, append([]string{args[0], "--report", rep, "--quiet"}, args[1:]...)...)
+	return code, stdout, stderr, readReport(t, rep)
+}
+
 // verdictCode is the exit code a report's verdict asks for: 1 when a
 // check failed, 3 when only the client command failed, 4 when
 // inconclusive, 0 for a pass.
@@ -173,11 +183,8 @@ func TestRunServerAndClient(t *testing.T) {
 	port := freePort(t)
 	args := helperClient(t, "FRAY_TEST_EXIT", "0")
 	server := fmt.Sprintf("FRAY_TEST_HELPER=server FRAY_TEST_PORT=%d exec %s %s", port, args[0], args[1])
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run",
-		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp?x=1", port), "--server", server,
-		"--report", rep, "--quiet", "--"}, args...)...)
-	r := readReport(t, rep)
+	code, stdout, stderr, r := runReported(t, 30*time.Second, append([]string{"run",
+		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp?x=1", port), "--server", server, "--"}, args...)...)
 	if code != verdictCode(r) {
 		t.Errorf("exit %d with verdict %q; stderr:\n%s", code, r.Verdict, stderr)
 	}
@@ -215,11 +222,9 @@ func TestRunClientFails(t *testing.T) {
 		{"cannot start", []string{filepath.Join(t.TempDir(), "no-such-client")}, -1, "could not run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := filepath.Join(t.TempDir(), "r.json")
 			junit := filepath.Join(t.TempDir(), "j.xml")
-			code, _, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
-				"--report", rep, "--junit", junit, "--quiet", "--"}, tc.client...)...)
-			r := readReport(t, rep)
+			code, _, stderr, r := runReported(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
+				"--junit", junit, "--"}, tc.client...)...)
 			want := exitCommand
 			if r.ChecksFailed() {
 				want = exitFindings
@@ -263,9 +268,7 @@ func TestRunClientFails(t *testing.T) {
 // exit code, unless --allow-inconclusive accepts them.
 func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 	up := emptyUpstream(t)
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--report", rep, "--quiet", "--", "true")
-	r := readReport(t, rep)
+	code, stdout, stderr, r := runReported(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--", "true")
 	if code != exitInconclusive || r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no exchange went through fray") ||
 		!strings.Contains(stdout, "fray: verdict INCONCLUSIVE") {
 		t.Errorf("exit %d, verdict %s (%s); stdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, stdout, stderr)
@@ -277,7 +280,6 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 
 	// An upstream that is gone once the client runs: every answer fray's 502.
 	client := helperClient(t, "FRAY_TEST_EXIT", "0")
-	rep = filepath.Join(t.TempDir(), "r.json")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -292,8 +294,7 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 		}
 		ln.Close()
 	}()
-	code, _, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--report", rep, "--quiet", "--"}, client...)...)
-	r = readReport(t, rep)
+	code, _, stderr, r = runReported(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--"}, client...)...)
 	if code != exitInconclusive || !strings.Contains(r.Why, "no exchange reached the upstream") {
 		t.Errorf("upstream gone: exit %d, verdict %s (%s); stderr:\n%s", code, r.Verdict, r.Why, stderr)
 	}
@@ -325,14 +326,11 @@ func TestRunUpstreamNotReady(t *testing.T) {
 func TestRunNodePair(t *testing.T) {
 	node, dir := nodePeers(t, "sdk", "fray run was not tried on the TypeScript SDK pair")
 	port := freePort(t)
-	out := t.TempDir()
-	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
-	code, stdout, stderr := runFray(t, 60*time.Second, "run",
+	code, stdout, stderr, r := runReported(t, 60*time.Second, "run",
 		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
-		"--profile", "polling-server", "--report", rep, "--junit", junit, "--quiet",
+		"--profile", "polling-server", "--junit", filepath.Join(t.TempDir(), "j.xml"),
 		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--count", "4", "--close-after", "2")
-	r := readReport(t, rep)
 	if code != verdictCode(r) {
 		t.Fatalf("exit %d with verdict %q\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, stdout, stderr)
 	}
