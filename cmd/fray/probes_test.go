@@ -39,11 +39,7 @@ func TestProbeClientHelper(t *testing.T) {
 		}
 		res, err := refpeer.RunClient(ctx, opts)
 		fmt.Printf("%+v\n", res)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		helperExit(err)
 	}
 	n, _ := strconv.Atoi(fault)
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{
@@ -51,6 +47,12 @@ func TestProbeClientHelper(t *testing.T) {
 		Backoff: 100 * time.Millisecond, MaxAttempts: 4, Idle: 600 * time.Millisecond,
 	})
 	fmt.Printf("completed %d\n", res.Completed)
+	helperExit(err)
+}
+
+// helperExit ends a helper process: with err on stderr and exit code 1,
+// or with 0 when err is nil.
+func helperExit(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -414,11 +416,7 @@ func TestGoSDKLongCallHelper(t *testing.T) {
 	never := 0
 	res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{Endpoint: os.Getenv("FRAY_URL"), Count: 20, Delay: 200 * time.Millisecond, CloseAfter: &never})
 	fmt.Printf("%+v\n", res)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	helperExit(err)
 }
 
 // TestRunProbeGet405OnGoSDKClient runs get-405-on-reconnect on the

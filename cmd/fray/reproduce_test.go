@@ -25,12 +25,10 @@ func TestScriptedClientHelper(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: os.Getenv("FRAY_URL"), Calls: 6})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	if err == nil {
+		fmt.Printf("completed %d, resumed from %q\n", res.Completed, res.Resumes)
 	}
-	fmt.Printf("completed %d, resumed from %q\n", res.Completed, res.Resumes)
-	os.Exit(0)
+	helperExit(err)
 }
 
 // traceFirings lists the faults that fired in a trace, each with the exchange

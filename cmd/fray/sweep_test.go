@@ -44,11 +44,7 @@ func TestSweepClientHelper(t *testing.T) {
 		Backoff: 50 * time.Millisecond, MaxAttempts: 4, Idle: 500 * time.Millisecond,
 	})
 	fmt.Printf("completed %d\n", res.Completed)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	helperExit(err)
 }
 
 // sweepClient is the helper client command, with its misbehaviour and
