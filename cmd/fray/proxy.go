@@ -198,12 +198,6 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *proxy.Engine) (<-chan 
 // length.
 const upstreamUsage = "the MCP server's base or endpoint `URL`"
 
-// originOf is u's scheme and host: what fray forwards to, whatever path
-// the --upstream URL has.
-func originOf(u *url.URL) *url.URL {
-	return &url.URL{Scheme: u.Scheme, Host: u.Host}
-}
-
 // clientHint says which URL a client should use: the upstream's, with
 // fray's address, since every path goes to the same path on the server.
 func clientHint(frayURL, upstream string) string {

@@ -78,7 +78,7 @@ func runFlags(c *cli.Context) (runSettings, error) {
 		return s, usagef("--upstream: %v", err)
 	}
 	s.endpoint, _ = url.Parse(c.String("upstream"))
-	s.origin = originOf(s.endpoint)
+	s.origin = &url.URL{Scheme: s.endpoint.Scheme, Host: s.endpoint.Host}
 	if err := checkListen(c.String("listen"), s.endpoint); err != nil {
 		return s, err
 	}
