@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -23,8 +22,7 @@ import (
 func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault) (tracePath, livePath string, code int) {
 	t.Helper()
 	ctx := within(t, 30*time.Second)
-	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: fault}))
-	defer srv.Close()
+	srv := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: fault}))
 	dir := t.TempDir()
 	tracePath, livePath = filepath.Join(dir, traceName), filepath.Join(dir, "live.json")
 	base, stop := startFray(t, ctx, "proxy", "--upstream", srv.URL, "--listen", "127.0.0.1:0", "--profile", profile,

@@ -117,8 +117,7 @@ func TestProbesShowFoundIn(t *testing.T) {
 // says found or survived, the exit code follows, and the report file is
 // the run's.
 func TestRunProbeOnScriptedClients(t *testing.T) {
-	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-	defer up.Close()
+	up := serve(t, scripted.NewServer(scripted.ServerOptions{}))
 	for _, tc := range []struct {
 		name  string
 		fault scripted.ClientFault
@@ -205,8 +204,7 @@ func probeGoSDKClient(t *testing.T, server http.Handler, client, probe, check st
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", server)
-	up := httptest.NewServer(mux)
-	defer up.Close()
+	up := serve(t, mux)
 	args := probeClient(t, client)
 	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", probe,
 		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)

@@ -22,16 +22,10 @@ import (
 // sseUpstream answers every POST with a short SSE stream: a priming event
 // and a JSON-RPC response.
 func sseUpstream(t *testing.T) *httptest.Server {
-	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "id: 1\ndata: \n\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
 	}))
-	t.Cleanup(func() {
-		up.CloseClientConnections()
-		up.Close()
-	})
-	return up
 }
 
 // frayRun is fray running in-process, started by a test, with its stderr

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,8 +58,7 @@ func traceFirings(t *testing.T, path string) (out []string, resumes []string) {
 // --reproduce meets the same faults again with the profile and seed the
 // trace holds.
 func TestRunTraceCheckAndReproduce(t *testing.T) {
-	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
-	defer srv.Close()
+	srv := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
 	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
 	client := helperArgs(t, "TestScriptedClientHelper")
 	dir := t.TempDir()
@@ -74,8 +72,7 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 		t.Errorf("the offline report has no client command: %+v", offline)
 	}
 
-	srv2 := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
-	defer srv2.Close()
+	srv2 := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
 	t2 := filepath.Join(dir, "t2.jsonl")
 	code, _, stderr = runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv2.URL + "/mcp",
 		"--reproduce", t1, "--trace", t2, "--quiet", "--"}, client...)...)
@@ -104,8 +101,7 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 // TestRunDrawsTheTimeline: --html alone draws the run's timeline when fray
 // run stops, from a temporary trace it then removes.
 func TestRunDrawsTheTimeline(t *testing.T) {
-	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-	defer srv.Close()
+	srv := serve(t, scripted.NewServer(scripted.ServerOptions{}))
 	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)

@@ -96,13 +96,21 @@ func helperClient(t *testing.T, env ...string) []string {
 	return helperArgs(t, "TestHelperProcess")
 }
 
+// serve serves h on a loopback port until the test ends.
+func serve(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	up := httptest.NewServer(h)
+	t.Cleanup(func() {
+		up.CloseClientConnections()
+		up.Close()
+	})
+	return up
+}
+
 // emptyUpstream answers every request 200 with nothing, until the test
 // ends.
 func emptyUpstream(t *testing.T) *httptest.Server {
-	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	t.Cleanup(up.Close)
-	return up
+	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 }
 
 // freePort returns a loopback port nobody listened on a moment ago.

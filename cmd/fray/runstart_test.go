@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -67,8 +66,7 @@ func TestRunClientTimeout(t *testing.T) {
 // "probe 2/2: NAME", and its row as it ends; --client-timeout bounds each
 // probe's client.
 func TestRunProbeProgress(t *testing.T) {
-	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-	defer up.Close()
+	up := serve(t, scripted.NewServer(scripted.ServerOptions{}))
 	client := helperClient(t, "FRAY_TEST_HOLD", "1")
 	code, stdout, stderr, r := runReported(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id,retry-not-waited",
 		"--upstream", up.URL + "/mcp", "--settle", "0s", "--client-timeout", "300ms", "--"}, client...)...)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -131,15 +130,7 @@ func proxyRefPair(t *testing.T, args func(upstream string) []string, opts refpee
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-
-	base, stop := startFray(t, context.Background(), args("http://"+ln.Addr().String())...)
+	base, stop := startFray(t, context.Background(), args(serve(t, mux).URL)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	opts.Endpoint = base + "/mcp"
 	res, cerr := refpeer.RunClient(ctx, opts)

@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,8 +62,7 @@ func sweepClient(t *testing.T, fault scripted.ClientFault, calls int) []string {
 // client resume fails on the server, the others pass, and the matrix, the
 // JSON report and the JUnit file say the same of every cell.
 func TestSweepSilentResumption(t *testing.T) {
-	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.SilentResume, Steps: 2}))
-	defer up.Close()
+	up := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: scripted.SilentResume, Steps: 2}))
 	client := sweepClient(t, scripted.ClientCorrect, 1)
 	// A silent stream's keep-alives keep the client waiting: 1.5s ends
 	// its wait, more than the second fray gives a resumed stream before
@@ -182,8 +180,7 @@ func TestSweepGoSDKPair(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
-	up := httptest.NewServer(mux)
-	defer up.Close()
+	up := serve(t, mux)
 	args := probeClient(t, "gosdk")
 	dir := t.TempDir()
 	js, junit := filepath.Join(dir, "s.json"), filepath.Join(dir, "s.xml")
