@@ -78,9 +78,7 @@ func docFiles(t *testing.T) []string {
 // default seed, and each summary shows a cut with an answer pending and
 // the resumption that followed.
 func TestREADMEProfilesExercise(t *testing.T) {
-	b := readFile(t, filepath.Join(root, "README.md"))
-	_, tutorial, _ := strings.Cut(string(b), "\n## Tutorial")
-	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
+	tutorial := readmeSection(t, "Tutorial")
 	var names []string
 	for _, m := range regexp.MustCompile("`--profile ([a-z-]+)`").FindAllStringSubmatch(tutorial, -1) {
 		names = append(names, m[1])
