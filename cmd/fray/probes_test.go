@@ -64,8 +64,7 @@ func helperExit(err error) {
 // returns its command line.
 func probeClient(t *testing.T, which string) []string {
 	t.Helper()
-	t.Setenv("FRAY_PROBE_CLIENT", which)
-	return helperArgs(t, "TestProbeClientHelper")
+	return helperArgs(t, "TestProbeClientHelper", "FRAY_PROBE_CLIENT", which)
 }
 
 func TestProbesList(t *testing.T) {
@@ -424,9 +423,8 @@ func TestGoSDKLongCallHelper(t *testing.T) {
 // the probe finds it.
 func TestRunProbeGet405OnGoSDKClient(t *testing.T) {
 	node, dir := nodePeers(t, "sdk", "get-405-on-reconnect was not run on the Go SDK client")
-	t.Setenv("FRAY_GOSDK_LONG_CALL", "1")
 	code, stdout, stderr := runFray(t, 60*time.Second, append(append(append([]string{"run", "--probe", "get-405-on-reconnect"},
 		nodeServer(t, node, dir, "announcing-server.mjs")...), "--settle", "200ms", "--quiet", "--"),
-		helperArgs(t, "TestGoSDKLongCallHelper")...)...)
+		helperArgs(t, "TestGoSDKLongCallHelper", "FRAY_GOSDK_LONG_CALL", "1")...)...)
 	wantProbeRow(t, code, stdout, stderr, "get-405-on-reconnect", exitFindings, probes.Found, "client.survives-get-failure:")
 }

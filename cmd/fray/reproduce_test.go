@@ -59,8 +59,7 @@ func traceFirings(t *testing.T, path string) (out []string, resumes []string) {
 // trace holds.
 func TestRunTraceCheckAndReproduce(t *testing.T) {
 	srv := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
-	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
-	client := helperArgs(t, "TestScriptedClientHelper")
+	client := helperArgs(t, "TestScriptedClientHelper", "FRAY_TEST_SCRIPTED_CLIENT", "1")
 	dir := t.TempDir()
 	t1, r1 := filepath.Join(dir, "t1.jsonl.gz"), filepath.Join(dir, "r1.json")
 	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
@@ -102,10 +101,8 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 // run stops, from a temporary trace it then removes.
 func TestRunDrawsTheTimeline(t *testing.T) {
 	srv := serve(t, scripted.NewServer(scripted.ServerOptions{}))
-	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	client := helperArgs(t, "TestScriptedClientHelper")
+	client := helperArgs(t, "TestScriptedClientHelper", "FRAY_TEST_SCRIPTED_CLIENT", "1", "TMPDIR", tmp)
 	page := filepath.Join(t.TempDir(), "run.html")
 	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
 		"--profile", "lossy-resume", "--seed", "7", "--html", page, "--quiet", "--"}, client...)...)

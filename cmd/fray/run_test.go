@@ -74,10 +74,13 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// helperArgs is the command line that runs this binary as the helper
-// process test.
-func helperArgs(t *testing.T, test string) []string {
+// helperArgs sets env (name, value pairs) and returns the command line
+// that runs this binary as the helper process test.
+func helperArgs(t *testing.T, test string, env ...string) []string {
 	t.Helper()
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -89,11 +92,7 @@ func helperArgs(t *testing.T, test string) []string {
 // pairs) set, and returns its command line.
 func helperClient(t *testing.T, env ...string) []string {
 	t.Helper()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	for i := 0; i+1 < len(env); i += 2 {
-		t.Setenv(env[i], env[i+1])
-	}
-	return helperArgs(t, "TestHelperProcess")
+	return helperArgs(t, "TestHelperProcess", append([]string{"FRAY_TEST_HELPER", "client"}, env...)...)
 }
 
 // serve serves h on a loopback port until the test ends.

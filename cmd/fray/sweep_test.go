@@ -50,11 +50,8 @@ func TestSweepClientHelper(t *testing.T) {
 // number of calls.
 func sweepClient(t *testing.T, fault scripted.ClientFault, calls int) []string {
 	t.Helper()
-	args := helperArgs(t, "TestSweepClientHelper")
-	t.Setenv("FRAY_SWEEP_CLIENT", strconv.Itoa(int(fault)))
-	t.Setenv("FRAY_SWEEP_CALLS", strconv.Itoa(calls))
-	t.Setenv("FRAY_SWEEP_WAIT", "")
-	return args
+	return helperArgs(t, "TestSweepClientHelper", "FRAY_SWEEP_CLIENT", strconv.Itoa(int(fault)),
+		"FRAY_SWEEP_CALLS", strconv.Itoa(calls), "FRAY_SWEEP_WAIT", "")
 }
 
 // TestSweepSilentResumption sweeps a correct client in front of a scripted
