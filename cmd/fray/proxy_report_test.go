@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -100,20 +101,22 @@ func (f *frayRun) stop() int {
 	return f.code
 }
 
-// startFray launches fray and returns its base URL, read from the start
-// line, and a function that stops it and returns the exit code, stdout
-// and stderr.
+// startFray launches fray proxy or fray replay and returns its base URL,
+// read from the start line, and a function that stops it and returns the
+// exit code, stdout and stderr.
 func startFray(t *testing.T, ctx context.Context, args ...string) (base string, stop func() (int, string, string)) {
 	t.Helper()
 	f := launch(t, ctx, args...)
 	line := f.line()
 	f.tail()
 	// fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
+	// fray: replaying TRACE (N observations, faults F) on http://127.0.0.1:PORT
 	fields := strings.Fields(line)
-	if len(fields) < 5 || fields[1] != "proxying" {
+	if len(fields) < 5 || fields[1] != "proxying" && fields[1] != "replaying" {
 		t.Fatalf("start line %q", line)
 	}
-	return fields[2], func() (int, string, string) {
+	base = fields[slices.IndexFunc(fields, func(f string) bool { return strings.HasPrefix(f, "http://") })]
+	return base, func() (int, string, string) {
 		code := f.stop()
 		return code, f.stdout.String(), line + f.rest.String()
 	}
