@@ -133,7 +133,7 @@ func runDemo(c *cli.Context) error {
 	// another cause).
 	out.interrupted = errors.Is(context.Cause(ctx), context.Canceled)
 	ferr := errors.Join(out.finish(r), page.write(c.App.ErrWriter))
-	writeNextSteps(out.summaryWriter(), p.Name, c.String("html"))
+	writeNextSteps(out.summary, p.Name, c.String("html"))
 	if ferr != nil {
 		return ferr
 	}

@@ -137,7 +137,7 @@ func runProbes(c *cli.Context) error {
 			break
 		}
 	}
-	if err := writeProbeTable(out.summaryWriter(), results); err != nil {
+	if err := writeProbeTable(out.summary, results); err != nil {
 		return err
 	}
 	merged, err := report.Merge(reports...)

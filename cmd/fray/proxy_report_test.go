@@ -266,7 +266,8 @@ func TestFinishExitCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var stdout bytes.Buffer
-			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")}, stdout: &stdout, allow: tc.allow}
+			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")},
+				stdout: &stdout, summary: &stdout, allow: tc.allow}
 			err := o.finish(tc.r)
 			if code := exitCode(err); code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
 				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)
@@ -283,7 +284,7 @@ func TestFinishExitCodes(t *testing.T) {
 	}
 	t.Run("unwritable report", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "no", "r.json")
-		o := &outputs{paths: map[string]string{"report": path}, stdout: io.Discard}
+		o := &outputs{paths: map[string]string{"report": path}, stdout: io.Discard, summary: io.Discard}
 		if err := o.finish(passing); exitCode(err) != exitNoStart || !strings.Contains(err.Error(), path) {
 			t.Errorf("finish: %v, want exit %d naming %s", err, exitNoStart, path)
 		}

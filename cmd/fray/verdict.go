@@ -54,7 +54,7 @@ type outputs struct {
 	paths    map[string]string // writer flag -> path; stdoutPath for stdout
 	allow    bool              // --allow-inconclusive
 	stdout   io.Writer         // where a file named stdoutPath goes
-	summary  io.Writer         // stdout, or stderr when a file goes to stdout; nil: stdout
+	summary  io.Writer         // the summary and what follows: stdout, or stderr when a file took stdout
 	progress *report.Progress  // nil when quiet
 	color    bool              // colour the summary's verdicts
 	verbose  bool              // list every check in the summary
@@ -203,18 +203,8 @@ func (o *outputs) writeFiles(file func(writer) func(io.Writer) error) error {
 	return errors.Join(errs...)
 }
 
-// summaryWriter is where the summary goes, and what a command says after
-// it: stdout, unless a file took stdout.
-func (o *outputs) summaryWriter() io.Writer {
-	if o.summary == nil {
-		return o.stdout
-	}
-	return o.summary
-}
-
 // writeSummary prints the summary, coloured when o.color says so.
 func (o *outputs) writeSummary(r report.Report) error {
-	w := o.summaryWriter()
 	opts := report.SummaryOptions{Verbose: o.verbose, Width: o.width}
 	var b bytes.Buffer
 	if err := report.WriteSummary(&b, r, opts); err != nil {
@@ -227,7 +217,7 @@ func (o *outputs) writeSummary(r report.Report) error {
 	if o.color {
 		out = colorize(out)
 	}
-	_, err := w.Write(out)
+	_, err := o.summary.Write(out)
 	return err
 }
 
