@@ -41,11 +41,7 @@ func liveRun(t *testing.T, profile, traceName string, fault scripted.ServerFault
 // comparable is a report with its timing fields cleared.
 func comparable(t *testing.T, path string) report.Report {
 	t.Helper()
-	b := readFile(t, path)
-	r, err := report.ReadJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	r := readReport(t, path)
 	r.DurationMS = 0
 	for i := range r.Checks {
 		for j := range r.Checks[i].Evidence {

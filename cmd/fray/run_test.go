@@ -152,7 +152,7 @@ func readReport(t *testing.T, path string) report.Report {
 	defer f.Close()
 	r, err := report.ReadJSON(f)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return r
 }
