@@ -43,21 +43,16 @@ func TestAdminBeyondLoopbackNeedsToken(t *testing.T) {
 func TestAdminTokenFromTheEnvironment(t *testing.T) {
 	const token = "a-token-of-24-characters"
 	t.Setenv("FRAY_ADMIN_TOKEN", token)
-	up := emptyUpstream(t)
-	f := launch(t, context.Background(), "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
-		"--profile", "lossy-resume", "--admin", "0", "--allow-inconclusive")
-	line := f.line()
-	f.tail()
+	line, base, f := startAdminProxy(t, "--allow-inconclusive")
 	// fray: admin API on http://127.0.0.1:PORT (bearer token required)
-	fields := strings.Fields(line)
-	if len(fields) != 8 || fields[2] != "API" || !strings.HasPrefix(fields[4], "http://127.0.0.1:") || !strings.Contains(line, "token required") {
+	if fields := strings.Fields(line); len(fields) != 8 || fields[2] != "API" || !strings.Contains(line, "token required") {
 		t.Fatalf("admin line %q", line)
 	}
 	for _, tc := range []struct {
 		auth string
 		want int
 	}{{"", 401}, {"Bearer wrong-token-of-24-characters", 401}, {"Bearer " + token, 200}} {
-		req, _ := http.NewRequest("GET", fields[4]+"/stats", nil)
+		req, _ := http.NewRequest("GET", base+"/stats", nil)
 		if tc.auth != "" {
 			req.Header.Set("Authorization", tc.auth)
 		}
@@ -76,19 +71,20 @@ func TestAdminTokenFromTheEnvironment(t *testing.T) {
 }
 
 // startAdminProxy runs `fray proxy --admin 0` with args added, and returns
-// the admin API's base URL; fray stops when the test ends.
-func startAdminProxy(t *testing.T, args ...string) string {
+// its first line, the admin API's base URL it names, and fray, which stops
+// when the test ends.
+func startAdminProxy(t *testing.T, args ...string) (line, base string, f *frayRun) {
 	t.Helper()
 	up := emptyUpstream(t)
-	f := launch(t, context.Background(), append([]string{"proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
+	f = launch(t, context.Background(), append([]string{"proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0",
 		"--profile", "lossy-resume", "--admin", "0"}, args...)...)
-	line := f.line()
+	line = f.line()
 	f.tail()
 	fields := strings.Fields(line)
 	if len(fields) < 5 || !strings.HasPrefix(fields[4], "http://127.0.0.1:") {
 		t.Fatalf("admin line %q", line)
 	}
-	return fields[4]
+	return line, fields[4], f
 }
 
 // TestAdminRefusesWebPages: with the default setup (loopback, no token),
@@ -98,7 +94,7 @@ func startAdminProxy(t *testing.T, args ...string) string {
 // POST); curl-like requests with the right type still work.
 func TestAdminRefusesWebPages(t *testing.T) {
 	t.Setenv("FRAY_ADMIN_TOKEN", "")
-	base := startAdminProxy(t)
+	_, base, _ := startAdminProxy(t)
 	port := base[strings.LastIndex(base, ":")+1:]
 	for _, tc := range []struct {
 		name, method, path, host, origin, ctype, body string

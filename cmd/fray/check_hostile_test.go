@@ -142,10 +142,8 @@ func TestCheckEscapesTerminalControls(t *testing.T) {
 	if bytes.Count(hostile, []byte(pass)) != 2 || !bytes.Contains(sample, []byte(`"verdict": "fail"`)) {
 		t.Fatal("the sample report is not a failed one with a profile and evidence to forge")
 	}
-	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
-	for _, p := range []string{a, b} {
-		writeFile(t, p, string(hostile))
-	}
+	a := writeFile(t, filepath.Join(dir, "a.json"), string(hostile))
+	b := writeFile(t, filepath.Join(dir, "b.json"), string(hostile))
 	code, stdout, stderr = runFray(t, quick, "report", "merge", a, b, "-v")
 	out = stdout + stderr
 	if code != exitFindings {

@@ -138,7 +138,8 @@ func TestFinishWithBaseline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "checks.json")
 			var stdout bytes.Buffer
-			o := &outputs{paths: map[string]string{"checks-json": path}, stdout: &stdout, allow: tc.allow, baseline: tc.b}
+			o := &outputs{paths: map[string]string{"checks-json": path}, stdout: &stdout, summary: &stdout,
+				allow: tc.allow, baseline: tc.b}
 			err := o.finish(tc.r)
 			if code := exitCode(err); code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
 				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)

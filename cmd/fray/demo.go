@@ -90,7 +90,7 @@ func runDemo(c *cli.Context) error {
 	}
 	stdout := c.App.Writer
 	view := newDemoView(stdout)
-	eng, page, err := startEngine(c, c.App.ErrWriter, proxy.Options{Upstream: upstream, Watch: view, Drain: proxyDrain}, prof, seed)
+	eng, page, err := startEngine(c, c.App.ErrWriter, proxy.Options{Upstream: upstream, Watch: view, Drain: proxy.ProxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func runDemo(c *cli.Context) error {
 	// another cause).
 	out.interrupted = errors.Is(context.Cause(ctx), context.Canceled)
 	ferr := errors.Join(out.finish(r), page.write(c.App.ErrWriter))
-	writeNextSteps(out.summaryWriter(), p.Name, c.String("html"))
+	writeNextSteps(out.summary, p.Name, c.String("html"))
 	if ferr != nil {
 		return ferr
 	}

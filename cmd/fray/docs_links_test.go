@@ -12,11 +12,7 @@ import (
 // examples' README and every page of docs/.
 func pages(t *testing.T) []string {
 	t.Helper()
-	here, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append([]string{filepath.Join(root, "README.md"), filepath.Join(root, "examples", "README.md")}, here...)
+	return append([]string{filepath.Join(root, "README.md"), filepath.Join(root, "examples", "README.md")}, docFiles(t)...)
 }
 
 // anchors returns the GitHub anchors of a Markdown text's headings.

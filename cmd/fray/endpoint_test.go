@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,8 +14,7 @@ import (
 // answered 404 by the server, gives no pass: fray proxy and fray run say
 // inconclusive (exit 4), naming the path they saw.
 func TestNoMCPEndpointInconclusive(t *testing.T) {
-	up := httptest.NewServer(http.NotFoundHandler())
-	defer up.Close()
+	up := serve(t, http.NotFoundHandler())
 	ctx := within(t, 20*time.Second)
 	rep := filepath.Join(t.TempDir(), "r.json")
 	base, stop := startFray(t, ctx, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--report", rep, "--quiet")
@@ -37,8 +35,7 @@ func TestNoMCPEndpointInconclusive(t *testing.T) {
 	}
 
 	client := helperClient(t, "FRAY_TEST_EXIT", "0")
-	code, stdout, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/wrong", "--report", rep, "--quiet", "--"}, client...)...)
-	r = readReport(t, rep)
+	code, stdout, stderr, r = runReported(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/wrong", "--"}, client...)...)
 	if code != exitInconclusive || !strings.Contains(r.Why, "no request reached an MCP endpoint") || !strings.Contains(r.Why, " /wrong answered 404") {
 		t.Errorf("fray run: exit %d, verdict %s (%s)\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, stdout, stderr)
 	}

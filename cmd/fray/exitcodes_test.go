@@ -73,7 +73,7 @@ func TestInterruptedVerdict(t *testing.T) {
 	r := report.Report{Schema: report.SchemaVersion, Verdict: report.VerdictFail, Why: "failed: client.retry-honoured (1)", Checks: []report.Check{{ID: "client.retry-honoured", Status: report.StatusFail, Count: 1}}}
 	path := filepath.Join(t.TempDir(), "r.json")
 	var stdout strings.Builder
-	o := &outputs{paths: map[string]string{"report": path}, stdout: &stdout, interrupted: true}
+	o := &outputs{paths: map[string]string{"report": path}, stdout: &stdout, summary: &stdout, interrupted: true}
 	code := exitCode(o.finish(r))
 	got := readReport(t, path)
 	if code != exitInterrupted || got.Verdict != report.VerdictInterrupted || !strings.Contains(got.Why, "up to then the verdict was fail: failed: client.retry-honoured") {

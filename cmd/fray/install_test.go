@@ -15,10 +15,7 @@ import (
 // is installed and run by TestNPMPackages, the release binaries by it
 // too.
 func TestREADMEInstall(t *testing.T) {
-	readme := readFile(t, filepath.Join(root, "README.md"))
-	sec := string(readme)
-	sec = sec[strings.Index(sec, "## Install\n"):]
-	sec = sec[:strings.Index(sec, "\n## ")]
+	sec := readmeSection(t, "Install\n")
 	gomod := readFile(t, filepath.Join(root, "go.mod"))
 	var mod string
 	for l := range strings.Lines(string(gomod)) {
@@ -73,10 +70,7 @@ func TestREADMEInstall(t *testing.T) {
 // TestREADMEPerformanceIsALink: the README leaves the performance figures
 // to docs/performance.md, which holds them.
 func TestREADMEPerformanceIsALink(t *testing.T) {
-	readme := readFile(t, filepath.Join(root, "README.md"))
-	sec := string(readme)
-	sec = sec[strings.Index(sec, "## Performance\n"):]
-	sec = sec[len("## Performance\n"):strings.Index(sec, "\n## ")]
+	sec := readmeSection(t, "Performance\n")
 	if n := len(strings.Fields(sec)); n > 60 || !strings.Contains(sec, "(docs/performance.md)") {
 		t.Errorf("the README's Performance section has %d words; want a line or two and a link to docs/performance.md:\n%s", n, sec)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -12,10 +11,9 @@ import (
 // TestProxyCommandServes starts `fray proxy` as a user would, reads the one
 // start line, sends a request through, and stops it.
 func TestProxyCommandServes(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "pong "+r.URL.Path)
 	}))
-	defer up.Close()
 	f := launch(t, context.Background(), "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--allow-inconclusive")
 	line, hint := f.line(), f.line()
 	f.tail()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -138,7 +137,7 @@ func runProbes(c *cli.Context) error {
 			break
 		}
 	}
-	if err := writeProbeTable(out.summaryWriter(), results); err != nil {
+	if err := writeProbeTable(out.summary, results); err != nil {
 		return err
 	}
 	merged, err := report.Merge(reports...)
@@ -161,7 +160,7 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 	if err != nil {
 		return report.Report{}, err
 	}
-	eng, err := newEngine(proxy.Options{Upstream: set.origin, Drain: proxyDrain, Profile: prof, Logger: log, LogFaults: c.Bool("log-faults")})
+	eng, err := newEngine(proxy.Options{Upstream: set.origin, Drain: proxy.ProxyDrain, Profile: prof, Logger: log, LogFaults: c.Bool("log-faults")})
 	if err != nil {
 		return report.Report{}, err
 	}
@@ -177,25 +176,12 @@ func runProbe(c *cli.Context, rc runCtx, set runSettings, prof *profiles.Profile
 // merged) and --junit (a test case per probe).
 func writeProbeFiles(o *outputs, merged report.Report, results []probes.Result) error {
 	merged.Accepted = o.allow && merged.Verdict == report.VerdictInconclusive
-	var errs []error
-	for _, w := range writers {
-		write := func(out io.Writer) error { return w.write(out, merged) }
+	return o.writeFiles(func(w writer) func(io.Writer) error {
 		if w.flag == "junit" {
-			write = func(out io.Writer) error { return probes.WriteJUnit(out, results) }
+			return func(out io.Writer) error { return probes.WriteJUnit(out, results) }
 		}
-		switch path := o.paths[w.flag]; path {
-		case "":
-		case stdoutPath:
-			if err := write(o.stdout); err != nil {
-				errs = append(errs, fmt.Errorf("--%s -: %w", w.flag, err))
-			}
-		default:
-			if err := report.WriteFile(path, write); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
+		return func(out io.Writer) error { return w.write(out, merged) }
+	})
 }
 
 // writeProbeTable prints one line per probe: whether its faults fired,

@@ -39,11 +39,7 @@ func TestProbeClientHelper(t *testing.T) {
 		}
 		res, err := refpeer.RunClient(ctx, opts)
 		fmt.Printf("%+v\n", res)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		helperExit(err)
 	}
 	n, _ := strconv.Atoi(fault)
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{
@@ -51,6 +47,12 @@ func TestProbeClientHelper(t *testing.T) {
 		Backoff: 100 * time.Millisecond, MaxAttempts: 4, Idle: 600 * time.Millisecond,
 	})
 	fmt.Printf("completed %d\n", res.Completed)
+	helperExit(err)
+}
+
+// helperExit ends a helper process: with err on stderr and exit code 1,
+// or with 0 when err is nil.
+func helperExit(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -62,8 +64,7 @@ func TestProbeClientHelper(t *testing.T) {
 // returns its command line.
 func probeClient(t *testing.T, which string) []string {
 	t.Helper()
-	t.Setenv("FRAY_PROBE_CLIENT", which)
-	return helperArgs(t, "TestProbeClientHelper")
+	return helperArgs(t, "TestProbeClientHelper", "FRAY_PROBE_CLIENT", which)
 }
 
 func TestProbesList(t *testing.T) {
@@ -115,8 +116,7 @@ func TestProbesShowFoundIn(t *testing.T) {
 // says found or survived, the exit code follows, and the report file is
 // the run's.
 func TestRunProbeOnScriptedClients(t *testing.T) {
-	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-	defer up.Close()
+	up := serve(t, scripted.NewServer(scripted.ServerOptions{}))
 	for _, tc := range []struct {
 		name  string
 		fault scripted.ClientFault
@@ -128,11 +128,9 @@ func TestRunProbeOnScriptedClients(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := probeClient(t, strconv.Itoa(int(tc.fault)))
-			rep := filepath.Join(t.TempDir(), "r.json")
-			code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id",
-				"--upstream", up.URL + "/mcp", "--settle", "200ms", "--report", rep, "--quiet", "--"}, args...)...)
+			code, stdout, stderr, r := runReported(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id",
+				"--upstream", up.URL + "/mcp", "--settle", "200ms", "--"}, args...)...)
 			wantProbeRow(t, code, stdout, stderr, "no-last-event-id", tc.code, tc.want, "")
-			r := readReport(t, rep)
 			if r.Merged != 1 || r.Profile != "probe-no-last-event-id" {
 				t.Errorf("report of %d runs, profile %q", r.Merged, r.Profile)
 			}
@@ -205,8 +203,7 @@ func probeGoSDKClient(t *testing.T, server http.Handler, client, probe, check st
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", server)
-	up := httptest.NewServer(mux)
-	defer up.Close()
+	up := serve(t, mux)
 	args := probeClient(t, client)
 	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", probe,
 		"--upstream", up.URL + "/mcp", "--settle", "200ms", "--quiet", "--"}, args...)...)
@@ -280,11 +277,10 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 		"standalone-reconnect-storm":      probes.Failed,
 	}
 	node, dir := nodePeers(t, "sdk", "the probes were not run on the TypeScript SDK client")
-	out := t.TempDir()
-	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
-	code, stdout, stderr := runFray(t, 150*time.Second, append(append([]string{"run", "--probe", "all"},
+	junit := filepath.Join(t.TempDir(), "j.xml")
+	code, stdout, stderr, r := runReported(t, 150*time.Second, append(append([]string{"run", "--probe", "all"},
 		nodeServer(t, node, dir, "streamable-server.mjs")...),
-		"--settle", "300ms", "--report", rep, "--junit", junit, "--quiet",
+		"--settle", "300ms", "--junit", junit,
 		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--timeout", "5000")...)
 	for _, p := range probes.All() {
 		row := tableRow(stdout, p.Name)
@@ -320,7 +316,6 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 	if code != exitFindings {
 		t.Errorf("exit %d, want %d for a bug found\nstdout:\n%s\nstderr:\n%s", code, exitFindings, stdout, stderr)
 	}
-	r := readReport(t, rep)
 	if r.Merged != len(probes.All()) || len(r.Shards) != r.Merged {
 		t.Errorf("the report merges %d runs (%d shards), want %d", r.Merged, len(r.Shards), len(probes.All()))
 	}
@@ -418,11 +413,7 @@ func TestGoSDKLongCallHelper(t *testing.T) {
 	never := 0
 	res, err := refpeer.RunClient(ctx, refpeer.ClientOptions{Endpoint: os.Getenv("FRAY_URL"), Count: 20, Delay: 200 * time.Millisecond, CloseAfter: &never})
 	fmt.Printf("%+v\n", res)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	helperExit(err)
 }
 
 // TestRunProbeGet405OnGoSDKClient runs get-405-on-reconnect on the
@@ -432,9 +423,8 @@ func TestGoSDKLongCallHelper(t *testing.T) {
 // the probe finds it.
 func TestRunProbeGet405OnGoSDKClient(t *testing.T) {
 	node, dir := nodePeers(t, "sdk", "get-405-on-reconnect was not run on the Go SDK client")
-	t.Setenv("FRAY_GOSDK_LONG_CALL", "1")
 	code, stdout, stderr := runFray(t, 60*time.Second, append(append(append([]string{"run", "--probe", "get-405-on-reconnect"},
 		nodeServer(t, node, dir, "announcing-server.mjs")...), "--settle", "200ms", "--quiet", "--"),
-		helperArgs(t, "TestGoSDKLongCallHelper")...)...)
+		helperArgs(t, "TestGoSDKLongCallHelper", "FRAY_GOSDK_LONG_CALL", "1")...)...)
 	wantProbeRow(t, code, stdout, stderr, "get-405-on-reconnect", exitFindings, probes.Found, "client.survives-get-failure:")
 }

@@ -182,11 +182,8 @@ func clientContext(ctx context.Context, set runSettings, srv *serverProc) (cctx 
 // exitedEarly reports whether the server exited by itself, before fray
 // stopped it; false for no server.
 func (s *serverProc) exitedEarly() bool {
-	if s == nil {
-		return false
-	}
 	select {
-	case <-s.exited:
+	case <-s.done():
 		return true
 	default:
 		return false

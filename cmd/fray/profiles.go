@@ -103,7 +103,8 @@ func profilesShow(c *cli.Context) error {
 		return usagef("profiles show: %s", strings.TrimPrefix(err.Error(), "profiles: "))
 	}
 	if err != nil {
-		return profileError(c, err)
+		printProblems(c, err)
+		return cli.Exit("invalid profile", exitUsage)
 	}
 	_, err = c.App.Writer.Write(p.Text)
 	return err
@@ -127,12 +128,6 @@ func profilesValidate(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%d of %d profiles invalid", bad, c.NArg()), exitUsage)
 	}
 	return nil
-}
-
-// profileError prints a profile's problems and returns an exit-2 error.
-func profileError(c *cli.Context, err error) error {
-	printProblems(c, err)
-	return cli.Exit("invalid profile", exitUsage)
 }
 
 // printProblems writes every problem of a profile on its own line.

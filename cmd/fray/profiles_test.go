@@ -66,14 +66,9 @@ func TestProfilesCommands(t *testing.T) {
 
 func TestProfilesValidate(t *testing.T) {
 	dir := t.TempDir()
-	good := filepath.Join(dir, "good.toml")
-	bad := filepath.Join(dir, "bad.toml")
-	for file, text := range map[string]string{
-		good: "[[fault]]\nkind = \"drop\"\n",
-		bad:  "[[fault]]\nkind = \"delay\"\ndelay = \"fast\"\nprobabilty = 1\n",
-	} {
-		writeFile(t, file, text)
-	}
+	good := writeFile(t, filepath.Join(dir, "good.toml"), "[[fault]]\nkind = \"drop\"\n")
+	bad := writeFile(t, filepath.Join(dir, "bad.toml"),
+		"[[fault]]\nkind = \"delay\"\ndelay = \"fast\"\nprobabilty = 1\n")
 
 	out, _, err := runProfiles("validate", good)
 	if err != nil || !strings.Contains(out, "good.toml: ok") {

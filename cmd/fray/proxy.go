@@ -165,10 +165,6 @@ func runProxy(c *cli.Context) error {
 	return ferr
 }
 
-// proxyDrain is how long exchanges in flight get to finish after SIGINT or
-// SIGTERM.
-const proxyDrain = proxy.ProxyDrain
-
 // startAdmin serves the admin API when --admin is given. The returned
 // channel yields the server's result once ctx ends.
 func startAdmin(ctx context.Context, c *cli.Context, eng *proxy.Engine) (<-chan error, error) {
@@ -201,12 +197,6 @@ func startAdmin(ctx context.Context, c *cli.Context, eng *proxy.Engine) (<-chan 
 // go unchanged to the same path on the server; docs/cli.md says so at
 // length.
 const upstreamUsage = "the MCP server's base or endpoint `URL`"
-
-// originOf is u's scheme and host: what fray forwards to, whatever path
-// the --upstream URL has.
-func originOf(u *url.URL) *url.URL {
-	return &url.URL{Scheme: u.Scheme, Host: u.Host}
-}
 
 // clientHint says which URL a client should use: the upstream's, with
 // fray's address, since every path goes to the same path on the server.

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,16 +23,10 @@ import (
 // sseUpstream answers every POST with a short SSE stream: a priming event
 // and a JSON-RPC response.
 func sseUpstream(t *testing.T) *httptest.Server {
-	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		io.WriteString(w, "id: 1\ndata: \n\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
 	}))
-	t.Cleanup(func() {
-		up.CloseClientConnections()
-		up.Close()
-	})
-	return up
 }
 
 // frayRun is fray running in-process, started by a test, with its stderr
@@ -106,20 +101,22 @@ func (f *frayRun) stop() int {
 	return f.code
 }
 
-// startFray launches fray and returns its base URL, read from the start
-// line, and a function that stops it and returns the exit code, stdout
-// and stderr.
+// startFray launches fray proxy or fray replay and returns its base URL,
+// read from the start line, and a function that stops it and returns the
+// exit code, stdout and stderr.
 func startFray(t *testing.T, ctx context.Context, args ...string) (base string, stop func() (int, string, string)) {
 	t.Helper()
 	f := launch(t, ctx, args...)
 	line := f.line()
 	f.tail()
 	// fray: proxying http://127.0.0.1:PORT -> UPSTREAM ...
+	// fray: replaying TRACE (N observations, faults F) on http://127.0.0.1:PORT
 	fields := strings.Fields(line)
-	if len(fields) < 5 || fields[1] != "proxying" {
+	if len(fields) < 5 || fields[1] != "proxying" && fields[1] != "replaying" {
 		t.Fatalf("start line %q", line)
 	}
-	return fields[2], func() (int, string, string) {
+	base = fields[slices.IndexFunc(fields, func(f string) bool { return strings.HasPrefix(f, "http://") })]
+	return base, func() (int, string, string) {
 		code := f.stop()
 		return code, f.stdout.String(), line + f.rest.String()
 	}
@@ -269,7 +266,8 @@ func TestFinishExitCodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			var stdout bytes.Buffer
-			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")}, stdout: &stdout, allow: tc.allow}
+			o := &outputs{paths: map[string]string{"report": filepath.Join(dir, "r.json"), "junit": filepath.Join(dir, "j.xml")},
+				stdout: &stdout, summary: &stdout, allow: tc.allow}
 			err := o.finish(tc.r)
 			if code := exitCode(err); code != tc.wantCode || (tc.wantMsg != "" && !strings.Contains(err.Error(), tc.wantMsg)) {
 				t.Errorf("finish: %v (exit %d), want exit %d saying %q", err, code, tc.wantCode, tc.wantMsg)
@@ -286,7 +284,7 @@ func TestFinishExitCodes(t *testing.T) {
 	}
 	t.Run("unwritable report", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "no", "r.json")
-		o := &outputs{paths: map[string]string{"report": path}, stdout: io.Discard}
+		o := &outputs{paths: map[string]string{"report": path}, stdout: io.Discard, summary: io.Discard}
 		if err := o.finish(passing); exitCode(err) != exitNoStart || !strings.Contains(err.Error(), path) {
 			t.Errorf("finish: %v, want exit %d naming %s", err, exitNoStart, path)
 		}

@@ -26,15 +26,7 @@ var root = filepath.Join("..", "..")
 // README, the pages of docs/, and the CI workflow.
 func shownFiles(t *testing.T) []string {
 	t.Helper()
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append([]string{
-		filepath.Join(root, "README.md"),
-		filepath.Join(root, "examples", "README.md"),
-		filepath.Join(root, "examples", "ci", "github-actions.yml"),
-	}, docs...)
+	return append(pages(t), filepath.Join(root, "examples", "ci", "github-actions.yml"))
 }
 
 // shownCommand is one command line as a reader would paste it.
@@ -327,12 +319,7 @@ func TestCIExampleIsShownWhole(t *testing.T) {
 // would and reads the verdict. Only the two fixed ports are swapped for
 // free ones, so that the test never collides with a fray a reader runs.
 func TestREADMETutorial(t *testing.T) {
-	b := readFile(t, filepath.Join(root, "README.md"))
-	_, tutorial, ok := strings.Cut(string(b), "\n## Tutorial")
-	if !ok {
-		t.Fatal("README.md has no Tutorial section")
-	}
-	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
+	tutorial := readmeSection(t, "Tutorial")
 	var args []string
 	for _, c := range shellCommands(t, filepath.Join(root, "README.md")) {
 		if a, ok := frayArgs(c.words); ok && a[0] == "proxy" && strings.Contains(tutorial, strings.Join(c.words, " ")) {
@@ -361,6 +348,18 @@ func TestREADMETutorial(t *testing.T) {
 	if code != exitOK || !strings.Contains(summary, "fray: verdict PASS (profile polling-server") {
 		t.Errorf("exit %d, summary:\n%s", code, summary)
 	}
+}
+
+// readmeSection is the README's text after the heading that begins
+// "## "+heading, up to the next heading of that level.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	_, sec, ok := strings.Cut(string(readFile(t, filepath.Join(root, "README.md"))), "\n## "+heading)
+	if !ok {
+		t.Fatalf("README.md has no %s section", heading)
+	}
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	return sec
 }
 
 // TestREADMECIRecipe runs the README's CI recipe as shown: it builds the

@@ -63,24 +63,20 @@ func TestReplayCommand(t *testing.T) {
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	live := resumesIn(t, srvTrace)
 
-	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "4")
-	line := f.line()
-	f.tail()
-	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
+	addr, stop := startFray(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "4")
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
-	code := f.stop()
-	rest := f.rest.String()
+	code, _, out := stop()
 	if code != exitOK {
-		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
+		t.Errorf("fray replay exited %d: %s", code, out)
 	}
 	if err != nil {
-		t.Fatalf("client against the replay: %v\n%s%s", err, line, rest)
+		t.Fatalf("client against the replay: %v\n%s", err, out)
 	}
 	if !slices.Equal(res.Resumes, live) || res.Completed != 6 {
-		t.Errorf("replayed client completed %d calls, resumed from %q; live resumed from %q\n%s", res.Completed, res.Resumes, live, rest)
+		t.Errorf("replayed client completed %d calls, resumed from %q; live resumed from %q\n%s", res.Completed, res.Resumes, live, out)
 	}
-	if !strings.Contains(rest, "(0 unmatched)") {
-		t.Errorf("requests went unmatched: %s", rest)
+	if !strings.Contains(out, "(0 unmatched)") {
+		t.Errorf("requests went unmatched: %s", out)
 	}
 }
 
@@ -105,20 +101,16 @@ func TestReplayThroughProfile(t *testing.T) {
 	ctx := within(t, 30*time.Second)
 	srvTrace, _, _ := liveRun(t, "lossy-resume", "run.jsonl", scripted.ServerCorrect)
 	prof := writeFile(t, filepath.Join(t.TempDir(), "slow.toml"), "[[fault]]\nkind = \"latency\"\nmethod = \"POST\"\ndelay = \"5ms\"\n")
-	f := launch(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof)
-	line := f.line()
-	f.tail()
-	addr := line[strings.LastIndex(line, " ")+1 : len(line)-1]
+	addr, stop := startFray(t, ctx, "replay", srvTrace, "--listen", "127.0.0.1:0", "--speed", "0", "--faults", prof)
 	start := time.Now()
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: addr + "/mcp", Calls: 6})
 	took := time.Since(start)
-	code := f.stop()
-	rest := f.rest.String()
+	code, _, out := stop()
 	if code != exitOK {
-		t.Errorf("fray replay exited %d: %s%s", code, line, rest)
+		t.Errorf("fray replay exited %d: %s", code, out)
 	}
 	if err != nil || res.Completed != 6 {
-		t.Fatalf("client against the replay through fray: %v, %+v\n%s%s", err, res, line, rest)
+		t.Fatalf("client against the replay through fray: %v, %+v\n%s", err, res, out)
 	}
 	// Every POST waited 5ms in fray: the profile acted.
 	if took < 5*time.Millisecond*time.Duration(6) {

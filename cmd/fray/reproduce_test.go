@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -26,12 +24,10 @@ func TestScriptedClientHelper(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: os.Getenv("FRAY_URL"), Calls: 6})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	if err == nil {
+		fmt.Printf("completed %d, resumed from %q\n", res.Completed, res.Resumes)
 	}
-	fmt.Printf("completed %d, resumed from %q\n", res.Completed, res.Resumes)
-	os.Exit(0)
+	helperExit(err)
 }
 
 // traceFirings lists the faults that fired in a trace, each with the exchange
@@ -62,27 +58,20 @@ func traceFirings(t *testing.T, path string) (out []string, resumes []string) {
 // --reproduce meets the same faults again with the profile and seed the
 // trace holds.
 func TestRunTraceCheckAndReproduce(t *testing.T) {
-	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
-	defer srv.Close()
-	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
-	client := helperArgs(t, "TestScriptedClientHelper")
+	srv := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
+	client := helperArgs(t, "TestScriptedClientHelper", "FRAY_TEST_SCRIPTED_CLIENT", "1")
 	dir := t.TempDir()
-	t1, r1, off := filepath.Join(dir, "t1.jsonl.gz"), filepath.Join(dir, "r1.json"), filepath.Join(dir, "off.json")
+	t1, r1 := filepath.Join(dir, "t1.jsonl.gz"), filepath.Join(dir, "r1.json")
 	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
 		"--profile", "lossy-resume", "--seed", "7", "--trace", t1, "--report", r1, "--quiet", "--"}, client...)...)
 	if code != exitFindings {
 		t.Fatalf("fray run exited %d, want %d (the server replays another stream's event); stderr:\n%s", code, exitFindings, stderr)
 	}
-	if code, _, stderr := runFray(t, 30*time.Second, "check", t1, "--report", off); code != exitFindings {
-		t.Errorf("fray check exited %d; stderr:\n%s", code, stderr)
-	}
-	live, offline := comparable(t, r1), comparable(t, off)
-	if !reflect.DeepEqual(live, offline) || offline.Command == nil {
-		t.Errorf("offline report differs from fray run's:\nlive    %+v\noffline %+v", live, offline)
+	if _, offline, _ := checkMatchesLive(t, t1, r1, exitFindings); offline.Command == nil {
+		t.Errorf("the offline report has no client command: %+v", offline)
 	}
 
-	srv2 := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
-	defer srv2.Close()
+	srv2 := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: scripted.ReplayForeign}))
 	t2 := filepath.Join(dir, "t2.jsonl")
 	code, _, stderr = runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv2.URL + "/mcp",
 		"--reproduce", t1, "--trace", t2, "--quiet", "--"}, client...)...)
@@ -111,12 +100,9 @@ func TestRunTraceCheckAndReproduce(t *testing.T) {
 // TestRunDrawsTheTimeline: --html alone draws the run's timeline when fray
 // run stops, from a temporary trace it then removes.
 func TestRunDrawsTheTimeline(t *testing.T) {
-	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-	defer srv.Close()
-	t.Setenv("FRAY_TEST_SCRIPTED_CLIENT", "1")
+	srv := serve(t, scripted.NewServer(scripted.ServerOptions{}))
 	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	client := helperArgs(t, "TestScriptedClientHelper")
+	client := helperArgs(t, "TestScriptedClientHelper", "FRAY_TEST_SCRIPTED_CLIENT", "1", "TMPDIR", tmp)
 	page := filepath.Join(t.TempDir(), "run.html")
 	code, _, stderr := runFray(t, 60*time.Second, append([]string{"run", "--upstream", srv.URL + "/mcp",
 		"--profile", "lossy-resume", "--seed", "7", "--html", page, "--quiet", "--"}, client...)...)

@@ -78,7 +78,7 @@ func runFlags(c *cli.Context) (runSettings, error) {
 		return s, usagef("--upstream: %v", err)
 	}
 	s.endpoint, _ = url.Parse(c.String("upstream"))
-	s.origin = originOf(s.endpoint)
+	s.origin = &url.URL{Scheme: s.endpoint.Scheme, Host: s.endpoint.Host}
 	if err := checkListen(c.String("listen"), s.endpoint); err != nil {
 		return s, err
 	}
@@ -141,7 +141,7 @@ func runRun(c *cli.Context) error {
 	if out.progress != nil {
 		stdout = out.progress.Around(stdout)
 	}
-	eng, page, err := startEngine(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxyDrain}, prof, seed)
+	eng, page, err := startEngine(c, errw, proxy.Options{Upstream: set.origin, Changes: changes, Drain: proxy.ProxyDrain}, prof, seed)
 	if err != nil {
 		return err
 	}

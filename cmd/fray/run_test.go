@@ -74,10 +74,13 @@ func TestHelperProcess(t *testing.T) {
 	}
 }
 
-// helperArgs is the command line that runs this binary as the helper
-// process test.
-func helperArgs(t *testing.T, test string) []string {
+// helperArgs sets env (name, value pairs) and returns the command line
+// that runs this binary as the helper process test.
+func helperArgs(t *testing.T, test string, env ...string) []string {
 	t.Helper()
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -89,20 +92,24 @@ func helperArgs(t *testing.T, test string) []string {
 // pairs) set, and returns its command line.
 func helperClient(t *testing.T, env ...string) []string {
 	t.Helper()
-	t.Setenv("FRAY_TEST_HELPER", "client")
-	for i := 0; i+1 < len(env); i += 2 {
-		t.Setenv(env[i], env[i+1])
-	}
-	return helperArgs(t, "TestHelperProcess")
+	return helperArgs(t, "TestHelperProcess", append([]string{"FRAY_TEST_HELPER", "client"}, env...)...)
+}
+
+// serve serves h on a loopback port until the test ends.
+func serve(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	up := httptest.NewServer(h)
+	t.Cleanup(func() {
+		up.CloseClientConnections()
+		up.Close()
+	})
+	return up
 }
 
 // emptyUpstream answers every request 200 with nothing, until the test
 // ends.
 func emptyUpstream(t *testing.T) *httptest.Server {
-	t.Helper()
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
-	t.Cleanup(up.Close)
-	return up
+	return serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 }
 
 // freePort returns a loopback port nobody listened on a moment ago.
@@ -145,9 +152,19 @@ func readReport(t *testing.T, path string) report.Report {
 	defer f.Close()
 	r, err := report.ReadJSON(f)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return r
+}
+
+// runReported runs fray with args (a command, then its arguments), adding
+// --quiet and --report to a file of the test's, and returns what runFray
+// returns and the report.
+func runReported(t *testing.T, timeout time.Duration, args ...string) (code int, stdout, stderr string, r report.Report) {
+	t.Helper()
+	rep := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr = runFray(t, timeout, append([]string{args[0], "--report", rep, "--quiet"}, args[1:]...)...)
+	return code, stdout, stderr, readReport(t, rep)
 }
 
 // verdictCode is the exit code a report's verdict asks for: 1 when a
@@ -173,11 +190,8 @@ func TestRunServerAndClient(t *testing.T) {
 	port := freePort(t)
 	args := helperClient(t, "FRAY_TEST_EXIT", "0")
 	server := fmt.Sprintf("FRAY_TEST_HELPER=server FRAY_TEST_PORT=%d exec %s %s", port, args[0], args[1])
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run",
-		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp?x=1", port), "--server", server,
-		"--report", rep, "--quiet", "--"}, args...)...)
-	r := readReport(t, rep)
+	code, stdout, stderr, r := runReported(t, 30*time.Second, append([]string{"run",
+		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp?x=1", port), "--server", server, "--"}, args...)...)
 	if code != verdictCode(r) {
 		t.Errorf("exit %d with verdict %q; stderr:\n%s", code, r.Verdict, stderr)
 	}
@@ -215,11 +229,9 @@ func TestRunClientFails(t *testing.T) {
 		{"cannot start", []string{filepath.Join(t.TempDir(), "no-such-client")}, -1, "could not run"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := filepath.Join(t.TempDir(), "r.json")
 			junit := filepath.Join(t.TempDir(), "j.xml")
-			code, _, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
-				"--report", rep, "--junit", junit, "--quiet", "--"}, tc.client...)...)
-			r := readReport(t, rep)
+			code, _, stderr, r := runReported(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
+				"--junit", junit, "--"}, tc.client...)...)
 			want := exitCommand
 			if r.ChecksFailed() {
 				want = exitFindings
@@ -263,9 +275,7 @@ func TestRunClientFails(t *testing.T) {
 // exit code, unless --allow-inconclusive accepts them.
 func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 	up := emptyUpstream(t)
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--report", rep, "--quiet", "--", "true")
-	r := readReport(t, rep)
+	code, stdout, stderr, r := runReported(t, 30*time.Second, "run", "--upstream", up.URL+"/mcp", "--", "true")
 	if code != exitInconclusive || r.Verdict != report.VerdictInconclusive || !strings.Contains(r.Why, "no exchange went through fray") ||
 		!strings.Contains(stdout, "fray: verdict INCONCLUSIVE") {
 		t.Errorf("exit %d, verdict %s (%s); stdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, stdout, stderr)
@@ -277,7 +287,6 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 
 	// An upstream that is gone once the client runs: every answer fray's 502.
 	client := helperClient(t, "FRAY_TEST_EXIT", "0")
-	rep = filepath.Join(t.TempDir(), "r.json")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -292,8 +301,7 @@ func TestRunWithoutEvidenceIsInconclusive(t *testing.T) {
 		}
 		ln.Close()
 	}()
-	code, _, stderr = runFray(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--report", rep, "--quiet", "--"}, client...)...)
-	r = readReport(t, rep)
+	code, _, stderr, r = runReported(t, 30*time.Second, append([]string{"run", "--upstream", "http://" + addr + "/mcp", "--"}, client...)...)
 	if code != exitInconclusive || !strings.Contains(r.Why, "no exchange reached the upstream") {
 		t.Errorf("upstream gone: exit %d, verdict %s (%s); stderr:\n%s", code, r.Verdict, r.Why, stderr)
 	}
@@ -325,14 +333,11 @@ func TestRunUpstreamNotReady(t *testing.T) {
 func TestRunNodePair(t *testing.T) {
 	node, dir := nodePeers(t, "sdk", "fray run was not tried on the TypeScript SDK pair")
 	port := freePort(t)
-	out := t.TempDir()
-	rep, junit := filepath.Join(out, "r.json"), filepath.Join(out, "j.xml")
-	code, stdout, stderr := runFray(t, 60*time.Second, "run",
+	code, stdout, stderr, r := runReported(t, 60*time.Second, "run",
 		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 		"--server", fmt.Sprintf("PORT=%d exec %s %s", port, node, filepath.Join(dir, "streamable-server.mjs")),
-		"--profile", "polling-server", "--report", rep, "--junit", junit, "--quiet",
+		"--profile", "polling-server", "--junit", filepath.Join(t.TempDir(), "j.xml"),
 		"--", node, filepath.Join(dir, "fray-run-client.mjs"), "--count", "4", "--close-after", "2")
-	r := readReport(t, rep)
 	if code != verdictCode(r) {
 		t.Fatalf("exit %d with verdict %q\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, stdout, stderr)
 	}

@@ -86,7 +86,7 @@ func (r *repeater) stop() {
 // recording the traffic to tracePath when it is not "", and returns the
 // run's report.
 func (r *repeater) run(prof *profiles.Profile, tracePath string) (report.Report, error) {
-	opts := proxy.Options{Upstream: r.set.origin, Drain: proxyDrain}
+	opts := proxy.Options{Upstream: r.set.origin, Drain: proxy.ProxyDrain}
 	if tracePath != "" {
 		w, err := trace.Create(tracePath, trace.WriterOptions{Header: traceHeader(prof, seedOf(prof, nil))})
 		if err != nil {

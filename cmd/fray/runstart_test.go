@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -37,14 +35,12 @@ func TestRunServerDiesDuringRun(t *testing.T) {
 	port := freePort(t)
 	args := helperClient(t, "FRAY_TEST_HOLD", "1")
 	server := fmt.Sprintf("FRAY_TEST_HELPER=server FRAY_TEST_DIE=1 FRAY_TEST_PORT=%d exec %s %s", port, args[0], args[1])
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run",
+	code, stdout, stderr, r := runReported(t, 30*time.Second, append([]string{"run",
 		"--upstream", fmt.Sprintf("http://127.0.0.1:%d/mcp", port), "--server", server,
-		"--report", rep, "--quiet", "--settle", "0s", "--"}, args...)...)
+		"--settle", "0s", "--"}, args...)...)
 	if code != exitNoStart || !strings.Contains(stderr, "exited (exit status 9) while the run went on") {
 		t.Errorf("exit %d, want %d saying the server exited during the run\nstdout:\n%s\nstderr:\n%s", code, exitNoStart, stdout, stderr)
 	}
-	r := readReport(t, rep)
 	if r.Command == nil || !strings.Contains(r.Command.Error, "the --server command exited while the client ran") {
 		t.Errorf("report command %+v, want the client stopped for the server's exit", r.Command)
 	}
@@ -55,10 +51,8 @@ func TestRunServerDiesDuringRun(t *testing.T) {
 func TestRunClientTimeout(t *testing.T) {
 	up := emptyUpstream(t)
 	client := helperClient(t, "FRAY_TEST_HOLD", "1")
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
-		"--client-timeout", "300ms", "--settle", "0s", "--report", rep, "--quiet", "--"}, client...)...)
-	r := readReport(t, rep)
+	code, stdout, stderr, r := runReported(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
+		"--client-timeout", "300ms", "--settle", "0s", "--"}, client...)...)
 	if code != exitCommand || r.Command == nil || !strings.Contains(r.Command.Error, "ran longer than --client-timeout 300ms") {
 		t.Errorf("exit %d, command %+v; want %d and the timeout named\nstdout:\n%s\nstderr:\n%s", code, r.Command, exitCommand, stdout, stderr)
 	}
@@ -72,12 +66,10 @@ func TestRunClientTimeout(t *testing.T) {
 // "probe 2/2: NAME", and its row as it ends; --client-timeout bounds each
 // probe's client.
 func TestRunProbeProgress(t *testing.T) {
-	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-	defer up.Close()
+	up := serve(t, scripted.NewServer(scripted.ServerOptions{}))
 	client := helperClient(t, "FRAY_TEST_HOLD", "1")
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id,retry-not-waited",
-		"--upstream", up.URL + "/mcp", "--settle", "0s", "--client-timeout", "300ms", "--report", rep, "--quiet", "--"}, client...)...)
+	code, stdout, stderr, r := runReported(t, 60*time.Second, append([]string{"run", "--probe", "no-last-event-id,retry-not-waited",
+		"--upstream", up.URL + "/mcp", "--settle", "0s", "--client-timeout", "300ms", "--"}, client...)...)
 	if code == exitUsage {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
@@ -95,7 +87,6 @@ func TestRunProbeProgress(t *testing.T) {
 	if !slices.IsSorted(order) {
 		t.Errorf("the probes' lines are out of order:\n%s", stderr)
 	}
-	r := readReport(t, rep)
 	for i, s := range r.Shards {
 		if s.Command == nil || !strings.Contains(s.Command.Error, "--client-timeout 300ms") {
 			t.Errorf("probe %d: command %+v, want it stopped by --client-timeout\nstdout:\n%s", i+1, s.Command, stdout)
@@ -111,10 +102,8 @@ func TestRunProbeProgress(t *testing.T) {
 func TestRunInterrupted(t *testing.T) {
 	up := emptyUpstream(t)
 	client := helperClient(t, "FRAY_TEST_INTERRUPT", "1", "FRAY_TEST_HOLD", "1")
-	rep := filepath.Join(t.TempDir(), "r.json")
-	code, stdout, stderr := runFray(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
-		"--settle", "0s", "--report", rep, "--quiet", "--"}, client...)...)
-	r := readReport(t, rep)
+	code, stdout, stderr, r := runReported(t, 30*time.Second, append([]string{"run", "--upstream", up.URL + "/mcp",
+		"--settle", "0s", "--"}, client...)...)
 	if code != exitInterrupted || r.Verdict != report.VerdictInterrupted || !strings.Contains(stdout, "fray: verdict INTERRUPTED") ||
 		strings.Contains(stdout, "verdict FAIL") {
 		t.Errorf("exit %d, verdict %q (%s), want %d and interrupted\nstdout:\n%s\nstderr:\n%s", code, r.Verdict, r.Why, exitInterrupted, stdout, stderr)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,8 +41,7 @@ func randomFlakyGateway(t *testing.T, dir string) string {
 // shrinks it, and runs the profile shrink printed: at most two firings,
 // and the same check fails again.
 func TestShrinkFlakyGateway(t *testing.T) {
-	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Steps: 2}))
-	defer up.Close()
+	up := serve(t, scripted.NewServer(scripted.ServerOptions{Steps: 2}))
 	client := sweepClient(t, scripted.GiveUpOnTransient, 40)
 	dir := t.TempDir()
 	tr, js := filepath.Join(dir, "run.jsonl.gz"), filepath.Join(dir, "run.json")

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -79,9 +78,7 @@ func docFiles(t *testing.T) []string {
 // default seed, and each summary shows a cut with an answer pending and
 // the resumption that followed.
 func TestREADMEProfilesExercise(t *testing.T) {
-	b := readFile(t, filepath.Join(root, "README.md"))
-	_, tutorial, _ := strings.Cut(string(b), "\n## Tutorial")
-	tutorial, _, _ = strings.Cut(tutorial, "\n## ")
+	tutorial := readmeSection(t, "Tutorial")
 	var names []string
 	for _, m := range regexp.MustCompile("`--profile ([a-z-]+)`").FindAllStringSubmatch(tutorial, -1) {
 		names = append(names, m[1])
@@ -131,15 +128,7 @@ func proxyRefPair(t *testing.T, args func(upstream string) []string, opts refpee
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-
-	base, stop := startFray(t, context.Background(), args("http://"+ln.Addr().String())...)
+	base, stop := startFray(t, context.Background(), args(serve(t, mux).URL)...)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	opts.Endpoint = base + "/mcp"
 	res, cerr := refpeer.RunClient(ctx, opts)

@@ -6,7 +6,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,22 +43,15 @@ func TestSweepClientHelper(t *testing.T) {
 		Backoff: 50 * time.Millisecond, MaxAttempts: 4, Idle: 500 * time.Millisecond,
 	})
 	fmt.Printf("completed %d\n", res.Completed)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	os.Exit(0)
+	helperExit(err)
 }
 
 // sweepClient is the helper client command, with its misbehaviour and
 // number of calls.
 func sweepClient(t *testing.T, fault scripted.ClientFault, calls int) []string {
 	t.Helper()
-	args := helperArgs(t, "TestSweepClientHelper")
-	t.Setenv("FRAY_SWEEP_CLIENT", strconv.Itoa(int(fault)))
-	t.Setenv("FRAY_SWEEP_CALLS", strconv.Itoa(calls))
-	t.Setenv("FRAY_SWEEP_WAIT", "")
-	return args
+	return helperArgs(t, "TestSweepClientHelper", "FRAY_SWEEP_CLIENT", strconv.Itoa(int(fault)),
+		"FRAY_SWEEP_CALLS", strconv.Itoa(calls), "FRAY_SWEEP_WAIT", "")
 }
 
 // TestSweepSilentResumption sweeps a correct client in front of a scripted
@@ -67,8 +59,7 @@ func sweepClient(t *testing.T, fault scripted.ClientFault, calls int) []string {
 // client resume fails on the server, the others pass, and the matrix, the
 // JSON report and the JUnit file say the same of every cell.
 func TestSweepSilentResumption(t *testing.T) {
-	up := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{Fault: scripted.SilentResume, Steps: 2}))
-	defer up.Close()
+	up := serve(t, scripted.NewServer(scripted.ServerOptions{Fault: scripted.SilentResume, Steps: 2}))
 	client := sweepClient(t, scripted.ClientCorrect, 1)
 	// A silent stream's keep-alives keep the client waiting: 1.5s ends
 	// its wait, more than the second fray gives a resumed stream before
@@ -186,8 +177,7 @@ func TestSweepGoSDKPair(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: refpeer.DefaultRetryAfter}))
-	up := httptest.NewServer(mux)
-	defer up.Close()
+	up := serve(t, mux)
 	args := probeClient(t, "gosdk")
 	dir := t.TempDir()
 	js, junit := filepath.Join(dir, "s.json"), filepath.Join(dir, "s.xml")

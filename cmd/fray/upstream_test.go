@@ -3,7 +3,6 @@ package main
 import (
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +13,13 @@ import (
 // path on the server either way, never doubled; and the upstream's first
 // error status is logged at info with the URL fray requested.
 func TestUpstreamBaseOrEndpoint(t *testing.T) {
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	up := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/mcp" {
 			http.NotFound(w, r)
 			return
 		}
 		_, _ = io.WriteString(w, "pong "+r.URL.Path)
 	}))
-	defer up.Close()
 	for _, upstream := range []string{up.URL, up.URL + "/", up.URL + "/mcp"} {
 		t.Run(upstream, func(t *testing.T) {
 			ctx := within(t, 20*time.Second)

@@ -54,7 +54,7 @@ type outputs struct {
 	paths    map[string]string // writer flag -> path; stdoutPath for stdout
 	allow    bool              // --allow-inconclusive
 	stdout   io.Writer         // where a file named stdoutPath goes
-	summary  io.Writer         // stdout, or stderr when a file goes to stdout; nil: stdout
+	summary  io.Writer         // the summary and what follows: stdout, or stderr when a file took stdout
 	progress *report.Progress  // nil when quiet
 	color    bool              // colour the summary's verdicts
 	verbose  bool              // list every check in the summary
@@ -170,41 +170,41 @@ func (o *outputs) finish(r report.Report) error {
 	if o.interrupted {
 		r.Interrupt()
 	}
-	var errs []error
-	for _, w := range writers {
-		switch path := o.paths[w.flag]; path {
-		case "":
-		case stdoutPath:
-			if err := w.write(o.stdout, r); err != nil {
-				errs = append(errs, fmt.Errorf("--%s -: %w", w.flag, err))
-			}
-		default:
-			if err := report.WriteFile(path, func(out io.Writer) error { return w.write(out, r) }); err != nil {
-				errs = append(errs, err)
-			}
-		}
+	err := o.writeFiles(func(w writer) func(io.Writer) error {
+		return func(out io.Writer) error { return w.write(out, r) }
+	})
+	if serr := o.writeSummary(r); serr != nil {
+		err = errors.Join(err, fmt.Errorf("summary: %w", serr))
 	}
-	if err := o.writeSummary(r); err != nil {
-		errs = append(errs, fmt.Errorf("summary: %w", err))
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return cli.Exit(err.Error(), exitNoStart)
 	}
 	return verdictError(r)
 }
 
-// summaryWriter is where the summary goes, and what a command says after
-// it: stdout, unless a file took stdout.
-func (o *outputs) summaryWriter() io.Writer {
-	if o.summary == nil {
-		return o.stdout
+// writeFiles writes the file of every writer flag given, to its path or
+// to stdout, with what file returns for that writer.
+func (o *outputs) writeFiles(file func(writer) func(io.Writer) error) error {
+	var errs []error
+	for _, w := range writers {
+		write := file(w)
+		switch path := o.paths[w.flag]; path {
+		case "":
+		case stdoutPath:
+			if err := write(o.stdout); err != nil {
+				errs = append(errs, fmt.Errorf("--%s -: %w", w.flag, err))
+			}
+		default:
+			if err := report.WriteFile(path, write); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
-	return o.summary
+	return errors.Join(errs...)
 }
 
 // writeSummary prints the summary, coloured when o.color says so.
 func (o *outputs) writeSummary(r report.Report) error {
-	w := o.summaryWriter()
 	opts := report.SummaryOptions{Verbose: o.verbose, Width: o.width}
 	var b bytes.Buffer
 	if err := report.WriteSummary(&b, r, opts); err != nil {
@@ -217,7 +217,7 @@ func (o *outputs) writeSummary(r report.Report) error {
 	if o.color {
 		out = colorize(out)
 	}
-	_, err := w.Write(out)
+	_, err := o.summary.Write(out)
 	return err
 }
 
