@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 )
 
@@ -33,16 +32,9 @@ func BenchmarkProfileCost(b *testing.B) {
 		{"20-unmatched", unmatchedProfile(20)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			prof, err := profiles.Parse(tc.name+".toml", strings.NewReader(tc.profile))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(prof.Faults) != strings.Count(tc.profile, "[[fault]]") {
+			plan := activeProfile(b, tc.name+".toml", tc.profile)
+			if prof, _ := plan.InForce(); len(prof.Faults) != strings.Count(tc.profile, "[[fault]]") {
 				b.Fatalf("%d faults parsed", len(prof.Faults))
-			}
-			plan, err := profiles.NewActive(prof, nil)
-			if err != nil {
-				b.Fatal(err)
 			}
 			benchProfileStream(b, plan)
 		})
