@@ -167,14 +167,8 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
 	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(callBody), callBody))
 	br := bufio.NewReader(conn)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if line == "\r\n" {
-			break
-		}
+	if _, err := http.ReadResponse(br, nil); err != nil {
+		t.Fatal(err)
 	}
 	<-decided
 	// Whatever fray flushed of events 0 and 1 is on the wire before it

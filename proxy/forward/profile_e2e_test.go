@@ -462,14 +462,13 @@ func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Secret", "s")
 	w.Header().Set("X-Other", "kept")
 	sseHeader(w)
-	switch u.hold {
-	case "":
-		writePieces(w, primingEvent, progressEvent, responseEvent)
-		return
-	case "priming":
+	if u.hold == "priming" {
 		writePieces(w, primingEvent)
-	default:
+	} else {
 		writePieces(w, primingEvent, progressEvent, responseEvent)
+	}
+	if u.hold == "" {
+		return
 	}
 	select {
 	case <-r.Context().Done():
