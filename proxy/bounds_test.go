@@ -90,10 +90,7 @@ func TestHostileEventIDsBounded(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fray+"/mcp", nil)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set(mcp.HeaderSession, "s-1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, http.DefaultClient, req)
 	n, _ := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	seen := eng.Live().Events
@@ -137,10 +134,7 @@ func TestHostileSessionIDsBounded(t *testing.T) {
 		if session != "" {
 			req.Header.Set(mcp.HeaderSession, session)
 		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, client, req)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		return resp, string(b)
@@ -194,10 +188,7 @@ func TestLargeAnswersJudged(t *testing.T) {
 			_, fray, finish := boundedEngine(t, up)
 			req := newReq(t, http.MethodPost, fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}`,
 				map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, http.DefaultClient, req)
 			body, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if err != nil || !strings.Contains(string(body), answer) {

@@ -91,10 +91,7 @@ func TestResetIsObservedOverHTTP2(t *testing.T) {
 				newReq(t, http.MethodGet, fray.URL+"/mcp", "", map[string]string{"Accept": "text/event-stream"}),
 				newReq(t, http.MethodGet, fray.URL+"/mcp", "", map[string]string{"Accept": "text/event-stream", "Last-Event-ID": "p1"}),
 			} {
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := do(t, client, req)
 				if resp.ProtoMajor != 2 {
 					t.Fatalf("the client got %s, want HTTP/2", resp.Proto)
 				}

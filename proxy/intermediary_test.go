@@ -117,10 +117,7 @@ func TestCutsOverHTTP2(t *testing.T) {
 				req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 					GotConn: func(i httptrace.GotConnInfo) { remote = i.Conn.LocalAddr().String() },
 				}))
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := do(t, client, req)
 				if resp.ProtoMajor != 2 {
 					t.Fatalf("the client got %s, want HTTP/2", resp.Proto)
 				}
