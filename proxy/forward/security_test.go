@@ -310,21 +310,31 @@ const secret = "SeCrEt"
 func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	checkNoLeaks(t)
 	sid, leid, legacySID := "sid-"+secret+"-1", "ev-"+secret+"-2", "legacy-"+secret+"-3"
+	endpoint := func(url string) string { return "event: endpoint\ndata: " + url + "?sessionId=" + legacySID + "\n\n" }
+	streams := map[string][]string{ // the event streams, by path
+		"/mcp": {"id: " + leid + "\ndata:\n\n",
+			"id: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"},
+		"/big":            {"id: " + leid + "\ndata: " + strings.Repeat("x", 8<<10) + "\n\n"},
+		"/legacy-away":    {endpoint("http://other.example/messages")},
+		"/legacy-bad":     {endpoint("http://[::1/messages")},
+		"/legacy-ok":      {endpoint("/base/messages")},
+		"/legacy-outside": {endpoint("/elsewhere/messages")},
+	}
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", sid)
-		switch strings.TrimPrefix(r.URL.Path, "/base") {
-		case "/mcp":
+		path := strings.TrimPrefix(r.URL.Path, "/base")
+		if pieces, ok := streams[path]; ok {
 			sseHeader(w)
-			writePieces(w, "id: "+leid+"\ndata:\n\n", "id: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			writePieces(w, pieces...)
+			return
+		}
+		switch path {
 		case "/gzip":
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
 			_, _ = io.WriteString(zw, "id: "+leid+"\ndata: x\n\n")
 			_ = zw.Close()
-		case "/big":
-			sseHeader(w)
-			writePieces(w, "id: "+leid+"\ndata: "+strings.Repeat("x", 8<<10)+"\n\n")
 		case "/fail":
 			sseHeader(w)
 			writePieces(w, "id: "+leid+"\ndata: x\n\n")
@@ -334,18 +344,6 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 			w.WriteHeader(200)
 			writePieces(w, `{"jsonrpc":"2.0",`)
 			panic(http.ErrAbortHandler)
-		case "/legacy-away":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: http://other.example/messages?sessionId="+legacySID+"\n\n")
-		case "/legacy-bad":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: http://[::1/messages?sessionId="+legacySID+"\n\n")
-		case "/legacy-ok":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: /base/messages?sessionId="+legacySID+"\n\n")
-		case "/legacy-outside":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: /elsewhere/messages?sessionId="+legacySID+"\n\n")
 		}
 	})
 	fired := []faults.Firing{{Index: 0, Kind: "test"}}
