@@ -349,10 +349,7 @@ func TestMillionsOfTinyLines(t *testing.T) {
 		}
 	}()
 	started := time.Now()
-	resp, err := client.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, must(http.NewRequest(http.MethodGet, fray+"/mcp", nil)))
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, resp.Body, make([]byte, 32<<10))
 	resp.Body.Close()

@@ -182,7 +182,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	defer resp.Body.Close()
 	var have []byte
 	buf := make([]byte, 64<<10)

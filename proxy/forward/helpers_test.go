@@ -260,7 +260,7 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 // response.
 func get(t *testing.T, url string) *http.Response {
 	t.Helper()
-	return do(t, must(http.NewRequest(http.MethodGet, url, nil)))
+	return do(t, http.DefaultClient, must(http.NewRequest(http.MethodGet, url, nil)))
 }
 
 // post POSTs body to url as JSON with the default client; it fails the
@@ -269,14 +269,13 @@ func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
 	req := must(http.NewRequest(http.MethodPost, url, strings.NewReader(body)))
 	req.Header.Set("Content-Type", "application/json")
-	return do(t, req)
+	return do(t, http.DefaultClient, req)
 }
 
-// do sends req with the default client; it fails the test if there is
-// no response.
-func do(t *testing.T, req *http.Request) *http.Response {
+// do sends req with client; it fails the test if there is no response.
+func do(t *testing.T, client *http.Client, req *http.Request) *http.Response {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +298,7 @@ func roundTrip(t *testing.T, method, url, body string, hdr map[string]string) (*
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	b, _ := readBody(resp)
 	return resp, b
 }

@@ -34,10 +34,7 @@ func fetch(t *testing.T, url string) (*http.Response, []byte, error) {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
-	resp, err := client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, must(http.NewRequest(http.MethodGet, url, nil)))
 	body, err := readBody(resp)
 	return resp, []byte(body), err
 }
@@ -227,10 +224,7 @@ func TestTenMiBEvents(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	resp, err := client.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, must(http.NewRequest(http.MethodGet, fray+"/mcp", nil)))
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, resp.Body, make([]byte, 32<<10))
 	resp.Body.Close()

@@ -80,10 +80,7 @@ func TestHTTP2BothSides(t *testing.T) {
 
 	get := func(path string) *http.Response {
 		t.Helper()
-		resp, err := client.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, client, must(http.NewRequest(http.MethodGet, base+path, nil)))
 		if resp.ProtoMajor != 2 {
 			t.Fatalf("%s: the client got %s, want HTTP/2", path, resp.Proto)
 		}
@@ -222,11 +219,8 @@ func TestHTTP2ResetIsObserved(t *testing.T) {
 					req, _ = http.NewRequest("GET", base+"/sse", nil)
 				}
 				req.Header.Set("Accept", "application/json, text/event-stream")
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, err = io.Copy(io.Discard, resp.Body)
+				resp := do(t, client, req)
+				_, err := io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.ProtoMajor != 2 || err == nil || !strings.Contains(err.Error(), "INTERNAL_ERROR") {
 					t.Fatalf("%s, body ended with %v; want an HTTP/2 stream reset", resp.Proto, err)

@@ -101,7 +101,7 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(callBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	defer resp.Body.Close()
 	read := func(want string) {
 		t.Helper()

@@ -367,10 +367,7 @@ func httpRequest(t *testing.T, fray string, get bool, res *e2eResult) {
 	req.Header.Set("Authorization", "Bearer t")
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, req)
 	body, err := readBody(resp)
 	res.status, res.header, res.body, res.err = resp.StatusCode, resp.Header, body, err
 }
@@ -382,10 +379,7 @@ func timedRequest(t *testing.T, fray string, res *e2eResult, clock *heldClock) {
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(e2eCall))
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, req)
 	defer resp.Body.Close()
 	first := make([]byte, len(primingEvent))
 	if _, err := io.ReadFull(resp.Body, first); err != nil {

@@ -489,10 +489,7 @@ func TestLongSessionIDsStayBounded(t *testing.T) {
 		req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set(mcp.HeaderSession, fmt.Sprintf("%08d", i)+pad)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, client, req)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("request %d: %d", i, resp.StatusCode)

@@ -75,7 +75,7 @@ func TestEachEventIsFlushedWhenComplete(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", fray+"/mcp", nil)
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	defer resp.Body.Close()
 	for _, ev := range events {
 		got := make([]byte, len(ev))
@@ -103,7 +103,7 @@ func TestClientGoneCancelsUpstream(t *testing.T) {
 	fray, _ := front(t, up)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", fray+"/mcp", nil)
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	line, err := bufio.NewReader(resp.Body).ReadString('\n')
 	if err != nil || line != "id: 1\n" {
 		t.Fatalf("first line %q %v", line, err)
