@@ -176,6 +176,17 @@ func checkNoLeaks(t *testing.T) {
 	})
 }
 
+// waitFor waits for ch to be closed, and fails the test with msg if it is
+// not within 10 s.
+func waitFor(t *testing.T, ch <-chan struct{}, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal(msg)
+	}
+}
+
 // writePieces writes an SSE body in the given pieces, flushing each.
 func writePieces(w http.ResponseWriter, pieces ...string) {
 	f := w.(http.Flusher)

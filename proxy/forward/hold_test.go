@@ -114,11 +114,7 @@ func TestEndHoldsEndsEveryHold(t *testing.T) {
 	if got := log.text(); !strings.HasSuffix(got, "1 end fault-closed at true") {
 		t.Errorf("observations after EndHolds:\n%s", got)
 	}
-	select {
-	case <-up.gone:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server's stream is still open after EndHolds")
-	}
+	waitFor(t, up.gone, "the server's stream is still open after EndHolds")
 }
 
 // TestHoldReadsOnUntilTheClientResumes: a close with hold ends the

@@ -475,11 +475,7 @@ func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (u *scriptedUpstream) wait(t *testing.T) {
 	done := make(chan struct{})
 	go func() { u.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the upstream's handler never returned")
-	}
+	waitFor(t, done, "the upstream's handler never returned")
 }
 
 // upstreamLog is what the scripted upstream received.

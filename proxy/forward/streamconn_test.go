@@ -15,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/forward"
@@ -287,11 +286,7 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 			if tc.plan == nil {
 				c.Close()
 			}
-			select {
-			case <-closed:
-			case <-time.After(10 * time.Second):
-				t.Fatal("upstream connection still open")
-			}
+			waitFor(t, closed, "upstream connection still open")
 		})
 	}
 }
