@@ -1,6 +1,7 @@
 package forward_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -185,6 +186,17 @@ func waitFor(t *testing.T, ch <-chan struct{}, msg string) {
 	case <-time.After(10 * time.Second):
 		t.Fatal(msg)
 	}
+}
+
+// firstLine reads the first line of body, failing the test unless it is
+// want, and returns the reader, for the rest.
+func firstLine(t *testing.T, body io.Reader, want string) *bufio.Reader {
+	t.Helper()
+	br := bufio.NewReader(body)
+	if line, err := br.ReadString('\n'); err != nil || line != want {
+		t.Fatalf("first line %q, %v; want %q", line, err, want)
+	}
+	return br
 }
 
 // writePieces writes an SSE body in the given pieces, flushing each.

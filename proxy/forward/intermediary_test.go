@@ -234,10 +234,7 @@ func TestBufferBoundedInBytes(t *testing.T) {
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
 	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
-	br := bufio.NewReader(resp.Body)
-	if line, err := br.ReadString('\n'); err != nil || line != "id: 0\n" {
-		t.Fatalf("first line %q, %v", line, err)
-	}
+	br := firstLine(t, resp.Body, "id: 0\n")
 	close(firstGot)
 	_, _ = io.Copy(io.Discard, br)
 	if !<-waited {

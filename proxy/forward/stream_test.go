@@ -1,7 +1,6 @@
 package forward_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -104,10 +103,7 @@ func TestClientGoneCancelsUpstream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "GET", fray+"/mcp", nil)
 	resp := do(t, http.DefaultClient, req)
-	line, err := bufio.NewReader(resp.Body).ReadString('\n')
-	if err != nil || line != "id: 1\n" {
-		t.Fatalf("first line %q %v", line, err)
-	}
+	firstLine(t, resp.Body, "id: 1\n")
 	cancel()
 	resp.Body.Close()
 	waitFor(t, cancelled, "upstream request not cancelled after the client went away")

@@ -109,10 +109,7 @@ func TestEventStreamHasConnectionOfItsOwn(t *testing.T) {
 			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 			before := transportLoops()
 			resp, _ := rawGet(t, fray, "/mcp", map[string]string{"Accept": "text/event-stream"})
-			br := bufio.NewReader(resp.Body)
-			if line, err := br.ReadString('\n'); err != nil || line != "data: 1\n" {
-				t.Fatalf("first line %q, %v", line, err)
-			}
+			br := firstLine(t, resp.Body, "data: 1\n")
 			// At least or at most: connections of earlier tests may still
 			// be winding down, never starting.
 			if got := transportLoops() - before; tc.wantLoops == 0 && got > 0 || tc.wantLoops > 0 && got < tc.wantLoops {
@@ -279,10 +276,7 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 				}
 			})
 			resp, c := rawGet(t, fray, "/mcp", nil)
-			br := bufio.NewReader(resp.Body)
-			if line, err := br.ReadString('\n'); err != nil || line != "data: 0\n" {
-				t.Fatalf("first line %q, %v", line, err)
-			}
+			firstLine(t, resp.Body, "data: 0\n")
 			if tc.plan == nil {
 				c.Close()
 			}
