@@ -308,27 +308,14 @@ func TestSlowClientStaysBounded(t *testing.T) {
 			writePieces(w, threeEvents)
 			return
 		}
-		rc := http.NewResponseController(w)
-		var written int64
-		for written < most {
-			// A write that cannot finish within a second means the
-			// buffers are full: fray has stopped reading.
-			_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
-			n, err := w.Write(chunk)
-			if err == nil {
-				err = rc.Flush()
-			}
-			written += int64(n)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				blocked <- written
-				return
-			}
-			if err != nil {
-				blocked <- -written
-				return
-			}
+		switch written, err := writeUntilBlocked(w, chunk, most); {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			blocked <- written
+		case err != nil:
+			blocked <- -written
+		default:
+			blocked <- most
 		}
-		blocked <- most
 	})
 	fray, _ := front(t, up)
 
@@ -370,6 +357,27 @@ func TestSlowClientStaysBounded(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > goroutines+10 {
 		t.Errorf("%d goroutines after 20 short streams, %d before", n, goroutines)
 	}
+}
+
+// writeUntilBlocked writes chunk to w, flushing each, until most bytes
+// are written or a write fails; a write that cannot finish within a second
+// means the buffers are full: fray has stopped reading. It returns the
+// bytes written and the error that stopped it, nil after most.
+func writeUntilBlocked(w http.ResponseWriter, chunk []byte, most int64) (int64, error) {
+	rc := http.NewResponseController(w)
+	var written int64
+	for written < most {
+		_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
+		n, err := w.Write(chunk)
+		if err == nil {
+			err = rc.Flush()
+		}
+		written += int64(n)
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
 }
 
 // TestConnectionFlood: 2,000 connections opened and dropped in every

@@ -263,19 +263,7 @@ func TestHTTP2UpstreamBackPressure(t *testing.T) {
 	blocked := make(chan int64, streams)
 	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
-		rc := http.NewResponseController(w)
-		var written int64
-		for written < 64<<20 {
-			_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
-			n, err := w.Write(chunk)
-			if err == nil {
-				err = rc.Flush()
-			}
-			written += int64(n)
-			if err != nil {
-				break
-			}
-		}
+		written, _ := writeUntilBlocked(w, chunk, 64<<20)
 		blocked <- written
 		<-r.Context().Done()
 	})
