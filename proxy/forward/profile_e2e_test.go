@@ -255,11 +255,9 @@ func runE2E(t *testing.T, c *e2eCase) (*e2eResult, *logRecorder) {
 	srv := httptest.NewServer(up)
 	defer srv.Close()
 	res := &e2eResult{up: up.log}
-	var clock proxyClock
+	var clock proxyClock = &hookClock{fakeClock: fakeClock{now: time.Unix(0, 0)}, hook: up.log.count}
 	if c.timed() {
-		clock = &heldClock{}
-	} else {
-		clock = &hookClock{fakeClock: fakeClock{now: time.Unix(0, 0)}, hook: up.log.count}
+		clock = &heldClock{fakeClock: fakeClock{now: time.Unix(0, 0)}}
 	}
 	fray, rec := front(t, srv.URL, func(o *proxyOptions) {
 		o.Faults, o.LogFaults, o.Clock = plan, true, clock
@@ -291,39 +289,30 @@ type proxyClock interface {
 // starts, so a test can see what had happened by then.
 type hookClock struct {
 	fakeClock
-	hook   func() int
-	hookMu sync.Mutex
-	hit    []int
+	hook func() int
+	hit  []int
 }
 
 func (c *hookClock) AfterFunc(d time.Duration, f func()) func() bool {
 	n := c.hook()
-	c.hookMu.Lock()
+	c.mu.Lock()
 	c.hit = append(c.hit, n)
-	c.hookMu.Unlock()
+	c.mu.Unlock()
 	return c.fakeClock.AfterFunc(d, f)
 }
 
 func (c *hookClock) hits() []int {
-	c.hookMu.Lock()
-	defer c.hookMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return append([]int(nil), c.hit...)
 }
 
-// heldClock records timers and runs them only when fire is called, which
-// moves its time on by the longest of them.
+// heldClock is a fakeClock whose timers run only when fire is called,
+// which moves its time on by the longest of them.
 type heldClock struct {
-	mu      sync.Mutex
+	fakeClock
 	timers  []func()
-	waited  []time.Duration
 	pending time.Duration
-	now     time.Duration
-}
-
-func (c *heldClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Unix(0, 0).Add(c.now)
 }
 
 func (c *heldClock) AfterFunc(d time.Duration, f func()) func() bool {
@@ -339,18 +328,12 @@ func (c *heldClock) fire() {
 	c.mu.Lock()
 	ts := c.timers
 	c.timers = nil
-	c.now += c.pending
+	c.now = c.now.Add(c.pending)
 	c.pending = 0
 	c.mu.Unlock()
 	for _, f := range ts {
 		go f()
 	}
-}
-
-func (c *heldClock) waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.waited...)
 }
 
 // httpRequest makes the case's request with net/http.

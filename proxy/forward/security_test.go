@@ -229,9 +229,7 @@ func TestMaxExchanges(t *testing.T) {
 	var open []*http.Response
 	for range 2 {
 		resp := get(t, fray+"/stream")
-		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
+		firstLine(t, resp.Body, "data: open\n")
 		open = append(open, resp)
 	}
 	for range 3 {
@@ -395,9 +393,7 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	defer close(hold)
 	frayFull, _ := front(t, holdUp, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })
 	open := get(t, frayFull+"/mcp")
-	if _, err := bufio.NewReader(open.Body).ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
+	firstLine(t, open.Body, ": open\n")
 	send(frayFull, "GET", "/mcp?sessionId="+legacySID, "")
 	open.Body.Close()
 
