@@ -16,12 +16,11 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// manualClock moves only when the test says so; Advance runs, on the
-// test's goroutine, every timer that falls due, those armed by timers
-// included.
+// manualClock is a fakeClock that moves only when the test says so;
+// Advance runs, on the test's goroutine, every timer that falls due, those
+// armed by timers included.
 type manualClock struct {
-	mu     sync.Mutex
-	now    time.Time
+	fakeClock
 	timers []*manualTimer
 }
 
@@ -29,12 +28,6 @@ type manualTimer struct {
 	at   time.Time
 	f    func()
 	done bool
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
 }
 
 func (c *manualClock) AfterFunc(d time.Duration, f func()) func() bool {
@@ -95,7 +88,7 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 		}
 		<-r.Context().Done()
 	})
-	clock := &manualClock{now: time.Unix(0, 0)}
+	clock := &manualClock{fakeClock: fakeClock{now: time.Unix(0, 0)}}
 	plan := scriptPlan{start: faults.StreamAction{CloseIdle: 125 * time.Second}}
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(callBody))
