@@ -17,11 +17,28 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// recorder keeps a one-line summary of each observation.
-type recorder struct {
-	mu   sync.Mutex
-	seen []string
+// lineLog is a list of lines that observers add to, safe for concurrent
+// use.
+type lineLog struct {
+	mu sync.Mutex
+	ls []string
 }
+
+func (l *lineLog) add(s string) {
+	l.mu.Lock()
+	l.ls = append(l.ls, s)
+	l.mu.Unlock()
+}
+
+// lines returns a copy of the lines so far.
+func (l *lineLog) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.ls)
+}
+
+// recorder keeps a one-line summary of each observation.
+type recorder struct{ lineLog }
 
 func (r *recorder) Observe(o *observe.Observation) {
 	var s string
@@ -48,15 +65,7 @@ func (r *recorder) Observe(o *observe.Observation) {
 		}
 		s += "]"
 	}
-	r.mu.Lock()
-	r.seen = append(r.seen, s)
-	r.mu.Unlock()
-}
-
-func (r *recorder) lines() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.seen...)
+	r.add(s)
 }
 
 // TestObservationsTellWhatHappened: an observer sees each request,

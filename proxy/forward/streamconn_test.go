@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -286,19 +285,14 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 }
 
 // endRecorder keeps the responses and ends fray observes.
-type endRecorder struct {
-	mu  sync.Mutex
-	got []string
-}
+type endRecorder struct{ lineLog }
 
 func (e *endRecorder) Observe(o *observe.Observation) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	switch o.Kind {
 	case observe.KindResponse:
-		e.got = append(e.got, "response "+itoa(o.Response.Status)+" "+o.Response.Origin.String())
+		e.add("response " + itoa(o.Response.Status) + " " + o.Response.Origin.String())
 	case observe.KindEnd:
-		e.got = append(e.got, "end "+o.End.Cause.String()+": "+o.End.Error)
+		e.add("end " + o.End.Cause.String() + ": " + o.End.Error)
 	}
 }
 
@@ -321,9 +315,7 @@ func TestEventStreamUpstreamFailuresAsBefore(t *testing.T) {
 			fray, _ := front(t, "http://"+addr, mod, func(o *forward.Options) { o.Observer = obs })
 			resp, _ := rawGet(t, fray, "/mcp", nil)
 			body, _ := io.ReadAll(resp.Body)
-			obs.mu.Lock()
-			defer obs.mu.Unlock()
-			return resp.Status + " " + string(body) + strings.Join(obs.got, "\n")
+			return resp.Status + " " + string(body) + strings.Join(obs.lines(), "\n")
 		})
 		if !strings.HasPrefix(got, "502 ") || !strings.Contains(got, "end upstream-failed") {
 			t.Errorf("got %s", got)
@@ -400,9 +392,7 @@ func TestEventStreamEndsAfterAWait(t *testing.T) {
 				}
 				rest, _ := io.ReadAll(br)
 				body.Write(rest)
-				obs.mu.Lock()
-				ends := obs.got
-				obs.mu.Unlock()
+				ends := obs.lines()
 				if body.String() != tc.wantBody || len(ends) != 2 || !strings.HasPrefix(ends[1], tc.wantEnd) {
 					t.Errorf("%s: body %q, observed %q; want %q, then %q", name, body.String(), ends, tc.wantBody, tc.wantEnd)
 				}
