@@ -6,7 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,25 +136,21 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 		writePieces(w, ev[3])
 	})
 	// Events 0, 1 and 3 are held; 2 releases 0 and 1; the end releases 3.
-	var mu sync.Mutex
-	var seen []string
-	beforeRelease := -1 // events observed when event 2 came
+	var seen lineLog
+	var beforeRelease atomic.Int32 // events observed when event 2 came
+	beforeRelease.Store(-1)
 	plan := scriptPlan{event: func(e *mcp.Event) faults.EventAction {
 		switch e.Index {
 		case 1:
 			close(decided)
 		case 2:
-			mu.Lock()
-			beforeRelease = len(seen)
-			mu.Unlock()
+			beforeRelease.Store(int32(len(seen.lines())))
 		}
 		return faults.EventAction{Buffer: e.Index != 2}
 	}}
 	obs := observe.Func(func(o *observe.Observation) {
 		if o.Event != nil {
-			mu.Lock()
-			seen = append(seen, fmt.Sprintf("%d %s", o.Event.Index, o.Event.Fate))
-			mu.Unlock()
+			seen.add(fmt.Sprintf("%d %s", o.Event.Index, o.Event.Fate))
 		}
 	})
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
@@ -181,10 +177,9 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 	// A held event is reported when it leaves, in order; the observer
 	// has them all once the stream is over (the end is reported last).
 	conn.Close()
-	mu.Lock()
-	defer mu.Unlock()
-	if got := strings.Join(seen, ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" || beforeRelease != 0 {
-		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held", got, beforeRelease)
+	if got := strings.Join(seen.lines(), ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" ||
+		beforeRelease.Load() != 0 {
+		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held", got, beforeRelease.Load())
 	}
 }
 
