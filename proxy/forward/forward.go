@@ -381,7 +381,7 @@ func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 		return nil, true
 	}
-	d := p.bodyTimeout()
+	d := p.opts.RequestBodyTimeout
 	rc := http.NewResponseController(w)
 	if d > 0 {
 		// A deadline on the connection (the stream, over HTTP/2): the
@@ -401,13 +401,6 @@ func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, true
-}
-
-func (p *Proxy) bodyTimeout() time.Duration {
-	if p.opts.RequestBodyTimeout == 0 {
-		return DefaultRequestBodyTimeout
-	}
-	return p.opts.RequestBodyTimeout
 }
 
 func (p *Proxy) requestBodyError(w http.ResponseWriter, r *http.Request, err error, timeout time.Duration) {
