@@ -179,7 +179,8 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 	conn.Close()
 	if got := strings.Join(seen.lines(), ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" ||
 		beforeRelease.Load() != 0 {
-		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held", got, beforeRelease.Load())
+		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held",
+			got, beforeRelease.Load())
 	}
 }
 

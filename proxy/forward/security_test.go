@@ -308,7 +308,9 @@ const secret = "SeCrEt"
 func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	checkNoLeaks(t)
 	sid, leid, legacySID := "sid-"+secret+"-1", "ev-"+secret+"-2", "legacy-"+secret+"-3"
-	endpoint := func(url string) string { return "event: endpoint\ndata: " + url + "?sessionId=" + legacySID + "\n\n" }
+	endpoint := func(url string) string {
+		return "event: endpoint\ndata: " + url + "?sessionId=" + legacySID + "\n\n"
+	}
 	streams := map[string][]string{ // the event streams, by path
 		"/mcp": {"id: " + leid + "\ndata:\n\n",
 			"id: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"},
