@@ -253,14 +253,11 @@ func TestGetAnswersPassAsBefore(t *testing.T) {
 // once, and leave no goroutine behind.
 func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 	closeAt1 := &scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseBefore})}
-	for _, tc := range []struct {
-		name string
-		plan faults.Plan
-	}{
-		{"client goes away", nil},
-		{"a fault closes the stream", closeAt1},
+	for name, plan := range map[string]faults.Plan{
+		"client goes away":          nil,
+		"a fault closes the stream": closeAt1,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(name, func(t *testing.T) {
 			checkNoLeaks(t)
 			closed := make(chan struct{})
 			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -269,14 +266,10 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 				<-r.Context().Done() // the connection closed
 				close(closed)
 			})
-			fray, _ := front(t, up, func(o *forward.Options) {
-				if tc.plan != nil {
-					o.Faults = tc.plan
-				}
-			})
+			fray, _ := front(t, up, func(o *forward.Options) { o.Faults = plan })
 			resp, c := rawGet(t, fray, "/mcp", nil)
 			firstLine(t, resp.Body, "data: 0\n")
-			if tc.plan == nil {
+			if plan == nil {
 				c.Close()
 			}
 			waitFor(t, closed, "upstream connection still open")
