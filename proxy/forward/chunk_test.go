@@ -71,7 +71,7 @@ func (c fixedClock) AfterFunc(d time.Duration, f func()) func() bool {
 }
 
 // eventRecorder keeps a copy of every event observation.
-type eventRecorder struct{ lineLog }
+type eventRecorder struct{ list[string] }
 
 func (r *eventRecorder) Observe(o *observe.Observation) {
 	if o.Kind != observe.KindEvent {
@@ -180,7 +180,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 		have = append(have, buf[:n]...)
 		if n > 0 {
 			q.Drain()
-			if blocks, observed := completeBlocks(t, have), len(rec.lines()); observed < blocks {
+			if blocks, observed := completeBlocks(t, have), len(rec.all()); observed < blocks {
 				t.Fatalf("the client has %d blocks, the observer only %d", blocks, observed)
 			}
 			mu.Lock()
@@ -240,7 +240,7 @@ func TestChunksReportWhatParsingDid(t *testing.T) {
 			}
 			runChunky(t, method, pieces, edges, ob, q, rec)
 			chunks += c.chunks.Load()
-			return rec.lines()
+			return rec.all()
 		}
 		parsed := run(false, false)
 		for _, refuse := range []bool{false, true} {

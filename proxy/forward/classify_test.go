@@ -94,7 +94,7 @@ func TestExchangesAreClassified(t *testing.T) {
 // ready, that notes, for each event, whether the proxy left it
 // unclassified, then classifies it as a Queue does and notes its JSON-RPC
 // identity.
-type classifyingRecorder struct{ lineLog }
+type classifyingRecorder struct{ list[string] }
 
 func (r *classifyingRecorder) Stream() observe.Stream {
 	return classifyingStream{observe.NewStream(observe.Func(r.Observe))}
@@ -175,7 +175,7 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 			for _, w := range tc.want {
 				want = append(want, fmt.Sprintf(w, tc.leftToObs))
 			}
-			if got := rec.lines(); fmt.Sprint(got) != fmt.Sprint(want) {
+			if got := rec.all(); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("observer saw\n%q\nwant\n%q", got, want)
 			}
 		})

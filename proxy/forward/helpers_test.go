@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -199,6 +200,26 @@ func firstLine(t *testing.T, body io.Reader, want string) *bufio.Reader {
 	return br
 }
 
+// list is what goroutines (observers, upstreams) add to and a test
+// reads, safe for concurrent use. The zero value is empty.
+type list[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (l *list[T]) add(v T) {
+	l.mu.Lock()
+	l.items = append(l.items, v)
+	l.mu.Unlock()
+}
+
+// all returns a copy of the items so far.
+func (l *list[T]) all() []T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.items)
+}
+
 // writePieces writes an SSE body in the given pieces, flushing each.
 func writePieces(w http.ResponseWriter, pieces ...string) {
 	f := w.(http.Flusher)
@@ -253,15 +274,12 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 	t.Helper()
 	ln := listen(t)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
+	var conns list[net.Conn]
 	t.Cleanup(func() {
 		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
+		for _, c := range conns.all() {
 			c.Close()
 		}
-		mu.Unlock()
 		wg.Wait()
 	})
 	wg.Go(func() {
@@ -270,9 +288,7 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
+			conns.add(c)
 			wg.Go(func() { serve(c) })
 		}
 	})

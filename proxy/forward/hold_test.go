@@ -44,7 +44,7 @@ func (u *heldUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // obsLog keeps the observations, and closes enough when want events
 // have been lost.
 type obsLog struct {
-	lineLog
+	list[string]
 	lost   atomic.Int32
 	want   int32
 	enough chan struct{}
@@ -64,7 +64,7 @@ func (l *obsLog) Observe(o *observe.Observation) {
 	}
 }
 
-func (l *obsLog) text() string { return strings.Join(l.lines(), "\n") }
+func (l *obsLog) text() string { return strings.Join(l.all(), "\n") }
 
 // holdingFray starts a heldUpstream and fray in front of it, cutting every
 // POST stream at its priming event and holding it.

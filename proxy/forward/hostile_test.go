@@ -269,7 +269,7 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 			t.Fatalf("got %q, err %v; want %q", got, err, body)
 		}
 		var ids []string
-		for _, l := range rec.lines() {
+		for _, l := range rec.all() {
 			if strings.HasPrefix(l, "event ") {
 				ids = append(ids, strings.Fields(l)[2])
 			}

@@ -225,7 +225,7 @@ func TestHTTP2ResetIsObserved(t *testing.T) {
 				if resp.ProtoMajor != 2 || err == nil || !strings.Contains(err.Error(), "INTERNAL_ERROR") {
 					t.Fatalf("%s, body ended with %v; want an HTTP/2 stream reset", resp.Proto, err)
 				}
-				lines := rec.lines()
+				lines := rec.all()
 				all := strings.Join(lines, "\n")
 				if len(lines) == 0 || lines[len(lines)-1] != "end fault-reset msgs=[]" {
 					t.Errorf("the last observation is not the end by a reset:\n%s", all)

@@ -136,7 +136,7 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 		writePieces(w, ev[3])
 	})
 	// Events 0, 1 and 3 are held; 2 releases 0 and 1; the end releases 3.
-	var seen lineLog
+	var seen list[string]
 	var beforeRelease atomic.Int32 // events observed when event 2 came
 	beforeRelease.Store(-1)
 	plan := scriptPlan{event: func(e *mcp.Event) faults.EventAction {
@@ -144,7 +144,7 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 		case 1:
 			close(decided)
 		case 2:
-			beforeRelease.Store(int32(len(seen.lines())))
+			beforeRelease.Store(int32(len(seen.all())))
 		}
 		return faults.EventAction{Buffer: e.Index != 2}
 	}}
@@ -177,7 +177,7 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 	// A held event is reported when it leaves, in order; the observer
 	// has them all once the stream is over (the end is reported last).
 	conn.Close()
-	if got := strings.Join(seen.lines(), ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" ||
+	if got := strings.Join(seen.all(), ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" ||
 		beforeRelease.Load() != 0 {
 		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held",
 			got, beforeRelease.Load())

@@ -14,7 +14,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,12 +71,9 @@ func TestOnlyTheUpstreamIsReached(t *testing.T) {
 	elsewhere := other.Addr().String()
 
 	type seen struct{ host, uri string }
-	var mu sync.Mutex
-	var reached []seen
+	var reached list[seen]
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		reached = append(reached, seen{r.Host, r.RequestURI})
-		mu.Unlock()
+		reached.add(seen{r.Host, r.RequestURI})
 		_, _ = io.WriteString(w, "upstream")
 	})
 	upHost := strings.TrimPrefix(up, "http://")
@@ -106,9 +103,7 @@ func TestOnlyTheUpstreamIsReached(t *testing.T) {
 			200, &seen{upHost, "/mcp"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mu.Lock()
-			before := len(reached)
-			mu.Unlock()
+			before := len(reached.all())
 			resp, body := sendRaw(t, frayHost, tc.req)
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %q", resp.StatusCode, tc.status, body)
@@ -116,9 +111,7 @@ func TestOnlyTheUpstreamIsReached(t *testing.T) {
 			if tc.status >= 400 && (!strings.HasPrefix(body, "fray") || strings.Count(body, "\n") != 1) {
 				t.Errorf("refusal %q is not one line saying why", body)
 			}
-			mu.Lock()
-			got := reached[before:]
-			mu.Unlock()
+			got := reached.all()[before:]
 			switch {
 			case tc.reach == nil && len(got) > 0:
 				t.Errorf("the upstream saw %v", got)
@@ -210,12 +203,9 @@ func TestHeaderTooLarge431(t *testing.T) {
 func TestMaxExchanges(t *testing.T) {
 	checkNoLeaks(t)
 	release := make(chan struct{})
-	var mu sync.Mutex
-	forwarded := 0
+	var forwarded atomic.Int32
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		forwarded++
-		mu.Unlock()
+		forwarded.Add(1)
 		if r.URL.Path == "/quick" {
 			return
 		}
@@ -240,11 +230,9 @@ func TestMaxExchanges(t *testing.T) {
 			t.Fatalf("past the limit: %d, Retry-After %q, %q", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}
 	}
-	mu.Lock()
-	if forwarded != 2 {
-		t.Errorf("%d requests forwarded, want the 2 admitted", forwarded)
+	if n := forwarded.Load(); n != 2 {
+		t.Errorf("%d requests forwarded, want the 2 admitted", n)
 	}
-	mu.Unlock()
 	if recs := logs.find("too many exchanges in flight; refusing new ones with 503"); len(recs) != 3 ||
 		recs[0]["level"] != "WARN" || recs[1]["level"] != "DEBUG" || recs[0]["limit"] != "2" {
 		t.Errorf("want one warning then debug lines, got %v", recs)

@@ -278,7 +278,7 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 }
 
 // endRecorder keeps the responses and ends fray observes.
-type endRecorder struct{ lineLog }
+type endRecorder struct{ list[string] }
 
 func (e *endRecorder) Observe(o *observe.Observation) {
 	switch o.Kind {
@@ -308,7 +308,7 @@ func TestEventStreamUpstreamFailuresAsBefore(t *testing.T) {
 			fray, _ := front(t, "http://"+addr, mod, func(o *forward.Options) { o.Observer = obs })
 			resp, _ := rawGet(t, fray, "/mcp", nil)
 			body, _ := io.ReadAll(resp.Body)
-			return resp.Status + " " + string(body) + strings.Join(obs.lines(), "\n")
+			return resp.Status + " " + string(body) + strings.Join(obs.all(), "\n")
 		})
 		if !strings.HasPrefix(got, "502 ") || !strings.Contains(got, "end upstream-failed") {
 			t.Errorf("got %s", got)
@@ -385,7 +385,7 @@ func TestEventStreamEndsAfterAWait(t *testing.T) {
 				}
 				rest, _ := io.ReadAll(br)
 				body.Write(rest)
-				ends := obs.lines()
+				ends := obs.all()
 				if body.String() != tc.wantBody || len(ends) != 2 || !strings.HasPrefix(ends[1], tc.wantEnd) {
 					t.Errorf("%s: body %q, observed %q; want %q, then %q", name, body.String(), ends, tc.wantBody, tc.wantEnd)
 				}
