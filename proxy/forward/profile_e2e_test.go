@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -435,7 +436,7 @@ type scriptedUpstream struct {
 func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.wg.Add(1)
 	defer u.wg.Done()
-	u.log.add(r.Header.Clone())
+	u.log.headers.add(r.Header.Clone())
 	w.Header().Set("X-Secret", "s")
 	w.Header().Set("X-Other", "kept")
 	sseHeader(w)
@@ -449,7 +450,7 @@ func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-r.Context().Done():
-		u.log.cancel()
+		u.log.cancelled.Add(1)
 	case <-time.After(5 * time.Second):
 	}
 }
@@ -463,19 +464,11 @@ func (u *scriptedUpstream) wait(t *testing.T) {
 
 // upstreamLog is what the scripted upstream received.
 type upstreamLog struct {
-	mu        sync.Mutex
-	headers   []http.Header
-	cancelled int
+	headers   list[http.Header]
+	cancelled atomic.Int32
 }
 
-func (l *upstreamLog) add(h http.Header) {
-	l.mu.Lock()
-	l.headers = append(l.headers, h)
-	l.mu.Unlock()
-}
-func (l *upstreamLog) cancel() { l.mu.Lock(); l.cancelled++; l.mu.Unlock() }
-
-func (l *upstreamLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.headers) }
+func (l *upstreamLog) count() int { return len(l.headers.all()) }
 
 func (l *upstreamLog) wantRequests(t *testing.T, n int) {
 	t.Helper()
@@ -487,17 +480,13 @@ func (l *upstreamLog) wantRequests(t *testing.T, n int) {
 func (l *upstreamLog) only(t *testing.T) http.Header {
 	t.Helper()
 	l.wantRequests(t, 1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.headers[0]
+	return l.headers.all()[0]
 }
 
 func (l *upstreamLog) wantCancelled(t *testing.T) {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cancelled != 1 {
-		t.Fatalf("the upstream request was cancelled %d times, want once", l.cancelled)
+	if n := l.cancelled.Load(); n != 1 {
+		t.Fatalf("the upstream request was cancelled %d times, want once", n)
 	}
 }
 
