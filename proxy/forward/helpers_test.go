@@ -108,27 +108,20 @@ func dialSend(t *testing.T, addr, req string) net.Conn {
 
 // logRecorder is a slog.Handler that keeps every record, for tests that
 // assert on what fray logged.
-type logRecorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
+type logRecorder struct{ recs list[slog.Record] }
 
 func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
 func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
 func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
 func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
-	l.mu.Lock()
-	l.recs = append(l.recs, r.Clone())
-	l.mu.Unlock()
+	l.recs.add(r.Clone())
 	return nil
 }
 
 // find returns the attributes of every record with message msg, as strings.
 func (l *logRecorder) find(msg string) []map[string]string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []map[string]string
-	for _, r := range l.recs {
+	for _, r := range l.recs.all() {
 		if r.Message != msg {
 			continue
 		}
@@ -141,10 +134,8 @@ func (l *logRecorder) find(msg string) []map[string]string {
 
 // text renders all records, for failure messages.
 func (l *logRecorder) text() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var b bytes.Buffer
-	for _, r := range l.recs {
+	for _, r := range l.recs.all() {
 		b.WriteString(r.Level.String() + " " + r.Message)
 		r.Attrs(func(a slog.Attr) bool { b.WriteString(" " + a.Key + "=" + a.Value.String()); return true })
 		b.WriteByte('\n')

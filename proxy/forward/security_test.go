@@ -387,11 +387,9 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	send(frayFull, "GET", "/mcp?sessionId="+legacySID, "")
 	open.Body.Close()
 
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	seen := map[string]bool{}
 	debugShows := false
-	for _, r := range rec.recs {
+	for _, r := range rec.recs.all() {
 		line := renderRecord(r)
 		if r.Level < slog.LevelInfo {
 			debugShows = debugShows || strings.Contains(line, secret)
