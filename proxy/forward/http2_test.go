@@ -205,18 +205,16 @@ func TestHTTP2ResetIsObserved(t *testing.T) {
 					"[[fault]]\nkind = \"reset\"\nstream = \""+kind+"\"\nafter_events = "+string(rune('0'+after))+"\n")
 				rec := &recorder{}
 				client, base := h2Fray(t, http.HandlerFunc(streamsUntilGone), forward.Options{Faults: active, Observer: rec})
-				var req *http.Request
+				req := must(http.NewRequest("GET", base+"/mcp", nil)) // the get stream's
 				switch kind {
 				case "post":
-					req, _ = http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+					req = must(http.NewRequest("POST", base+"/mcp",
+						strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)))
 					req.Header.Set("Content-Type", "application/json")
-				case "get":
-					req, _ = http.NewRequest("GET", base+"/mcp", nil)
 				case "resume":
-					req, _ = http.NewRequest("GET", base+"/mcp", nil)
 					req.Header.Set("Last-Event-ID", "1")
 				case "legacy":
-					req, _ = http.NewRequest("GET", base+"/sse", nil)
+					req = must(http.NewRequest("GET", base+"/sse", nil))
 				}
 				req.Header.Set("Accept", "application/json, text/event-stream")
 				resp := do(t, client, req)
