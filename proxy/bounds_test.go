@@ -87,10 +87,9 @@ func TestHostileEventIDsBounded(t *testing.T) {
 	before := liveHeap()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fray+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(mcp.HeaderSession, "s-1")
-	resp := do(t, http.DefaultClient, req)
+	req := newReq(t, http.MethodGet, fray+"/mcp", "",
+		map[string]string{"Accept": "text/event-stream", mcp.HeaderSession: "s-1"})
+	resp := do(t, http.DefaultClient, req.WithContext(ctx))
 	n, _ := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	seen := eng.Live().Events

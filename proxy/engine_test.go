@@ -129,12 +129,8 @@ func TestEngineShutdown(t *testing.T) {
 	base, stop, done := serveEngine(t, ctx, ctx, eng)
 
 	// The standalone stream, open until fray ends it.
-	get, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/mcp", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get.Header.Set("Accept", "text/event-stream")
-	getResp := do(t, http.DefaultClient, get)
+	get := newReq(t, http.MethodGet, base+"/mcp", "", map[string]string{"Accept": "text/event-stream"})
+	getResp := do(t, http.DefaultClient, get.WithContext(ctx))
 	defer getResp.Body.Close()
 	if line, err := bufio.NewReader(getResp.Body).ReadString('\n'); err != nil || line != ": ok\n" {
 		t.Fatalf("standalone stream began %q, %v", line, err)

@@ -137,10 +137,9 @@ func TestQuietStandaloneStreamCounted(t *testing.T) {
 	}
 
 	getCtx, hangUp := context.WithCancel(ctx)
-	req, _ := http.NewRequestWithContext(getCtx, http.MethodGet, fray.URL+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(mcp.HeaderSession, "s1")
-	resp := do(t, http.DefaultClient, req)
+	req := newReq(t, http.MethodGet, fray.URL+"/mcp", "",
+		map[string]string{"Accept": "text/event-stream", mcp.HeaderSession: "s1"})
+	resp := do(t, http.DefaultClient, req.WithContext(getCtx))
 	defer resp.Body.Close()
 	waitOpen(1)
 	hangUp()
