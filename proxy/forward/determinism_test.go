@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -97,9 +96,7 @@ func runDeterminism(t *testing.T, seed uint64, calls []detCall, concurrent bool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	up := httptest.NewServer(http.HandlerFunc(detUpstream))
-	defer up.Close()
-	fray, rec := front(t, up.URL, func(o *forward.Options) { o.Faults, o.LogFaults = plan, true })
+	fray, rec := front(t, upServer(t, detUpstream), func(o *forward.Options) { o.Faults, o.LogFaults = plan, true })
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,9 +83,7 @@ func benchProfileStream(b *testing.B, plan faults.Plan) {
 			}
 		}
 	})
-	p := newProxy(b, up, forward.Options{Faults: plan})
-	fray := httptest.NewServer(p)
-	defer fray.Close()
+	fray := upServer(b, newProxy(b, up, forward.Options{Faults: plan}).ServeHTTP)
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 
@@ -98,7 +95,7 @@ func benchProfileStream(b *testing.B, plan faults.Plan) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	resp, err := client.Post(fray.URL+"/mcp?n="+strconv.Itoa(b.N), "application/json",
+	resp, err := client.Post(fray+"/mcp?n="+strconv.Itoa(b.N), "application/json",
 		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow-count"}}`))
 	if err != nil {
 		b.Fatal(err)
