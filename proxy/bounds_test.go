@@ -87,13 +87,9 @@ func TestHostileEventIDsBounded(t *testing.T) {
 	before := liveHeap()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fray+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(mcp.HeaderSession, "s-1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newReq(t, http.MethodGet, fray+"/mcp", "",
+		map[string]string{"Accept": "text/event-stream", mcp.HeaderSession: "s-1"})
+	resp := do(t, http.DefaultClient, req.WithContext(ctx))
 	n, _ := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	seen := eng.Live().Events
@@ -137,10 +133,7 @@ func TestHostileSessionIDsBounded(t *testing.T) {
 		if session != "" {
 			req.Header.Set(mcp.HeaderSession, session)
 		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, client, req)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		return resp, string(b)
@@ -194,10 +187,7 @@ func TestLargeAnswersJudged(t *testing.T) {
 			_, fray, finish := boundedEngine(t, up)
 			req := newReq(t, http.MethodPost, fray+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"big"}}`,
 				map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp := do(t, http.DefaultClient, req)
 			body, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if err != nil || !strings.Contains(string(body), answer) {

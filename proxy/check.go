@@ -88,15 +88,13 @@ func VerifyOptions(h trace.Header) (opts verify.Options, note string, err error)
 	if perr == nil {
 		return verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(prof, h.Checks), Faults: len(prof.Faults), Needs: prof.Needs()}, "", nil
 	}
-	if errors.Is(perr, profiles.ErrSize) {
-		// Too large or too deep to decode at all, even for its [checks].
-		return verify.Options{}, "", fmt.Errorf("%w:\n%v", ErrProfileText, perr)
-	}
 	var doc struct {
 		Checks map[string]checks.Severity `toml:"checks"`
 		Fault  []map[string]any           `toml:"fault"`
 	}
-	if err := toml.Unmarshal([]byte(h.ProfileText), &doc); err != nil {
+	// A profile too large or too deep (ErrSize) is not decoded at all,
+	// even for its [checks].
+	if errors.Is(perr, profiles.ErrSize) || toml.Unmarshal([]byte(h.ProfileText), &doc) != nil {
 		return verify.Options{}, "", fmt.Errorf("%w:\n%v", ErrProfileText, perr)
 	}
 	opts = verify.Options{Profile: h.Profile, Seed: h.Seed, Severity: severities(&profiles.Profile{Checks: doc.Checks}, h.Checks), Faults: len(doc.Fault)}

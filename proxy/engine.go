@@ -105,15 +105,11 @@ func New(opts Options) (*Engine, error) {
 		e.metrics = metrics.New(metrics.Options{Findings: func() []report.Check { return e.Report().Checks }})
 		met = e.metrics
 	}
-	var tr observe.Observer
-	if opts.Trace != nil {
-		tr = opts.Trace
-	}
 	// The trace is judged again offline (fray check): it must hold the
 	// observations in the order the verifier saw them. The queue passes
 	// them on in one order, each of them, or each run of queued events,
 	// to all of these in turn (observe.Tee).
-	e.queue = observe.NewQueue(observe.Tee(e.verifier, tr, met, opts.Watch))
+	e.queue = observe.NewQueue(observe.Tee(e.verifier, opts.Trace, met, opts.Watch))
 	popts := opts.proxyOptions()
 	popts.Observer = e.queue
 	if e.active != nil {

@@ -32,6 +32,16 @@ func newEngine(t *testing.T, upstream string, opts Options) *Engine {
 	return eng
 }
 
+// do sends req with client; it fails the test if there is no response.
+func do(t *testing.T, client *http.Client, req *http.Request) *http.Response {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
 // serveEngine serves eng on a loopback port, with Serve's contexts made
 // from serveCtx and drainCtx, and returns its base URL, a stop that
 // cancels the serving context, and what Serve returns.
@@ -119,15 +129,8 @@ func TestEngineShutdown(t *testing.T) {
 	base, stop, done := serveEngine(t, ctx, ctx, eng)
 
 	// The standalone stream, open until fray ends it.
-	get, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/mcp", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get.Header.Set("Accept", "text/event-stream")
-	getResp, err := http.DefaultClient.Do(get)
-	if err != nil {
-		t.Fatal(err)
-	}
+	get := newReq(t, http.MethodGet, base+"/mcp", "", map[string]string{"Accept": "text/event-stream"})
+	getResp := do(t, http.DefaultClient, get.WithContext(ctx))
 	defer getResp.Body.Close()
 	if line, err := bufio.NewReader(getResp.Body).ReadString('\n'); err != nil || line != ": ok\n" {
 		t.Fatalf("standalone stream began %q, %v", line, err)

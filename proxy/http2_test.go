@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -63,7 +62,6 @@ func TestResetIsObservedOverHTTP2(t *testing.T) {
 				up.Start()
 			}
 			defer up.Close()
-			opts.Upstream, _ = url.Parse(up.URL)
 
 			var mu sync.Mutex
 			seen := map[mcp.StreamType][]string{}
@@ -80,10 +78,7 @@ func TestResetIsObservedOverHTTP2(t *testing.T) {
 					seen[o.Stream] = append(seen[o.Stream], "end "+o.End.Cause.String())
 				}
 			})
-			eng, err := New(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			eng := newEngine(t, up.URL, opts)
 			fray, client := h2Front(t, eng)
 
 			for _, req := range []*http.Request{
@@ -91,10 +86,7 @@ func TestResetIsObservedOverHTTP2(t *testing.T) {
 				newReq(t, http.MethodGet, fray.URL+"/mcp", "", map[string]string{"Accept": "text/event-stream"}),
 				newReq(t, http.MethodGet, fray.URL+"/mcp", "", map[string]string{"Accept": "text/event-stream", "Last-Event-ID": "p1"}),
 			} {
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := do(t, client, req)
 				if resp.ProtoMajor != 2 {
 					t.Fatalf("the client got %s, want HTTP/2", resp.Proto)
 				}

@@ -38,6 +38,18 @@ func scriptedRun(t *testing.T, prof *profiles.Profile, server scripted.ServerOpt
 	return r, res, cerr
 }
 
+// resumingClients are the clients a cut stream is tried on: one that
+// resumes with Last-Event-ID, and one that resumes without it, with the
+// check that names it (want; "" for a pass).
+var resumingClients = []struct {
+	name   string
+	client scripted.ClientFault
+	want   string
+}{
+	{"a correct client", scripted.ClientCorrect, ""},
+	{"a client without Last-Event-ID", scripted.NoLastEventID, checks.ClientLastEventID},
+}
+
 // TestIdleCutEndToEnd runs the idle cutter with a short silence against a
 // server whose tool works in long silences: every answer stream, and every
 // resumption, is cut when it falls silent. A client that resumes with
@@ -53,14 +65,7 @@ silence = "150ms"
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name   string
-		client scripted.ClientFault
-		want   string // the check that names the client, "" for a pass
-	}{
-		{"a correct client", scripted.ClientCorrect, ""},
-		{"a client without Last-Event-ID", scripted.NoLastEventID, checks.ClientLastEventID},
-	} {
+	for _, tc := range resumingClients {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r, res, cerr := scriptedRun(t, prof, scripted.ServerOptions{Steps: 2, Interval: 400 * time.Millisecond},
@@ -112,10 +117,7 @@ func TestCutsOverHTTP2(t *testing.T) {
 				req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
 					GotConn: func(i httptrace.GotConnInfo) { remote = i.Conn.LocalAddr().String() },
 				}))
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp := do(t, client, req)
 				if resp.ProtoMajor != 2 {
 					t.Fatalf("the client got %s, want HTTP/2", resp.Proto)
 				}

@@ -8,7 +8,6 @@ import (
 	"github.com/frayproxy/fray/examples/scripted"
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/profiles"
-	"github.com/frayproxy/fray/proxy/checks"
 	"github.com/frayproxy/fray/proxy/mcp"
 )
 
@@ -53,14 +52,7 @@ request_method = "tools/call"
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name   string
-		client scripted.ClientFault
-		want   string // the one check that names the client, "" for none
-	}{
-		{"a correct client", scripted.ClientCorrect, ""},
-		{"a client without Last-Event-ID", scripted.NoLastEventID, checks.ClientLastEventID},
-	} {
+	for _, tc := range resumingClients {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _, _ := scriptedRun(t, prof, scripted.ServerOptions{},
 				scripted.ClientOptions{Calls: 2, Fault: tc.client, MaxAttempts: 2, Idle: 1500 * time.Millisecond})

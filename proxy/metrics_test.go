@@ -35,10 +35,7 @@ func TestMetricsOnAdmin(t *testing.T) {
 		if lastEventID != "" {
 			req.Header.Set("Last-Event-ID", lastEventID)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, http.DefaultClient, req)
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
@@ -97,10 +94,7 @@ func metricsEngine(t *testing.T, up *httptest.Server) (eng *Engine, fray, admin 
 func scrape(t *testing.T, ctx context.Context, adminURL string) (map[string]*dto.MetricFamily, string) {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, adminURL+"/metrics", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, http.DefaultClient, req)
 	defer resp.Body.Close()
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := parser.TextToMetricFamilies(resp.Body)
@@ -143,13 +137,9 @@ func TestQuietStandaloneStreamCounted(t *testing.T) {
 	}
 
 	getCtx, hangUp := context.WithCancel(ctx)
-	req, _ := http.NewRequestWithContext(getCtx, http.MethodGet, fray.URL+"/mcp", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(mcp.HeaderSession, "s1")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newReq(t, http.MethodGet, fray.URL+"/mcp", "",
+		map[string]string{"Accept": "text/event-stream", mcp.HeaderSession: "s1"})
+	resp := do(t, http.DefaultClient, req.WithContext(getCtx))
 	defer resp.Body.Close()
 	waitOpen(1)
 	hangUp()

@@ -123,10 +123,7 @@ func adminDo(t *testing.T, ctx context.Context, method, url, body string) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/toml")
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, http.DefaultClient, req)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("%s %s: %s", method, url, resp.Status)

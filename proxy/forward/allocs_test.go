@@ -20,12 +20,17 @@ import (
 type memTransport struct{ body []byte }
 
 func (m memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return streamResponse(r, bytes.NewReader(m.body)), nil
+}
+
+// streamResponse is the 200 event stream answer to r, with body.
+func streamResponse(r *http.Request, body io.Reader) *http.Response {
 	return &http.Response{
 		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header:  http.Header{"Content-Type": {"text/event-stream"}},
-		Body:    io.NopCloser(bytes.NewReader(m.body)),
+		Body:    io.NopCloser(body),
 		Request: r, ContentLength: -1,
-	}, nil
+	}
 }
 
 // progressEvents returns n progress notifications as an event stream.
@@ -138,12 +143,7 @@ func (s *numberedStream) RoundTrip(r *http.Request) (*http.Response, error) {
 		s.one.r = &s.rd
 		body = &s.one
 	}
-	return &http.Response{
-		StatusCode: 200, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:  http.Header{"Content-Type": {"text/event-stream"}},
-		Body:    io.NopCloser(body),
-		Request: r, ContentLength: -1,
-	}, nil
+	return streamResponse(r, body), nil
 }
 
 // TestNoAllocationPerEventObserved: with the observers fray proxy runs

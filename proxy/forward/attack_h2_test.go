@@ -312,14 +312,11 @@ func TestHTTP2RapidReset(t *testing.T) {
 // before the 16 MiB the attack would send, forwards nothing, and answers
 // another client.
 func TestHTTP2ContinuationFlood(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		payload []byte
-	}{
-		{"fields", hpackField("x-flood", string(make([]byte, 16000)))},
-		{"empty frames", nil},
+	for name, payload := range map[string][]byte{
+		"fields":       hpackField("x-flood", string(make([]byte, 16000))),
+		"empty frames": nil,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(name, func(t *testing.T) {
 			checkNoLeaks(t)
 			const most = 16 << 20
 			tg := newH2Target(t)
@@ -327,8 +324,8 @@ func TestHTTP2ContinuationFlood(t *testing.T) {
 			reads := h.readAll()
 			werr := h.frame(frameHeaders, flagEndStream, 1, hpackGet("/flood"), true)
 			written := 0
-			for ; written < most && werr == nil; written += 9 + len(tc.payload) {
-				werr = h.frame(frameContinuation, 0, 1, tc.payload, written%(1<<20) < 9+len(tc.payload))
+			for ; written < most && werr == nil; written += 9 + len(payload) {
+				werr = h.frame(frameContinuation, 0, 1, payload, written%(1<<20) < 9+len(payload))
 			}
 			if werr == nil {
 				werr = h.frame(framePing, 0, 0, make([]byte, 8), true)

@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,8 +35,7 @@ type upstreamRequest struct {
 // the order read.
 type rawUpstream struct {
 	addr string
-	mu   sync.Mutex
-	seen []upstreamRequest
+	seen list[upstreamRequest]
 }
 
 func newRawUpstream(t *testing.T) *rawUpstream {
@@ -60,22 +58,14 @@ func (u *rawUpstream) serve(c net.Conn) {
 		if err != nil {
 			return
 		}
-		u.mu.Lock()
-		u.seen = append(u.seen, upstreamRequest{
+		u.seen.add(upstreamRequest{
 			method: req.Method, path: req.URL.Path, body: string(body),
 			lengths: req.Header.Values("Content-Length"), te: req.Header.Values("Transfer-Encoding"),
 		})
-		u.mu.Unlock()
 		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nX-Seen: "+req.URL.Path+"\r\nContent-Length: 2\r\n\r\nok"); err != nil {
 			return
 		}
 	}
-}
-
-func (u *rawUpstream) requests() []upstreamRequest {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return append([]upstreamRequest(nil), u.seen...)
 }
 
 // exchangeRaw writes req on a new connection to addr, then a last GET
@@ -196,7 +186,7 @@ func TestSmugglingCannotDesync(t *testing.T) {
 			up := newRawUpstream(t)
 			addr := rawFray(t, "http://"+up.addr)
 			statuses, answered := exchangeRaw(t, addr, tc.req)
-			got := up.requests()
+			got := up.seen.all()
 			if fmt.Sprint(statuses) != fmt.Sprint(tc.statuses) {
 				t.Errorf("the client got %v, want %v", statuses, tc.statuses)
 			}
@@ -349,10 +339,7 @@ func TestMillionsOfTinyLines(t *testing.T) {
 		}
 	}()
 	started := time.Now()
-	resp, err := client.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, must(http.NewRequest(http.MethodGet, fray+"/mcp", nil)))
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, resp.Body, make([]byte, 32<<10))
 	resp.Body.Close()

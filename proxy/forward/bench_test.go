@@ -59,8 +59,7 @@ import (
 // process; fray proxy's budgets, each proxy in a process of its own, are
 // measured by `go run ./proxy/internal/perf` (docs/performance.md).
 func BenchmarkStream(b *testing.B) {
-	setups, up, done := newBenchSetups(b, b.TempDir())
-	defer done()
+	setups, up := newBenchSetups(b, b.TempDir())
 	if *benchOnly != "" {
 		setups = slices.DeleteFunc(setups, func(s benchSetup) bool {
 			return !slices.Contains(strings.Split(*benchOnly, ","), s.name)
@@ -103,27 +102,20 @@ type benchSetup struct {
 	url  string // base URL; the stream is at benchsse.Path
 }
 
-// newBenchSetups starts the upstream and the proxies; the trace, when
-// one is written, goes under dir. done stops them all.
-func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchsse.Upstream, done func()) {
-	var stop []func()
-	done = func() {
-		for _, f := range slices.Backward(stop) {
-			f()
-		}
-	}
+// newBenchSetups starts the upstream and the proxies, stopped in turn
+// when tb ends; the trace, when one is written, goes under dir.
+func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchsse.Upstream) {
 	up = benchsse.NewUpstream()
-	stop = append(stop, up.Close)
+	tb.Cleanup(up.Close)
 	upURL, err := url.Parse(up.URL)
 	if err != nil {
-		done()
 		tb.Fatal(err)
 	}
 	serve := func(name string, h http.Handler, tr *http.Transport) {
 		srv := httptest.NewServer(h)
-		stop = append(stop, srv.Close)
+		tb.Cleanup(srv.Close)
 		if tr != nil {
-			stop = append(stop, tr.CloseIdleConnections)
+			tb.Cleanup(tr.CloseIdleConnections)
 		}
 		setups = append(setups, benchSetup{name, srv.URL})
 	}
@@ -143,12 +135,7 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchss
 	serve("reverseproxy", rp, rpTransport)
 
 	frayTransport := newBenchTransport()
-	p, err := forward.New(forward.Options{Upstream: upURL, Transport: frayTransport})
-	if err != nil {
-		done()
-		tb.Fatal(err)
-	}
-	serve("fray", p, frayTransport)
+	serve("fray", newProxy(tb, up.URL, forward.Options{Transport: frayTransport}), frayTransport)
 
 	// What `fray proxy --upstream URL --admin ADDR` runs, its options
 	// made by the function the command uses: the engine on its own
@@ -161,21 +148,19 @@ func newBenchSetups(tb testing.TB, dir string) (setups []benchSetup, up *benchss
 		if traced {
 			w, err := trace.Create(filepath.Join(dir, "bench.jsonl"), trace.WriterOptions{})
 			if err != nil {
-				done()
 				tb.Fatal(err)
 			}
-			stop = append(stop, func() { _ = w.Close() })
+			tb.Cleanup(func() { _ = w.Close() })
 			cmd.Trace, name = w, "fray-traced"
 		}
 		eng, err := proxy.New(proxy.ProxyOptions(cmd))
 		if err != nil {
-			done()
 			tb.Fatal(err)
 		}
-		stop = append(stop, func() { eng.Stop() })
+		tb.Cleanup(func() { eng.Stop() })
 		serve(name, eng.Handler(), nil)
 	}
-	return setups, up, done
+	return setups, up
 }
 
 // benchTally is what one setup measured over the rounds.
@@ -271,8 +256,7 @@ func newBenchTransport() *http.Transport {
 // left running.
 func TestBenchStreamHarness(t *testing.T) {
 	checkNoLeaks(t)
-	setups, up, done := newBenchSetups(t, t.TempDir())
-	t.Cleanup(done)
+	setups, up := newBenchSetups(t, t.TempDir())
 	client := &http.Client{Transport: newBenchTransport()}
 	t.Cleanup(client.CloseIdleConnections)
 	var names []string

@@ -71,10 +71,7 @@ func (c fixedClock) AfterFunc(d time.Duration, f func()) func() bool {
 }
 
 // eventRecorder keeps a copy of every event observation.
-type eventRecorder struct {
-	mu     sync.Mutex
-	events []string
-}
+type eventRecorder struct{ list[string] }
 
 func (r *eventRecorder) Observe(o *observe.Observation) {
 	if o.Kind != observe.KindEvent {
@@ -83,17 +80,9 @@ func (r *eventRecorder) Observe(o *observe.Observation) {
 	e := *o.Event
 	h := *o
 	h.Event = nil
-	r.mu.Lock()
-	r.events = append(r.events, fmt.Sprintf("%+v %+v %q %q %q %q %q %q", h, e.Event, e.Raw, e.Type, e.ID, e.Data, e.RPCMethod, e.RPCID)+
+	r.add(fmt.Sprintf("%+v %+v %q %q %q %q %q %q", h, e.Event, e.Raw, e.Type, e.ID, e.Data, e.RPCMethod, e.RPCID) +
 		fmt.Sprintf(" fate=%v copies=%d at=%v did=%q/%v dretry=%d/%v unclassified=%v scanned=%v",
 			e.Fate, e.Copies, e.DeliveredAt, e.DeliveredID, e.DeliveredHasID, e.DeliveredRetry, e.DeliveredHasRetry, e.Unclassified, e.Scanned))
-	r.mu.Unlock()
-}
-
-func (r *eventRecorder) count() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.events)
 }
 
 // chunkyStream is an event stream of n blocks, in the pieces an upstream
@@ -182,7 +171,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	defer resp.Body.Close()
 	var have []byte
 	buf := make([]byte, 64<<10)
@@ -191,7 +180,7 @@ func runChunky(t *testing.T, method string, pieces []string, edges []bool, ob ob
 		have = append(have, buf[:n]...)
 		if n > 0 {
 			q.Drain()
-			if blocks, observed := completeBlocks(t, have), rec.count(); observed < blocks {
+			if blocks, observed := completeBlocks(t, have), len(rec.all()); observed < blocks {
 				t.Fatalf("the client has %d blocks, the observer only %d", blocks, observed)
 			}
 			mu.Lock()
@@ -251,7 +240,7 @@ func TestChunksReportWhatParsingDid(t *testing.T) {
 			}
 			runChunky(t, method, pieces, edges, ob, q, rec)
 			chunks += c.chunks.Load()
-			return rec.events
+			return rec.all()
 		}
 		parsed := run(false, false)
 		for _, refuse := range []bool{false, true} {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/frayproxy/fray/profiles"
@@ -95,10 +94,7 @@ func TestExchangesAreClassified(t *testing.T) {
 // ready, that notes, for each event, whether the proxy left it
 // unclassified, then classifies it as a Queue does and notes its JSON-RPC
 // identity.
-type classifyingRecorder struct {
-	mu    sync.Mutex
-	lines []string
-}
+type classifyingRecorder struct{ list[string] }
 
 func (r *classifyingRecorder) Stream() observe.Stream {
 	return classifyingStream{observe.NewStream(observe.Func(r.Observe))}
@@ -114,9 +110,7 @@ func (r *classifyingRecorder) Observe(o *observe.Observation) {
 	}
 	left := o.Event.Unclassified
 	o.Event.Classify()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines = append(r.lines, fmt.Sprintf("left=%v %s %s %s", left, o.Event.RPCKind, o.Event.RPCMethod, o.Event.RPCID))
+	r.add(fmt.Sprintf("left=%v %s %s %s", left, o.Event.RPCKind, o.Event.RPCMethod, o.Event.RPCID))
 }
 
 // TestClassificationLeftToTheObserver: the proxy leaves the JSON-RPC
@@ -181,10 +175,8 @@ func TestClassificationLeftToTheObserver(t *testing.T) {
 			for _, w := range tc.want {
 				want = append(want, fmt.Sprintf(w, tc.leftToObs))
 			}
-			rec.mu.Lock()
-			defer rec.mu.Unlock()
-			if fmt.Sprint(rec.lines) != fmt.Sprint(want) {
-				t.Fatalf("observer saw\n%q\nwant\n%q", rec.lines, want)
+			if got := rec.all(); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("observer saw\n%q\nwant\n%q", got, want)
 			}
 		})
 	}

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -97,9 +96,7 @@ func runDeterminism(t *testing.T, seed uint64, calls []detCall, concurrent bool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	up := httptest.NewServer(http.HandlerFunc(detUpstream))
-	defer up.Close()
-	fray, rec := front(t, up.URL, func(o *forward.Options) { o.Faults, o.LogFaults = plan, true })
+	fray, rec := front(t, upServer(t, detUpstream), func(o *forward.Options) { o.Faults, o.LogFaults = plan, true })
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 
@@ -132,27 +129,12 @@ func runDeterminism(t *testing.T, seed uint64, calls []detCall, concurrent bool)
 		mu.Unlock()
 		return nil
 	}
+	workers := 1
 	if concurrent {
-		errs := make(chan error, len(calls))
-		start := make(chan struct{})
-		var wg sync.WaitGroup
-		for _, c := range calls {
-			wg.Go(func() { <-start; errs <- call(c) })
-		}
-		close(start)
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	} else {
-		for _, c := range calls {
-			if err := call(c); err != nil {
-				t.Fatal(err)
-			}
-		}
+		workers = len(calls)
+	}
+	for _, err := range inParallel(len(calls), workers, func(i int) error { return call(calls[i]) }) {
+		t.Fatal(err)
 	}
 	if len(run.streams) != len(calls) {
 		t.Fatalf("%d streams for %d calls", len(run.streams), len(calls))

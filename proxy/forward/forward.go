@@ -39,7 +39,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer p.leave()
 	ex := &exchange{seq: p.exchSeq.Add(1), body: body}
-	ex.SinceRun = p.clock.Now().Sub(p.start)
+	ex.SinceRun = p.since()
 	p.classify(r, ex)
 	p.endHoldsFor(ex)
 	p.log.LogAttrs(r.Context(), slog.LevelDebug, "exchange", ex.logAttrs()...)
@@ -311,15 +311,10 @@ func (p *Proxy) upstreamPath(cu *url.URL) (path, rawPath string) {
 	return path, p.upstream.EscapedPath() + cu.EscapedPath()
 }
 
-// clientPath maps an upstream path back to the path a client uses at fray:
-// the inverse of upstreamPath. It reports false for a path outside the
-// upstream's base.
-func (p *Proxy) clientPath(upstreamPath string) (string, bool) {
-	return clientPathUnder(p.upstream.Path, upstreamPath)
-}
-
-// clientPathUnder is clientPath for an upstream whose base path is base,
-// in the same form (decoded or escaped) as upstreamPath.
+// clientPathUnder maps an upstream path back to the path a client uses at
+// fray, for an upstream whose base path is base, in the same form (decoded
+// or escaped) as upstreamPath: the inverse of upstreamPath. It reports
+// false for a path outside the base.
 func clientPathUnder(base, upstreamPath string) (string, bool) {
 	if base == "" {
 		return upstreamPath, true
@@ -386,7 +381,7 @@ func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 		return nil, true
 	}
-	d := p.bodyTimeout()
+	d := p.opts.RequestBodyTimeout
 	rc := http.NewResponseController(w)
 	if d > 0 {
 		// A deadline on the connection (the stream, over HTTP/2): the
@@ -406,13 +401,6 @@ func (p *Proxy) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 		_ = rc.SetReadDeadline(time.Time{})
 	}
 	return body, true
-}
-
-func (p *Proxy) bodyTimeout() time.Duration {
-	if p.opts.RequestBodyTimeout == 0 {
-		return DefaultRequestBodyTimeout
-	}
-	return p.opts.RequestBodyTimeout
 }
 
 func (p *Proxy) requestBodyError(w http.ResponseWriter, r *http.Request, err error, timeout time.Duration) {

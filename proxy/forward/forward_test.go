@@ -135,7 +135,7 @@ func TestHostHeader(t *testing.T) {
 		if sent != "" {
 			req.Host = sent
 		}
-		resp := do(t, req)
+		resp := do(t, http.DefaultClient, req)
 		resp.Body.Close()
 		if got := <-hosts; got != want {
 			t.Errorf("client Host %q reached the server as %q, want %q", sent, got, want)

@@ -1,6 +1,7 @@
 package forward_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -12,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -106,27 +108,20 @@ func dialSend(t *testing.T, addr, req string) net.Conn {
 
 // logRecorder is a slog.Handler that keeps every record, for tests that
 // assert on what fray logged.
-type logRecorder struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
+type logRecorder struct{ recs list[slog.Record] }
 
 func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
 func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
 func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
 func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
-	l.mu.Lock()
-	l.recs = append(l.recs, r.Clone())
-	l.mu.Unlock()
+	l.recs.add(r.Clone())
 	return nil
 }
 
 // find returns the attributes of every record with message msg, as strings.
 func (l *logRecorder) find(msg string) []map[string]string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []map[string]string
-	for _, r := range l.recs {
+	for _, r := range l.recs.all() {
 		if r.Message != msg {
 			continue
 		}
@@ -139,10 +134,8 @@ func (l *logRecorder) find(msg string) []map[string]string {
 
 // text renders all records, for failure messages.
 func (l *logRecorder) text() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var b bytes.Buffer
-	for _, r := range l.recs {
+	for _, r := range l.recs.all() {
 		b.WriteString(r.Level.String() + " " + r.Message)
 		r.Attrs(func(a slog.Attr) bool { b.WriteString(" " + a.Key + "=" + a.Value.String()); return true })
 		b.WriteByte('\n')
@@ -174,6 +167,48 @@ func checkNoLeaks(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	})
+}
+
+// waitFor waits for ch to be closed, and fails the test with msg if it is
+// not within 10 s.
+func waitFor(t *testing.T, ch <-chan struct{}, msg string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal(msg)
+	}
+}
+
+// firstLine reads the first line of body, failing the test unless it is
+// want, and returns the reader, for the rest.
+func firstLine(t *testing.T, body io.Reader, want string) *bufio.Reader {
+	t.Helper()
+	br := bufio.NewReader(body)
+	if line, err := br.ReadString('\n'); err != nil || line != want {
+		t.Fatalf("first line %q, %v; want %q", line, err, want)
+	}
+	return br
+}
+
+// list is what goroutines (observers, upstreams) add to and a test
+// reads, safe for concurrent use. The zero value is empty.
+type list[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+func (l *list[T]) add(v T) {
+	l.mu.Lock()
+	l.items = append(l.items, v)
+	l.mu.Unlock()
+}
+
+// all returns a copy of the items so far.
+func (l *list[T]) all() []T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.items)
 }
 
 // writePieces writes an SSE body in the given pieces, flushing each.
@@ -230,15 +265,12 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 	t.Helper()
 	ln := listen(t)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
+	var conns list[net.Conn]
 	t.Cleanup(func() {
 		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
+		for _, c := range conns.all() {
 			c.Close()
 		}
-		mu.Unlock()
 		wg.Wait()
 	})
 	wg.Go(func() {
@@ -247,9 +279,7 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 			if err != nil {
 				return
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
+			conns.add(c)
 			wg.Go(func() { serve(c) })
 		}
 	})
@@ -260,7 +290,7 @@ func tcpServer(t *testing.T, serve func(net.Conn)) string {
 // response.
 func get(t *testing.T, url string) *http.Response {
 	t.Helper()
-	return do(t, must(http.NewRequest(http.MethodGet, url, nil)))
+	return do(t, http.DefaultClient, must(http.NewRequest(http.MethodGet, url, nil)))
 }
 
 // post POSTs body to url as JSON with the default client; it fails the
@@ -269,14 +299,13 @@ func post(t *testing.T, url, body string) *http.Response {
 	t.Helper()
 	req := must(http.NewRequest(http.MethodPost, url, strings.NewReader(body)))
 	req.Header.Set("Content-Type", "application/json")
-	return do(t, req)
+	return do(t, http.DefaultClient, req)
 }
 
-// do sends req with the default client; it fails the test if there is
-// no response.
-func do(t *testing.T, req *http.Request) *http.Response {
+// do sends req with client; it fails the test if there is no response.
+func do(t *testing.T, client *http.Client, req *http.Request) *http.Response {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +328,7 @@ func roundTrip(t *testing.T, method, url, body string, hdr map[string]string) (*
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	b, _ := readBody(resp)
 	return resp, b
 }

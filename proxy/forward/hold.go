@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -71,13 +72,7 @@ func (hs *holds) add(session string) *hold {
 // end unregisters h, whose holder has reported its end.
 func (hs *holds) end(session string, h *hold) {
 	hs.mu.Lock()
-	list := hs.by[session]
-	for i, o := range list {
-		if o == h {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
+	list := slices.DeleteFunc(hs.by[session], func(o *hold) bool { return o == h })
 	if len(list) == 0 {
 		delete(hs.by, session)
 	} else {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -41,39 +41,30 @@ func (u *heldUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	close(u.gone)
 }
 
-// obsLog keeps the observations, and signals when lost reaches n.
+// obsLog keeps the observations, and closes enough when want events
+// have been lost.
 type obsLog struct {
-	mu     sync.Mutex
-	lines  []string
-	lost   int
-	want   int
+	list[string]
+	lost   atomic.Int32
+	want   int32
 	enough chan struct{}
 }
 
 func (l *obsLog) Observe(o *observe.Observation) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	switch o.Kind {
 	case observe.KindEvent:
-		l.lines = append(l.lines, fmt.Sprintf("%d event %s %s", o.Exchange, o.Event.ID, o.Event.Fate))
-		if o.Event.Fate == observe.Lost {
-			l.lost++
-			if l.lost == l.want {
-				close(l.enough)
-			}
+		l.add(fmt.Sprintf("%d event %s %s", o.Exchange, o.Event.ID, o.Event.Fate))
+		if o.Event.Fate == observe.Lost && l.lost.Add(1) == l.want {
+			close(l.enough)
 		}
 	case observe.KindEnd:
-		l.lines = append(l.lines, fmt.Sprintf("%d end %s at %v", o.Exchange, o.End.Cause, o.At > 0))
+		l.add(fmt.Sprintf("%d end %s at %v", o.Exchange, o.End.Cause, o.At > 0))
 	case observe.KindRequest:
-		l.lines = append(l.lines, fmt.Sprintf("%d request %s", o.Exchange, o.Request.Method))
+		l.add(fmt.Sprintf("%d request %s", o.Exchange, o.Request.Method))
 	}
 }
 
-func (l *obsLog) text() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Join(l.lines, "\n")
-}
+func (l *obsLog) text() string { return strings.Join(l.all(), "\n") }
 
 // holdingFray starts a heldUpstream and fray in front of it, cutting every
 // POST stream at its priming event and holding it.
@@ -114,11 +105,7 @@ func TestEndHoldsEndsEveryHold(t *testing.T) {
 	if got := log.text(); !strings.HasSuffix(got, "1 end fault-closed at true") {
 		t.Errorf("observations after EndHolds:\n%s", got)
 	}
-	select {
-	case <-up.gone:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server's stream is still open after EndHolds")
-	}
+	waitFor(t, up.gone, "the server's stream is still open after EndHolds")
 }
 
 // TestHoldReadsOnUntilTheClientResumes: a close with hold ends the

@@ -34,10 +34,7 @@ func fetch(t *testing.T, url string) (*http.Response, []byte, error) {
 	t.Helper()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 30 * time.Second}
 	defer client.CloseIdleConnections()
-	resp, err := client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, must(http.NewRequest(http.MethodGet, url, nil)))
 	body, err := readBody(resp)
 	return resp, []byte(body), err
 }
@@ -227,10 +224,7 @@ func TestTenMiBEvents(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	resp, err := client.Get(fray + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, must(http.NewRequest(http.MethodGet, fray+"/mcp", nil)))
 	h := sha256.New()
 	n, err := io.CopyBuffer(h, resp.Body, make([]byte, 32<<10))
 	resp.Body.Close()
@@ -275,7 +269,7 @@ func TestNULAndInvalidUTF8(t *testing.T) {
 			t.Fatalf("got %q, err %v; want %q", got, err, body)
 		}
 		var ids []string
-		for _, l := range rec.lines() {
+		for _, l := range rec.all() {
 			if strings.HasPrefix(l, "event ") {
 				ids = append(ids, strings.Fields(l)[2])
 			}
@@ -314,27 +308,14 @@ func TestSlowClientStaysBounded(t *testing.T) {
 			writePieces(w, threeEvents)
 			return
 		}
-		rc := http.NewResponseController(w)
-		var written int64
-		for written < most {
-			// A write that cannot finish within a second means the
-			// buffers are full: fray has stopped reading.
-			_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
-			n, err := w.Write(chunk)
-			if err == nil {
-				err = rc.Flush()
-			}
-			written += int64(n)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				blocked <- written
-				return
-			}
-			if err != nil {
-				blocked <- -written
-				return
-			}
+		switch written, err := writeUntilBlocked(w, chunk, most); {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			blocked <- written
+		case err != nil:
+			blocked <- -written
+		default:
+			blocked <- most
 		}
-		blocked <- most
 	})
 	fray, _ := front(t, up)
 
@@ -376,6 +357,27 @@ func TestSlowClientStaysBounded(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > goroutines+10 {
 		t.Errorf("%d goroutines after 20 short streams, %d before", n, goroutines)
 	}
+}
+
+// writeUntilBlocked writes chunk to w, flushing each, until most bytes
+// are written or a write fails; a write that cannot finish within a second
+// means the buffers are full: fray has stopped reading. It returns the
+// bytes written and the error that stopped it, nil after most.
+func writeUntilBlocked(w http.ResponseWriter, chunk []byte, most int64) (int64, error) {
+	rc := http.NewResponseController(w)
+	var written int64
+	for written < most {
+		_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
+		n, err := w.Write(chunk)
+		if err == nil {
+			err = rc.Flush()
+		}
+		written += int64(n)
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
 }
 
 // TestConnectionFlood: 2,000 connections opened and dropped in every

@@ -80,10 +80,7 @@ func TestHTTP2BothSides(t *testing.T) {
 
 	get := func(path string) *http.Response {
 		t.Helper()
-		resp, err := client.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, client, must(http.NewRequest(http.MethodGet, base+path, nil)))
 		if resp.ProtoMajor != 2 {
 			t.Fatalf("%s: the client got %s, want HTTP/2", path, resp.Proto)
 		}
@@ -208,30 +205,25 @@ func TestHTTP2ResetIsObserved(t *testing.T) {
 					"[[fault]]\nkind = \"reset\"\nstream = \""+kind+"\"\nafter_events = "+string(rune('0'+after))+"\n")
 				rec := &recorder{}
 				client, base := h2Fray(t, http.HandlerFunc(streamsUntilGone), forward.Options{Faults: active, Observer: rec})
-				var req *http.Request
+				req := must(http.NewRequest("GET", base+"/mcp", nil)) // the get stream's
 				switch kind {
 				case "post":
-					req, _ = http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`))
+					req = must(http.NewRequest("POST", base+"/mcp",
+						strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`)))
 					req.Header.Set("Content-Type", "application/json")
-				case "get":
-					req, _ = http.NewRequest("GET", base+"/mcp", nil)
 				case "resume":
-					req, _ = http.NewRequest("GET", base+"/mcp", nil)
 					req.Header.Set("Last-Event-ID", "1")
 				case "legacy":
-					req, _ = http.NewRequest("GET", base+"/sse", nil)
+					req = must(http.NewRequest("GET", base+"/sse", nil))
 				}
 				req.Header.Set("Accept", "application/json, text/event-stream")
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, err = io.Copy(io.Discard, resp.Body)
+				resp := do(t, client, req)
+				_, err := io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
 				if resp.ProtoMajor != 2 || err == nil || !strings.Contains(err.Error(), "INTERNAL_ERROR") {
 					t.Fatalf("%s, body ended with %v; want an HTTP/2 stream reset", resp.Proto, err)
 				}
-				lines := rec.lines()
+				lines := rec.all()
 				all := strings.Join(lines, "\n")
 				if len(lines) == 0 || lines[len(lines)-1] != "end fault-reset msgs=[]" {
 					t.Errorf("the last observation is not the end by a reset:\n%s", all)
@@ -269,19 +261,7 @@ func TestHTTP2UpstreamBackPressure(t *testing.T) {
 	blocked := make(chan int64, streams)
 	up := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sseHeader(w)
-		rc := http.NewResponseController(w)
-		var written int64
-		for written < 64<<20 {
-			_ = rc.SetWriteDeadline(time.Now().Add(time.Second))
-			n, err := w.Write(chunk)
-			if err == nil {
-				err = rc.Flush()
-			}
-			written += int64(n)
-			if err != nil {
-				break
-			}
-		}
+		written, _ := writeUntilBlocked(w, chunk, 64<<20)
 		blocked <- written
 		<-r.Context().Done()
 	})

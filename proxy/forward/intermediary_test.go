@@ -6,7 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,12 +16,11 @@ import (
 	"github.com/frayproxy/fray/proxy/observe"
 )
 
-// manualClock moves only when the test says so; Advance runs, on the
-// test's goroutine, every timer that falls due, those armed by timers
-// included.
+// manualClock is a fakeClock that moves only when the test says so;
+// Advance runs, on the test's goroutine, every timer that falls due, those
+// armed by timers included.
 type manualClock struct {
-	mu     sync.Mutex
-	now    time.Time
+	fakeClock
 	timers []*manualTimer
 }
 
@@ -29,12 +28,6 @@ type manualTimer struct {
 	at   time.Time
 	f    func()
 	done bool
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
 }
 
 func (c *manualClock) AfterFunc(d time.Duration, f func()) func() bool {
@@ -95,13 +88,13 @@ func TestIdleCloseCountsSilenceFromTheLastRead(t *testing.T) {
 		}
 		<-r.Context().Done()
 	})
-	clock := &manualClock{now: time.Unix(0, 0)}
+	clock := &manualClock{fakeClock: fakeClock{now: time.Unix(0, 0)}}
 	plan := scriptPlan{start: faults.StreamAction{CloseIdle: 125 * time.Second}}
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = &plan; o.Clock = clock })
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(callBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp := do(t, req)
+	resp := do(t, http.DefaultClient, req)
 	defer resp.Body.Close()
 	read := func(want string) {
 		t.Helper()
@@ -143,38 +136,28 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 		writePieces(w, ev[3])
 	})
 	// Events 0, 1 and 3 are held; 2 releases 0 and 1; the end releases 3.
-	var mu sync.Mutex
-	var seen []string
-	beforeRelease := -1 // events observed when event 2 came
+	var seen list[string]
+	var beforeRelease atomic.Int32 // events observed when event 2 came
+	beforeRelease.Store(-1)
 	plan := scriptPlan{event: func(e *mcp.Event) faults.EventAction {
 		switch e.Index {
 		case 1:
 			close(decided)
 		case 2:
-			mu.Lock()
-			beforeRelease = len(seen)
-			mu.Unlock()
+			beforeRelease.Store(int32(len(seen.all())))
 		}
 		return faults.EventAction{Buffer: e.Index != 2}
 	}}
 	obs := observe.Func(func(o *observe.Observation) {
 		if o.Event != nil {
-			mu.Lock()
-			seen = append(seen, fmt.Sprintf("%d %s", o.Event.Index, o.Event.Fate))
-			mu.Unlock()
+			seen.add(fmt.Sprintf("%d %s", o.Event.Index, o.Event.Fate))
 		}
 	})
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults, o.Observer = &plan, obs })
 	conn := dialSend(t, strings.TrimPrefix(fray, "http://"), fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: fray\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", len(callBody), callBody))
 	br := bufio.NewReader(conn)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatal(err)
-		}
-		if line == "\r\n" {
-			break
-		}
+	if _, err := http.ReadResponse(br, nil); err != nil {
+		t.Fatal(err)
 	}
 	<-decided
 	// Whatever fray flushed of events 0 and 1 is on the wire before it
@@ -194,10 +177,10 @@ func TestBufferReleasesHeldEventsInOneBurst(t *testing.T) {
 	// A held event is reported when it leaves, in order; the observer
 	// has them all once the stream is over (the end is reported last).
 	conn.Close()
-	mu.Lock()
-	defer mu.Unlock()
-	if got := strings.Join(seen, ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" || beforeRelease != 0 {
-		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held", got, beforeRelease)
+	if got := strings.Join(seen.all(), ", "); got != "0 delivered, 1 delivered, 2 delivered, 3 delivered" ||
+		beforeRelease.Load() != 0 {
+		t.Errorf("observed %q, %d of them before the release; want all four delivered, none while held",
+			got, beforeRelease.Load())
 	}
 }
 
@@ -240,10 +223,7 @@ func TestBufferBoundedInBytes(t *testing.T) {
 	fray, _ := front(t, up, func(o *proxyOptions) { o.Faults = plan })
 	resp := get(t, fray+"/mcp")
 	defer resp.Body.Close()
-	br := bufio.NewReader(resp.Body)
-	if line, err := br.ReadString('\n'); err != nil || line != "id: 0\n" {
-		t.Fatalf("first line %q, %v", line, err)
-	}
+	br := firstLine(t, resp.Body, "id: 0\n")
 	close(firstGot)
 	_, _ = io.Copy(io.Discard, br)
 	if !<-waited {

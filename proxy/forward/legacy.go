@@ -26,7 +26,7 @@ func (pm *pump) rewriteEndpoint(e *sse.Event) {
 		p.log.Warn("legacy endpoint points away from the upstream; the client's POSTs will bypass fray", "endpoint", redactQuery(raw))
 		return
 	}
-	cp, ok := p.clientPath(target.Path)
+	cp, ok := clientPathUnder(p.upstream.Path, target.Path)
 	if !ok {
 		p.log.Warn("legacy endpoint lies outside the upstream's base path; the client's POSTs will bypass fray",
 			"endpoint", redactQuery(raw), "base", p.upstream.Path)

@@ -1,7 +1,6 @@
 package forward_test
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"strings"
@@ -110,10 +109,7 @@ func legacyEndpoint(t *testing.T, fray string) string {
 	t.Helper()
 	resp := get(t, fray+"/sse")
 	t.Cleanup(func() { resp.Body.Close() })
-	br := bufio.NewReader(resp.Body)
-	if ev, _ := br.ReadString('\n'); ev != "event: endpoint\n" {
-		t.Fatalf("first line %q", ev)
-	}
+	br := firstLine(t, resp.Body, "event: endpoint\n")
 	data, _ := br.ReadString('\n')
 	return strings.TrimSuffix(strings.TrimPrefix(data, "data: "), "\n")
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,10 +17,7 @@ import (
 )
 
 // recorder keeps a one-line summary of each observation.
-type recorder struct {
-	mu   sync.Mutex
-	seen []string
-}
+type recorder struct{ list[string] }
 
 func (r *recorder) Observe(o *observe.Observation) {
 	var s string
@@ -48,15 +44,7 @@ func (r *recorder) Observe(o *observe.Observation) {
 		}
 		s += "]"
 	}
-	r.mu.Lock()
-	r.seen = append(r.seen, s)
-	r.mu.Unlock()
-}
-
-func (r *recorder) lines() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.seen...)
+	r.add(s)
 }
 
 // TestObservationsTellWhatHappened: an observer sees each request,
@@ -101,7 +89,7 @@ func TestObservationsTellWhatHappened(t *testing.T) {
 		`event 2 id="2" delivered copies=2 delivered-id=true:"2" retry=false msg=response:7 fired=[{0 test}]`,
 		`end fault-closed msgs=[]`,
 	}
-	got := rec.lines()
+	got := rec.all()
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("observations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -178,15 +166,10 @@ func TestObservedRequestNamesCancelledIDs(t *testing.T) {
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 	})
-	var (
-		mu      sync.Mutex
-		cancels [][]string
-	)
+	var observed list[[]string]
 	obs := observe.Func(func(o *observe.Observation) {
 		if o.Kind == observe.KindRequest {
-			mu.Lock()
-			cancels = append(cancels, slices.Clone(o.Request.Cancels))
-			mu.Unlock()
+			observed.add(slices.Clone(o.Request.Cancels))
 		}
 	})
 	fray, _ := front(t, up, func(o *forward.Options) { o.Observer = obs })
@@ -198,8 +181,7 @@ func TestObservedRequestNamesCancelledIDs(t *testing.T) {
 	for _, b := range bodies {
 		readBody(post(t, fray+"/mcp", b))
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	cancels := observed.all()
 	want := [][]string{{`"a-7"`}, {`3`}, nil}
 	if len(cancels) != len(want) {
 		t.Fatalf("%d requests observed, want %d", len(cancels), len(want))

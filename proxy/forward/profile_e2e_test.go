@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -255,11 +256,9 @@ func runE2E(t *testing.T, c *e2eCase) (*e2eResult, *logRecorder) {
 	srv := httptest.NewServer(up)
 	defer srv.Close()
 	res := &e2eResult{up: up.log}
-	var clock proxyClock
+	var clock proxyClock = &hookClock{fakeClock: fakeClock{now: time.Unix(0, 0)}, hook: up.log.count}
 	if c.timed() {
-		clock = &heldClock{}
-	} else {
-		clock = &hookClock{fakeClock: fakeClock{now: time.Unix(0, 0)}, hook: up.log.count}
+		clock = &heldClock{fakeClock: fakeClock{now: time.Unix(0, 0)}}
 	}
 	fray, rec := front(t, srv.URL, func(o *proxyOptions) {
 		o.Faults, o.LogFaults, o.Clock = plan, true, clock
@@ -291,39 +290,30 @@ type proxyClock interface {
 // starts, so a test can see what had happened by then.
 type hookClock struct {
 	fakeClock
-	hook   func() int
-	hookMu sync.Mutex
-	hit    []int
+	hook func() int
+	hit  []int
 }
 
 func (c *hookClock) AfterFunc(d time.Duration, f func()) func() bool {
 	n := c.hook()
-	c.hookMu.Lock()
+	c.mu.Lock()
 	c.hit = append(c.hit, n)
-	c.hookMu.Unlock()
+	c.mu.Unlock()
 	return c.fakeClock.AfterFunc(d, f)
 }
 
 func (c *hookClock) hits() []int {
-	c.hookMu.Lock()
-	defer c.hookMu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return append([]int(nil), c.hit...)
 }
 
-// heldClock records timers and runs them only when fire is called, which
-// moves its time on by the longest of them.
+// heldClock is a fakeClock whose timers run only when fire is called,
+// which moves its time on by the longest of them.
 type heldClock struct {
-	mu      sync.Mutex
+	fakeClock
 	timers  []func()
-	waited  []time.Duration
 	pending time.Duration
-	now     time.Duration
-}
-
-func (c *heldClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Unix(0, 0).Add(c.now)
 }
 
 func (c *heldClock) AfterFunc(d time.Duration, f func()) func() bool {
@@ -339,18 +329,12 @@ func (c *heldClock) fire() {
 	c.mu.Lock()
 	ts := c.timers
 	c.timers = nil
-	c.now += c.pending
+	c.now = c.now.Add(c.pending)
 	c.pending = 0
 	c.mu.Unlock()
 	for _, f := range ts {
 		go f()
 	}
-}
-
-func (c *heldClock) waits() []time.Duration {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]time.Duration(nil), c.waited...)
 }
 
 // httpRequest makes the case's request with net/http.
@@ -367,10 +351,7 @@ func httpRequest(t *testing.T, fray string, get bool, res *e2eResult) {
 	req.Header.Set("Authorization", "Bearer t")
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, req)
 	body, err := readBody(resp)
 	res.status, res.header, res.body, res.err = resp.StatusCode, resp.Header, body, err
 }
@@ -382,10 +363,7 @@ func timedRequest(t *testing.T, fray string, res *e2eResult, clock *heldClock) {
 	req, _ := http.NewRequest(http.MethodPost, fray+"/mcp", strings.NewReader(e2eCall))
 	client := &http.Client{Transport: &http.Transport{}, Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, req)
 	defer resp.Body.Close()
 	first := make([]byte, len(primingEvent))
 	if _, err := io.ReadFull(resp.Body, first); err != nil {
@@ -458,22 +436,21 @@ type scriptedUpstream struct {
 func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u.wg.Add(1)
 	defer u.wg.Done()
-	u.log.add(r.Header.Clone())
+	u.log.headers.add(r.Header.Clone())
 	w.Header().Set("X-Secret", "s")
 	w.Header().Set("X-Other", "kept")
 	sseHeader(w)
-	switch u.hold {
-	case "":
-		writePieces(w, primingEvent, progressEvent, responseEvent)
-		return
-	case "priming":
+	if u.hold == "priming" {
 		writePieces(w, primingEvent)
-	default:
+	} else {
 		writePieces(w, primingEvent, progressEvent, responseEvent)
+	}
+	if u.hold == "" {
+		return
 	}
 	select {
 	case <-r.Context().Done():
-		u.log.cancel()
+		u.log.cancelled.Add(1)
 	case <-time.After(5 * time.Second):
 	}
 }
@@ -482,28 +459,16 @@ func (u *scriptedUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (u *scriptedUpstream) wait(t *testing.T) {
 	done := make(chan struct{})
 	go func() { u.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the upstream's handler never returned")
-	}
+	waitFor(t, done, "the upstream's handler never returned")
 }
 
 // upstreamLog is what the scripted upstream received.
 type upstreamLog struct {
-	mu        sync.Mutex
-	headers   []http.Header
-	cancelled int
+	headers   list[http.Header]
+	cancelled atomic.Int32
 }
 
-func (l *upstreamLog) add(h http.Header) {
-	l.mu.Lock()
-	l.headers = append(l.headers, h)
-	l.mu.Unlock()
-}
-func (l *upstreamLog) cancel() { l.mu.Lock(); l.cancelled++; l.mu.Unlock() }
-
-func (l *upstreamLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.headers) }
+func (l *upstreamLog) count() int { return len(l.headers.all()) }
 
 func (l *upstreamLog) wantRequests(t *testing.T, n int) {
 	t.Helper()
@@ -515,17 +480,13 @@ func (l *upstreamLog) wantRequests(t *testing.T, n int) {
 func (l *upstreamLog) only(t *testing.T) http.Header {
 	t.Helper()
 	l.wantRequests(t, 1)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.headers[0]
+	return l.headers.all()[0]
 }
 
 func (l *upstreamLog) wantCancelled(t *testing.T) {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.cancelled != 1 {
-		t.Fatalf("the upstream request was cancelled %d times, want once", l.cancelled)
+	if n := l.cancelled.Load(); n != 1 {
+		t.Fatalf("the upstream request was cancelled %d times, want once", n)
 	}
 }
 

@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/frayproxy/fray/faults"
-	"github.com/frayproxy/fray/profiles"
 	"github.com/frayproxy/fray/proxy/forward"
 )
 
@@ -33,16 +31,9 @@ func BenchmarkProfileCost(b *testing.B) {
 		{"20-unmatched", unmatchedProfile(20)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			prof, err := profiles.Parse(tc.name+".toml", strings.NewReader(tc.profile))
-			if err != nil {
-				b.Fatal(err)
-			}
-			if len(prof.Faults) != strings.Count(tc.profile, "[[fault]]") {
+			plan := activeProfile(b, tc.name+".toml", tc.profile)
+			if prof, _ := plan.InForce(); len(prof.Faults) != strings.Count(tc.profile, "[[fault]]") {
 				b.Fatalf("%d faults parsed", len(prof.Faults))
-			}
-			plan, err := profiles.NewActive(prof, nil)
-			if err != nil {
-				b.Fatal(err)
 			}
 			benchProfileStream(b, plan)
 		})
@@ -92,9 +83,7 @@ func benchProfileStream(b *testing.B, plan faults.Plan) {
 			}
 		}
 	})
-	p := newProxy(b, up, forward.Options{Faults: plan})
-	fray := httptest.NewServer(p)
-	defer fray.Close()
+	fray := upServer(b, newProxy(b, up, forward.Options{Faults: plan}).ServeHTTP)
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 
@@ -106,7 +95,7 @@ func benchProfileStream(b *testing.B, plan faults.Plan) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	resp, err := client.Post(fray.URL+"/mcp?n="+strconv.Itoa(b.N), "application/json",
+	resp, err := client.Post(fray+"/mcp?n="+strconv.Itoa(b.N), "application/json",
 		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow-count"}}`))
 	if err != nil {
 		b.Fatal(err)

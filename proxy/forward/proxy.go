@@ -145,6 +145,9 @@ func New(opts Options) (*Proxy, error) {
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 1 << 16
 	}
+	if opts.RequestBodyTimeout == 0 {
+		opts.RequestBodyTimeout = DefaultRequestBodyTimeout
+	}
 	if opts.Clock == nil {
 		opts.Clock = realClock{}
 	}

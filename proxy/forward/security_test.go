@@ -14,7 +14,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,12 +71,9 @@ func TestOnlyTheUpstreamIsReached(t *testing.T) {
 	elsewhere := other.Addr().String()
 
 	type seen struct{ host, uri string }
-	var mu sync.Mutex
-	var reached []seen
+	var reached list[seen]
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		reached = append(reached, seen{r.Host, r.RequestURI})
-		mu.Unlock()
+		reached.add(seen{r.Host, r.RequestURI})
 		_, _ = io.WriteString(w, "upstream")
 	})
 	upHost := strings.TrimPrefix(up, "http://")
@@ -106,9 +103,7 @@ func TestOnlyTheUpstreamIsReached(t *testing.T) {
 			200, &seen{upHost, "/mcp"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			mu.Lock()
-			before := len(reached)
-			mu.Unlock()
+			before := len(reached.all())
 			resp, body := sendRaw(t, frayHost, tc.req)
 			if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d: %q", resp.StatusCode, tc.status, body)
@@ -116,9 +111,7 @@ func TestOnlyTheUpstreamIsReached(t *testing.T) {
 			if tc.status >= 400 && (!strings.HasPrefix(body, "fray") || strings.Count(body, "\n") != 1) {
 				t.Errorf("refusal %q is not one line saying why", body)
 			}
-			mu.Lock()
-			got := reached[before:]
-			mu.Unlock()
+			got := reached.all()[before:]
 			switch {
 			case tc.reach == nil && len(got) > 0:
 				t.Errorf("the upstream saw %v", got)
@@ -210,12 +203,9 @@ func TestHeaderTooLarge431(t *testing.T) {
 func TestMaxExchanges(t *testing.T) {
 	checkNoLeaks(t)
 	release := make(chan struct{})
-	var mu sync.Mutex
-	forwarded := 0
+	var forwarded atomic.Int32
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		forwarded++
-		mu.Unlock()
+		forwarded.Add(1)
 		if r.URL.Path == "/quick" {
 			return
 		}
@@ -229,9 +219,7 @@ func TestMaxExchanges(t *testing.T) {
 	var open []*http.Response
 	for range 2 {
 		resp := get(t, fray+"/stream")
-		if _, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil {
-			t.Fatal(err)
-		}
+		firstLine(t, resp.Body, "data: open\n")
 		open = append(open, resp)
 	}
 	for range 3 {
@@ -242,11 +230,9 @@ func TestMaxExchanges(t *testing.T) {
 			t.Fatalf("past the limit: %d, Retry-After %q, %q", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}
 	}
-	mu.Lock()
-	if forwarded != 2 {
-		t.Errorf("%d requests forwarded, want the 2 admitted", forwarded)
+	if n := forwarded.Load(); n != 2 {
+		t.Errorf("%d requests forwarded, want the 2 admitted", n)
 	}
-	mu.Unlock()
 	if recs := logs.find("too many exchanges in flight; refusing new ones with 503"); len(recs) != 3 ||
 		recs[0]["level"] != "WARN" || recs[1]["level"] != "DEBUG" || recs[0]["limit"] != "2" {
 		t.Errorf("want one warning then debug lines, got %v", recs)
@@ -310,21 +296,33 @@ const secret = "SeCrEt"
 func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	checkNoLeaks(t)
 	sid, leid, legacySID := "sid-"+secret+"-1", "ev-"+secret+"-2", "legacy-"+secret+"-3"
+	endpoint := func(url string) string {
+		return "event: endpoint\ndata: " + url + "?sessionId=" + legacySID + "\n\n"
+	}
+	streams := map[string][]string{ // the event streams, by path
+		"/mcp": {"id: " + leid + "\ndata:\n\n",
+			"id: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"},
+		"/big":            {"id: " + leid + "\ndata: " + strings.Repeat("x", 8<<10) + "\n\n"},
+		"/legacy-away":    {endpoint("http://other.example/messages")},
+		"/legacy-bad":     {endpoint("http://[::1/messages")},
+		"/legacy-ok":      {endpoint("/base/messages")},
+		"/legacy-outside": {endpoint("/elsewhere/messages")},
+	}
 	up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Mcp-Session-Id", sid)
-		switch strings.TrimPrefix(r.URL.Path, "/base") {
-		case "/mcp":
+		path := strings.TrimPrefix(r.URL.Path, "/base")
+		if pieces, ok := streams[path]; ok {
 			sseHeader(w)
-			writePieces(w, "id: "+leid+"\ndata:\n\n", "id: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			writePieces(w, pieces...)
+			return
+		}
+		switch path {
 		case "/gzip":
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Header().Set("Content-Encoding", "gzip")
 			zw := gzip.NewWriter(w)
 			_, _ = io.WriteString(zw, "id: "+leid+"\ndata: x\n\n")
 			_ = zw.Close()
-		case "/big":
-			sseHeader(w)
-			writePieces(w, "id: "+leid+"\ndata: "+strings.Repeat("x", 8<<10)+"\n\n")
 		case "/fail":
 			sseHeader(w)
 			writePieces(w, "id: "+leid+"\ndata: x\n\n")
@@ -334,18 +332,6 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 			w.WriteHeader(200)
 			writePieces(w, `{"jsonrpc":"2.0",`)
 			panic(http.ErrAbortHandler)
-		case "/legacy-away":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: http://other.example/messages?sessionId="+legacySID+"\n\n")
-		case "/legacy-bad":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: http://[::1/messages?sessionId="+legacySID+"\n\n")
-		case "/legacy-ok":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: /base/messages?sessionId="+legacySID+"\n\n")
-		case "/legacy-outside":
-			sseHeader(w)
-			writePieces(w, "event: endpoint\ndata: /elsewhere/messages?sessionId="+legacySID+"\n\n")
 		}
 	})
 	fired := []faults.Firing{{Index: 0, Kind: "test"}}
@@ -397,17 +383,13 @@ func TestSecretsStayOutOfInfoLogs(t *testing.T) {
 	defer close(hold)
 	frayFull, _ := front(t, holdUp, logTo, func(o *proxyOptions) { o.MaxExchanges = 1 })
 	open := get(t, frayFull+"/mcp")
-	if _, err := bufio.NewReader(open.Body).ReadString('\n'); err != nil {
-		t.Fatal(err)
-	}
+	firstLine(t, open.Body, ": open\n")
 	send(frayFull, "GET", "/mcp?sessionId="+legacySID, "")
 	open.Body.Close()
 
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	seen := map[string]bool{}
 	debugShows := false
-	for _, r := range rec.recs {
+	for _, r := range rec.recs.all() {
 		line := renderRecord(r)
 		if r.Level < slog.LevelInfo {
 			debugShows = debugShows || strings.Contains(line, secret)
@@ -491,10 +473,7 @@ func TestLongSessionIDsStayBounded(t *testing.T) {
 		req, _ := http.NewRequest("POST", fray+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set(mcp.HeaderSession, fmt.Sprintf("%08d", i)+pad)
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := do(t, client, req)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusAccepted {
 			t.Fatalf("request %d: %d", i, resp.StatusCode)

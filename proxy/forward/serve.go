@@ -118,7 +118,7 @@ func (p *Proxy) admit(w http.ResponseWriter, r *http.Request) bool {
 	// A saturated proxy refuses many requests a second: say so at most
 	// once every 10 s at warn level, every time at debug.
 	level := slog.LevelDebug
-	now := int64(p.clock.Now().Sub(p.start)) + 1 // 0 is "never"
+	now := int64(p.since()) + 1 // 0 is "never"
 	if last := p.fullWarned.Load(); (last == 0 || now-last >= int64(10*time.Second)) && p.fullWarned.CompareAndSwap(last, now) {
 		level = slog.LevelWarn
 	}

@@ -12,10 +12,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/frayproxy/fray/faults"
 	"github.com/frayproxy/fray/proxy/forward"
@@ -110,10 +108,7 @@ func TestEventStreamHasConnectionOfItsOwn(t *testing.T) {
 			http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 			before := transportLoops()
 			resp, _ := rawGet(t, fray, "/mcp", map[string]string{"Accept": "text/event-stream"})
-			br := bufio.NewReader(resp.Body)
-			if line, err := br.ReadString('\n'); err != nil || line != "data: 1\n" {
-				t.Fatalf("first line %q, %v", line, err)
-			}
+			br := firstLine(t, resp.Body, "data: 1\n")
 			// At least or at most: connections of earlier tests may still
 			// be winding down, never starting.
 			if got := transportLoops() - before; tc.wantLoops == 0 && got > 0 || tc.wantLoops > 0 && got < tc.wantLoops {
@@ -258,14 +253,11 @@ func TestGetAnswersPassAsBefore(t *testing.T) {
 // once, and leave no goroutine behind.
 func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 	closeAt1 := &scriptPlan{event: onEvent(1, faults.EventAction{Close: faults.CloseBefore})}
-	for _, tc := range []struct {
-		name string
-		plan faults.Plan
-	}{
-		{"client goes away", nil},
-		{"a fault closes the stream", closeAt1},
+	for name, plan := range map[string]faults.Plan{
+		"client goes away":          nil,
+		"a fault closes the stream": closeAt1,
 	} {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(name, func(t *testing.T) {
 			checkNoLeaks(t)
 			closed := make(chan struct{})
 			up := upServer(t, func(w http.ResponseWriter, r *http.Request) {
@@ -274,42 +266,26 @@ func TestEventStreamEndsCloseUpstreamConnection(t *testing.T) {
 				<-r.Context().Done() // the connection closed
 				close(closed)
 			})
-			fray, _ := front(t, up, func(o *forward.Options) {
-				if tc.plan != nil {
-					o.Faults = tc.plan
-				}
-			})
+			fray, _ := front(t, up, func(o *forward.Options) { o.Faults = plan })
 			resp, c := rawGet(t, fray, "/mcp", nil)
-			br := bufio.NewReader(resp.Body)
-			if line, err := br.ReadString('\n'); err != nil || line != "data: 0\n" {
-				t.Fatalf("first line %q, %v", line, err)
-			}
-			if tc.plan == nil {
+			firstLine(t, resp.Body, "data: 0\n")
+			if plan == nil {
 				c.Close()
 			}
-			select {
-			case <-closed:
-			case <-time.After(10 * time.Second):
-				t.Fatal("upstream connection still open")
-			}
+			waitFor(t, closed, "upstream connection still open")
 		})
 	}
 }
 
 // endRecorder keeps the responses and ends fray observes.
-type endRecorder struct {
-	mu  sync.Mutex
-	got []string
-}
+type endRecorder struct{ list[string] }
 
 func (e *endRecorder) Observe(o *observe.Observation) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	switch o.Kind {
 	case observe.KindResponse:
-		e.got = append(e.got, "response "+itoa(o.Response.Status)+" "+o.Response.Origin.String())
+		e.add("response " + itoa(o.Response.Status) + " " + o.Response.Origin.String())
 	case observe.KindEnd:
-		e.got = append(e.got, "end "+o.End.Cause.String()+": "+o.End.Error)
+		e.add("end " + o.End.Cause.String() + ": " + o.End.Error)
 	}
 }
 
@@ -332,9 +308,7 @@ func TestEventStreamUpstreamFailuresAsBefore(t *testing.T) {
 			fray, _ := front(t, "http://"+addr, mod, func(o *forward.Options) { o.Observer = obs })
 			resp, _ := rawGet(t, fray, "/mcp", nil)
 			body, _ := io.ReadAll(resp.Body)
-			obs.mu.Lock()
-			defer obs.mu.Unlock()
-			return resp.Status + " " + string(body) + strings.Join(obs.got, "\n")
+			return resp.Status + " " + string(body) + strings.Join(obs.all(), "\n")
 		})
 		if !strings.HasPrefix(got, "502 ") || !strings.Contains(got, "end upstream-failed") {
 			t.Errorf("got %s", got)
@@ -411,9 +385,7 @@ func TestEventStreamEndsAfterAWait(t *testing.T) {
 				}
 				rest, _ := io.ReadAll(br)
 				body.Write(rest)
-				obs.mu.Lock()
-				ends := obs.got
-				obs.mu.Unlock()
+				ends := obs.all()
 				if body.String() != tc.wantBody || len(ends) != 2 || !strings.HasPrefix(ends[1], tc.wantEnd) {
 					t.Errorf("%s: body %q, observed %q; want %q, then %q", name, body.String(), ends, tc.wantBody, tc.wantEnd)
 				}

@@ -82,10 +82,7 @@ func TestTLSListener(t *testing.T) {
 	pool := x509.NewCertPool()
 	pool.AddCert(cert)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	resp, err := client.Get("https://" + addr + "/x")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := do(t, client, must(http.NewRequest(http.MethodGet, "https://"+addr+"/x", nil)))
 	body, _ := readBody(resp)
 	client.CloseIdleConnections()
 	if body != "hello over tls" {

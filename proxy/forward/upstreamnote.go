@@ -12,10 +12,8 @@ import (
 // the server's endpoint URL, fray the same URL as its base).
 func (p *Proxy) noteDoubledPath(r *http.Request, ex *exchange) {
 	base := strings.TrimSuffix(p.upstream.Path, "/")
-	if base == "" || !(r.URL.Path == base || strings.HasPrefix(r.URL.Path, base+"/")) {
-		return
-	}
-	if !p.doubledWarned.CompareAndSwap(false, true) {
+	if base == "" || !(r.URL.Path == base || strings.HasPrefix(r.URL.Path, base+"/")) ||
+		!p.doubledWarned.CompareAndSwap(false, true) {
 		return
 	}
 	p.log.LogAttrs(r.Context(), slog.LevelWarn,
