@@ -276,6 +276,9 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 		"standalone-resumed-with-post-id": probes.Survived,
 		"standalone-reconnect-storm":      probes.Failed,
 	}
+	cutInTime := map[string]bool{
+		"get-405-on-reconnect": true, "get-reopen-refused": true, "standalone-retries-tear-down": true,
+	}
 	node, dir := nodePeers(t, "sdk", "the probes were not run on the TypeScript SDK client")
 	junit := filepath.Join(t.TempDir(), "j.xml")
 	code, stdout, stderr, r := runReported(t, 150*time.Second, append(append([]string{"run", "--probe", "all"},
@@ -293,6 +296,14 @@ func TestRunProbesAllNodeClient(t *testing.T) {
 		case ok:
 			if f[2] != "yes" || f[3] != want {
 				t.Errorf("%s on the TypeScript SDK pair: want triggered and %s, got: %s", p.Name, want, row)
+			}
+		case cutInTime[p.Name]:
+			// The probe cuts the standalone stream a time after it began,
+			// which the client's short run outlasts on a loaded machine
+			// and not on a quiet one: then the probe says nothing, or the
+			// client opened the stream again and survived.
+			if f[3] != probes.Inconclusive && (f[2] != "yes" || f[3] != probes.Survived) {
+				t.Errorf("%s on the TypeScript SDK pair: want inconclusive, or triggered and survived, got: %s", p.Name, row)
 			}
 		case p.Needs != "":
 			// The example pair does not do what the probe needs (it speaks
