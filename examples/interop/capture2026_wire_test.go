@@ -88,8 +88,7 @@ func checkWire2026(t *testing.T, c capture, wire []wireExchange) {
 		if ex.Status != http.StatusOK {
 			continue // an error answer: what it says is the verdict's business
 		}
-		sse := strings.HasPrefix(ex.ResponseHeader.Get("Content-Type"), "text/event-stream")
-		if !sse {
+		if !strings.HasPrefix(ex.ResponseHeader.Get("Content-Type"), "text/event-stream") {
 			continue
 		}
 		if got := ex.ResponseHeader.Get("X-Accel-Buffering"); got != c.accel {

@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -150,19 +151,13 @@ func readVerdicts(dir string) (verdicts, error) {
 	return v, nil
 }
 
+// sortedKeys returns the checks of every set, each once, in name order.
 func sortedKeys(sets ...verdicts) []checkKey {
-	seen := map[checkKey]bool{}
-	var keys []checkKey
+	all := verdicts{}
 	for _, s := range sets {
-		for k := range s {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
+		maps.Copy(all, s)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-	return keys
+	return slices.SortedFunc(maps.Keys(all), func(a, b checkKey) int { return strings.Compare(a.String(), b.String()) })
 }
 
 // verdictTable lists every check's status in both runs; with diff, only

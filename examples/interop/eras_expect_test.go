@@ -1,6 +1,7 @@
 package interop_test
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/frayproxy/fray/proxy/checks"
@@ -81,9 +82,8 @@ func eraExpectation(pair, profile string) eraExpect {
 	var base []string // what the pair shows with no fault
 	stateless := server == "ts2-server" || strings.HasPrefix(server, "go-sdk-stateless") || server == "mcp-go"
 	switch {
-	case era == era2026 && (strings.HasPrefix(server, "go-sdk-stateless") || server == "mcp-go"):
-		base = []string{warnAccel}
-	case era == eraAuto && server == "go-sdk-server":
+	case era == era2026 && (strings.HasPrefix(server, "go-sdk-stateless") || server == "mcp-go"),
+		era == eraAuto && server == "go-sdk-server":
 		base = []string{warnAccel}
 	case era == era2025 && stateless:
 		base = []string{warnPriming}
@@ -214,11 +214,5 @@ func eraExpectation(pair, profile string) eraExpect {
 
 // without returns list without s.
 func without(list []string, s string) []string {
-	var out []string
-	for _, f := range list {
-		if f != s {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(list), func(f string) bool { return f == s })
 }

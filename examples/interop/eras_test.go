@@ -223,7 +223,7 @@ func (e eraExpect) mismatch(got eraOutcome) string {
 		out = append(out, "verdict "+got.verdict+", want "+e.verdict)
 	}
 	if !strings.Contains(got.why, e.why) || e.why == "" && got.why != "" {
-		out = append(out, "why "+quote(got.why)+", want "+quote(e.why))
+		out = append(out, fmt.Sprintf("why %q, want %q", got.why, e.why))
 	}
 	if !sameFindings(sorted(got.findings), expectation{findings: sorted(e.findings), maybe: e.maybe}) {
 		out = append(out, "findings "+strings.Join(got.findings, ",")+", want "+strings.Join(e.findings, ",")+" (and maybe "+strings.Join(e.maybe, ",")+")")
@@ -237,8 +237,6 @@ func (e eraExpect) mismatch(got eraOutcome) string {
 	}
 	return strings.Join(out, "; ")
 }
-
-func quote(s string) string { return "\"" + s + "\"" }
 
 // faultCounts lists "kind xN" for every fault that fired.
 func faultCounts(rep report.Report) []string {

@@ -135,10 +135,7 @@ func keepOutcome(dir, name string, o frayOutcome) error {
 
 // fileName turns a pair and profile into a file name.
 func fileName(pair, profile string) string {
-	if profile == "" {
-		profile = "none"
-	}
-	return strings.NewReplacer("/", "_", " ", "_").Replace(pair + "__" + profile)
+	return strings.NewReplacer("/", "_", " ", "_").Replace(pair + "__" + cmp.Or(profile, "none"))
 }
 
 // checkDeliveredProgress holds the client of a fray run to exactly the

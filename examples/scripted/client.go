@@ -131,7 +131,7 @@ func RunClient(ctx context.Context, opts ClientOptions) (*Result, error) {
 		return c.res, nil
 	}
 	req, _ := http.NewRequestWithContext(ctx, http.MethodDelete, opts.URL, nil)
-	c.headers(req)
+	headers(req, c.session)
 	if resp, err := opts.HTTP.Do(req); err == nil {
 		resp.Body.Close()
 	}
@@ -150,9 +150,10 @@ type client struct {
 	teardown context.CancelCauseFunc
 }
 
-func (c *client) headers(req *http.Request) {
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
+// headers names session on req, unless it is "" (before initialize).
+func headers(req *http.Request, session string) {
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("Mcp-Protocol-Version", Protocol)
 	}
 }
@@ -160,7 +161,7 @@ func (c *client) headers(req *http.Request) {
 func (c *client) initialize(ctx context.Context) error {
 	c.session, c.dead, c.loops = "", false, 0
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + Protocol + `","capabilities":{},"clientInfo":{"name":"scripted","version":"1"}}}`
-	resp, err := c.post(ctx, body)
+	resp, err := c.post(ctx, c.session, body)
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
@@ -171,7 +172,7 @@ func (c *client) initialize(ctx context.Context) error {
 	}
 	c.session = resp.Header.Get("Mcp-Session-Id")
 	c.res.Sessions++
-	resp, err = c.post(ctx, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp, err = c.post(ctx, c.session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	if err != nil {
 		return fmt.Errorf("notifications/initialized: %w", err)
 	}
@@ -179,14 +180,15 @@ func (c *client) initialize(ctx context.Context) error {
 	return nil
 }
 
-func (c *client) post(ctx context.Context, body string) (*http.Response, error) {
+// post sends body, a JSON-RPC message, in session.
+func (c *client) post(ctx context.Context, session, body string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.opts.URL, strings.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	c.headers(req)
+	headers(req, session)
 	return c.opts.HTTP.Do(req)
 }
 
@@ -230,16 +232,7 @@ func (c *client) timedCall(ctx context.Context, id int) error {
 // call id.
 func (c *client) cancelCall(ctx context.Context, session string, id int) {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"no result within the call timeout"}}`, id)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.opts.URL, strings.NewReader(body))
-	if err != nil {
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("Mcp-Protocol-Version", Protocol)
-	resp, err := c.opts.HTTP.Do(req)
-	if err == nil {
+	if resp, err := c.post(ctx, session, body); err == nil {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
@@ -260,17 +253,17 @@ func (c *client) call(ctx context.Context, id int) error {
 		if resume {
 			resp, err = c.resume(sctx, &st)
 		} else {
-			resp, err = c.post(sctx, body)
+			resp, err = c.post(sctx, c.session, body)
 		}
 		var wait time.Duration
 		switch {
 		case err != nil:
-			wait = c.backoff(&failures)
+			wait = backoff(c.opts.Backoff, &failures)
 		case resp.StatusCode == http.StatusNotFound && c.session != "":
 			resp.Body.Close()
 			if c.opts.Fault == LoopAfter404 && c.loops < 3 {
 				c.loops++
-				wait = c.backoff(&failures)
+				wait = backoff(c.opts.Backoff, &failures)
 				break
 			}
 			if err := c.initialize(ctx); err != nil {
@@ -286,7 +279,7 @@ func (c *client) call(ctx context.Context, id int) error {
 				cancel()
 				return fmt.Errorf("reconnection answered %d", resp.StatusCode)
 			}
-			wait = c.backoff(&failures)
+			wait = backoff(c.opts.Backoff, &failures)
 			if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
 				wait = time.Duration(s) * time.Second
 			}
@@ -312,7 +305,7 @@ func (c *client) call(ctx context.Context, id int) error {
 			if resume && !progress && c.opts.Fault == ForgetIDOnEmptyResume {
 				st.forgot = true
 			}
-			wait = c.backoff(&failures)
+			wait = backoff(c.opts.Backoff, &failures)
 			if st.hasRetry && c.opts.Fault != IgnoreRetry {
 				wait = c.retryWait(st.retry, wait, resume && !progress)
 			}
@@ -337,8 +330,10 @@ func (c *client) call(ctx context.Context, id int) error {
 	return errors.New("gave up after too many reconnections")
 }
 
-func (c *client) backoff(failures *int) time.Duration {
-	d := c.opts.Backoff << min(*failures, 10)
+// backoff is the wait after a failure that nothing else sets: first,
+// doubled with each failure in a row that failures counts, up to 1s.
+func backoff(first time.Duration, failures *int) time.Duration {
+	d := first << min(*failures, 10)
 	*failures++
 	return min(d, time.Second)
 }
@@ -350,7 +345,7 @@ func (c *client) resume(ctx context.Context, st *streamState) (*http.Response, e
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	c.headers(req)
+	headers(req, c.session)
 	lei := st.lastID
 	switch c.opts.Fault {
 	case NoLastEventID:

@@ -61,12 +61,8 @@ func eraRun(t *testing.T, h http.Handler, prof *profiles.Profile, oldClient, new
 // judgedBy reports how many cases each of the checks ids judged.
 func judgedBy(rep report.Report, ids ...string) map[string]int {
 	out := map[string]int{}
-	for _, c := range rep.Checks {
-		for _, id := range ids {
-			if c.ID == id {
-				out[id] = c.Applied
-			}
-		}
+	for _, id := range ids {
+		out[id] = applied(rep, id)
 	}
 	return out
 }

@@ -26,7 +26,6 @@ func (s *Server) emptyResume(w http.ResponseWriter, st *stream) bool {
 	if !done {
 		return false
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
+	startSSE(w)
 	return true
 }

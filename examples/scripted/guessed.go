@@ -28,15 +28,18 @@ func (s *Server) serverID() string {
 // in the session, or, for a server with ReplayGuessedID, in any live
 // session.
 func (s *Server) find(ss *session, id string) (*stream, int, bool) {
-	if st, pos, ok := s.lookup(ss, id); ok || s.opts.Fault != ReplayGuessedID {
-		return st, pos, ok
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	p, ok := ss.byID[id]
 	for _, o := range s.sessions {
-		if p, ok := o.byID[id]; ok && !o.deleted {
-			return p.st, p.pos + 1, true
+		if ok || s.opts.Fault != ReplayGuessedID {
+			break
 		}
+		p, ok = o.byID[id]
+		ok = ok && !o.deleted
 	}
-	return nil, 0, false
+	if !ok {
+		return nil, 0, false
+	}
+	return p.st, p.pos + 1, true
 }

@@ -61,9 +61,7 @@ func (s *LegacyServer) stream(w http.ResponseWriter, r *http.Request) {
 		delete(s.sessions, id)
 		s.mu.Unlock()
 	}()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
+	rc := startSSE(w)
 	endpoint := strings.TrimSuffix(r.URL.Path, "/sse") + "/messages?sessionId=" + id
 	fmt.Fprintf(w, "event: endpoint\ndata: %s\n\n", endpoint)
 	if rc.Flush() != nil {

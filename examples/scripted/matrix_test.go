@@ -210,9 +210,7 @@ func TestCorrectPairDirect(t *testing.T) {
 // cut after its priming event, the client resumes each call from the
 // priming event's id and finishes.
 func TestCorrectPairResumesThroughPollingServer(t *testing.T) {
-	srv := httptest.NewServer(scripted.NewServer(scripted.ServerOptions{}))
-	defer srv.Close()
-	fray := throughFray(t, srv.URL, "polling-server")
+	fray := throughFray(t, scripted.NewServer(scripted.ServerOptions{}), "polling-server")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	res, err := scripted.RunClient(ctx, scripted.ClientOptions{URL: fray + "/mcp", Calls: 2})
@@ -229,9 +227,7 @@ func TestCorrectPairResumesThroughPollingServer(t *testing.T) {
 // fray under the legacy-sse profile, the endpoint event rewritten and the
 // stream fragmented.
 func TestLegacyPairThroughFray(t *testing.T) {
-	srv := httptest.NewServer(scripted.NewLegacyServer(scripted.ServerOptions{}))
-	defer srv.Close()
-	fray := throughFray(t, srv.URL, "legacy-sse")
+	fray := throughFray(t, scripted.NewLegacyServer(scripted.ServerOptions{}), "legacy-sse")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	res, err := scripted.RunLegacyClient(ctx, fray, 2)
@@ -243,15 +239,17 @@ func TestLegacyPairThroughFray(t *testing.T) {
 	}
 }
 
-// throughFray serves fray in front of upstream under a built-in profile
-// until the test ends, and returns its URL.
-func throughFray(t *testing.T, upstream, profile string) string {
+// throughFray serves h, and fray in front of it under a built-in profile,
+// until the test ends, and returns fray's URL.
+func throughFray(t *testing.T, h http.Handler, profile string) string {
 	t.Helper()
 	prof, err := profiles.Resolve(profile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(upstream)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	u, _ := url.Parse(srv.URL)
 	eng, err := proxy.New(proxy.Options{Upstream: u, Profile: prof})
 	if err != nil {
 		t.Fatal(err)

@@ -215,8 +215,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		s.sessions[ss.id] = ss
 		s.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", ss.id)
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"1"}}}`, msg.ID, Protocol)
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":%q,"capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"1"}}}`, msg.ID, Protocol))
 		return
 	}
 	ss := s.session(r)
@@ -232,16 +231,14 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if msg.Method != "tools/call" {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, msg.ID)
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}`, msg.ID))
 		return
 	}
 	if s.opts.JSON {
 		for range s.opts.Steps {
 			time.Sleep(s.opts.Interval) // the tool's work
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, s.result(msg.ID))
+		writeJSON(w, http.StatusOK, s.result(msg.ID))
 		return
 	}
 	st := s.newStream(ss, string(msg.ID))
@@ -251,8 +248,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		priming := st.events[0]
 		s.mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.WriteHeader(http.StatusOK)
+		startSSE(w)
 		writeEvent(w, priming)
 		return
 	}
@@ -335,10 +331,8 @@ func (s *Server) add(ss *session, st *stream, data string, last bool) {
 // follow writes the stream's events from position pos as they come, until
 // the last one is written or the client goes away.
 func (s *Server) follow(w http.ResponseWriter, r *http.Request, st *stream, pos int, first ...event) {
-	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
+	rc := startSSE(w)
 	for _, e := range first {
 		writeEvent(w, e)
 	}
@@ -362,6 +356,14 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request, st *stream, pos 
 			return
 		}
 	}
+}
+
+// startSSE answers 200 with an event stream, whose writes the returned
+// controller flushes.
+func startSSE(w http.ResponseWriter) *http.ResponseController {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	return http.NewResponseController(w)
 }
 
 func writeEvent(w http.ResponseWriter, e event) {
@@ -428,23 +430,10 @@ func (s *Server) get(w http.ResponseWriter, r *http.Request) {
 	s.follow(w, r, st, max(pos, 0), first...)
 }
 
-// lookup finds the stream an event id belongs to and the position after it.
-func (s *Server) lookup(ss *session, id string) (*stream, int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := ss.byID[id]
-	if !ok {
-		return nil, 0, false
-	}
-	return p.st, p.pos + 1, true
-}
-
 // keepAlive answers a resumption of st with a stream that carries only
 // comments, every 20 ms, until the client leaves or cancels the call.
 func (s *Server) keepAlive(w http.ResponseWriter, r *http.Request, st *stream) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
+	rc := startSSE(w)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -99,13 +99,12 @@ func (c *client) listen(ctx context.Context, session string, primed chan<- struc
 			return
 		}
 		req.Header.Set("Accept", "text/event-stream")
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", Protocol)
+		headers(req, session)
 		if st.hasID {
 			req.Header.Set("Last-Event-ID", c.standaloneLEID(st.lastID))
 		}
 		resp, err := c.opts.HTTP.Do(req)
-		wait := c.backoff(&failures)
+		wait := backoff(c.opts.Backoff, &failures)
 		switch {
 		case err != nil:
 		case resp.StatusCode == http.StatusMethodNotAllowed:

@@ -176,12 +176,6 @@ func (c *statelessClient) request(ctx context.Context, id int, method, name, par
 	return c.opts.HTTP.Do(req)
 }
 
-func (c *statelessClient) backoff(failures *int) time.Duration {
-	d := c.opts.Backoff << min(*failures, 10)
-	*failures++
-	return min(d, time.Second)
-}
-
 // call makes one tool call until its result or an error answers it.
 func (c *statelessClient) call(ctx context.Context, n int) error {
 	const name = "slow-count"
@@ -222,7 +216,7 @@ func (c *statelessClient) call(ctx context.Context, n int) error {
 		if c.opts.Fault != ReissueSameID {
 			id = c.newID()
 		}
-		if !sleepCtx(ctx, c.backoff(&failures)) {
+		if !sleepCtx(ctx, backoff(c.opts.Backoff, &failures)) {
 			return ctx.Err()
 		}
 	}
@@ -306,7 +300,7 @@ func (c *statelessClient) listen(ctx context.Context, acked chan struct{}) {
 			}
 			resp.Body.Close()
 		}
-		if !sleepCtx(ctx, c.backoff(&failures)) {
+		if !sleepCtx(ctx, backoff(c.opts.Backoff, &failures)) {
 			return
 		}
 	}

@@ -155,12 +155,10 @@ func writeJSON(w http.ResponseWriter, status int, body string) {
 
 // startStream answers with an SSE stream.
 func (s *StatelessServer) startStream(w http.ResponseWriter) *http.ResponseController {
-	w.Header().Set("Content-Type", "text/event-stream")
 	if s.opts.Fault != NoAccelBuffering {
 		w.Header().Set(mcp.HeaderAccelBuffering, "no")
 	}
-	w.WriteHeader(http.StatusOK)
-	return http.NewResponseController(w)
+	return startSSE(w)
 }
 
 // send writes one message as an SSE event without an id and flushes it.

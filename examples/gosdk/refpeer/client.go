@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/frayproxy/fray/examples/internal/slowcount"
 )
 
 // ResumableProtocolVersion is the revision the client asks for by default:
@@ -101,10 +103,12 @@ func RunClient(ctx context.Context, opts ClientOptions) (*Result, error) {
 	observed := *hc
 	observed.Transport = rec
 
-	prog := newProgressLog(count)
+	prog := slowcount.NewProgress(count)
 	client := mcp.NewClient(&mcp.Implementation{Name: "fray-example-gosdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			prog.add(req.Params.ProgressToken, req.Params.Progress)
+			if req.Params.ProgressToken == progressToken {
+				prog.Add(req.Params.Progress)
+			}
 		},
 	})
 	transport := &mcp.StreamableClientTransport{Endpoint: opts.Endpoint, HTTPClient: &observed, MaxRetries: opts.MaxRetries}
@@ -137,7 +141,7 @@ func RunClient(ctx context.Context, opts ClientOptions) (*Result, error) {
 	}
 	// Notifications are dispatched apart from the response; give the last
 	// ones until ctx ends to be delivered.
-	res.Progress = prog.wait(ctx)
+	res.Progress = prog.Wait(ctx, time.Second)
 	res.Resumptions = rec.ids()
 	if len(out.Content) > 0 {
 		if tc, ok := out.Content[0].(*mcp.TextContent); ok {
@@ -163,10 +167,7 @@ func check(res *Result, out *mcp.CallToolResult, count, closeAfter int, requireR
 	if want := fmt.Sprintf("counted to %d", count); res.Text != want {
 		errs = append(errs, fmt.Errorf("result %q, want %q", res.Text, want))
 	}
-	want := make([]float64, count)
-	for i := range want {
-		want[i] = float64(i + 1)
-	}
+	want := slowcount.Steps(count)
 	got := res.Progress
 	if anyOrder {
 		got = slices.Sorted(slices.Values(got))
@@ -181,46 +182,6 @@ func check(res *Result, out *mcp.CallToolResult, count, closeAfter int, requireR
 		return fmt.Errorf("refpeer: %w", err)
 	}
 	return nil
-}
-
-// progressLog collects the progress values of one call and signals when the
-// expected number has arrived.
-type progressLog struct {
-	mu     sync.Mutex
-	values []float64
-	want   int
-	done   chan struct{}
-}
-
-func newProgressLog(want int) *progressLog {
-	return &progressLog{want: want, done: make(chan struct{})}
-}
-
-func (p *progressLog) add(token any, v float64) {
-	if token != progressToken {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.values = append(p.values, v)
-	if len(p.values) == p.want {
-		close(p.done)
-	}
-}
-
-// wait returns the values once all expected ones arrived, or what is there
-// when ctx ends or a short grace period passes.
-func (p *progressLog) wait(ctx context.Context) []float64 {
-	grace := time.NewTimer(time.Second)
-	defer grace.Stop()
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-	case <-grace.C:
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.values)
 }
 
 // resumeRecorder is an http.RoundTripper that notes the Last-Event-ID of

@@ -2,7 +2,6 @@ package refpeer_test
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -23,9 +22,7 @@ func TestRunClient(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			mux := http.NewServeMux()
-			mux.Handle("/mcp", refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: 10 * time.Millisecond}))
-			srv := httptest.NewServer(mux)
+			srv := httptest.NewServer(refpeer.NewHandler(refpeer.ServerOptions{RetryAfter: 10 * time.Millisecond}))
 			defer srv.Close()
 			defer srv.CloseClientConnections()
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/frayproxy/fray/examples/internal/slowcount"
 )
 
 // ToolName is the name of the tool the server offers and the client calls.
@@ -108,7 +110,7 @@ func slowCount(ctx context.Context, req *mcp.CallToolRequest, args SlowCountArgs
 			req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: retry})
 			res.StreamClosed = true
 		}
-		if err := pause(ctx, delay); err != nil {
+		if err := slowcount.Pause(ctx, delay); err != nil {
 			return nil, res, fmt.Errorf("slow-count: step %d: %w", i, err)
 		}
 	}
@@ -116,18 +118,6 @@ func slowCount(ctx context.Context, req *mcp.CallToolRequest, args SlowCountArgs
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("counted to %d", count)}},
 	}, res, nil
-}
-
-// pause waits d or until ctx is done.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // NewHandler returns a Streamable HTTP handler serving NewServer(opts) with

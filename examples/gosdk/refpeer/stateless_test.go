@@ -2,7 +2,6 @@ package refpeer_test
 
 import (
 	"context"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -20,9 +19,7 @@ func TestStatelessHandler(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			mux := http.NewServeMux()
-			mux.Handle("/mcp", refpeer.NewStatelessHandler(refpeer.ServerOptions{}))
-			srv := httptest.NewServer(mux)
+			srv := httptest.NewServer(refpeer.NewStatelessHandler(refpeer.ServerOptions{}))
 			defer srv.Close()
 			defer srv.CloseClientConnections()
 

@@ -9,19 +9,14 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/frayproxy/fray/examples/gosdk/refpeer"
+	"github.com/frayproxy/fray/examples/internal/serve"
 )
 
 func main() {
@@ -38,9 +33,6 @@ func run() error {
 	stateless := flag.Bool("stateless", false, "serve statelessly (2026-07-28; no sessions, no event store)")
 	flag.Parse()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	opts := refpeer.ServerOptions{RetryAfter: *retry}
 	if *verbose {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -52,30 +44,5 @@ func run() error {
 		mux.Handle("/mcp", refpeer.NewHandler(opts))
 	}
 
-	ln, err := net.Listen("tcp", *listen)
-	if err != nil {
-		return fmt.Errorf("listen %s: %w", *listen, err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	fmt.Printf("LISTENING http://%s/mcp\n", ln.Addr())
-
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	// Standalone SSE streams never end on their own; give in-flight calls a
-	// moment, then cut what is left.
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	srv.Close()
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	return nil
+	return serve.Run(*listen, "/mcp", mux)
 }

@@ -7,12 +7,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/frayproxy/fray/examples/internal/slowcount"
 )
 
 // The transports RunClient speaks.
@@ -91,7 +92,7 @@ func runClient(ctx context.Context, opts ClientOptions, res *Result) error {
 		return err
 	}
 	defer c.Close()
-	prog := newProgressLog(opts.Progress)
+	prog := slowcount.NewProgress(opts.Progress)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method != "notifications/progress" {
 			return
@@ -101,7 +102,7 @@ func runClient(ctx context.Context, opts ClientOptions, res *Result) error {
 			return
 		}
 		if v, ok := f["progress"].(float64); ok {
-			prog.add(v)
+			prog.Add(v)
 		}
 	})
 	if err := c.Start(ctx); err != nil {
@@ -143,7 +144,7 @@ func runClient(ctx context.Context, opts ClientOptions, res *Result) error {
 	}
 	// Notifications are handled apart from the response; give the last ones
 	// a moment to land.
-	res.Progress = prog.wait(ctx, time.Second)
+	res.Progress = prog.Wait(ctx, time.Second)
 	return check(res, out, opts)
 }
 
@@ -174,57 +175,11 @@ func check(res *Result, out *mcp.CallToolResult, opts ClientOptions) error {
 	if opts.Expect != "" && !strings.Contains(res.Text, opts.Expect) {
 		errs = append(errs, fmt.Errorf("result %q does not contain %q", res.Text, opts.Expect))
 	}
-	want := make([]float64, opts.Progress)
-	for i := range want {
-		want[i] = float64(i + 1)
-	}
-	if !slices.Equal(res.Progress, want) {
+	if want := slowcount.Steps(opts.Progress); !slices.Equal(res.Progress, want) {
 		errs = append(errs, fmt.Errorf("progress %v, want %v", res.Progress, want))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("mcpgopeer: %w", err)
 	}
 	return nil
-}
-
-// progressLog collects progress values and closes done once want have
-// arrived. It is safe for concurrent use.
-type progressLog struct {
-	mu     sync.Mutex
-	values []float64
-	want   int
-	done   chan struct{}
-}
-
-func newProgressLog(want int) *progressLog {
-	p := &progressLog{want: want, done: make(chan struct{})}
-	if want == 0 {
-		close(p.done)
-	}
-	return p
-}
-
-func (p *progressLog) add(v float64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.values = append(p.values, v)
-	if len(p.values) == p.want {
-		close(p.done)
-	}
-}
-
-// wait returns the values once want have arrived, or what is there when
-// grace passes or ctx ends: notifications are dispatched apart from the
-// response, and may trail it.
-func (p *progressLog) wait(ctx context.Context, grace time.Duration) []float64 {
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-	case <-t.C:
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.values)
 }

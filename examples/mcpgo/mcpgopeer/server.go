@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/frayproxy/fray/examples/internal/slowcount"
 )
 
 // ToolName is the tool the server offers.
@@ -65,12 +67,8 @@ func slowCount(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResul
 				return nil, fmt.Errorf("slow-count: progress %d: %w", i, err)
 			}
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("slow-count: step %d: %w", i, ctx.Err())
-		case <-t.C:
+		if err := slowcount.Pause(ctx, delay); err != nil {
+			return nil, fmt.Errorf("slow-count: step %d: %w", i, err)
 		}
 	}
 	return mcp.NewToolResultText(fmt.Sprintf("counted to %d", count)), nil
