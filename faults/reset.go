@@ -33,8 +33,6 @@ type resetEvent struct {
 	hold bool
 }
 
-var _ EventEffect = resetEvent{}
-
 func (r resetEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	switch r.t.mode {
 	case trigEvents:
