@@ -69,7 +69,7 @@ func (c closeEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	case trigPriming:
 		return ev.Priming
 	default:
-		return isResponse(ev.RPCKind)
+		return ev.RPCKind.Answers()
 	}
 }
 

@@ -47,7 +47,7 @@ func (r resetEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 		st.Primed = ev.Priming
 		return false
 	default:
-		return isResponse(ev.RPCKind)
+		return ev.RPCKind.Answers()
 	}
 }
 
