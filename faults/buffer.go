@@ -44,10 +44,7 @@ type bufferEffect struct {
 	honour        bool // leave alone a stream whose response asks for no buffering
 }
 
-var (
-	_ EventEffect  = bufferEffect{}
-	_ StreamKeeper = bufferEffect{}
-)
+var _ StreamKeeper = bufferEffect{}
 
 // Keeps reports whether the stream is buffered: not when the server asked
 // for no buffering and the fault honours it.

@@ -40,8 +40,6 @@ var closeKind = Kind{
 // closeStart ends the stream before its first event.
 type closeStart struct{ mode CloseMode }
 
-var _ StartEffect = closeStart{}
-
 func (c closeStart) Start(a *StreamAction) {
 	if a.Close == CloseNone {
 		a.Close = c.mode
@@ -50,8 +48,6 @@ func (c closeStart) Start(a *StreamAction) {
 
 // closeTimer ends the stream a time after it began.
 type closeTimer struct{ after time.Duration }
-
-var _ StartEffect = closeTimer{}
 
 func (c closeTimer) Start(a *StreamAction) {
 	if a.CloseAfter == 0 || c.after < a.CloseAfter {
@@ -65,8 +61,6 @@ type closeEvent struct {
 	hold bool
 }
 
-var _ EventEffect = closeEvent{}
-
 func (c closeEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	switch c.t.mode {
 	case trigEvents:
@@ -75,7 +69,7 @@ func (c closeEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	case trigPriming:
 		return ev.Priming
 	default:
-		return isResponse(ev.RPCKind)
+		return ev.RPCKind.Answers()
 	}
 }
 

@@ -13,8 +13,6 @@ var corruptKind = Kind{
 
 type corruptEffect struct{}
 
-var _ EventEffect = corruptEffect{}
-
 func (corruptEffect) Applies(ev *mcp.Event, _ *StreamState) bool {
 	return ev.RPCKind != mcp.RPCNone
 }

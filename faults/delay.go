@@ -20,8 +20,6 @@ var delayKind = Kind{
 
 type delayEffect struct{ base, jitter time.Duration }
 
-var _ EventEffect = delayEffect{}
-
 func (delayEffect) Applies(*mcp.Event, *StreamState) bool { return true }
 
 func (d delayEffect) Event(_ *mcp.Event, r *Rand, a *EventAction) {

@@ -13,7 +13,5 @@ var dropKind = Kind{
 
 type dropEffect struct{}
 
-var _ EventEffect = dropEffect{}
-
 func (dropEffect) Applies(*mcp.Event, *StreamState) bool       { return true }
 func (dropEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.Drop = true }

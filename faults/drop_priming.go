@@ -13,7 +13,5 @@ var dropPrimingKind = Kind{
 
 type dropPrimingEffect struct{}
 
-var _ EventEffect = dropPrimingEffect{}
-
 func (dropPrimingEffect) Applies(ev *mcp.Event, _ *StreamState) bool  { return ev.Priming }
 func (dropPrimingEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.Drop = true }

@@ -16,8 +16,6 @@ var dropRequestKind = Kind{
 
 type dropRequestEffect struct{ hang bool }
 
-var _ ExchangeEffect = dropRequestEffect{}
-
 func (dropRequestEffect) Applies(*mcp.Exchange) bool { return true }
 
 func (d dropRequestEffect) Exchange(_ *mcp.Exchange, _ *Rand, a *ExchangeAction) {

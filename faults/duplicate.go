@@ -15,8 +15,6 @@ var duplicateKind = Kind{
 
 type duplicateEffect struct{ copies int }
 
-var _ EventEffect = duplicateEffect{}
-
 func (duplicateEffect) Applies(*mcp.Event, *StreamState) bool { return true }
 
 func (d duplicateEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.Duplicate += d.copies }

@@ -17,8 +17,6 @@ var fragmentKind = Kind{
 
 type fragmentEffect struct{ max int }
 
-var _ EventEffect = fragmentEffect{}
-
 func (fragmentEffect) Applies(*mcp.Event, *StreamState) bool { return true }
 
 func (f fragmentEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) {

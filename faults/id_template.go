@@ -30,7 +30,6 @@ func parseIDTemplate(a *Args, key string) idTemplate {
 	return idTemplate{prefix: before, suffix: after, uses: true}
 }
 
-// expand returns the new id for old.
 // idChunk is the size of the chunks expandInto carves ids from.
 const idChunk = 4 << 10
 
@@ -53,6 +52,7 @@ func (t idTemplate) expandInto(chunk *[]byte, old []byte) []byte {
 	return c[start:len(c):len(c)]
 }
 
+// expand returns the new id for old.
 func (t idTemplate) expand(old []byte) []byte {
 	if !t.uses {
 		return t.fixed

@@ -26,8 +26,6 @@ var idleCloseKind = Kind{
 
 type idleClose struct{ silence time.Duration }
 
-var _ StartEffect = idleClose{}
-
 // Start keeps the shortest silence of the idle closes that apply: the
 // first intermediary to time out ends the stream.
 func (c idleClose) Start(a *StreamAction) {

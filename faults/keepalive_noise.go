@@ -15,8 +15,6 @@ var keepaliveNoiseKind = Kind{
 
 type noiseEffect struct{ lines int }
 
-var _ EventEffect = noiseEffect{}
-
 func (noiseEffect) Applies(*mcp.Event, *StreamState) bool { return true }
 
 func (n noiseEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.Noise += n.lines }

@@ -1,6 +1,7 @@
 package faults_test
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -20,65 +21,35 @@ func TestEventKinds(t *testing.T) {
 		name  string
 		spec  faults.Spec
 		fired []int
+		// want is the action at every fired event, without Fired; the
+		// others are left alone. check, when set, replaces it.
+		want  faults.EventAction
 		check func(t *testing.T, acts []faults.EventAction)
 	}{
-		{"drop", spec("drop"), []int{0, 1, 2, 3}, func(t *testing.T, a []faults.EventAction) {
-			for i := range a {
-				if !a[i].Drop {
-					t.Errorf("event %d not dropped", i)
+		{name: "drop", spec: spec("drop"), fired: []int{0, 1, 2, 3}, want: faults.EventAction{Drop: true}},
+		{name: "delay", spec: spec("delay", "delay", "250ms"), fired: []int{0, 1, 2, 3},
+			want: faults.EventAction{Delay: 250 * time.Millisecond}},
+		{name: "duplicate default", spec: spec("duplicate", "rpc_kind", "response"), fired: []int{3},
+			want: faults.EventAction{Duplicate: 1}},
+		{name: "duplicate copies", spec: spec("duplicate", "copies", int64(3), "nth", int64(1)), fired: []int{1},
+			want: faults.EventAction{Duplicate: 3}},
+		{name: "strip-retry only where retry is", spec: spec("strip-retry"), fired: []int{0},
+			want: faults.EventAction{StripRetry: true}},
+		{name: "set-retry on priming", spec: spec("set-retry", "retry", "1.5s", "priming", true), fired: []int{0},
+			want: faults.EventAction{SetRetry: 1500, HasSetRetry: true}},
+		{name: "strip-id only where an id is", spec: spec("strip-id"), fired: []int{0, 1, 3},
+			want: faults.EventAction{StripID: true}},
+		{name: "rewrite-id template", spec: spec("rewrite-id", "id", "{id}-x"), fired: []int{0, 1, 3},
+			check: func(t *testing.T, a []faults.EventAction) {
+				if string(a[1].RewriteID) != "1-x" || string(a[0].RewriteID) != "p-x" {
+					t.Errorf("RewriteID = %q, %q", a[0].RewriteID, a[1].RewriteID)
 				}
-			}
-		}},
-		{"delay", spec("delay", "delay", "250ms"), []int{0, 1, 2, 3}, func(t *testing.T, a []faults.EventAction) {
-			if a[1].Delay != 250*time.Millisecond {
-				t.Errorf("Delay = %v, want 250ms", a[1].Delay)
-			}
-		}},
-		{"duplicate default", spec("duplicate", "rpc_kind", "response"), []int{3}, func(t *testing.T, a []faults.EventAction) {
-			if a[3].Duplicate != 1 {
-				t.Errorf("Duplicate = %d, want 1", a[3].Duplicate)
-			}
-		}},
-		{"duplicate copies", spec("duplicate", "copies", int64(3), "nth", int64(1)), []int{1}, func(t *testing.T, a []faults.EventAction) {
-			if a[1].Duplicate != 3 {
-				t.Errorf("Duplicate = %d, want 3", a[1].Duplicate)
-			}
-		}},
-		{"strip-retry only where retry is", spec("strip-retry"), []int{0}, func(t *testing.T, a []faults.EventAction) {
-			if !a[0].StripRetry || a[1].StripRetry {
-				t.Errorf("StripRetry = %v, %v", a[0].StripRetry, a[1].StripRetry)
-			}
-		}},
-		{"set-retry on priming", spec("set-retry", "retry", "1.5s", "priming", true), []int{0}, func(t *testing.T, a []faults.EventAction) {
-			if !a[0].HasSetRetry || a[0].SetRetry != 1500 {
-				t.Errorf("SetRetry = %d, %v; want 1500, true", a[0].SetRetry, a[0].HasSetRetry)
-			}
-		}},
-		{"strip-id only where an id is", spec("strip-id"), []int{0, 1, 3}, func(t *testing.T, a []faults.EventAction) {
-			if !a[1].StripID {
-				t.Error("StripID not set")
-			}
-		}},
-		{"rewrite-id template", spec("rewrite-id", "id", "{id}-x"), []int{0, 1, 3}, func(t *testing.T, a []faults.EventAction) {
-			if string(a[1].RewriteID) != "1-x" || string(a[0].RewriteID) != "p-x" {
-				t.Errorf("RewriteID = %q, %q", a[0].RewriteID, a[1].RewriteID)
-			}
-		}},
-		{"rewrite-id fixed", spec("rewrite-id", "id", "stale"), []int{0, 1, 3}, func(t *testing.T, a []faults.EventAction) {
-			if string(a[3].RewriteID) != "stale" {
-				t.Errorf("RewriteID = %q", a[3].RewriteID)
-			}
-		}},
-		{"drop-priming", spec("drop-priming"), []int{0}, func(t *testing.T, a []faults.EventAction) {
-			if !a[0].Drop || a[1].Drop {
-				t.Errorf("Drop = %v, %v", a[0].Drop, a[1].Drop)
-			}
-		}},
-		{"corrupt only JSON-RPC data", spec("corrupt"), []int{1, 3}, func(t *testing.T, a []faults.EventAction) {
-			if !a[1].Corrupt || a[2].Corrupt {
-				t.Errorf("Corrupt = %v, %v", a[1].Corrupt, a[2].Corrupt)
-			}
-		}},
+			}},
+		{name: "rewrite-id fixed", spec: spec("rewrite-id", "id", "stale"), fired: []int{0, 1, 3},
+			want: faults.EventAction{RewriteID: []byte("stale")}},
+		{name: "drop-priming", spec: spec("drop-priming"), fired: []int{0}, want: faults.EventAction{Drop: true}},
+		{name: "corrupt only JSON-RPC data", spec: spec("corrupt"), fired: []int{1, 3},
+			want: faults.EventAction{Corrupt: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,7 +63,20 @@ func TestEventKinds(t *testing.T) {
 					t.Errorf("Firing = %+v, want index 0 kind %s", f, tt.spec.Kind)
 				}
 			}
-			tt.check(t, acts)
+			if tt.check != nil {
+				tt.check(t, acts)
+				return
+			}
+			for i, a := range acts {
+				want := faults.EventAction{}
+				if slices.Contains(tt.fired, i) {
+					want = tt.want
+				}
+				a.Fired = nil
+				if !reflect.DeepEqual(a, want) {
+					t.Errorf("event %d: action %+v, want %+v", i, a, want)
+				}
+			}
 		})
 	}
 }

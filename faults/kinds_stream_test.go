@@ -3,6 +3,7 @@ package faults_test
 import (
 	"errors"
 	"net/http"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -55,10 +56,10 @@ func TestStreamKinds(t *testing.T) {
 			start, acts := drive(compile(t, 1, tt.spec), postEx(), sseStream())
 			gotStart := start
 			gotStart.Fired = nil
-			if !equalStart(gotStart, tt.start) {
+			if !reflect.DeepEqual(gotStart, tt.start) {
 				t.Errorf("Start = %+v, want %+v", gotStart, tt.start)
 			}
-			if !equalStart(tt.start, faults.StreamAction{}) && len(start.Fired) != 1 {
+			if !reflect.DeepEqual(tt.start, faults.StreamAction{}) && len(start.Fired) != 1 {
 				t.Errorf("Start fired %v, want one firing", start.Fired)
 			}
 			want := []int(nil)
@@ -71,24 +72,12 @@ func TestStreamKinds(t *testing.T) {
 			if tt.at >= 0 {
 				got := acts[tt.at]
 				got.Fired = nil
-				if !equalEvent(got, tt.want) {
+				if !reflect.DeepEqual(got, tt.want) {
 					t.Errorf("action = %+v, want %+v", got, tt.want)
 				}
 			}
 		})
 	}
-}
-
-func equalStart(a, b faults.StreamAction) bool {
-	return a.CloseAfter == b.CloseAfter && a.Throttle == b.Throttle && a.ThrottleBurst == b.ThrottleBurst && a.Close == b.Close
-}
-
-func equalEvent(a, b faults.EventAction) bool {
-	return a.Drop == b.Drop && a.Delay == b.Delay && a.Duplicate == b.Duplicate &&
-		a.StripRetry == b.StripRetry && a.StripID == b.StripID && a.SetRetry == b.SetRetry &&
-		a.HasSetRetry == b.HasSetRetry && string(a.RewriteID) == string(b.RewriteID) &&
-		a.Corrupt == b.Corrupt && a.Fragment == b.Fragment && a.Noise == b.Noise &&
-		a.Stall == b.Stall && a.StallForever == b.StallForever && a.Lose == b.Lose && a.Close == b.Close
 }
 
 func TestPerEventStreamKinds(t *testing.T) {

@@ -20,8 +20,6 @@ var latencyKind = Kind{
 
 type latencyEffect struct{ base, jitter time.Duration }
 
-var _ ExchangeEffect = latencyEffect{}
-
 func (latencyEffect) Applies(*mcp.Exchange) bool { return true }
 
 func (l latencyEffect) Exchange(_ *mcp.Exchange, r *Rand, a *ExchangeAction) {

@@ -28,8 +28,6 @@ type loseEffect struct {
 	hold          bool
 }
 
-var _ EventEffect = loseEffect{}
-
 func (l loseEffect) Applies(_ *mcp.Event, st *StreamState) bool {
 	st.Seen++
 	return st.Seen == l.after+1

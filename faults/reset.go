@@ -33,8 +33,6 @@ type resetEvent struct {
 	hold bool
 }
 
-var _ EventEffect = resetEvent{}
-
 func (r resetEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 	switch r.t.mode {
 	case trigEvents:
@@ -49,7 +47,7 @@ func (r resetEvent) Applies(ev *mcp.Event, st *StreamState) bool {
 		st.Primed = ev.Priming
 		return false
 	default:
-		return isResponse(ev.RPCKind)
+		return ev.RPCKind.Answers()
 	}
 }
 

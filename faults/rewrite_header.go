@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/frayproxy/fray/proxy/mcp"
@@ -21,21 +20,16 @@ var rewriteHeaderKind = Kind{
 	Build: func(a *Args) Effect {
 		a.Require("header", "a header name such as \"Mcp-Name\"")
 		a.Require("value", "the value the server gets, such as \"fray-mismatch\"")
-		name := a.String("header", "")
-		if a.Has("header") && !isToken(name) {
-			a.Fail("header", ErrRange, "%q is not a valid header name", name)
-		}
+		name := readHeaderName(a)
 		value := a.String("value", "")
 		if strings.ContainsAny(value, "\r\n\x00") {
 			a.Fail("value", ErrRange, "%q holds a line break or NUL, which no header value may", value)
 		}
-		return Effect{Exchange: rewriteHeaderEffect{set: HeaderSet{Name: http.CanonicalHeaderKey(name), Value: value}}}
+		return Effect{Exchange: rewriteHeaderEffect{set: HeaderSet{Name: name, Value: value}}}
 	},
 }
 
 type rewriteHeaderEffect struct{ set HeaderSet }
-
-var _ ExchangeEffect = rewriteHeaderEffect{}
 
 // Applies is true only for a request with a body to route: a POST of
 // JSON-RPC; a GET or a DELETE has no body for the header to disagree with.

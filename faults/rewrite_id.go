@@ -17,8 +17,6 @@ var rewriteIDKind = Kind{
 
 type rewriteIDEffect struct{ t idTemplate }
 
-var _ EventEffect = rewriteIDEffect{}
-
 func (rewriteIDEffect) Applies(ev *mcp.Event, _ *StreamState) bool { return ev.HasID }
 
 func (e rewriteIDEffect) Event(ev *mcp.Event, _ *Rand, a *EventAction) {

@@ -19,8 +19,6 @@ var rewriteLastEventIDKind = Kind{
 
 type rewriteLastEventIDEffect struct{ t idTemplate }
 
-var _ ExchangeEffect = rewriteLastEventIDEffect{}
-
 func (e rewriteLastEventIDEffect) Applies(ex *mcp.Exchange) bool {
 	return !e.t.uses || hasLastEventID(ex)
 }

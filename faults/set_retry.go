@@ -17,8 +17,6 @@ var setRetryKind = Kind{
 
 type setRetryEffect struct{ ms int64 }
 
-var _ EventEffect = setRetryEffect{}
-
 func (setRetryEffect) Applies(*mcp.Event, *StreamState) bool { return true }
 
 func (s setRetryEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) {

@@ -32,8 +32,6 @@ type stallEffect struct {
 	forever bool
 }
 
-var _ EventEffect = stallEffect{}
-
 func (stallEffect) Applies(*mcp.Event, *StreamState) bool { return true }
 
 func (s stallEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) {

@@ -47,8 +47,6 @@ type statusEffect struct {
 	body   []byte
 }
 
-var _ ExchangeEffect = statusEffect{}
-
 func (statusEffect) Applies(*mcp.Exchange) bool { return true }
 
 func (s statusEffect) Exchange(_ *mcp.Exchange, _ *Rand, a *ExchangeAction) {
@@ -66,6 +64,15 @@ func checkHeader(a *Args, key, name, value string) {
 	if strings.ContainsAny(value, "\r\n\x00") {
 		a.Fail(key, ErrRange, "%q holds a line break, which a header value cannot carry", value)
 	}
+}
+
+// readHeaderName reads the key "header", a header name, in canonical form.
+func readHeaderName(a *Args) string {
+	name := a.String("header", "")
+	if a.Has("header") && !isToken(name) {
+		a.Fail("header", ErrRange, "%q is not a valid header name", name)
+	}
+	return http.CanonicalHeaderKey(name)
 }
 
 // isToken reports whether s is an HTTP token (RFC 9110), as a header name

@@ -1,10 +1,6 @@
 package faults
 
-import (
-	"net/http"
-
-	"github.com/frayproxy/fray/proxy/mcp"
-)
+import "github.com/frayproxy/fray/proxy/mcp"
 
 // stripHeaderKind removes one header from matching exchanges: from the
 // forwarded request (direction = "request") or from the response to the
@@ -15,11 +11,7 @@ var stripHeaderKind = Kind{
 	Traits:  StripsHeaders,
 	Build: func(a *Args) Effect {
 		a.Require("header", "a header name such as \"Mcp-Session-Id\"")
-		name := a.String("header", "")
-		if a.Has("header") && !isToken(name) {
-			a.Fail("header", ErrRange, "%q is not a valid header name", name)
-		}
-		e := stripHeaderEffect{name: http.CanonicalHeaderKey(name)}
+		e := stripHeaderEffect{name: readHeaderName(a)}
 		switch dir := a.String("direction", "response"); dir {
 		case "response":
 		case "request":
@@ -35,8 +27,6 @@ type stripHeaderEffect struct {
 	name    string
 	request bool
 }
-
-var _ ExchangeEffect = stripHeaderEffect{}
 
 func (stripHeaderEffect) Applies(*mcp.Exchange) bool { return true }
 

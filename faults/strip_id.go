@@ -12,7 +12,5 @@ var stripIDKind = Kind{
 
 type stripIDEffect struct{}
 
-var _ EventEffect = stripIDEffect{}
-
 func (stripIDEffect) Applies(ev *mcp.Event, _ *StreamState) bool  { return ev.HasID }
 func (stripIDEffect) Event(_ *mcp.Event, _ *Rand, a *EventAction) { a.StripID = true }

@@ -13,8 +13,6 @@ var stripLastEventIDKind = Kind{
 
 type stripLastEventIDEffect struct{}
 
-var _ ExchangeEffect = stripLastEventIDEffect{}
-
 func (stripLastEventIDEffect) Applies(ex *mcp.Exchange) bool { return hasLastEventID(ex) }
 
 func (stripLastEventIDEffect) Exchange(_ *mcp.Exchange, _ *Rand, a *ExchangeAction) {

@@ -13,8 +13,6 @@ var stripRetryKind = Kind{
 
 type stripRetryEffect struct{}
 
-var _ EventEffect = stripRetryEffect{}
-
 func (stripRetryEffect) Applies(ev *mcp.Event, _ *StreamState) bool { return ev.HasRetry }
 
 // event leaves the retry alone when set-retry already replaced it on this

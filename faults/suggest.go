@@ -35,7 +35,7 @@ func Nearest(name string, names []string) string {
 	}
 	best, bestDist := "", max(1, len(name)/3)+1
 	for _, n := range names {
-		if d := swapDistance(name, n); d < bestDist && d < len(n) {
+		if d := distance(name, n, true); d < bestDist && d < len(n) {
 			best, bestDist = n, d
 		}
 	}
@@ -62,14 +62,11 @@ func DidYouMean(name string, names []string) string {
 	return ""
 }
 
-// swapDistance is EditDistance with a swap of two neighbouring bytes
-// counting as one edit (the optimal string alignment distance): "nmae" is
-// one typo away from "name", not two.
-func swapDistance(a, b string) int { return distance(a, b, true) }
-
 // distance is the edit distance between a and b, with swaps of two
-// neighbouring bytes as one edit or not. It keeps three rows of the
-// table, so that a long key costs no more memory than its length.
+// neighbouring bytes as one edit or not (with them, it is the optimal
+// string alignment distance: "nmae" is one typo away from "name", not
+// two). It keeps three rows of the table, so that a long key costs no
+// more memory than its length.
 func distance(a, b string, swaps bool) int {
 	pp, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {

@@ -16,8 +16,6 @@ var throttleKind = Kind{
 
 type throttleEffect struct{ bps, burst int }
 
-var _ StartEffect = throttleEffect{}
-
 func (t throttleEffect) Start(a *StreamAction) {
 	if a.Throttle == 0 || t.bps < a.Throttle {
 		a.Throttle, a.ThrottleBurst = t.bps, t.burst

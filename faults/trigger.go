@@ -1,10 +1,6 @@
 package faults
 
-import (
-	"time"
-
-	"github.com/frayproxy/fray/proxy/mcp"
-)
+import "time"
 
 // trigger says when close and reset act on a stream; exactly one is given.
 type trigger struct {
@@ -53,5 +49,3 @@ func readTrigger(a *Args) trigger {
 func (t trigger) atStart() bool {
 	return (t.mode == trigEvents && t.n == 0) || (t.mode == trigAfter && t.after == 0)
 }
-
-func isResponse(k mcp.RPCKind) bool { return k == mcp.RPCResponse || k == mcp.RPCError }

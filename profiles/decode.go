@@ -187,11 +187,7 @@ func (d *decoder) faults(v any) {
 		}
 		sp := faults.Spec{Params: m}
 		if k, ok := m["kind"]; ok {
-			if s, isStr := k.(string); isStr {
-				sp.Kind = s
-			} else {
-				d.fail(joinKey(path, "kind"), false, ErrType, "%s is not a string", faults.ShowValue(k))
-			}
+			sp.Kind = d.str(joinKey(path, "kind"), k)
 		}
 		d.p.Faults = append(d.p.Faults, sp)
 	}

@@ -73,19 +73,12 @@ func TestReferenceCoversEveryKey(t *testing.T) {
 			}
 		}
 	}
-	for _, s := range faults.SelectorKeys() {
-		if !bytes.Contains(ref, []byte("| `"+s+"` |")) {
-			t.Errorf("selector %s has no row", s)
-		}
-	}
-	for _, name := range profiles.Names() {
-		if !bytes.Contains(ref, []byte("| `"+name+"` |")) {
-			t.Errorf("built-in %s has no row", name)
-		}
-	}
-	for _, name := range profiles.Presets() {
-		if !bytes.Contains(ref, []byte("| `"+name+"` |")) {
-			t.Errorf("preset %s has no row", name)
+	rows := map[string][]string{"selector": faults.SelectorKeys(), "built-in": profiles.Names(), "preset": profiles.Presets()}
+	for what, names := range rows {
+		for _, name := range names {
+			if !bytes.Contains(ref, []byte("| `"+name+"` |")) {
+				t.Errorf("%s %s has no row", what, name)
+			}
 		}
 	}
 }

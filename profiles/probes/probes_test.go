@@ -147,8 +147,6 @@ func TestJudgeNeeds(t *testing.T) {
 	}
 }
 
-const sessionsFinding = "server.replay-isolated"
-
 func TestWorst(t *testing.T) {
 	rs := func(o ...string) []Result {
 		var out []Result

@@ -1,9 +1,6 @@
 package sweep
 
-import (
-	"strconv"
-	"strings"
-)
+import "fmt"
 
 // Minimize finds a 1-minimal subset of the elements 0..n-1 for which
 // fails holds, by delta debugging (Zeller's ddmin): it tries ever smaller
@@ -19,7 +16,7 @@ func Minimize(n, budget int, fails func(subset []int) bool) (subset []int, runs 
 	}
 	tried := map[string]bool{}
 	test := func(s []int) (failed, ok bool) {
-		k := key(s)
+		k := fmt.Sprint(s)
 		if f, seen := tried[k]; seen {
 			return f, true
 		}
@@ -105,12 +102,4 @@ func complement(c, ch []int) []int {
 		}
 	}
 	return out
-}
-
-func key(s []int) string {
-	parts := make([]string, len(s))
-	for i, x := range s {
-		parts[i] = strconv.Itoa(x)
-	}
-	return strings.Join(parts, ",")
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -40,10 +41,10 @@ func TestMinimize(t *testing.T) {
 			calls := 0
 			got, runs, exhausted := Minimize(tt.n, tt.budget, func(s []int) bool {
 				calls++
-				if seen[key(s)] {
+				if seen[fmt.Sprint(s)] {
 					t.Errorf("subset %v tried twice", s)
 				}
-				seen[key(s)] = true
+				seen[fmt.Sprint(s)] = true
 				if !slices.IsSorted(s) {
 					t.Errorf("subset %v not in order", s)
 				}

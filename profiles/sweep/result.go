@@ -71,11 +71,7 @@ func (s Sweep) rows() []row {
 // command that reproduces it.
 func (s Sweep) WriteMatrix(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := []string{"POINT"}
-	for _, m := range Modes {
-		head = append(head, m.String())
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	fmt.Fprintln(tw, strings.Join(append([]string{"POINT"}, modeNames[:]...), "\t"))
 	for _, r := range s.rows() {
 		line := []string{r.point.String()}
 		for _, c := range r.cells {
@@ -125,10 +121,7 @@ func (s Sweep) WriteJSON(w io.Writer) error {
 		Modes   []string   `json:"modes"`
 		Left    int        `json:"left_out"`
 		Cells   []jsonCell `json:"cells"`
-	}{Verdict: s.Verdict(), Left: s.Left, Cells: []jsonCell{}}
-	for _, m := range Modes {
-		out.Modes = append(out.Modes, m.String())
-	}
+	}{Verdict: s.Verdict(), Modes: modeNames[:], Left: s.Left, Cells: []jsonCell{}}
 	for _, r := range s.Results {
 		p := r.Cell.Point
 		out.Cells = append(out.Cells, jsonCell{

@@ -160,7 +160,7 @@ func (s *Stream) see(ev *observe.Event) {
 	if ev.Index == 0 && ev.Priming {
 		s.Primed = true
 	}
-	if s.Response == 0 && s.Kind != KindGet && (ev.RPCKind == mcp.RPCResponse || ev.RPCKind == mcp.RPCError) {
+	if s.Response == 0 && s.Kind != KindGet && ev.RPCKind.Answers() {
 		s.Response = n
 	}
 }

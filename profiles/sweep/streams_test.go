@@ -37,12 +37,12 @@ func TestLearner(t *testing.T) {
 		request(4, mcp.StreamPost, 1, toolCall), response(4, 200, true),
 		sse(4, 0, "s_1", true, mcp.RPCNone), sse(4, 1, "s_2", false, mcp.RPCNotification), end(4),
 		// its resumption: the response.
-		{Kind: observe.KindRequest, Exchange: 5, Stream: mcp.StreamResume, SessionSeq: 1, Request: &observe.Request{LastEventID: "s_2", HasLastEventID: true}},
+		resumeReq(5, 1, "s_2"),
 		response(5, 200, true), sse(5, 0, "s_3", false, mcp.RPCResponse), end(5),
 		// a second call of the same tool: already learned.
 		request(6, mcp.StreamPost, 1, toolCall), response(6, 200, true), sse(6, 0, "t_1", false, mcp.RPCResponse), end(6),
 		// a resumption from an id never seen: not learned.
-		{Kind: observe.KindRequest, Exchange: 7, Stream: mcp.StreamResume, SessionSeq: 1, Request: &observe.Request{LastEventID: "zz", HasLastEventID: true}},
+		resumeReq(7, 1, "zz"),
 		response(7, 200, true), end(7),
 		// the GET stream.
 		request(8, mcp.StreamGet, 1), response(8, 200, true), sse(8, 0, "g_1", true, mcp.RPCNone), end(8),

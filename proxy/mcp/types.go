@@ -28,21 +28,11 @@ const (
 var streamTypeNames = [...]string{"any", "post", "get", "resume", "legacy", "other"}
 
 // String returns the name of t as profiles and traces write it.
-func (t StreamType) String() string {
-	if int(t) < len(streamTypeNames) {
-		return streamTypeNames[t]
-	}
-	return "unknown"
-}
+func (t StreamType) String() string { return nameOf(streamTypeNames[:], t) }
 
 // ParseStreamType is the inverse of StreamType.String.
 func ParseStreamType(s string) (StreamType, bool) {
-	for i, n := range streamTypeNames {
-		if n == s {
-			return StreamType(i), true
-		}
-	}
-	return StreamAny, false
+	return parseName[StreamType](streamTypeNames[:], s)
 }
 
 // StreamTypeNames lists every stream type's name, StreamAny's first.
@@ -65,22 +55,10 @@ const (
 var rpcKindNames = [...]string{"none", "request", "notification", "response", "error"}
 
 // String returns the name of k as profiles and traces write it.
-func (k RPCKind) String() string {
-	if int(k) < len(rpcKindNames) {
-		return rpcKindNames[k]
-	}
-	return "unknown"
-}
+func (k RPCKind) String() string { return nameOf(rpcKindNames[:], k) }
 
 // ParseRPCKind is the inverse of RPCKind.String.
-func ParseRPCKind(s string) (RPCKind, bool) {
-	for i, n := range rpcKindNames {
-		if n == s {
-			return RPCKind(i), true
-		}
-	}
-	return RPCNone, false
-}
+func ParseRPCKind(s string) (RPCKind, bool) { return parseName[RPCKind](rpcKindNames[:], s) }
 
 // RPCKindNames lists every kind's name, RPCNone's first.
 func RPCKindNames() []string { return append([]string(nil), rpcKindNames[:]...) }
@@ -88,3 +66,22 @@ func RPCKindNames() []string { return append([]string(nil), rpcKindNames[:]...) 
 // Answers reports whether k is a response to a request (a result or an
 // error).
 func (k RPCKind) Answers() bool { return k == RPCResponse || k == RPCError }
+
+// nameOf returns the name of v in names, or "unknown" past their end.
+func nameOf[T ~uint8](names []string, v T) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return "unknown"
+}
+
+// parseName returns the value named s in names, or the zero value and
+// false when none is.
+func parseName[T ~uint8](names []string, s string) (T, bool) {
+	for i, n := range names {
+		if n == s {
+			return T(i), true
+		}
+	}
+	return 0, false
+}

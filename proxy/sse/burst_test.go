@@ -31,9 +31,7 @@ func readEach(t *testing.T, r *Reader, ev string) int {
 func TestBurstReadsWiden(t *testing.T) {
 	ev := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progress\":1}}\n\n"
 	burst := strings.Repeat(ev, 1000) // ~86 KB, as one upstream write
-	src := &probeReader{pieces: []string{burst, ev}}
-	r := NewReader(src, 0)
-	src.r = r
+	src, r := newProbe(0, burst, ev)
 	n := readEach(t, r, ev)
 	if n != 1001 {
 		t.Fatalf("%d events, want 1001", n)
@@ -72,9 +70,7 @@ func TestBurstReadsStraightIntoBuffer(t *testing.T) {
 	// The idle read (one event), the small buffer, a burst buffer, then
 	// two bulk buffers; then, after a wait, one event.
 	n := (idleRead + minRead + burstRead + 2*bulkRead) / len(ev)
-	src := &probeReader{pieces: []string{strings.Repeat(ev, n), ev}}
-	r := NewReader(src, 0)
-	src.r = r
+	src, r := newProbe(0, strings.Repeat(ev, n), ev)
 	if got := readEach(t, r, ev); got != n+1 {
 		t.Fatalf("%d events, want %d", got, n+1)
 	}
@@ -96,9 +92,7 @@ func TestBurstReadsStraightIntoBuffer(t *testing.T) {
 func TestBurstKeepsSmallLimit(t *testing.T) {
 	ev := "data: " + strings.Repeat("x", 100) + "\n\n"
 	for _, limit := range []int{1024, 64 << 10} {
-		src := &probeReader{pieces: []string{strings.Repeat(ev, 3*bulkRead/len(ev))}}
-		r := NewReader(src, limit)
-		src.r = r
+		_, r := newProbe(limit, strings.Repeat(ev, 3*bulkRead/len(ev)))
 		largest := 0
 		for {
 			if _, err := r.Next(); err != nil {

@@ -24,21 +24,14 @@ func readWithChunks(t *testing.T, src io.Reader, maxBlock, limit int) (out []sna
 		if c, blocks := r.ReadChunk(limit); c != nil {
 			chunks++
 			later.ResetChunk(bytes.NewReader(c))
-			n := 0
-			for {
-				e, err := later.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatalf("parsing chunk %q: %v", c, err)
-				}
-				out = append(out, snapshot(e))
-				n++
+			events, err := drain(&later)
+			if err != nil {
+				t.Fatalf("parsing chunk %q: %v", c, err)
 			}
-			if n != blocks {
-				t.Fatalf("chunk %q: ReadChunk counted %d blocks, Next found %d", c, blocks, n)
+			if len(events) != blocks {
+				t.Fatalf("chunk %q: ReadChunk counted %d blocks, Next found %d", c, blocks, len(events))
 			}
+			out = append(out, events...)
 			continue
 		}
 		e, err := r.Next()

@@ -31,7 +31,8 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// piecesReader returns each of its pieces in one read.
+// piecesReader returns its pieces as a socket would: each in reads of its
+// own, as much of it as fits in each; a piece is gone once read whole.
 type piecesReader struct{ pieces []string }
 
 func (p *piecesReader) Read(b []byte) (int, error) {
@@ -43,6 +44,9 @@ func (p *piecesReader) Read(b []byte) (int, error) {
 	}
 	n := copy(b, p.pieces[0])
 	p.pieces[0] = p.pieces[0][n:]
+	if p.pieces[0] == "" {
+		p.pieces = p.pieces[1:]
+	}
 	return n, nil
 }
 

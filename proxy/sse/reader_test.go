@@ -306,28 +306,26 @@ func TestManyShortLines(t *testing.T) {
 	}
 }
 
-// probeReader delivers its pieces as a socket would, as much of the
-// current piece as fits in each read, and notes how much room each read
-// offered and whether the Reader held a buffer then.
+// probeReader is a piecesReader that notes how much room each read
+// offered and whether its Reader r held a buffer then.
 type probeReader struct {
-	r      *Reader
-	pieces []string
-	room   []int
-	held   []bool
+	piecesReader
+	r    *Reader
+	room []int
+	held []bool
+}
+
+// newProbe returns a probeReader of pieces and its Reader, of block limit max.
+func newProbe(max int, pieces ...string) (*probeReader, *Reader) {
+	src := &probeReader{piecesReader: piecesReader{pieces}}
+	src.r = NewReader(src, max)
+	return src, src.r
 }
 
 func (p *probeReader) Read(b []byte) (int, error) {
 	p.room = append(p.room, len(b))
 	p.held = append(p.held, p.r.buf != nil)
-	if len(p.pieces) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(b, p.pieces[0])
-	p.pieces[0] = p.pieces[0][n:]
-	if p.pieces[0] == "" {
-		p.pieces = p.pieces[1:]
-	}
-	return n, nil
+	return p.piecesReader.Read(b)
 }
 
 // TestIdleReaderHoldsNoBuffer: a Reader waiting for its source with
@@ -336,9 +334,7 @@ func (p *probeReader) Read(b []byte) (int, error) {
 // the largest pooled buffer is kept.
 func TestIdleReaderHoldsNoBuffer(t *testing.T) {
 	large := "data: " + string(make([]byte, 2*bulkRead)) + "\n\n"
-	src := &probeReader{pieces: []string{"data: a\n\n", "data: b\n\n", "data: c", "\n\n", large, "data: d\n\n"}}
-	r := NewReader(src, 0)
-	src.r = r
+	src, r := newProbe(0, "data: a\n\n", "data: b\n\n", "data: c", "\n\n", large, "data: d\n\n")
 	var data []string
 	eachEvent(t, r, func(e *Event) {
 		data = append(data, string(e.Data))
@@ -417,7 +413,8 @@ func TestWaiterTakesAnEventInOneRead(t *testing.T) {
 		t.Fatalf("event of %d bytes: want more than the small array's %d", len(ev), idleRead)
 	}
 	gone := errors.New("upstream gone")
-	src := &waitReader{probeReader: probeReader{pieces: []string{ev, ev, "data: c", "\n\n"}}, failWait: gone}
+	src := &waitReader{failWait: gone}
+	src.pieces = []string{ev, ev, "data: c", "\n\n"}
 	r := NewReader(src, 0)
 	src.r = r
 	events, err := drain(r)

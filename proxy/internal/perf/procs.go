@@ -47,11 +47,14 @@ func (p *proc) stop() {
 	}
 }
 
-// start runs cmd and waits, at most a minute, for the first line of out
-// (its stdout or stderr) that ready accepts; the rest of out is read and
-// dropped. ready returns the address found in the line.
-func start(ctx context.Context, name string, cmd *exec.Cmd, out io.Reader, ready func(line string) bool, closeAfter ...io.Closer) (*proc, error) {
+// start runs cmd, in an environment without GOGC and GOMEMLIMIT, and
+// waits, at most a minute, for the first line of out (its stdout or
+// stderr) that ready accepts; the rest of out is read and dropped. ready
+// returns the address found in the line, which the proc serves on.
+func start(ctx context.Context, name string, cmd *exec.Cmd, out io.Reader,
+	ready func(string) (string, bool), closeAfter ...io.Closer) (*proc, error) {
 	p := &proc{name: name, cmd: cmd, done: make(chan error, 1)}
+	cmd.Env = defaultGC(os.Environ())
 	err := cmd.Start()
 	for _, c := range closeAfter {
 		c.Close() // the child's end of out: this process keeps none
@@ -64,7 +67,8 @@ func start(ctx context.Context, name string, cmd *exec.Cmd, out io.Reader, ready
 		sc := bufio.NewScanner(out)
 		var last []string
 		for sc.Scan() {
-			if ready(sc.Text()) {
+			if addr, ok := ready(sc.Text()); ok {
+				p.addr = addr
 				found <- nil
 				break
 			}
@@ -95,34 +99,29 @@ func start(ctx context.Context, name string, cmd *exec.Cmd, out io.Reader, ready
 
 // startFray runs `fray proxy --upstream upstream --listen 127.0.0.1:0`
 // with extra flags, and reads the addresses it serves on from what it
-// prints on stderr. Its environment leaves GOGC and GOMEMLIMIT out, so
-// that it runs as it does by default.
+// prints on stderr.
 func startFray(ctx context.Context, bin, upstream string, extra ...string) (*proc, error) {
 	args := append([]string{"proxy", "--upstream", upstream, "--listen", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = defaultGC(os.Environ())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
 	}
 	// Set before start receives the line that makes it return.
-	var addr, admin string
-	p, err := start(ctx, "fray proxy", cmd, stderr, func(line string) bool {
+	var admin string
+	p, err := start(ctx, "fray proxy", cmd, stderr, func(line string) (string, bool) {
 		line = strings.TrimPrefix(line, "fray: ")
 		if a, ok := strings.CutPrefix(line, "admin API on http://"); ok {
 			admin, _, _ = strings.Cut(a, " ")
 		}
 		rest, ok := strings.CutPrefix(line, "proxying http://")
-		if !ok {
-			return false
-		}
-		addr, _, _ = strings.Cut(rest, " ")
-		return true
+		addr, _, _ := strings.Cut(rest, " ")
+		return addr, ok
 	})
 	if err != nil {
 		return nil, err
 	}
-	p.addr, p.admin = addr, admin
+	p.admin = admin
 	return p, nil
 }
 
@@ -133,23 +132,14 @@ func startReverseProxy(ctx context.Context, upstream string) (*proc, error) {
 		return nil, fmt.Errorf("perf: %w", err)
 	}
 	cmd := exec.Command(exe, reverseProxyArg, upstream)
-	cmd.Env = defaultGC(os.Environ())
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	var addr string
-	p, err := start(ctx, "reverseproxy", cmd, stdout, func(line string) bool {
-		a, ok := strings.CutPrefix(line, "listening ")
-		addr = a
-		return ok
+	return start(ctx, "reverseproxy", cmd, stdout, func(line string) (string, bool) {
+		return strings.CutPrefix(line, "listening ")
 	})
-	if err != nil {
-		return nil, err
-	}
-	p.addr = addr
-	return p, nil
 }
 
 // startToxiproxy runs toxiproxy's server (bin) on a free loopback port
@@ -162,7 +152,6 @@ func startToxiproxy(ctx context.Context, bin, upstream string) (*proc, error) {
 	}
 	api := "127.0.0.1:" + port
 	cmd := exec.Command(bin, "-host", "127.0.0.1", "-port", port)
-	cmd.Env = defaultGC(os.Environ())
 	// Its log, stdout and stderr together, ends when it exits.
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -170,7 +159,7 @@ func startToxiproxy(ctx context.Context, bin, upstream string) (*proc, error) {
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	// Ready once its API answers: the log's wording is its own.
-	p, err := start(ctx, "toxiproxy", cmd, pr, func(string) bool { return apiUp(ctx, api) }, pw)
+	p, err := start(ctx, "toxiproxy", cmd, pr, func(string) (string, bool) { return "", apiUp(ctx, api) }, pw)
 	if err != nil {
 		return nil, err
 	}

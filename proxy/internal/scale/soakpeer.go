@@ -133,16 +133,13 @@ func (u *SoakUpstream) call(w http.ResponseWriter, r *http.Request, session, rpc
 // replay resumes a call's stream after the event id names.
 func (u *SoakUpstream) replay(w http.ResponseWriter, r *http.Request, id string) {
 	parts := strings.Split(strings.TrimPrefix(id, "c/"), "/")
-	if len(parts) != 3 {
-		http.Error(w, "unknown event id", http.StatusBadRequest)
-		return
+	if len(parts) == 3 {
+		if i, err := strconv.Atoi(parts[2]); err == nil {
+			u.call(w, r, parts[0], parts[1], i+1, false)
+			return
+		}
 	}
-	i, err := strconv.Atoi(parts[2])
-	if err != nil {
-		http.Error(w, "unknown event id", http.StatusBadRequest)
-		return
-	}
-	u.call(w, r, parts[0], parts[1], i+1, false)
+	http.Error(w, "unknown event id", http.StatusBadRequest)
 }
 
 func (u *SoakUpstream) standalone(w http.ResponseWriter, r *http.Request) {
@@ -179,12 +176,9 @@ func sseHead(w http.ResponseWriter) {
 }
 
 // jsonID returns the raw "id" of a JSON-RPC request body: the digits after
-// `"id":` (the soak client's ids are numbers).
+// `"id":` (the soak client's ids are numbers), "0" when there are none.
 func jsonID(body []byte) string {
-	_, rest, ok := bytes.Cut(body, []byte(`"id":`))
-	if !ok {
-		return "0"
-	}
+	_, rest, _ := bytes.Cut(body, []byte(`"id":`))
 	n := 0
 	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
 		n++

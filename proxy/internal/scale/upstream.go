@@ -46,10 +46,7 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "GET opens a stream", http.StatusMethodNotAllowed)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
+	sseHead(w)
 	f := w.(http.Flusher)
 	u.mu.Lock()
 	done := u.round // a stream owes only the rounds fired after it opened
